@@ -1,0 +1,44 @@
+#pragma once
+// A diagnostic as every stage reports it: a catalogue code, a severity, a byte range in the document,
+// a message, related locations and fixes (text edits).
+#include <string>
+#include <vector>
+
+#include "compiler/syntax/position.h"
+
+namespace tvms::diag {
+
+using syntax::ByteRange;
+
+enum class Severity { Error, Warning, Info };
+std::string_view severityName(Severity s);
+
+struct Related {
+  ByteRange range;
+  std::string message;
+};
+
+struct TextEdit {
+  ByteRange range;
+  std::string newText;
+};
+
+struct Fix {
+  std::string title;
+  std::vector<TextEdit> edits;
+  bool safe = true;  // applied by `tvms lint --fix`
+};
+
+struct Diagnostic {
+  std::string code;  // "TVS201"
+  Severity severity = Severity::Error;
+  ByteRange range;
+  std::string message;
+  std::vector<Related> related;
+  std::vector<Fix> fixes;
+};
+
+// A diagnostic with the code's default severity from the catalogue.
+Diagnostic make(std::string_view code, ByteRange range, std::string message);
+
+}  // namespace tvms::diag

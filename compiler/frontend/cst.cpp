@@ -1,0 +1,129 @@
+#include "compiler/frontend/cst.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace tvms::frontend {
+
+std::vector<TSNode> namedChildren(TSNode n) {
+  std::vector<TSNode> out;
+  uint32_t count = ts_node_named_child_count(n);
+  out.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode c = ts_node_named_child(n, i);
+    if (!isType(c, "comment")) out.push_back(c);
+  }
+  return out;
+}
+
+namespace {
+
+void appendUtf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) out += static_cast<char>(cp);
+  else if (cp < 0x800) { out += static_cast<char>(0xC0 | (cp >> 6)); out += static_cast<char>(0x80 | (cp & 0x3F)); }
+  else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::optional<std::string> decodeOne(std::string_view text) {
+  size_t q = text.find_first_of("'\"");
+  if (q == std::string_view::npos) return std::nullopt;
+  std::string prefix;
+  for (char c : text.substr(0, q)) prefix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (prefix.find('f') != std::string::npos || prefix.find('b') != std::string::npos) return std::nullopt;
+  bool raw = prefix.find('r') != std::string::npos;
+  text = text.substr(q);
+  size_t quoteLen = (text.size() >= 6 && (text.substr(0, 3) == "\"\"\"" || text.substr(0, 3) == "'''")) ? 3 : 1;
+  if (text.size() < 2 * quoteLen) return std::nullopt;
+  std::string_view body = text.substr(quoteLen, text.size() - 2 * quoteLen);
+  std::string out;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (c != '\\' || raw || i + 1 >= body.size()) { out += c; continue; }
+    char e = body[++i];
+    switch (e) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case '0': out += '\0'; break;
+      case '\\': out += '\\'; break;
+      case '\'': out += '\''; break;
+      case '"': out += '"'; break;
+      case '\n': break;
+      case 'x': case 'u': case 'U': {
+        size_t len = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+        if (i + len < body.size() + 1) {
+          uint32_t cp = static_cast<uint32_t>(std::strtoul(std::string(body.substr(i + 1, len)).c_str(), nullptr, 16));
+          appendUtf8(out, cp);
+          i += len;
+        }
+        break;
+      }
+      default: out += '\\'; out += e;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> stringLiteral(const syntax::Document& doc, TSNode n) {
+  if (isType(n, "concatenated_string")) {
+    std::string out;
+    for (TSNode c : namedChildren(n)) {
+      auto part = stringLiteral(doc, c);
+      if (!part) return std::nullopt;
+      out += *part;
+    }
+    return out;
+  }
+  if (!isType(n, "string")) return std::nullopt;
+  for (TSNode c : namedChildren(n))
+    if (isType(c, "interpolation")) return std::nullopt;
+  return decodeOne(doc.nodeText(n));
+}
+
+std::optional<int64_t> integerLiteral(const syntax::Document& doc, TSNode n) {
+  if (!isType(n, "integer")) return std::nullopt;
+  std::string t;
+  for (char c : doc.nodeText(n)) if (c != '_') t += c;
+  int base = 10;
+  size_t start = 0;
+  if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) { base = 16; start = 2; }
+  else if (t.size() > 2 && t[0] == '0' && (t[1] == 'o' || t[1] == 'O')) { base = 8; start = 2; }
+  else if (t.size() > 2 && t[0] == '0' && (t[1] == 'b' || t[1] == 'B')) { base = 2; start = 2; }
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(t.data() + start, t.data() + t.size(), v, base);
+  if (ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> floatLiteral(const syntax::Document& doc, TSNode n) {
+  if (!isType(n, "float")) return std::nullopt;
+  std::string t;
+  for (char c : doc.nodeText(n)) if (c != '_') t += c;
+  char* end = nullptr;
+  double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size()) return std::nullopt;
+  return v;
+}
+
+std::string dottedName(const syntax::Document& doc, TSNode n) {
+  if (isType(n, "identifier")) return std::string(doc.nodeText(n));
+  if (isType(n, "attribute")) {
+    std::string head = dottedName(doc, field(n, "object"));
+    if (head.empty()) return "";
+    return head + "." + std::string(doc.nodeText(field(n, "attribute")));
+  }
+  return "";
+}
+
+}  // namespace tvms::frontend

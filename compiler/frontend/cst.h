@@ -1,0 +1,34 @@
+#pragma once
+// Helpers over tree-sitter-python nodes used by the frontend: node types, fields, text, literals.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tree_sitter/api.h>
+
+#include "compiler/syntax/document.h"
+
+namespace tvms::frontend {
+
+using syntax::ByteRange;
+
+inline bool isType(TSNode n, std::string_view t) { return !ts_node_is_null(n) && t == ts_node_type(n); }
+inline std::string_view typeOf(TSNode n) { return ts_node_is_null(n) ? std::string_view() : ts_node_type(n); }
+inline TSNode field(TSNode n, const char* name) {
+  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
+}
+std::vector<TSNode> namedChildren(TSNode n);  // without comments
+inline ByteRange rangeOf(TSNode n) { return syntax::rangeOf(n); }
+
+// Decodes a Python string literal node (quotes, prefixes, escapes, implicit concatenation);
+// nullopt for f-strings and byte strings, which TVMScript has no use for.
+std::optional<std::string> stringLiteral(const syntax::Document& doc, TSNode n);
+// Parses an integer literal node (also 0x.., 1_000); nullopt when it is not one.
+std::optional<int64_t> integerLiteral(const syntax::Document& doc, TSNode n);
+std::optional<double> floatLiteral(const syntax::Document& doc, TSNode n);
+
+// The dotted name of an attribute chain (R.nn.conv2d -> "R.nn.conv2d"), or "" when not a plain chain.
+std::string dottedName(const syntax::Document& doc, TSNode n);
+
+}  // namespace tvms::frontend

@@ -1,0 +1,522 @@
+// Relax expressions, and op calls checked and normalised through the op registry.
+#include <algorithm>
+
+#include "compiler/frontend/lowerer.h"
+
+namespace tvms::frontend {
+
+using namespace ir;
+
+ExprPtr Lowerer::opaque(TSNode n) {
+  auto e = std::make_shared<OpaqueExpr>(text(n));
+  region_.map.ranges[e.get()] = rangeOf(n);
+  return e;
+}
+
+ExprPtr Lowerer::useOfName(TSNode ident) {
+  std::string name = text(ident);
+  if (!scopes_.empty()) {
+    auto& scope = scopes_.back();
+    if (auto it = scope.find(name); it != scope.end()) {
+      useName(NameRef::Kind::Var, ident, name, it->second.get());
+      return it->second;
+    }
+  }
+  if (auto it = expiredDataflow_.find(name); it != expiredDataflow_.end()) {
+    auto d = diag::make("TVS007", rangeOf(ident),
+                        "'" + name + "' is a dataflow variable of an earlier R.dataflow() block, and the block does not "
+                        "pass it to R.output");
+    d.related.push_back({it->second, "the block that binds '" + name + "'"});
+    region_.diagnostics.push_back(d);
+    return opaque(ident);
+  }
+  if (symbolic_.count(name)) {
+    useName(NameRef::Kind::SymbolicVar, ident, name, nullptr);
+    return std::make_shared<PrimValue>(primVar(name));
+  }
+  // Near names in scope, for "did you mean".
+  std::string hint;
+  if (!scopes_.empty()) {
+    size_t best = 3;
+    for (auto& [k, v] : scopes_.back()) {
+      size_t common = 0;
+      size_t d = 0;
+      for (size_t i = 0; i < std::max(k.size(), name.size()); ++i)
+        (i < k.size() && i < name.size() && k[i] == name[i]) ? ++common : ++d;
+      if (d < best && common > 0) { best = d; hint = k; }
+    }
+  }
+  report("TVS003", rangeOf(ident), "undefined name '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  return opaque(ident);
+}
+
+ExprPtr Lowerer::lowerLenient(TSNode n) {
+  std::string_view t = typeOf(n);
+  if (t == "lambda" || t == "list_comprehension" || t == "generator_expression" || t == "dictionary" ||
+      t == "conditional_expression" || t == "keyword_argument")
+    return opaque(n);
+  return lowerExpr(n);
+}
+
+ExprPtr Lowerer::lowerExpr(TSNode n) {
+  DepthGuard guard(*this);
+  if (depth_ > kMaxDepth) {
+    if (depth_ == kMaxDepth + 1) reportUnsupported(n, "expression nested too deeply (more than 150 levels)");
+    return std::make_shared<OpaqueExpr>("...");
+  }
+  ExprPtr out;
+  std::string_view t = typeOf(n);
+  if (t == "identifier") {
+    out = useOfName(n);
+  } else if (t == "integer" || t == "float" || t == "true" || t == "false") {
+    auto c = std::make_shared<Constant>();
+    c->value = literalOrOpaque(n);
+    c->pythonLiteral = true;
+    out = c;
+  } else if (t == "unary_operator") {
+    TSNode arg = field(n, "argument");
+    std::string opText = text(field(n, "operator"));
+    if (opText == "-" && (isType(arg, "integer") || isType(arg, "float"))) {
+      auto c = std::make_shared<Constant>();
+      c->value = literalOrOpaque(n);
+      c->pythonLiteral = true;
+      out = c;
+    } else {
+      out = lowerOperator(n);
+    }
+  } else if (t == "string" || t == "concatenated_string") {
+    auto s = stringLiteral(doc_, n);
+    if (!s) {
+      reportUnsupported(n, "f-strings and byte strings are not TVMScript values");
+      return opaque(n);
+    }
+    out = std::make_shared<StringImm>(*s);
+  } else if (t == "parenthesized_expression") {
+    auto kids = namedChildren(n);
+    if (kids.size() != 1) return opaque(n);
+    return lowerExpr(kids[0]);
+  } else if (t == "tuple" || t == "list") {
+    std::vector<ExprPtr> fields;
+    for (TSNode c : namedChildren(n)) fields.push_back(lowerExpr(c));
+    out = std::make_shared<Tuple>(std::move(fields));
+  } else if (t == "subscript") {
+    TSNode value = field(n, "value");
+    auto subs = namedChildren(n);
+    TSNode index = subs.size() >= 2 ? subs[1] : TSNode{};
+    // metadata["relax.expr.Constant"][i]
+    if (isType(value, "subscript") && dottedName(doc_, field(value, "value")) == "metadata") {
+      auto idx = integerLiteral(doc_, index);
+      auto c = std::make_shared<Constant>();
+      c->metadataIndex = idx ? static_cast<int>(*idx) : 0;
+      out = c;
+    } else if (auto idx = integerLiteral(doc_, index); idx && subs.size() == 2) {
+      out = std::make_shared<TupleGetItem>(lowerExpr(value), static_cast<int>(*idx));
+    } else {
+      reportUnsupported(n, "indexing takes a constant integer (a tuple item); slice tensors with R.strided_slice");
+      return opaque(n);
+    }
+  } else if (t == "attribute") {
+    std::string dotted = dottedName(doc_, n);
+    std::string head = dotted.substr(0, dotted.find('.'));
+    std::string member = dotted.substr(dotted.find('.') + 1);
+    if ((head == "cls" || head == className_) && member.find('.') == std::string::npos && !mod_.standalone) {
+      if (!globalNames_.count(member))
+        report("TVS003", rangeOf(field(n, "attribute")), "module '" + className_ + "' has no function '" + member + "'");
+      else
+        useName(NameRef::Kind::Function, field(n, "attribute"), member, nullptr);
+      out = std::make_shared<GlobalVar>(member);
+    } else {
+      std::string name = canonicalName(n);
+      if (name.rfind("R.", 0) == 0 || name.rfind("I.", 0) == 0 || name.rfind("T.", 0) == 0) {
+        reportUnsupported(n, "`" + dotted + "` is not a value here");
+      } else if (!scopes_.empty() && scopes_.back().count(head)) {
+        reportUnsupported(n, "attributes of Relax values are not TVMScript; use R.shape_of / tuple indexing");
+      } else {
+        report("TVS003", rangeOf(n), "undefined name '" + dotted + "'");
+      }
+      return opaque(n);
+    }
+  } else if (t == "call") {
+    out = lowerCall(n);
+  } else if (t == "binary_operator" || t == "comparison_operator") {
+    out = lowerOperator(n);
+  } else if (t == "none") {
+    reportUnsupported(n, "None is not a Relax value");
+    return opaque(n);
+  } else if (t == "lambda") {
+    reportUnsupported(n, "lambda is not allowed in an R.function");
+    return opaque(n);
+  } else if (t == "list_splat" || t == "dictionary_splat") {
+    reportUnsupported(n, "starred arguments are not allowed in TVMScript");
+    return opaque(n);
+  } else if (t == "ERROR") {
+    return opaque(n);
+  } else {
+    reportUnsupported(n, "`" + std::string(t) + "` is not a Relax expression");
+    return opaque(n);
+  }
+  region_.map.ranges[out.get()] = rangeOf(n);
+  return out;
+}
+
+ExprPtr Lowerer::lowerOperator(TSNode n) {
+  bool unary = isType(n, "unary_operator");
+  std::vector<TSNode> operands;
+  std::string pyOp;
+  if (isType(n, "comparison_operator")) {
+    auto kids = namedChildren(n);
+    if (kids.size() != 2) {
+      reportUnsupported(n, "chained comparisons are not TVMScript; compare two values at a time");
+      return opaque(n);
+    }
+    operands = kids;
+    // the operator token sits between the operands
+    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (!ts_node_is_named(c)) pyOp += (pyOp.empty() ? "" : " ") + text(c);
+    }
+  } else if (unary) {
+    operands = {field(n, "argument")};
+    pyOp = text(field(n, "operator"));
+  } else {
+    operands = {field(n, "left"), field(n, "right")};
+    pyOp = text(field(n, "operator"));
+  }
+  const op::OpDef* def = op::findOpByPythonOperator(pyOp, unary);
+  if (!def) {
+    reportUnsupported(n, "the operator `" + pyOp + "` has no Relax op; call the op (R.logical_and, ...)");
+    return opaque(n);
+  }
+  auto call = std::make_shared<Call>();
+  call->op = def->name;
+  call->infix = unary ? "u-" : pyOp;
+  for (TSNode o : operands) call->args.push_back(lowerExpr(o));
+  return call;
+}
+
+ExprPtr Lowerer::lowerCall(TSNode n) {
+  TSNode fnNode = field(n, "function");
+  TSNode args = field(n, "arguments");
+  if (isType(args, "generator_expression")) {
+    reportUnsupported(args, "generator expressions are not TVMScript");
+    return opaque(n);
+  }
+  auto positional = [&]() {
+    std::vector<TSNode> out;
+    for (TSNode a : namedChildren(args)) if (!isType(a, "keyword_argument")) out.push_back(a);
+    return out;
+  };
+  std::string dotted = dottedName(doc_, fnNode);
+  std::string head = dotted.substr(0, dotted.find('.'));
+  std::string member = dotted.find('.') == std::string::npos ? "" : dotted.substr(dotted.find('.') + 1);
+
+  // cls.fn(...) / Module.fn(...): a call of a module function.
+  if (!mod_.standalone && (head == "cls" || head == className_) && !member.empty() && member.find('.') == std::string::npos) {
+    auto call = std::make_shared<Call>();
+    call->callee = lowerExpr(fnNode);
+    for (TSNode a : namedChildren(args)) {
+      if (isType(a, "keyword_argument")) reportUnsupported(a, "module functions take positional arguments");
+      else call->args.push_back(lowerExpr(a));
+    }
+    return call;
+  }
+  // A call of a local value (a closure).
+  if (isType(fnNode, "identifier") && !scopes_.empty() && scopes_.back().count(dotted)) {
+    auto call = std::make_shared<Call>();
+    call->callee = lowerExpr(fnNode);
+    for (TSNode a : positional()) call->args.push_back(lowerExpr(a));
+    return call;
+  }
+
+  std::string name = canonicalName(fnNode);
+  if (name.empty()) {
+    if (isType(fnNode, "identifier")) return useOfName(fnNode);
+    reportUnsupported(n, "`" + text(fnNode) + "(...)` is a Python call, not TVMScript");
+    return opaque(n);
+  }
+  if (name == "R.const") {
+    auto c = std::make_shared<Constant>();
+    auto pos = positional();
+    if (pos.empty()) {
+      report("TVS005", rangeOf(n), "R.const(value, dtype) needs a value");
+      return opaque(n);
+    }
+    c->value = literalOrOpaque(pos[0]);
+    TSNode dt = pos.size() > 1 ? pos[1] : TSNode{};
+    for (TSNode a : namedChildren(args))
+      if (isType(a, "keyword_argument") && text(field(a, "name")) == "dtype") dt = field(a, "value");
+    if (!ts_node_is_null(dt)) {
+      if (auto s = stringLiteral(doc_, dt)) c->dtype = *s;
+      else report("TVS005", rangeOf(dt), "the dtype of R.const is a string such as \"float32\"");
+    }
+    return c;
+  }
+  if (name == "R.shape") {
+    auto pos = positional();
+    if (pos.size() != 1) {
+      report("TVS005", rangeOf(n), "R.shape takes one list of dimensions");
+      return opaque(n);
+    }
+    auto dims = lowerShapeDims(pos[0]);
+    return std::make_shared<ShapeExpr>(dims ? *dims : std::vector<PrimExprPtr>{});
+  }
+  if (name == "R.prim_value") {
+    auto pos = positional();
+    if (pos.size() != 1) {
+      report("TVS005", rangeOf(n), "R.prim_value takes one value");
+      return opaque(n);
+    }
+    return std::make_shared<PrimValue>(lowerDim(pos[0]));
+  }
+  if (name == "R.str" || name == "R.dtype") {
+    auto pos = positional();
+    auto s = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt;
+    if (!s) {
+      report("TVS005", rangeOf(n), name + " takes one string");
+      return opaque(n);
+    }
+    if (name == "R.str") return std::make_shared<StringImm>(*s);
+    return std::make_shared<DataTypeImm>(*s);
+  }
+  if (name == "R.tuple") {
+    std::vector<ExprPtr> fields;
+    for (TSNode a : positional()) fields.push_back(lowerExpr(a));
+    return std::make_shared<Tuple>(std::move(fields));
+  }
+  if (name == "R.match_cast" || name == "R.output" || name == "R.dataflow" || name == "R.func_attr") {
+    reportUnsupported(n, name + " is a statement, not a value here");
+    return opaque(n);
+  }
+  if (name.rfind("R.", 0) == 0) {
+    std::string opName = "relax." + name.substr(2);
+    if (const op::OpDef* def = op::findOp(opName)) {
+      if (def->modelled) return lowerOpCall(*def, n, args);
+      return lowerUnmodelledCall(opName, args);
+    }
+    if (op::isKnownOpName(opName)) return lowerUnmodelledCall(opName, args);
+    auto d = diag::make("TVS004", rangeOf(fnNode), "unknown op `" + dotted + "`");
+    auto near = op::closestOpNames(opName, 1);
+    if (!near.empty()) {
+      std::string script = "R." + near[0].substr(6);
+      d.message += "; did you mean `" + script + "`?";
+      std::string prefix = dotted.substr(0, dotted.find('.'));
+      d.fixes.push_back({"Replace with " + script, {{rangeOf(fnNode), prefix + "." + near[0].substr(6)}}, false});
+    }
+    region_.diagnostics.push_back(d);
+    return lowerUnmodelledCall(opName, args);
+  }
+  reportUnsupported(n, "`" + dotted + "(...)` is not a Relax expression");
+  return opaque(n);
+}
+
+ExprPtr Lowerer::lowerUnmodelledCall(const std::string& opName, TSNode args) {
+  auto call = std::make_shared<Call>();
+  call->op = opName;
+  for (TSNode a : namedChildren(args)) {
+    if (isType(a, "keyword_argument")) {
+      call->attrs.push_back({text(field(a, "name")), literalOrOpaque(field(a, "value")), true, false});
+    } else {
+      call->args.push_back(lowerLenient(a));
+    }
+  }
+  return call;
+}
+
+ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args) {
+  const std::string script = def.scriptName();
+  std::vector<std::pair<const op::Param*, TSNode>> given;
+  std::vector<TSNode> variadic;
+  size_t nextPositional = 0;
+  bool ok = true;
+  auto paramNames = [&]() {
+    std::string s;
+    for (auto& p : def.params) s += (s.empty() ? "" : ", ") + p.name;
+    return s;
+  };
+  for (TSNode a : namedChildren(args)) {
+    if (isType(a, "list_splat") || isType(a, "dictionary_splat")) {
+      reportUnsupported(a, "starred arguments are not allowed in TVMScript");
+      ok = false;
+      continue;
+    }
+    if (isType(a, "keyword_argument")) {
+      std::string key = text(field(a, "name"));
+      const op::Param* p = def.param(key);
+      if (!p) {
+        auto d = diag::make("TVS005", rangeOf(a), script + " has no parameter '" + key + "'; its parameters are " + paramNames());
+        d.related.push_back({rangeOf(field(callNode, "function")), "signature: " + def.signature()});
+        region_.diagnostics.push_back(d);
+        ok = false;
+        continue;
+      }
+      if (!p->eraAlias.empty() && key == p->eraAlias) mod_.era = Era::V026;
+      bool dup = std::any_of(given.begin(), given.end(), [&](auto& g) { return g.first == p; });
+      if (dup) {
+        report("TVS005", rangeOf(a), script + " got '" + p->name + "' twice");
+        ok = false;
+        continue;
+      }
+      given.emplace_back(p, field(a, "value"));
+      continue;
+    }
+    if (nextPositional < def.params.size() && def.params[nextPositional].kind == op::ParamKind::Variadic) {
+      variadic.push_back(a);
+      continue;
+    }
+    if (nextPositional >= def.params.size()) {
+      report("TVS005", rangeOf(a), script + " takes " + std::to_string(def.params.size()) + " argument" +
+                                       (def.params.size() == 1 ? "" : "s") + ": " + def.signature());
+      ok = false;
+      continue;
+    }
+    given.emplace_back(&def.params[nextPositional++], a);
+  }
+
+  auto call = std::make_shared<Call>();
+  call->op = def.name;
+  size_t lastArg = 0;
+  for (auto& p : def.params) {
+    auto it = std::find_if(given.begin(), given.end(), [&](auto& g) { return g.first == &p; });
+    bool present = it != given.end();
+    if (p.kind == op::ParamKind::Variadic) {
+      for (TSNode v : variadic) call->args.push_back(lowerExpr(v));
+      lastArg = call->args.size();
+      continue;
+    }
+    if (p.kind == op::ParamKind::SInfo) {
+      if (!present) {
+        if (p.required()) {
+          report("TVS005", rangeOf(callNode), script + " needs '" + p.name + "' (the result's struct info)");
+          ok = false;
+        }
+        continue;
+      }
+      TSNode v = it->second;
+      call->sinfoKey = p.name == "out_sinfo" ? Call::SInfoArgsKey::OutSInfo : Call::SInfoArgsKey::SInfoArgs;
+      if (isType(v, "list") || isType(v, "tuple")) {
+        call->sinfoArgsAsList = true;
+        for (TSNode s : namedChildren(v)) call->sinfoArgs.push_back(lowerSInfo(s));
+      } else {
+        call->sinfoArgs.push_back(lowerSInfo(v));
+      }
+      continue;
+    }
+    if (op::isExpressionKind(p.kind)) {
+      if (!present) {
+        if (p.required()) {
+          report("TVS005", rangeOf(callNode), script + " needs argument '" + p.name + "': " + def.signature());
+          ok = false;
+        }
+        call->args.push_back(nullptr);
+        continue;
+      }
+      call->args.push_back(argumentForKind(p, it->second, def));
+      lastArg = call->args.size();
+      continue;
+    }
+    // An attribute.
+    if (!present) {
+      if (!p.defaultValue) {
+        report("TVS005", rangeOf(callNode), script + " needs argument '" + p.name + "': " + def.signature());
+        ok = false;
+        continue;
+      }
+      call->attrs.push_back({p.name, *p.defaultValue, false, p.positional});
+      continue;
+    }
+    if (auto v = attributeForKind(p, it->second, def)) call->attrs.push_back({p.name, *v, true, p.positional});
+    else ok = false;
+  }
+  call->args.resize(lastArg);  // trailing absent optional expressions
+  (void)ok;
+  return call;
+}
+
+ExprPtr Lowerer::argumentForKind(const op::Param& p, TSNode arg, const op::OpDef& def) {
+  switch (p.kind) {
+    case op::ParamKind::TensorList:
+      return lowerExpr(arg);  // a tuple or list literal lowers to a Tuple
+    case op::ParamKind::Shape:
+      if (isType(arg, "tuple") || isType(arg, "list")) {
+        auto dims = lowerShapeDims(arg);
+        auto e = std::make_shared<ShapeExpr>(dims ? *dims : std::vector<PrimExprPtr>{});
+        region_.map.ranges[e.get()] = rangeOf(arg);
+        return e;
+      }
+      return lowerExpr(arg);
+    case op::ParamKind::Prim:
+      if (isType(arg, "integer") || isType(arg, "float") || isType(arg, "unary_operator") ||
+          (isType(arg, "identifier") && symbolic_.count(text(arg)))) {
+        auto e = std::make_shared<PrimValue>(lowerDim(arg));
+        region_.map.ranges[e.get()] = rangeOf(arg);
+        return e;
+      }
+      return lowerExpr(arg);
+    case op::ParamKind::Callee:
+      if (auto s = stringLiteral(doc_, arg)) {
+        auto e = std::make_shared<ExternFunc>(*s);
+        region_.map.ranges[e.get()] = rangeOf(arg);
+        return e;
+      }
+      return lowerExpr(arg);
+    default:
+      (void)def;
+      return lowerExpr(arg);
+  }
+}
+
+std::optional<Value> Lowerer::attributeForKind(const op::Param& p, TSNode arg, const op::OpDef& def) {
+  auto wrong = [&](const std::string& got) -> std::optional<Value> {
+    auto d = diag::make("TVS005", rangeOf(arg), "argument '" + p.name + "' of " + def.scriptName() + " must be " +
+                                                    std::string(op::kindName(p.kind)) + ", got " + got);
+    d.related.push_back({rangeOf(arg), "signature: " + def.signature()});
+    region_.diagnostics.push_back(d);
+    return std::nullopt;
+  };
+  if (p.kind == op::ParamKind::VDevice) {
+    if (auto r = lowerVDeviceUse(arg)) return Value::ofVDevice(r);
+    return wrong("`" + text(arg) + "`");
+  }
+  if (p.kind == op::ParamKind::Device) {
+    if (auto d = lowerDevice(arg)) return Value::ofDevice(*d);
+    return wrong("`" + text(arg) + "`");
+  }
+  auto v = literal(arg);
+  if (!v) {
+    if (p.kind == op::ParamKind::Any) return literalOrOpaque(arg);
+    std::string what = isType(arg, "identifier") ? "the variable '" + text(arg) + "'" : "`" + text(arg) + "`";
+    return wrong(what);
+  }
+  using K = Value::Kind;
+  bool none = v->kind == K::None;
+  bool allowNone = p.defaultValue && p.defaultValue->kind == K::None;
+  switch (p.kind) {
+    case op::ParamKind::Int:
+      if (v->kind == K::Int || (none && allowNone)) return v;
+      break;
+    case op::ParamKind::Float:
+      if (v->kind == K::Float || (none && allowNone)) return v;
+      if (v->kind == K::Int) return Value::ofFloat(static_cast<double>(v->integer));
+      break;
+    case op::ParamKind::Bool:
+      if (v->kind == K::Bool || (none && allowNone)) return v;
+      break;
+    case op::ParamKind::String:
+    case op::ParamKind::DType:
+      if (v->kind == K::String || (none && allowNone)) return v;
+      break;
+    case op::ParamKind::IntList:
+      if (v->kind == K::Int || (none && allowNone)) return v;
+      if (v->kind == K::List &&
+          std::all_of(v->items.begin(), v->items.end(), [](auto& i) { return i.kind == K::Int; }))
+        return v;
+      break;
+    case op::ParamKind::Any: return v;
+    default: break;
+  }
+  static const char* names[] = {"None", "a bool", "an int", "a float", "a string", "a list", "a dict",
+                                "a vdevice", "a device", "a struct info", "a symbolic value", "an expression"};
+  return wrong(names[static_cast<int>(v->kind)]);
+}
+
+}  // namespace tvms::frontend

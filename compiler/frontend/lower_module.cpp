@@ -1,0 +1,491 @@
+// Region discovery, modules and function structure.
+#include <algorithm>
+
+#include "compiler/frontend/lowerer.h"
+#include "compiler/frontend/recovery.h"
+#include "compiler/frontend/syntax_errors.h"
+
+namespace tvms::frontend {
+
+Lowerer::Lowerer(const syntax::Document& doc, const Aliases& aliases, Region& region)
+    : doc_(doc), aliases_(aliases), region_(region), mod_(*region.module) {}
+
+void Lowerer::report(std::string_view code, ByteRange range, std::string message) {
+  region_.diagnostics.push_back(diag::make(code, range, std::move(message)));
+}
+
+void Lowerer::reportUnsupported(TSNode n, const std::string& what) {
+  report("TVS002", rangeOf(n), what);
+}
+
+void Lowerer::defineName(NameRef::Kind k, TSNode n, const std::string& name, const void* target) {
+  region_.map.names.push_back({k, rangeOf(n), name, true, target});
+}
+void Lowerer::useName(NameRef::Kind k, TSNode n, const std::string& name, const void* target) {
+  region_.map.names.push_back({k, rangeOf(n), name, false, target});
+}
+
+std::string Lowerer::canonicalName(TSNode n) {
+  std::string dotted = dottedName(doc_, n);
+  if (dotted.empty()) return "";
+  std::string head = dotted.substr(0, dotted.find('.'));
+  if (!aliases_.binds(head) && (head == "R" || head == "I" || head == "T")) aliases_.noteUse(head, rangeOf(n));
+  return aliases_.canonical(dotted);
+}
+
+void Lowerer::anchorDecorators(const void* key, TSNode decorated) {
+  for (TSNode d : namedChildren(decorated))
+    if (isType(d, "decorator")) anchor(key, d);
+}
+
+ir::AttrList Lowerer::decoratorArgs(TSNode decoratorExpr) {
+  ir::AttrList out;
+  if (!isType(decoratorExpr, "call")) return out;
+  for (TSNode a : namedChildren(field(decoratorExpr, "arguments"))) {
+    if (isType(a, "keyword_argument"))
+      out.emplace_back(text(field(a, "name")), literalOrOpaque(field(a, "value")));
+    else
+      reportUnsupported(a, "decorator arguments are written as keywords, e.g. @R.function(pure=False)");
+  }
+  return out;
+}
+
+// The decorator of a TVMScript function among a decorated definition's decorators, if any.
+std::optional<Lowerer::FunctionNode> Lowerer::functionNode(TSNode stmt) {
+  if (!isType(stmt, "decorated_definition")) return std::nullopt;
+  TSNode def = field(stmt, "definition");
+  if (!isType(def, "function_definition")) return std::nullopt;
+  for (TSNode d : namedChildren(stmt)) {
+    if (!isType(d, "decorator")) continue;
+    auto kids = namedChildren(d);
+    if (kids.empty()) continue;
+    TSNode e = kids[0];
+    TSNode callee = isType(e, "call") ? field(e, "function") : e;
+    std::string name = canonicalName(callee);
+    if (name == "R.function" || name == "T.prim_func") return FunctionNode{stmt, def, name, decoratorArgs(e)};
+  }
+  return std::nullopt;
+}
+
+void Lowerer::reportSyntaxErrors(TSNode scope, ByteRange where) {
+  if (auto d = firstSyntaxError(doc_, scope, where)) region_.diagnostics.push_back(*d);
+}
+
+ir::ModuleFunction Lowerer::lowerFunctionNode(const FunctionNode& f) {
+  ir::ModuleFunction mf;
+  mf.name = text(field(f.def, "name"));
+  if (f.kind == "R.function") mf.relax = lowerRelaxFunction(f);
+  else mf.tir = lowerPrimFunc(f);
+  return mf;
+}
+
+void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList args) {
+  mod_.decoratorArgs = std::move(args);
+  className_ = text(field(classDef, "name"));
+  mod_.name = className_;
+  anchor(&mod_, decorated);
+  anchorDecorators(&mod_.decoratorArgs, decorated);
+  TSNode body = field(classDef, "body");
+  std::vector<FunctionNode> functions;
+  std::vector<TSNode> others;
+  for (TSNode stmt : namedChildren(body)) {
+    if (auto f = functionNode(stmt)) {
+      functions.push_back(*f);
+      globalNames_.insert(text(field(f->def, "name")));
+    } else {
+      others.push_back(stmt);
+    }
+  }
+  // Non-function statements first: global_infos is visible to every function wherever it stands.
+  for (TSNode stmt : others) lowerModuleStatement(stmt);
+  for (auto& f : functions) {
+    std::string name = text(field(f.def, "name"));
+    FunctionSpan span{name, rangeOf(f.decorated), ts_node_has_error(f.decorated)};
+    if (span.broken) {
+      reportSyntaxErrors(f.decorated, span.range);
+    } else {
+      mod_.functions.push_back(lowerFunctionNode(f));
+      auto& mf = mod_.functions.back();
+      const void* target = mf.relax ? static_cast<const void*>(mf.relax.get()) : mf.tir.get();
+      defineName(NameRef::Kind::Function, field(f.def, "name"), name, target);
+    }
+    region_.functions.push_back(span);
+  }
+}
+
+void Lowerer::lowerModuleStatement(TSNode stmt) {
+  if (ts_node_has_error(stmt)) {
+    reportSyntaxErrors(stmt, rangeOf(stmt));
+    return;
+  }
+  if (isType(stmt, "pass_statement")) return;
+  if (isType(stmt, "expression_statement")) {
+    auto kids = namedChildren(stmt);
+    TSNode e = kids.empty() ? TSNode{} : kids[0];
+    if (isType(e, "string") && kids.size() == 1) {
+      reportUnsupported(stmt, "a docstring in an @I.ir_module class is not kept by TVMScript; use a comment");
+      return;
+    }
+    if (isType(e, "call")) {
+      std::string name = canonicalName(field(e, "function"));
+      auto args = namedChildren(field(e, "arguments"));
+      if (name == "I.module_global_infos" || name == "I.module_attrs") {
+        bool infos = name == "I.module_global_infos";
+        bool& seen = infos ? globalInfosSeen_ : attrsSeen_;
+        ByteRange& first = infos ? globalInfosRange_ : attrsRange_;
+        if (seen) {
+          auto d = diag::make("TVS006", rangeOf(stmt), "a second " + name + " in module '" + className_ + "'");
+          d.related.push_back({first, "the first " + name + " is here"});
+          region_.diagnostics.push_back(d);
+          return;
+        }
+        seen = true;
+        first = rangeOf(stmt);
+        if (args.size() != 1 || !isType(args[0], "dictionary")) {
+          report("TVS005", rangeOf(e), name + " takes one dict argument");
+          return;
+        }
+        if (!infos) {
+          mod_.hasAttrs = true;
+          auto v = literalOrOpaque(args[0]);
+          mod_.attrs = v.dict;
+          anchor(&mod_.attrs, stmt);
+          return;
+        }
+        mod_.hasGlobalInfos = true;
+        anchor(&mod_.vdevices, stmt);
+        for (TSNode pair : namedChildren(args[0])) {
+          if (!isType(pair, "pair")) {
+            reportUnsupported(pair, "global_infos entries are written as \"key\": [...]");
+            continue;
+          }
+          auto key = stringLiteral(doc_, field(pair, "key"));
+          TSNode value = field(pair, "value");
+          if (!key) {
+            report("TVS005", rangeOf(field(pair, "key")), "global_infos keys are strings");
+            continue;
+          }
+          if (*key != "vdevice") {
+            mod_.otherGlobalInfos.emplace_back(*key, literalOrOpaque(value));
+            continue;
+          }
+          mod_.hasVDeviceKey = true;
+          if (!isType(value, "list") && !isType(value, "tuple")) {
+            report("TVS005", rangeOf(value), "\"vdevice\" takes a list of I.vdevice(...)");
+            continue;
+          }
+          for (TSNode item : namedChildren(value)) {
+            auto v = lowerVDeviceDecl(item);
+            if (!v) continue;
+            mod_.vdevices.push_back(v);
+            region_.map.ranges[v.get()] = rangeOf(item);
+            defineName(NameRef::Kind::VDevice, item, v->target.kind, v.get());
+          }
+        }
+        return;
+      }
+    }
+  }
+  if (isType(stmt, "function_definition") || isType(stmt, "decorated_definition")) {
+    reportUnsupported(stmt, "a function in an @I.ir_module class needs @R.function or @T.prim_func");
+    return;
+  }
+  reportUnsupported(stmt,
+                    "an @I.ir_module class body holds I.module_global_infos, I.module_attrs and decorated functions only");
+}
+
+void Lowerer::lowerStandalone(TSNode decorated, TSNode def, const std::string& decorator, ir::AttrList args) {
+  mod_.standalone = true;
+  std::string name = text(field(def, "name"));
+  mod_.name = name;
+  FunctionSpan span{name, rangeOf(decorated), ts_node_has_error(decorated)};
+  if (span.broken) {
+    reportSyntaxErrors(decorated, span.range);
+  } else {
+    mod_.functions.push_back(lowerFunctionNode(FunctionNode{decorated, def, decorator, std::move(args)}));
+  }
+  region_.functions.push_back(span);
+}
+
+bool Lowerer::relower(TSNode decorated, size_t index) {
+  TSNode classDef = field(decorated, "definition");
+  if (!isType(classDef, "class_definition")) return false;
+  className_ = mod_.name;
+  for (auto& f : mod_.functions) globalNames_.insert(f.name);
+  for (auto& f : region_.functions) globalNames_.insert(f.name);
+  size_t k = 0;
+  for (TSNode stmt : namedChildren(field(classDef, "body"))) {
+    auto f = functionNode(stmt);
+    if (!f) continue;
+    if (k++ != index) continue;
+    std::string name = text(field(f->def, "name"));
+    auto& span = region_.functions.at(index);
+    auto old = std::find_if(mod_.functions.begin(), mod_.functions.end(), [&](auto& mf) { return mf.name == span.name; });
+    span = FunctionSpan{name, rangeOf(f->decorated), ts_node_has_error(f->decorated)};
+    if (span.broken) {
+      if (old != mod_.functions.end()) mod_.functions.erase(old);
+      reportSyntaxErrors(f->decorated, span.range);
+      return true;
+    }
+    auto fresh = lowerFunctionNode(*f);
+    if (old != mod_.functions.end()) *old = std::move(fresh);
+    else mod_.functions.push_back(std::move(fresh));
+    return true;
+  }
+  return false;
+}
+
+// ---- T.prim_func: signature and buffers recorded, body kept verbatim.
+
+namespace {
+std::vector<std::string> dedentedLines(std::string_view body, uint32_t column) {
+  std::vector<std::string> lines;
+  size_t pos = 0;
+  while (pos <= body.size()) {
+    size_t nl = body.find('\n', pos);
+    std::string_view line = body.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    size_t strip = 0;
+    while (strip < line.size() && strip < column && line[strip] == ' ') ++strip;
+    std::string l(line.substr(strip));
+    while (!l.empty() && (l.back() == ' ' || l.back() == '\t')) l.pop_back();
+    lines.push_back(l);
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  return lines;
+}
+}  // namespace
+
+ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
+  auto pf = std::make_shared<ir::PrimFunc>();
+  pf->name = text(field(f.def, "name"));
+  pf->decoratorArgs = f.args;
+  anchor(pf.get(), f.decorated);
+  anchorDecorators(&pf->decoratorArgs, f.decorated);
+  region_.map.ranges[pf.get()] = rangeOf(f.decorated);
+  TSNode params = field(f.def, "parameters");
+  std::vector<std::pair<size_t, TSNode>> paramNodes;
+  for (TSNode p : namedChildren(params)) {
+    ir::TirParam tp;
+    if (isType(p, "identifier")) {
+      tp.name = text(p);
+    } else if (isType(p, "typed_parameter")) {
+      auto kids = namedChildren(p);
+      tp.name = kids.empty() ? "" : text(kids[0]);
+      TSNode type = field(p, "type");
+      tp.annotation = text(type);
+      TSNode e = namedChildren(type).empty() ? type : namedChildren(type)[0];
+      std::string head = canonicalName(isType(e, "call") ? field(e, "function") : e);
+      if (head == "T.Buffer" && isType(e, "call")) {
+        tp.kind = ir::TirParam::Kind::Buffer;
+        tp.buffer.name = tp.name;
+        auto args = namedChildren(field(e, "arguments"));
+        if (!args.empty()) {
+          TSNode shape = isType(args[0], "keyword_argument") ? field(args[0], "value") : args[0];
+          if (auto dims = lowerShapeDims(shape)) tp.buffer.shape = *dims;
+        }
+        for (size_t i = 0; i < args.size(); ++i) {
+          TSNode a = args[i];
+          if (isType(a, "keyword_argument") && text(field(a, "name")) == "dtype") a = field(a, "value");
+          else if (i != 1) continue;
+          if (auto s = stringLiteral(doc_, a)) tp.buffer.dtype = *s;
+        }
+      } else if (head == "T.handle") {
+        tp.kind = ir::TirParam::Kind::Handle;
+      } else if (head.rfind("T.", 0) == 0) {
+        tp.kind = ir::TirParam::Kind::Scalar;
+      }
+    } else {
+      reportUnsupported(p, "T.prim_func parameters are `name: annotation`");
+      continue;
+    }
+    pf->params.push_back(tp);
+    paramNodes.emplace_back(pf->params.size() - 1, p);
+  }
+  for (auto& [i, node] : paramNodes) anchor(&pf->params[i], node);
+  if (TSNode ret = field(f.def, "return_type"); !ts_node_is_null(ret)) pf->retAnnotation = text(ret);
+
+  TSNode body = field(f.def, "body");
+  auto stmts = namedChildren(body);
+  if (!stmts.empty()) {
+    // Keep the body from its first statement's line start to its end, verbatim (comments included).
+    uint32_t firstLine = doc_.lines().lineOf(ts_node_start_byte(stmts.front()));
+    uint32_t begin = doc_.lines().lineStart(firstLine);
+    uint32_t end = ts_node_end_byte(body);
+    uint32_t column = ts_node_start_point(stmts.front()).column;
+    pf->bodyLines = dedentedLines(doc_.slice({begin, end}), column);
+    verbatim_.push_back({begin, end});
+  }
+  for (TSNode stmt : stmts) {
+    // T.func_attr({...}) and X = T.match_buffer(param, shape, dtype) are recorded.
+    if (!isType(stmt, "expression_statement")) continue;
+    auto kids = namedChildren(stmt);
+    if (kids.empty()) continue;
+    TSNode e = kids[0];
+    if (isType(e, "call") && canonicalName(field(e, "function")) == "T.func_attr") {
+      auto args = namedChildren(field(e, "arguments"));
+      if (!args.empty()) pf->attrs = literalOrOpaque(args[0]).dict;
+    } else if (isType(e, "assignment")) {
+      TSNode rhs = field(e, "right");
+      if (isType(rhs, "call") && canonicalName(field(rhs, "function")) == "T.match_buffer") {
+        ir::TirBuffer b;
+        b.name = text(field(e, "left"));
+        auto args = namedChildren(field(rhs, "arguments"));
+        if (args.size() >= 2)
+          if (auto dims = lowerShapeDims(args[1])) b.shape = *dims;
+        if (args.size() >= 3)
+          if (auto s = stringLiteral(doc_, args[2])) b.dtype = *s;
+        pf->matchedBuffers.push_back(b);
+      }
+    }
+  }
+  return pf;
+}
+
+// ---- the file
+
+bool Region::formattable() const {
+  return std::none_of(diagnostics.begin(), diagnostics.end(),
+                      [](auto& d) { return d.code == "TVS001" || d.code == "TVS002"; });
+}
+
+std::vector<diag::Diagnostic> FileResult::all() const {
+  std::vector<diag::Diagnostic> out = diagnostics;
+  for (auto& r : regions) out.insert(out.end(), r.diagnostics.begin(), r.diagnostics.end());
+  std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.range.begin < b.range.begin; });
+  return out;
+}
+
+namespace {
+
+bool isCompound(std::string_view t) {
+  static const char* kinds[] = {"function_definition", "class_definition", "if_statement", "elif_clause",
+                                "else_clause", "for_statement", "while_statement", "try_statement",
+                                "except_clause", "finally_clause", "with_statement", "block",
+                                "decorated_definition", "match_statement", "case_clause"};
+  for (auto* k : kinds) if (t == k) return true;
+  return false;
+}
+
+struct Candidate {
+  TSNode decorated;
+  TSNode def;
+  std::string decorator;
+  TSNode decoratorExpr;
+};
+
+// Walks statements (never expressions) collecting imports and TVMScript region candidates.
+void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std::vector<TSNode>& decorated, int depth) {
+  if (depth > 100) return;
+  uint32_t count = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < count; ++i) {
+    TSNode c = ts_node_named_child(n, i);
+    std::string_view t = typeOf(c);
+    if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement") {
+      aliases.addImport(doc, c);
+    } else if (t == "decorated_definition") {
+      decorated.push_back(c);
+    } else if (isCompound(t)) {
+      scanStatements(doc, c, aliases, decorated, depth + 1);
+    }
+  }
+}
+
+}  // namespace
+
+FileResult lowerDocument(const syntax::Document& doc) {
+  FileResult result;
+  Aliases aliases;
+  std::vector<TSNode> decorated;
+  scanStatements(doc, doc.root(), aliases, decorated, 0);
+
+  std::vector<ByteRange> regionRanges;
+  for (size_t i = 0; i < decorated.size(); ++i) {
+    TSNode d = decorated[i];
+    Region region;
+    region.module = std::make_shared<ir::IRModule>();
+    region.range = rangeOf(d);
+    region.indentColumn = ts_node_start_point(d).column;
+    Lowerer lowerer(doc, aliases, region);
+    TSNode def = field(d, "definition");
+    bool matched = false;
+    for (TSNode dec : namedChildren(d)) {
+      if (!isType(dec, "decorator")) continue;
+      auto kids = namedChildren(dec);
+      if (kids.empty()) continue;
+      TSNode e = kids[0];
+      TSNode callee = isType(e, "call") ? field(e, "function") : e;
+      std::string dotted = dottedName(doc, callee);
+      std::string head = dotted.substr(0, dotted.find('.'));
+      std::string name = aliases.canonical(dotted);
+      if (name == "I.ir_module" && isType(def, "class_definition")) {
+        lowerer.lowerModuleClass(d, def, lowerer.decoratorArgs(e));
+        matched = true;
+      } else if ((name == "R.function" || name == "T.prim_func") && isType(def, "function_definition")) {
+        lowerer.lowerStandalone(d, def, name, lowerer.decoratorArgs(e));
+        matched = true;
+      }
+      if (matched) {
+        if (!aliases.binds(head)) aliases.noteUse(head, rangeOf(callee));
+        break;
+      }
+    }
+    if (!matched) {
+      // An ordinary decorated Python definition: TVMScript may still be nested inside it.
+      std::vector<TSNode> inner;
+      Aliases scratch = aliases;
+      scanStatements(doc, def, scratch, inner, 1);
+      decorated.insert(decorated.begin() + static_cast<long>(i) + 1, inner.begin(), inner.end());
+      continue;
+    }
+    lowerer.finish();
+    bool broken = std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& x) { return x.code == "TVS001"; });
+    if (broken && isType(def, "class_definition"))
+      if (auto recovered = recoverBrokenModule(doc, aliases, d)) region = std::move(*recovered);
+    // Era: the spellings the source uses.
+    std::string_view text = doc.slice(region.range);
+    if (text.find("R.Any") != std::string_view::npos || text.find("out_ty=") != std::string_view::npos ||
+        text.find("ty_args=") != std::string_view::npos)
+      region.module->era = ir::Era::V026;
+    regionRanges.push_back(region.range);
+    result.regions.push_back(std::move(region));
+  }
+
+  if (aliases.hasFutureAnnotations() && !result.regions.empty())
+    result.diagnostics.push_back(diag::make("TVS009", aliases.futureAnnotationsRange(),
+                                            "`from __future__ import annotations` breaks TVMScript annotations"));
+  static const std::map<std::string, std::string> kModules = {
+      {"I", "from tvm.script import ir as I"}, {"R", "from tvm.script import relax as R"},
+      {"T", "from tvm.script import tir as T"}};
+  for (auto& [head, where] : aliases.implicitUses()) {
+    if (result.regions.empty()) break;
+    result.diagnostics.push_back(diag::make(
+        "TVS010", where, "`" + head + ".` is used without an import; assuming `" + kModules.at(head) + "`"));
+  }
+  // A file that imports tvm is ours: report syntax errors outside the regions too, once.
+  if (aliases.importsTvm() && ts_node_has_error(doc.root())) {
+    if (auto d = firstSyntaxError(doc, doc.root(), {0, static_cast<uint32_t>(doc.text().size())}, regionRanges))
+      result.diagnostics.push_back(*d);
+  }
+  return result;
+}
+
+bool relowerFunction(const syntax::Document& doc, Region& region, size_t index) {
+  Aliases aliases;
+  std::vector<TSNode> decorated;
+  scanStatements(doc, doc.root(), aliases, decorated, 0);
+  TSNode node = ts_node_descendant_for_byte_range(doc.root(), region.range.begin, region.range.begin);
+  while (!ts_node_is_null(node) && !isType(node, "decorated_definition")) node = ts_node_parent(node);
+  if (ts_node_is_null(node)) return false;
+  region.range = rangeOf(node);
+  // Diagnostics of the function being replaced go; the others stay.
+  if (index >= region.functions.size()) return false;
+  ByteRange old = region.functions[index].range;
+  std::erase_if(region.diagnostics, [&](auto& d) { return d.range.begin >= old.begin && d.range.begin < old.end; });
+  Lowerer lowerer(doc, aliases, region);
+  return lowerer.relower(node, index);
+}
+
+}  // namespace tvms::frontend

@@ -1,0 +1,462 @@
+// Annotations (struct info), shape dimensions, literals, vdevices and devices.
+#include <algorithm>
+#include <cctype>
+
+#include "compiler/frontend/lowerer.h"
+
+namespace tvms::frontend {
+
+using namespace ir;
+
+std::optional<Value> Lowerer::literal(TSNode n) {
+  std::string_view t = typeOf(n);
+  if (t == "integer") {
+    if (auto v = integerLiteral(doc_, n)) return Value::ofInt(*v);
+    return std::nullopt;
+  }
+  if (t == "float") {
+    if (auto v = floatLiteral(doc_, n)) return Value::ofFloat(*v);
+    return std::nullopt;
+  }
+  if (t == "true" || t == "false") return Value::ofBool(t == "true");
+  if (t == "none") return Value::none();
+  if (t == "string" || t == "concatenated_string") {
+    if (auto s = stringLiteral(doc_, n)) return Value::ofString(*s);
+    return std::nullopt;
+  }
+  if (t == "parenthesized_expression") {
+    auto kids = namedChildren(n);
+    return kids.size() == 1 ? literal(kids[0]) : std::nullopt;
+  }
+  if (t == "unary_operator" && text(field(n, "operator")) == "-") {
+    auto v = literal(field(n, "argument"));
+    if (v && v->kind == Value::Kind::Int) return Value::ofInt(-v->integer);
+    if (v && v->kind == Value::Kind::Float) return Value::ofFloat(-v->real);
+    return std::nullopt;
+  }
+  if (t == "tuple" || t == "list") {
+    DepthGuard guard(*this);
+    if (depth_ > kMaxDepth) return std::nullopt;
+    std::vector<Value> items;
+    for (TSNode c : namedChildren(n)) {
+      auto v = literal(c);
+      if (!v) return std::nullopt;
+      items.push_back(*v);
+    }
+    return Value::ofList(std::move(items), t == "tuple");
+  }
+  if (t == "dictionary") {
+    DepthGuard guard(*this);
+    if (depth_ > kMaxDepth) return std::nullopt;
+    Value d;
+    d.kind = Value::Kind::Dict;
+    for (TSNode pair : namedChildren(n)) {
+      if (!isType(pair, "pair")) return std::nullopt;
+      auto key = stringLiteral(doc_, field(pair, "key"));
+      if (!key) return std::nullopt;
+      d.dict.emplace_back(*key, literalOrOpaque(field(pair, "value")));
+    }
+    return d;
+  }
+  if (t == "call") {
+    std::string name = canonicalName(field(n, "function"));
+    if (name == "I.vdevice" || name == "tvm.ir.VDevice") {
+      if (auto v = lowerVDeviceDecl(n)) {
+        auto r = std::make_shared<VDeviceRef>();
+        r->device = v;
+        r->isInline = true;
+        return Value::ofVDevice(r);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Value Lowerer::literalOrOpaque(TSNode n) {
+  if (auto v = literal(n)) return *v;
+  return Value::ofOpaque(text(n));
+}
+
+// ---- struct info
+
+StructInfoPtr Lowerer::lowerSInfo(TSNode n) {
+  DepthGuard guard(*this);
+  if (depth_ > kMaxDepth) return objectSInfo();
+  TSNode callee = isType(n, "call") ? field(n, "function") : n;
+  TSNode args = isType(n, "call") ? field(n, "arguments") : TSNode{};
+  std::string name = canonicalName(callee);
+  auto positional = [&]() {
+    std::vector<TSNode> out;
+    if (!ts_node_is_null(args))
+      for (TSNode a : namedChildren(args)) if (!isType(a, "keyword_argument")) out.push_back(a);
+    return out;
+  };
+  auto keyword = [&](std::string_view key) -> TSNode {
+    if (!ts_node_is_null(args))
+      for (TSNode a : namedChildren(args))
+        if (isType(a, "keyword_argument") && text(field(a, "name")) == key) return field(a, "value");
+    return TSNode{};
+  };
+  StructInfoPtr out;
+  if (name == "R.Tensor") {
+    out = ts_node_is_null(args) ? tensorSInfo(std::nullopt, "") : lowerTensorSInfo(args);
+  } else if (name == "R.Object" || name == "R.Any") {
+    if (name == "R.Any") mod_.era = Era::V026;
+    out = objectSInfo();
+  } else if (name == "R.Tuple") {
+    auto s = std::make_shared<StructInfo>();
+    s->kind = StructInfo::Kind::Tuple;
+    auto pos = positional();
+    if (pos.size() == 1 && (isType(pos[0], "list") || isType(pos[0], "tuple"))) pos = namedChildren(pos[0]);
+    for (TSNode f : pos) s->fields.push_back(lowerSInfo(f));
+    out = s;
+  } else if (name == "R.Shape") {
+    auto s = std::make_shared<StructInfo>();
+    s->kind = StructInfo::Kind::Shape;
+    auto pos = positional();
+    TSNode values = pos.empty() ? keyword("values") : pos[0];
+    if (!ts_node_is_null(values) && !isType(values, "none")) {
+      s->shape = lowerShapeDims(values);
+      if (s->shape) s->ndim = static_cast<int>(s->shape->size());
+    }
+    if (TSNode nd = keyword("ndim"); !ts_node_is_null(nd))
+      if (auto v = integerLiteral(doc_, nd)) s->ndim = static_cast<int>(*v);
+    out = s;
+  } else if (name == "R.Prim") {
+    auto s = std::make_shared<StructInfo>();
+    s->kind = StructInfo::Kind::Prim;
+    auto pos = positional();
+    TSNode dt = pos.empty() ? keyword("dtype") : pos[0];
+    if (!ts_node_is_null(dt))
+      if (auto str = stringLiteral(doc_, dt)) s->dtype = *str;
+    if (TSNode v = keyword("value"); !ts_node_is_null(v)) {
+      s->primValue = lowerDim(v);
+      if (s->dtype.empty()) s->dtype = "int64";
+    }
+    out = s;
+  } else if (name == "R.Callable") {
+    auto s = std::make_shared<StructInfo>();
+    s->kind = StructInfo::Kind::Func;
+    auto pos = positional();
+    if (!pos.empty() && (isType(pos[0], "tuple") || isType(pos[0], "list"))) {
+      std::vector<StructInfoPtr> ps;
+      for (TSNode p : namedChildren(pos[0])) ps.push_back(lowerSInfo(p));
+      s->params = ps;
+    }
+    if (pos.size() > 1) s->ret = lowerSInfo(pos[1]);
+    if (TSNode pur = keyword("purity"); !ts_node_is_null(pur)) s->pure = text(pur) != "False";
+    out = s;
+  } else {
+    reportUnsupported(n, "`" + text(n) + "` is not a struct info annotation (R.Tensor, R.Tuple, R.Shape, R.Prim, "
+                         "R.Object, R.Callable)");
+    return objectSInfo();
+  }
+  region_.map.ranges[out.get()] = rangeOf(n);
+  return out;
+}
+
+StructInfoPtr Lowerer::lowerTensorSInfo(TSNode args) {
+  TSNode shape{}, dtype{}, vdevice{}, ndim{};
+  size_t index = 0;
+  for (TSNode a : namedChildren(args)) {
+    if (isType(a, "keyword_argument")) {
+      std::string key = text(field(a, "name"));
+      TSNode v = field(a, "value");
+      if (key == "shape") shape = v;
+      else if (key == "dtype") dtype = v;
+      else if (key == "vdevice") vdevice = v;
+      else if (key == "ndim") ndim = v;
+      else report("TVS005", rangeOf(a), "R.Tensor has no parameter '" + key + "'; it takes shape, dtype, vdevice, ndim");
+      continue;
+    }
+    TSNode* slots[] = {&shape, &dtype, &vdevice, &ndim};
+    if (index >= 4) {
+      report("TVS005", rangeOf(a), "R.Tensor takes at most 4 arguments: shape, dtype, vdevice, ndim");
+      continue;
+    }
+    *slots[index++] = a;
+  }
+  // R.Tensor("float32", ndim=2): a string in the shape position is the dtype.
+  if (!ts_node_is_null(shape) && (isType(shape, "string")) && ts_node_is_null(dtype)) {
+    dtype = shape;
+    shape = TSNode{};
+  }
+  std::optional<std::vector<PrimExprPtr>> dims;
+  if (!ts_node_is_null(shape) && !isType(shape, "none")) {
+    dims = lowerShapeDims(shape);
+    if (!dims) reportUnsupported(shape, "a tensor shape is a tuple of dimensions, e.g. (2, \"n\")");
+  }
+  std::string dt;
+  if (!ts_node_is_null(dtype) && !isType(dtype, "none")) {
+    if (auto s = stringLiteral(doc_, dtype)) dt = *s;
+    else report("TVS005", rangeOf(dtype), "a tensor dtype is a string such as \"float32\"");
+  }
+  std::shared_ptr<const VDeviceRef> vd;
+  if (!ts_node_is_null(vdevice) && !isType(vdevice, "none")) {
+    vd = lowerVDeviceUse(vdevice);
+    if (!vd) report("TVS005", rangeOf(vdevice), "a tensor vdevice is a string such as \"cuda:0\"");
+  }
+  int rank = -1;
+  if (!ts_node_is_null(ndim)) {
+    if (auto v = literal(ndim); v && v->kind == Value::Kind::Int) rank = static_cast<int>(v->integer);
+    else report("TVS005", rangeOf(ndim), "ndim is an int");
+  }
+  return tensorSInfo(std::move(dims), dt, vd, rank);
+}
+
+std::optional<std::vector<PrimExprPtr>> Lowerer::lowerShapeDims(TSNode n) {
+  if (!isType(n, "tuple") && !isType(n, "list")) return std::nullopt;
+  std::vector<PrimExprPtr> dims;
+  for (TSNode d : namedChildren(n)) dims.push_back(lowerDim(d));
+  return dims;
+}
+
+PrimExprPtr Lowerer::lowerDim(TSNode n) {
+  DepthGuard guard(*this);
+  if (depth_ > kMaxDepth) return primInt(0);
+  std::string_view t = typeOf(n);
+  if (t == "integer") {
+    auto v = integerLiteral(doc_, n);
+    return primInt(v ? *v : 0);
+  }
+  if (t == "string") {
+    auto s = stringLiteral(doc_, n);
+    return parseDimString(s ? *s : "", rangeOf(n));
+  }
+  if (t == "identifier") {
+    std::string name = text(n);
+    if (!symbolic_.count(name)) {
+      if (inSignature_) {
+        symbolic_.insert(name);  // TVM also accepts a bare name that a string declared before; be lenient
+      } else {
+        report("TVS003", rangeOf(n), "undefined symbolic variable '" + name + "'; declare it with `" + name +
+                                         " = T.int64()` or name it as a string (\"" + name + "\") in the signature");
+      }
+    }
+    useName(NameRef::Kind::SymbolicVar, n, name, nullptr);
+    return primVar(name);
+  }
+  if (t == "parenthesized_expression") {
+    auto kids = namedChildren(n);
+    if (kids.size() == 1) return lowerDim(kids[0]);
+  }
+  if (t == "unary_operator" && text(field(n, "operator")) == "-") {
+    auto inner = lowerDim(field(n, "argument"));
+    if (inner->kind == PrimExpr::Kind::Int) return primInt(-inner->value);
+    auto p = std::make_shared<PrimExpr>();
+    p->kind = PrimExpr::Kind::Neg;
+    p->lhs = inner;
+    return p;
+  }
+  if (t == "binary_operator") {
+    std::string op = text(field(n, "operator"));
+    if (op == "+" || op == "-" || op == "*" || op == "//" || op == "%" || op == "/")
+      return primBinary(op, lowerDim(field(n, "left")), lowerDim(field(n, "right")));
+  }
+  if (t == "float") {
+    auto p = std::make_shared<PrimExpr>();
+    p->kind = PrimExpr::Kind::Opaque;
+    auto v = floatLiteral(doc_, n);
+    p->name = v ? pythonFloat(*v) : text(n);
+    return p;
+  }
+  if (t == "call") {
+    // T.int64(4), T.int32(n)
+    std::string name = canonicalName(field(n, "function"));
+    auto args = namedChildren(field(n, "arguments"));
+    if ((name == "T.int64" || name == "T.int32") && args.size() == 1) return lowerDim(args[0]);
+  }
+  reportUnsupported(n, "a dimension is an int, a symbolic variable or arithmetic of them");
+  auto p = std::make_shared<PrimExpr>();
+  p->kind = PrimExpr::Kind::Opaque;
+  p->name = text(n);
+  return p;
+}
+
+// "n", "n * 2", "(n + 1) // 2": a dimension written as a string in a signature declares its names.
+PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
+  struct Parser {
+    std::string_view s;
+    size_t i = 0;
+    bool failed = false;
+    Lowerer& l;
+    void skip() { while (i < s.size() && s[i] == ' ') ++i; }
+    bool eat(std::string_view tok) {
+      skip();
+      if (s.substr(i, tok.size()) == tok && !(tok == "/" && s.substr(i, 2) == "//")) { i += tok.size(); return true; }
+      return false;
+    }
+    PrimExprPtr atom() {
+      skip();
+      if (eat("(")) {
+        auto e = sum();
+        if (!eat(")")) failed = true;
+        return e;
+      }
+      if (eat("-")) {
+        auto p = std::make_shared<PrimExpr>();
+        p->kind = PrimExpr::Kind::Neg;
+        p->lhs = atom();
+        return p;
+      }
+      size_t start = i;
+      if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
+        while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+        return primInt(std::stoll(std::string(s.substr(start, i - start))));
+      }
+      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+      if (start == i) { failed = true; return primInt(0); }
+      std::string name(s.substr(start, i - start));
+      l.symbolic_.insert(name);
+      return primVar(name);
+    }
+    PrimExprPtr product() {
+      auto e = atom();
+      while (true) {
+        std::string op = eat("//") ? "//" : eat("*") ? "*" : eat("%") ? "%" : eat("/") ? "/" : "";
+        if (op.empty()) return e;
+        e = primBinary(op, e, atom());
+      }
+    }
+    PrimExprPtr sum() {
+      auto e = product();
+      while (true) {
+        std::string op = eat("+") ? "+" : eat("-") ? "-" : "";
+        if (op.empty()) return e;
+        e = primBinary(op, e, product());
+      }
+    }
+  };
+  Parser p{s, 0, false, *this};
+  auto e = p.sum();
+  p.skip();
+  if (p.failed || p.i != s.size()) {
+    report("TVS005", where, "the dimension \"" + std::string(s) + "\" is not a symbolic expression");
+    auto o = std::make_shared<PrimExpr>();
+    o->kind = PrimExpr::Kind::Opaque;
+    o->name = pythonString(s);
+    return o;
+  }
+  if (e->kind == PrimExpr::Kind::Var && inSignature_) region_.map.names.push_back({NameRef::Kind::SymbolicVar, where, e->name, true, nullptr});
+  return e;
+}
+
+// ---- vdevices and devices
+
+std::shared_ptr<VDevice> Lowerer::lowerVDeviceDecl(TSNode call) {
+  if (!isType(call, "call")) {
+    reportUnsupported(call, "a vdevice is declared as I.vdevice(target, vdevice_id, memory_scope)");
+    return nullptr;
+  }
+  std::string name = canonicalName(field(call, "function"));
+  if (name != "I.vdevice" && name != "tvm.ir.VDevice") {
+    reportUnsupported(call, "a vdevice is declared as I.vdevice(target, vdevice_id, memory_scope)");
+    return nullptr;
+  }
+  auto v = std::make_shared<VDevice>();
+  TSNode target{}, id{}, scope{};
+  size_t index = 0;
+  for (TSNode a : namedChildren(field(call, "arguments"))) {
+    if (isType(a, "keyword_argument")) {
+      std::string key = text(field(a, "name"));
+      TSNode value = field(a, "value");
+      if (key == "target") target = value;
+      else if (key == "vdevice_id") id = value;
+      else if (key == "memory_scope") scope = value;
+      else report("TVS005", rangeOf(a), "I.vdevice has no parameter '" + key + "'; it takes target, vdevice_id, memory_scope");
+      continue;
+    }
+    TSNode* slots[] = {&target, &id, &scope};
+    if (index < 3) *slots[index++] = a;
+    else report("TVS005", rangeOf(a), "I.vdevice takes at most 3 arguments: target, vdevice_id, memory_scope");
+  }
+  if (!ts_node_is_null(target)) {
+    if (auto s = stringLiteral(doc_, target)) {
+      v->target.kind = *s;
+    } else if (isType(target, "dictionary")) {
+      v->target.config = literalOrOpaque(target);
+      if (const Value* k = v->target.config.find("kind"); k && k->kind == Value::Kind::String) v->target.kind = k->text;
+    } else {
+      v->target.config = Value::ofOpaque(text(target));
+    }
+  }
+  if (!ts_node_is_null(id)) {
+    if (auto x = literal(id); x && x->kind == Value::Kind::Int) v->vdeviceId = x->integer;
+    else report("TVS005", rangeOf(id), "vdevice_id is an int (the physical device ordinal)");
+  }
+  if (!ts_node_is_null(scope)) {
+    if (auto s = stringLiteral(doc_, scope)) v->memoryScope = *s;
+    else report("TVS005", rangeOf(scope), "memory_scope is a string such as \"global\"");
+  }
+  return v;
+}
+
+std::shared_ptr<const VDeviceRef> Lowerer::lowerVDeviceUse(TSNode n) {
+  auto r = std::make_shared<VDeviceRef>();
+  if (auto s = stringLiteral(doc_, n)) {
+    r->spelling = *s;
+    if (std::count(s->begin(), s->end(), ':') >= 2) mod_.era = Era::V026;
+    r->device = mod_.lookup(*s);
+    region_.map.ranges[r.get()] = rangeOf(n);
+    useName(NameRef::Kind::VDevice, n, *s, r->device.get());
+    return r;
+  }
+  if (isType(n, "call")) {
+    std::string name = canonicalName(field(n, "function"));
+    if (name == "I.vdevice" || name == "tvm.ir.VDevice") {
+      r->device = lowerVDeviceDecl(n);
+      r->isInline = true;
+      region_.map.ranges[r.get()] = rangeOf(n);
+      return r;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<DeviceHint> Lowerer::lowerDevice(TSNode n) {
+  if (!isType(n, "call")) return std::nullopt;
+  std::string name = canonicalName(field(n, "function"));
+  if (name.empty()) {
+    std::string dotted = dottedName(doc_, field(n, "function"));
+    if (dotted.rfind("tvm.", 0) == 0 && aliases_.binds("tvm")) name = dotted;
+  }
+  std::vector<TSNode> pos;
+  TSNode typeKw{}, indexKw{};
+  for (TSNode a : namedChildren(field(n, "arguments"))) {
+    if (isType(a, "keyword_argument")) {
+      std::string key = text(field(a, "name"));
+      if (key == "device_type" || key == "dev_type") typeKw = field(a, "value");
+      else if (key == "index" || key == "dev_id") indexKw = field(a, "value");
+      else return std::nullopt;
+    } else {
+      pos.push_back(a);
+    }
+  }
+  auto intOf = [&](TSNode x, int fallback) -> std::optional<int> {
+    if (ts_node_is_null(x)) return fallback;
+    auto v = literal(x);
+    if (v && v->kind == Value::Kind::Int) return static_cast<int>(v->integer);
+    return std::nullopt;
+  };
+  std::string member = name.substr(name.rfind('.') + 1);
+  bool namespaced = name.rfind("R.", 0) == 0 || name.rfind("tvm.", 0) == 0;
+  if (!namespaced) return std::nullopt;
+  if (member == "device") {
+    TSNode t = !ts_node_is_null(typeKw) ? typeKw : (pos.empty() ? TSNode{} : pos[0]);
+    TSNode i = !ts_node_is_null(indexKw) ? indexKw : (pos.size() > 1 ? pos[1] : TSNode{});
+    if (ts_node_is_null(t)) return std::nullopt;
+    int type = 0;
+    if (auto s = stringLiteral(doc_, t)) type = deviceTypeOfKind(*s == "cpu" ? "llvm" : *s);
+    else if (auto x = intOf(t, 0)) type = *x;
+    auto index = intOf(i, 0);
+    if (!type || !index) return std::nullopt;
+    return DeviceHint{type, *index};
+  }
+  int type = member == "cpu" ? 1 : deviceTypeOfKind(member);
+  if (!type || member == "llvm" || member == "c") return std::nullopt;
+  auto index = intOf(!ts_node_is_null(indexKw) ? indexKw : (pos.empty() ? TSNode{} : pos[0]), 0);
+  if (!index) return std::nullopt;
+  return DeviceHint{type, *index};
+}
+
+}  // namespace tvms::frontend

@@ -1,0 +1,115 @@
+#pragma once
+// Internal to the frontend: the CST walker that builds one Region's IR. Split over lower_module.cpp
+// (module and function structure), lower_body.cpp (statements), lower_expr.cpp (expressions and op
+// calls through the registry), lower_sinfo.cpp (annotations, literals, vdevices).
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "compiler/frontend/aliases.h"
+#include "compiler/frontend/cst.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/op/registry.h"
+
+namespace tvms::frontend {
+
+class Lowerer {
+ public:
+  Lowerer(const syntax::Document& doc, const Aliases& aliases, Region& region);
+
+  void lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList decoratorArgs);
+  void lowerStandalone(TSNode decorated, TSNode def, const std::string& decorator, ir::AttrList decoratorArgs);
+  // Re-lowers one function of an already lowered module in place.
+  bool relower(TSNode decorated, size_t index);
+  void finish();  // comments -> trivia, after everything is lowered
+
+  // Decorator helpers shared with region discovery.
+  ir::AttrList decoratorArgs(TSNode decoratorCall);
+
+ private:
+  friend struct BodyBuilder;
+  // ---- module and functions (lower_module.cpp)
+  struct FunctionNode {
+    TSNode decorated, def;
+    std::string kind;  // "R.function" / "T.prim_func"
+    ir::AttrList args;
+  };
+  std::optional<FunctionNode> functionNode(TSNode stmt);
+  ir::ModuleFunction lowerFunctionNode(const FunctionNode& f);
+  ir::FunctionPtr lowerRelaxFunction(const FunctionNode& f);
+  ir::PrimFuncPtr lowerPrimFunc(const FunctionNode& f);
+  void lowerModuleStatement(TSNode stmt);
+  void reportSyntaxErrors(TSNode scope, ByteRange where);
+
+  // ---- statements (lower_body.cpp)
+  ir::SeqExprPtr lowerBody(TSNode block, ir::Function& fn);
+  void lowerParameters(TSNode params, ir::Function& fn);
+
+  // ---- expressions (lower_expr.cpp)
+  ir::ExprPtr lowerExpr(TSNode n);
+  ir::ExprPtr lowerLenient(TSNode n);  // arguments of unmodelled ops: anything, opaque when not Relax
+  ir::ExprPtr lowerCall(TSNode n);
+  ir::ExprPtr lowerOpCall(const op::OpDef& def, TSNode call, TSNode args);
+  ir::ExprPtr lowerUnmodelledCall(const std::string& opName, TSNode args);
+  ir::ExprPtr lowerOperator(TSNode n);
+  ir::ExprPtr argumentForKind(const op::Param& p, TSNode arg, const op::OpDef& def);
+  std::optional<ir::Value> attributeForKind(const op::Param& p, TSNode arg, const op::OpDef& def);
+  ir::ExprPtr useOfName(TSNode ident);
+  ir::ExprPtr opaque(TSNode n);
+
+  // ---- annotations, literals, vdevices (lower_sinfo.cpp)
+  ir::StructInfoPtr lowerSInfo(TSNode n);
+  ir::StructInfoPtr lowerTensorSInfo(TSNode args);
+  std::optional<std::vector<ir::PrimExprPtr>> lowerShapeDims(TSNode n);
+  ir::PrimExprPtr lowerDim(TSNode n);
+  ir::PrimExprPtr parseDimString(std::string_view text, ByteRange where);
+  std::optional<ir::Value> literal(TSNode n);
+  ir::Value literalOrOpaque(TSNode n);
+  std::shared_ptr<ir::VDevice> lowerVDeviceDecl(TSNode call);
+  std::shared_ptr<const ir::VDeviceRef> lowerVDeviceUse(TSNode n);
+  std::optional<ir::DeviceHint> lowerDevice(TSNode n);
+
+  // ---- shared
+  std::string canonicalName(TSNode n);  // canonical dotted name of an attribute chain / identifier
+  void report(std::string_view code, ByteRange range, std::string message);
+  void reportUnsupported(TSNode n, const std::string& what);
+  void anchor(const void* key, TSNode n) { anchors_.push_back({key, rangeOf(n)}); }
+  void anchor(const void* key, ByteRange r) { anchors_.push_back({key, r}); }
+  void anchorDecorators(const void* key, TSNode decorated);
+  void defineName(NameRef::Kind k, TSNode n, const std::string& name, const void* target);
+  void useName(NameRef::Kind k, TSNode n, const std::string& name, const void* target);
+  std::string text(TSNode n) const { return std::string(doc_.nodeText(n)); }
+
+  struct DepthGuard {
+    Lowerer& l;
+    explicit DepthGuard(Lowerer& x) : l(x) { ++l.depth_; }
+    ~DepthGuard() { --l.depth_; }
+  };
+  static constexpr int kMaxDepth = 150;
+
+  const syntax::Document& doc_;
+  const Aliases& aliases_;
+  Region& region_;
+  ir::IRModule& mod_;
+  std::set<std::string> globalNames_;
+  std::string className_;
+  bool globalInfosSeen_ = false, attrsSeen_ = false;
+  ByteRange globalInfosRange_, attrsRange_;
+
+  // per function
+  std::vector<std::unordered_map<std::string, ir::VarPtr>> scopes_;
+  std::unordered_map<std::string, ByteRange> expiredDataflow_;  // name -> its dataflow block
+  std::set<std::string> symbolic_;
+  bool inSignature_ = false;
+  int depth_ = 0;
+
+  struct Anchor {
+    const void* key;
+    ByteRange range;
+  };
+  std::vector<Anchor> anchors_;
+  std::vector<ByteRange> verbatim_;  // T.prim_func bodies: their comments stay in the body text
+};
+
+}  // namespace tvms::frontend

@@ -1,0 +1,118 @@
+// Comments and blank lines of a region, attached to the IR items the printer emits (for `tvms fmt`).
+//  - an end-of-line comment belongs to the innermost item holding the token before it;
+//  - an own-line comment belongs, as a leading comment, to the next item that starts after it
+//    (the outermost of those starting at the same place); comments after the last item dangle at the end;
+//  - comments inside a T.prim_func body stay in its verbatim text.
+#include <algorithm>
+
+#include "compiler/frontend/lowerer.h"
+
+namespace tvms::frontend {
+
+namespace {
+
+void collectComments(TSNode root, ByteRange within, std::vector<TSNode>& out) {
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  bool done = false;
+  while (!done) {
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    bool overlaps = ts_node_end_byte(n) > within.begin && ts_node_start_byte(n) < within.end;
+    if (overlaps && isType(n, "comment")) out.push_back(n);
+    if (overlaps && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) { done = true; break; }
+    }
+  }
+  ts_tree_cursor_delete(&cursor);
+}
+
+bool blankLine(const syntax::Document& doc, uint32_t line) {
+  auto& lines = doc.lines();
+  std::string_view t = doc.slice({lines.lineStart(line), lines.lineEnd(line)});
+  return t.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+bool commentLine(const syntax::Document& doc, uint32_t line) {
+  auto& lines = doc.lines();
+  std::string_view t = doc.slice({lines.lineStart(line), lines.lineEnd(line)});
+  size_t k = t.find_first_not_of(" \t");
+  return k != std::string_view::npos && t[k] == '#';
+}
+
+}  // namespace
+
+ByteRange regionLines(const syntax::Document& doc, ByteRange r) {
+  auto& lines = doc.lines();
+  uint32_t last = lines.lineOf(r.end > r.begin ? r.end - 1 : r.end);
+  return {lines.lineStart(lines.lineOf(r.begin)), lines.lineEnd(last)};
+}
+
+std::vector<std::string> commentsIn(const syntax::Document& doc, ByteRange r) {
+  std::vector<TSNode> nodes;
+  collectComments(doc.root(), r, nodes);
+  std::vector<std::string> out;
+  for (TSNode n : nodes) {
+    std::string t(doc.nodeText(n));
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) t.pop_back();
+    out.push_back(t);
+  }
+  return out;
+}
+
+void Lowerer::finish() {
+  auto& trivia = region_.trivia;
+  std::vector<TSNode> comments;
+  collectComments(doc_.root(), regionLines(doc_, region_.range), comments);
+  std::sort(anchors_.begin(), anchors_.end(), [](auto& a, auto& b) {
+    return a.range.begin != b.range.begin ? a.range.begin < b.range.begin : a.range.end > b.range.end;
+  });
+  const std::string& text = doc_.text();
+  for (TSNode c : comments) {
+    ByteRange r = rangeOf(c);
+    bool verbatim = std::any_of(verbatim_.begin(), verbatim_.end(), [&](auto& v) { return v.begin <= r.begin && r.begin < v.end; });
+    if (verbatim) continue;
+    std::string body(doc_.slice(r));
+    uint32_t lineStart = doc_.lines().lineStart(doc_.lines().lineOf(r.begin));
+    uint32_t p = r.begin;
+    while (p > lineStart && (text[p - 1] == ' ' || text[p - 1] == '\t')) --p;
+    bool ownLine = p == lineStart;
+    if (!ownLine) {
+      uint32_t token = p - 1;
+      // `x: T,  # why`: the comment is about the item before the separating comma.
+      if (text[token] == ',')
+        while (token > lineStart && (text[token] == ',' || text[token] == ' ' || text[token] == '\t')) --token;
+      const Anchor* best = nullptr;
+      for (auto& a : anchors_)
+        if (a.range.begin <= token && token < a.range.end &&
+            (!best || a.range.end - a.range.begin < best->range.end - best->range.begin))
+          best = &a;
+      if (best) {
+        auto& item = trivia.items[best->key];
+        item.trailing = item.trailing.empty() ? body : item.trailing + "  " + body;
+        // Did the comment follow the item's last token?
+        uint32_t last = best->range.end;
+        while (last > best->range.begin && (text[last - 1] == ' ' || text[last - 1] == '\n' || text[last - 1] == '\r')) --last;
+        item.trailingAtEnd = token + 1 >= last;
+        continue;
+      }
+      trivia.dangling.push_back(body);
+      continue;
+    }
+    auto next = std::find_if(anchors_.begin(), anchors_.end(), [&](auto& a) { return a.range.begin >= r.end; });
+    if (next == anchors_.end()) trivia.dangling.push_back(body);
+    else trivia.items[next->key].leading.push_back(body);
+  }
+  // A blank line among the blank-or-comment lines just above an item.
+  for (auto& a : anchors_) {
+    uint32_t line = doc_.lines().lineOf(a.range.begin);
+    bool blank = false;
+    while (line > 0) {
+      --line;
+      if (blankLine(doc_, line)) { blank = true; break; }
+      if (!commentLine(doc_, line)) break;
+    }
+    if (blank) trivia.items[a.key].blankBefore = true;
+  }
+}
+
+}  // namespace tvms::frontend

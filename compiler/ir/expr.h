@@ -1,0 +1,206 @@
+#pragma once
+// Relax expressions, bindings and functions. Nodes hold what the program says; deduced struct info
+// lives in analysis results, and source ranges in the frontend's side table: the IR knows no CST.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/struct_info.h"
+#include "compiler/ir/value.h"
+
+namespace tvms::ir {
+
+struct Expr {
+  enum class Kind {
+    Var, GlobalVar, Constant, PrimValue, StringImm, DataTypeImm, ShapeExpr, Tuple, TupleGetItem, Call, If,
+    SeqExpr, Opaque, ExternFunc
+  };
+  explicit Expr(Kind k) : kind(k) {}
+  virtual ~Expr() = default;
+  const Kind kind;
+};
+using ExprPtr = std::shared_ptr<Expr>;
+
+template <typename T>
+T* as(const ExprPtr& e) { return e && e->kind == T::kKind ? static_cast<T*>(e.get()) : nullptr; }
+
+struct Var : Expr {
+  static constexpr Kind kKind = Kind::Var;
+  Var(std::string n, StructInfoPtr ann, bool df) : Expr(kKind), name(std::move(n)), annotation(std::move(ann)), isDataflow(df) {}
+  std::string name;
+  StructInfoPtr annotation;  // as written on the binding or parameter; null when none was written
+  bool isDataflow = false;   // bound inside R.dataflow() and not passed to R.output
+};
+using VarPtr = std::shared_ptr<Var>;
+
+struct GlobalVar : Expr {
+  static constexpr Kind kKind = Kind::GlobalVar;
+  explicit GlobalVar(std::string n) : Expr(kKind), name(std::move(n)) {}
+  std::string name;
+};
+
+// R.const(value, dtype), a bare Python number used as an operand (pythonLiteral), or a constant whose
+// data lives in the metadata section (metadata["relax.expr.Constant"][i], metadataIndex >= 0).
+struct Constant : Expr {
+  static constexpr Kind kKind = Kind::Constant;
+  Constant() : Expr(kKind) {}
+  Value value;
+  std::string dtype;
+  bool pythonLiteral = false;
+  int metadataIndex = -1;
+};
+
+struct PrimValue : Expr {
+  static constexpr Kind kKind = Kind::PrimValue;
+  explicit PrimValue(PrimExprPtr v) : Expr(kKind), value(std::move(v)) {}
+  PrimExprPtr value;
+};
+
+struct StringImm : Expr {
+  static constexpr Kind kKind = Kind::StringImm;
+  explicit StringImm(std::string v) : Expr(kKind), value(std::move(v)) {}
+  std::string value;
+};
+
+struct DataTypeImm : Expr {
+  static constexpr Kind kKind = Kind::DataTypeImm;
+  explicit DataTypeImm(std::string v) : Expr(kKind), dtype(std::move(v)) {}
+  std::string dtype;
+};
+
+struct ShapeExpr : Expr {
+  static constexpr Kind kKind = Kind::ShapeExpr;
+  explicit ShapeExpr(std::vector<PrimExprPtr> v) : Expr(kKind), values(std::move(v)) {}
+  std::vector<PrimExprPtr> values;
+};
+
+struct Tuple : Expr {
+  static constexpr Kind kKind = Kind::Tuple;
+  explicit Tuple(std::vector<ExprPtr> f) : Expr(kKind), fields(std::move(f)) {}
+  std::vector<ExprPtr> fields;
+};
+
+struct TupleGetItem : Expr {
+  static constexpr Kind kKind = Kind::TupleGetItem;
+  TupleGetItem(ExprPtr t, int i) : Expr(kKind), tuple(std::move(t)), index(i) {}
+  ExprPtr tuple;
+  int index;
+};
+
+// An expression tvms keeps as source text (an argument of an op it does not model, e.g. a lambda
+// index map of R.layout_transform). It prints back verbatim.
+struct OpaqueExpr : Expr {
+  static constexpr Kind kKind = Kind::Opaque;
+  explicit OpaqueExpr(std::string t) : Expr(kKind), text(std::move(t)) {}
+  std::string text;
+};
+
+// A packed function named by its global symbol: R.call_pure_packed("vm.builtin.x", ...).
+struct ExternFunc : Expr {
+  static constexpr Kind kKind = Kind::ExternFunc;
+  explicit ExternFunc(std::string s) : Expr(kKind), symbol(std::move(s)) {}
+  std::string symbol;
+};
+
+struct CallAttr {
+  std::string name;
+  Value value;
+  bool written = true;     // false when filled from the op's default (printed only in canonical dumps)
+  bool positional = false; // printed positionally (hint_on_device's device and scope), else as name=value
+};
+
+// A call of an op (op = its registry name, "relax.add"), of a module function (callee = GlobalVar) or
+// of a local value (callee = Var). args are the op's expression parameters in declaration order;
+// attrs its attribute parameters; sinfoArgs the written out_sinfo / sinfo_args.
+struct Call : Expr {
+  static constexpr Kind kKind = Kind::Call;
+  Call() : Expr(kKind) {}
+  enum class SInfoArgsKey { None, OutSInfo, SInfoArgs };
+  std::string op;
+  ExprPtr callee;
+  std::vector<ExprPtr> args;
+  std::vector<CallAttr> attrs;
+  std::vector<StructInfoPtr> sinfoArgs;
+  SInfoArgsKey sinfoKey = SInfoArgsKey::None;
+  bool sinfoArgsAsList = false;  // out_sinfo=[...] rather than a single struct info
+  std::string infix;             // the Python operator it was written with ("+", "<", unary "-"), if any
+  const CallAttr* attr(std::string_view name) const {
+    for (auto& a : attrs) if (a.name == name) return &a;
+    return nullptr;
+  }
+};
+
+struct Binding {
+  enum class Kind { Var, MatchCast, Unpack };
+  Kind kind = Kind::Var;
+  std::vector<VarPtr> vars;  // one, except Unpack (a, b = value)
+  ExprPtr value;
+  StructInfoPtr castSInfo;   // MatchCast
+};
+using BindingPtr = std::shared_ptr<Binding>;
+
+struct BindingBlock {
+  bool dataflow = false;
+  std::vector<BindingPtr> bindings;
+};
+using BindingBlockPtr = std::shared_ptr<BindingBlock>;
+
+struct SeqExpr : Expr {
+  static constexpr Kind kKind = Kind::SeqExpr;
+  SeqExpr() : Expr(kKind) {}
+  std::vector<BindingBlockPtr> blocks;
+  ExprPtr body;  // null when the function has no return (TVS008)
+};
+using SeqExprPtr = std::shared_ptr<SeqExpr>;
+
+// if cond: ... else: ...  Bound to the variable both branches assign last.
+struct If : Expr {
+  static constexpr Kind kKind = Kind::If;
+  If() : Expr(kKind) {}
+  ExprPtr cond;
+  SeqExprPtr thenBranch, elseBranch;
+};
+
+struct SymbolicVarDecl {
+  std::string name;
+  std::string dtype;  // n = T.int64() -> "int64"
+};
+
+struct Function {
+  std::string name;
+  AttrList decoratorArgs;  // @R.function(pure=False, private=True, check_well_formed=False)
+  std::vector<VarPtr> params;
+  StructInfoPtr retAnnotation;
+  std::vector<SymbolicVarDecl> symbolicVars;
+  AttrList attrs;          // R.func_attr({...})
+  bool hasFuncAttr = false;
+  SeqExprPtr body;
+  bool isPure() const;
+  bool isPrivate() const;
+};
+using FunctionPtr = std::shared_ptr<Function>;
+
+// T.prim_func: signature and buffers recorded; the body is kept as source text until TIR is modelled.
+struct TirBuffer {
+  std::string name;
+  std::vector<PrimExprPtr> shape;
+  std::string dtype;
+};
+struct TirParam {
+  std::string name;
+  enum class Kind { Buffer, Scalar, Handle, Other } kind = Kind::Other;
+  TirBuffer buffer;          // Buffer
+  std::string annotation;    // the annotation's text, printed back verbatim
+};
+struct PrimFunc {
+  std::string name;
+  AttrList decoratorArgs;
+  std::vector<TirParam> params;
+  std::string retAnnotation;              // text, usually empty
+  std::vector<TirBuffer> matchedBuffers;  // X = T.match_buffer(param, shape, dtype) in the body
+  AttrList attrs;                         // T.func_attr({...})
+  std::vector<std::string> bodyLines;     // the body, dedented to column 0, verbatim
+};
+using PrimFuncPtr = std::shared_ptr<PrimFunc>;
+
+}  // namespace tvms::ir

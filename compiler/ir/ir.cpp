@@ -1,0 +1,123 @@
+// Small helpers of the IR data types.
+#include <charconv>
+
+#include "compiler/ir/module.h"
+#include "compiler/ir/structural_equal.h"
+
+namespace tvms::ir {
+
+namespace {
+struct KindCode {
+  std::string_view kind;
+  int code;
+};
+constexpr KindCode kKinds[] = {{"llvm", 1},   {"c", 1},       {"cuda", 2},  {"opencl", 4},   {"vulkan", 7},
+                               {"metal", 8},  {"rocm", 10},   {"webgpu", 15}, {"hexagon", 16}};
+}  // namespace
+
+int deviceTypeOfKind(std::string_view kind) {
+  for (auto& k : kKinds) if (k.kind == kind) return k.code;
+  return 0;
+}
+bool isKnownTargetKind(std::string_view kind) { return deviceTypeOfKind(kind) != 0; }
+
+bool sameValue(const VDevice& a, const VDevice& b) {
+  return a.target.kind == b.target.kind && valuesEqual(a.target.config, b.target.config) &&
+         a.vdeviceId == b.vdeviceId && a.memoryScope == b.memoryScope;
+}
+
+bool sameValue(const VDeviceRef& a, const VDeviceRef& b) {
+  if (a.device && b.device) return sameValue(*a.device, *b.device);
+  if (!a.device && !b.device) return a.spelling == b.spelling;
+  return false;
+}
+
+PrimExprPtr primInt(int64_t v) {
+  auto p = std::make_shared<PrimExpr>();
+  p->kind = PrimExpr::Kind::Int;
+  p->value = v;
+  return p;
+}
+PrimExprPtr primVar(std::string name) {
+  auto p = std::make_shared<PrimExpr>();
+  p->kind = PrimExpr::Kind::Var;
+  p->name = std::move(name);
+  return p;
+}
+PrimExprPtr primBinary(std::string op, PrimExprPtr a, PrimExprPtr b) {
+  auto p = std::make_shared<PrimExpr>();
+  p->kind = PrimExpr::Kind::Binary;
+  p->name = std::move(op);
+  p->lhs = std::move(a);
+  p->rhs = std::move(b);
+  return p;
+}
+
+StructInfoPtr objectSInfo() { return std::make_shared<StructInfo>(); }
+StructInfoPtr tensorSInfo(std::optional<std::vector<PrimExprPtr>> shape, std::string dtype,
+                          std::shared_ptr<const VDeviceRef> vdevice, int ndim) {
+  auto s = std::make_shared<StructInfo>();
+  s->kind = StructInfo::Kind::Tensor;
+  s->ndim = shape ? static_cast<int>(shape->size()) : ndim;
+  s->shape = std::move(shape);
+  s->dtype = std::move(dtype);
+  s->vdevice = std::move(vdevice);
+  return s;
+}
+
+namespace {
+bool boolArg(const AttrList& args, std::string_view key, bool fallback) {
+  for (auto& [k, v] : args)
+    if (k == key && v.kind == Value::Kind::Bool) return v.boolean;
+  return fallback;
+}
+}  // namespace
+bool Function::isPure() const { return boolArg(decoratorArgs, "pure", true); }
+bool Function::isPrivate() const { return boolArg(decoratorArgs, "private", false); }
+
+const ModuleFunction* IRModule::function(std::string_view n) const {
+  for (auto& f : functions) if (f.name == n) return &f;
+  return nullptr;
+}
+
+int IRModule::indexOf(const VDevice* v) const {
+  for (size_t i = 0; i < vdevices.size(); ++i) if (vdevices[i].get() == v) return static_cast<int>(i);
+  return -1;
+}
+
+int IRModule::kindIndexOf(const VDevice* v) const {
+  int k = 0;
+  for (auto& d : vdevices) {
+    if (d.get() == v) return k;
+    if (d->target.kind == v->target.kind) ++k;
+  }
+  return -1;
+}
+
+std::shared_ptr<const VDevice> IRModule::lookup(std::string_view spelling) const {
+  std::string_view kind = spelling, rest;
+  if (auto colon = spelling.find(':'); colon != std::string_view::npos) {
+    kind = spelling.substr(0, colon);
+    rest = spelling.substr(colon + 1);
+    if (auto c2 = rest.find(':'); c2 != std::string_view::npos) rest = rest.substr(0, c2);  // scope ignored
+  }
+  int index = 0;
+  if (!rest.empty()) {
+    auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), index);
+    if (ec != std::errc() || ptr != rest.data() + rest.size()) return nullptr;
+  } else if (spelling.find(':') != std::string_view::npos) {
+    return nullptr;
+  }
+  if (index < 0 || index >= static_cast<int>(vdevices.size())) return nullptr;  // TVM bounds by list length
+  if (kind == "vdevice") return vdevices[index];
+  int seen = 0;
+  for (auto& d : vdevices)
+    if (d->target.kind == kind && seen++ == index) return d;
+  return nullptr;
+}
+
+bool sameDeclaredEntry(const IRModule& m, const VDeviceRef& a, const VDeviceRef& b) {
+  return a.device && a.device == b.device && !a.isInline && m.indexOf(a.device.get()) >= 0;
+}
+
+}  // namespace tvms::ir

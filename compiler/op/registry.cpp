@@ -1,0 +1,182 @@
+// Lookup machinery of the op registry; the op tables themselves are in ops_*.cpp.
+#include "compiler/op/registry.h"
+
+#include <algorithm>
+#include <memory>
+#include <unordered_map>
+
+#include "compiler/op/tables.h"
+
+namespace tvms::op {
+
+bool isExpressionKind(ParamKind k) {
+  switch (k) {
+    case ParamKind::Tensor: case ParamKind::TensorList: case ParamKind::Expr: case ParamKind::Shape:
+    case ParamKind::Prim: case ParamKind::Callee: case ParamKind::Variadic: return true;
+    default: return false;
+  }
+}
+bool isAttributeKind(ParamKind k) { return !isExpressionKind(k) && k != ParamKind::SInfo; }
+
+std::string_view kindName(ParamKind k) {
+  switch (k) {
+    case ParamKind::Tensor: return "a tensor";
+    case ParamKind::TensorList: return "a tuple of tensors";
+    case ParamKind::Expr: return "an expression";
+    case ParamKind::Shape: return "a shape";
+    case ParamKind::Prim: return "a number or symbolic value";
+    case ParamKind::Callee: return "a function";
+    case ParamKind::Variadic: return "arguments";
+    case ParamKind::Int: return "an int";
+    case ParamKind::Float: return "a float";
+    case ParamKind::Bool: return "a bool";
+    case ParamKind::String: return "a string";
+    case ParamKind::IntList: return "an int or a list of ints";
+    case ParamKind::DType: return "a dtype string";
+    case ParamKind::VDevice: return "a vdevice (a string such as \"cuda:0\")";
+    case ParamKind::Device: return "a device (R.cpu(), R.cuda(0), R.device(type, index))";
+    case ParamKind::Any: return "a literal";
+    case ParamKind::SInfo: return "a struct info (R.Tensor(...))";
+  }
+  return "?";
+}
+
+const Param* OpDef::param(std::string_view n) const {
+  for (auto& p : params)
+    if (p.name == n || (!p.eraAlias.empty() && p.eraAlias == n)) return &p;
+  return nullptr;
+}
+
+std::string OpDef::scriptName() const { return name.rfind("relax.", 0) == 0 ? "R." + name.substr(6) : name; }
+
+namespace {
+std::string defaultText(const ir::Value& v) {
+  switch (v.kind) {
+    case ir::Value::Kind::None: return "None";
+    case ir::Value::Kind::Bool: return v.boolean ? "True" : "False";
+    case ir::Value::Kind::Int: return std::to_string(v.integer);
+    case ir::Value::Kind::Float: {
+      std::string s = std::to_string(v.real);
+      while (s.size() > 1 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+      return s;
+    }
+    case ir::Value::Kind::String: return "\"" + v.text + "\"";
+    case ir::Value::Kind::List: {
+      std::string s = v.isTuple ? "(" : "[";
+      for (size_t i = 0; i < v.items.size(); ++i) s += (i ? ", " : "") + defaultText(v.items[i]);
+      if (v.isTuple && v.items.size() == 1) s += ",";
+      return s + (v.isTuple ? ")" : "]");
+    }
+    default: return "...";
+  }
+}
+}  // namespace
+
+std::string OpDef::signature() const {
+  std::string s = scriptName() + "(";
+  if (!modelled) return s + "...)";
+  for (size_t i = 0; i < params.size(); ++i) {
+    auto& p = params[i];
+    s += i ? ", " : "";
+    if (p.kind == ParamKind::Variadic) s += "*";
+    s += p.name;
+    if (p.defaultValue) s += "=" + defaultText(*p.defaultValue);
+    else if (p.optionalNone) s += "=None";
+  }
+  return s + ")";
+}
+
+namespace {
+
+struct Registry {
+  std::vector<std::unique_ptr<OpDef>> owned;
+  std::vector<const OpDef*> all;
+  std::unordered_map<std::string, const OpDef*> byName;
+
+  Registry() {
+    std::vector<OpDef> defs;
+    addElementwiseOps(defs);
+    addNnOps(defs);
+    addManipulationOps(defs);
+    addOtherOps(defs);
+    for (auto& d : defs) {
+      if (byName.count(d.name)) continue;  // declared once: the first declaration stands
+      owned.push_back(std::make_unique<OpDef>(std::move(d)));
+      all.push_back(owned.back().get());
+      byName[owned.back()->name] = owned.back().get();
+    }
+    std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  }
+};
+
+const Registry& registry() {
+  static const Registry r;
+  return r;
+}
+
+std::string registryName(std::string_view n) {
+  if (n.rfind("R.", 0) == 0) return "relax." + std::string(n.substr(2));
+  return std::string(n);
+}
+
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t prev = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cur = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+const OpDef* findOp(std::string_view name) {
+  auto& r = registry();
+  auto it = r.byName.find(registryName(name));
+  return it == r.byName.end() ? nullptr : it->second;
+}
+
+const OpDef* findOpByPythonOperator(std::string_view pyOp, bool unary) {
+  for (auto* d : registry().all) {
+    if (d->pythonOperator != pyOp) continue;
+    size_t tensors = std::count_if(d->params.begin(), d->params.end(), [](auto& p) { return p.kind == ParamKind::Tensor; });
+    if ((tensors == 1) == unary) return d;
+  }
+  return nullptr;
+}
+
+bool isKnownOpName(std::string_view name) {
+  std::string n = registryName(name);
+  if (findOp(n)) return true;
+  static const char* kFamilies[] = {"relax.memory.", "relax.vm.", "relax.builtin.", "relax.ccl.", "relax.dist.",
+                                    "relax.grad.",   "relax.inspect.", "relax.vision.", "relax.image."};
+  for (auto* f : kFamilies)
+    if (n.rfind(f, 0) == 0 && n.size() > std::string_view(f).size()) return true;
+  return false;
+}
+
+const std::vector<const OpDef*>& allOps() { return registry().all; }
+
+std::vector<std::string> closestOpNames(std::string_view name, size_t max) {
+  std::string n = registryName(name);
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (auto* d : registry().all) {
+    size_t dist = editDistance(n, d->name);
+    if (dist <= std::max<size_t>(2, n.size() / 4)) scored.emplace_back(dist, d->name);
+  }
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (auto& [d, s] : scored) {
+    if (out.size() >= max) break;
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace tvms::op

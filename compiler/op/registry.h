@@ -1,0 +1,76 @@
+#pragma once
+// The op registry: every Relax op tvms knows, each declared once with its parameters (kinds and
+// defaults), its vdevice rule and its documentation. The frontend checks and normalises calls with it;
+// hover and completion read its docs; struct-info deduction and legalization attach to the same entry
+// (`infer`, `legalize`) as they land.
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir/expr.h"
+
+namespace tvms::op {
+
+enum class ParamKind {
+  // Expression parameters (Call::args)
+  Tensor,      // a tensor-valued expression
+  TensorList,  // a tuple of tensors: (a, b) or a tuple-valued variable
+  Expr,        // any Relax expression (call_tir's callee and argument tuple, ...)
+  Shape,       // a shape expression: (2, n), [2, n], R.shape([...]) or a shape-valued variable
+  Prim,        // a prim value: a number or symbolic expression (clip's bounds)
+  Callee,      // a function: cls.fn, or a string naming a packed function
+  Variadic,    // every remaining positional argument (call_packed's arguments)
+  // Attribute parameters (Call::attrs)
+  Int, Float, Bool, String,
+  IntList,     // an int or a list of ints: axis, padding, strides
+  DType, VDevice, Device,
+  Any,         // any literal (kept as written)
+  // Struct info (Call::sinfoArgs): out_sinfo / sinfo_args
+  SInfo,
+};
+bool isExpressionKind(ParamKind k);
+bool isAttributeKind(ParamKind k);
+std::string_view kindName(ParamKind k);
+
+struct Param {
+  std::string name;
+  ParamKind kind;
+  std::optional<ir::Value> defaultValue;  // none: required
+  bool optionalNone = false;              // default is None (for expression parameters: may be absent)
+  bool positional = false;                // attribute printed positionally
+  std::string eraAlias;                   // the v0.26 spelling of the keyword (out_sinfo -> out_ty)
+  bool required() const { return !defaultValue && !optionalNone; }
+};
+
+// How the result's vdevice follows the operands (LANGUAGE.md §6.1).
+enum class DeviceRule { Strict, Lenient, PrimaryInput, FillValue, NoDevice, ToVDevice, HintOnDevice, Written, Unmodelled };
+
+struct OpDef {
+  std::string name;        // "relax.nn.conv2d"
+  std::vector<Param> params;
+  DeviceRule deviceRule = DeviceRule::Unmodelled;
+  std::string doc;
+  std::string pythonOperator;  // "+" for add: the Python operator that means this op, if any
+  bool modelled = false;       // arguments checked and (next issues) deduced and legalized
+  // Slots filled by later stages; kept here so that an op stays declared in one place.
+  std::function<void()> inferStructInfo;
+  std::function<void()> legalize;
+
+  const Param* param(std::string_view n) const;
+  std::string signature() const;  // "R.nn.softmax(data, axis=-1)"
+  std::string scriptName() const; // "R.nn.softmax"
+};
+
+// Looks an op up by registry name ("relax.add") or script name ("R.add").
+const OpDef* findOp(std::string_view name);
+const OpDef* findOpByPythonOperator(std::string_view pyOp, bool unary);
+// True for every op name of TVM's registry, modelled or not, and for names under the builtin families
+// (memory.*, vm.*, builtin.*, ccl.*, dist.*, grad.*, inspect.*, vision.*).
+bool isKnownOpName(std::string_view registryName);
+const std::vector<const OpDef*>& allOps();
+// Known op names closest to a misspelling, best first (for "did you mean").
+std::vector<std::string> closestOpNames(std::string_view registryName, size_t max = 3);
+
+}  // namespace tvms::op

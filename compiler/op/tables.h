@@ -1,0 +1,50 @@
+#pragma once
+// Internal to the registry: each ops_*.cpp adds its family of op declarations, and the helpers they
+// share to write a declaration in one line.
+#include <vector>
+
+#include "compiler/op/registry.h"
+
+namespace tvms::op {
+
+void addElementwiseOps(std::vector<OpDef>& out);
+void addNnOps(std::vector<OpDef>& out);
+void addManipulationOps(std::vector<OpDef>& out);
+void addOtherOps(std::vector<OpDef>& out);
+
+namespace decl {
+using ir::Value;
+inline Param tensor(std::string n) { return {std::move(n), ParamKind::Tensor, std::nullopt}; }
+inline Param expr(std::string n, ParamKind k = ParamKind::Expr) { return {std::move(n), k, std::nullopt}; }
+inline Param optExpr(std::string n, ParamKind k) { Param p{std::move(n), k, std::nullopt}; p.optionalNone = true; return p; }
+inline Param attr(std::string n, ParamKind k, Value def) { return {std::move(n), k, std::move(def)}; }
+inline Param required(std::string n, ParamKind k) { return {std::move(n), k, std::nullopt}; }
+inline Param optional(std::string n, ParamKind k) { return {std::move(n), k, Value::none()}; }
+inline Value i(int64_t v) { return Value::ofInt(v); }
+inline Value f(double v) { return Value::ofFloat(v); }
+inline Value b(bool v) { return Value::ofBool(v); }
+inline Value s(std::string v) { return Value::ofString(std::move(v)); }
+inline Value ints(std::vector<int64_t> v) {
+  std::vector<Value> items;
+  for (auto x : v) items.push_back(Value::ofInt(x));
+  return Value::ofList(std::move(items));
+}
+inline OpDef op(std::string name, std::vector<Param> params, DeviceRule rule, std::string doc) {
+  OpDef d;
+  d.name = "relax." + name;
+  d.params = std::move(params);
+  d.deviceRule = rule;
+  d.doc = std::move(doc);
+  d.modelled = true;
+  return d;
+}
+inline OpDef unmodelled(std::string name) {
+  OpDef d;
+  d.name = "relax." + name;
+  d.doc = "Known TVM op, not yet modelled by tvms: its arguments are not checked and its result has unknown "
+          "struct info.";
+  return d;
+}
+}  // namespace decl
+
+}  // namespace tvms::op

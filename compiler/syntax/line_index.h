@@ -1,0 +1,42 @@
+#pragma once
+// Line starts of a text and the conversions byte offset <-> (line, column) in UTF-8 or UTF-16.
+// Invalid UTF-8 bytes count as one code point each (one UTF-16 unit), as editors show them as U+FFFD.
+#include <string_view>
+#include <vector>
+
+#include "compiler/syntax/position.h"
+
+namespace tvms::syntax {
+
+class LineIndex {
+ public:
+  LineIndex() = default;
+  explicit LineIndex(std::string_view text) { reset(text); }
+  void reset(std::string_view text);
+
+  uint32_t lineCount() const { return static_cast<uint32_t>(lineStarts_.size()); }
+  uint32_t lineStart(uint32_t line) const { return lineStarts_[line]; }
+  // Byte offset just past the line's content (before its '\n' or "\r\n").
+  uint32_t lineEnd(uint32_t line) const;
+  uint32_t lineOf(uint32_t offset) const;
+
+  LineCol toLineCol(uint32_t offset, Encoding enc) const;
+  // Clamps: a line past the end gives the text's end, a column past the line's end gives the line's end.
+  uint32_t toOffset(LineCol pos, Encoding enc) const;
+
+ private:
+  std::string_view text_;
+  std::vector<uint32_t> lineStarts_;
+};
+
+// Length in bytes of the UTF-8 sequence starting at s[i] (1 for an invalid byte), and its UTF-16 length.
+struct Utf8Step {
+  uint32_t bytes;
+  uint32_t utf16Units;
+};
+Utf8Step utf8Step(std::string_view s, uint32_t i);
+
+// Offset of the first invalid UTF-8 byte, or npos (as uint32_t(-1)) when the text is valid.
+uint32_t firstInvalidUtf8(std::string_view s);
+
+}  // namespace tvms::syntax

@@ -1,0 +1,63 @@
+// tvms fmt: format TVMScript regions in place; --check exits 1 when a file would change; --diff prints.
+#include <iostream>
+
+#include "compiler/format/formatter.h"
+#include "tools/tvms/commands.h"
+#include "tools/tvms/source_io.h"
+
+namespace tvms::cli {
+
+int runFmt(const Args& args) {
+  bool check = false, diff = false;
+  format::FormatOptions opts;
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--check") check = true;
+    else if (a == "--diff") diff = true;
+    else if (a == "--line-width" && i + 1 < args.size()) {
+      try {
+        opts.lineWidth = std::stoi(args[++i]);
+      } catch (...) {
+        std::cerr << "tvms fmt: --line-width takes a number\n";
+        return 2;
+      }
+      if (opts.lineWidth < 20 || opts.lineWidth > 1000) {
+        std::cerr << "tvms fmt: --line-width must be between 20 and 1000\n";
+        return 2;
+      }
+    } else if (a.starts_with("-") && a != "-") {
+      std::cerr << "tvms fmt: unknown option '" << a << "'\n";
+      return 2;
+    } else paths.push_back(a);
+  }
+  if (paths.empty()) {
+    std::cerr << "tvms fmt: give files, directories or - (stdin)\n";
+    return 2;
+  }
+  bool ok = true;
+  auto files = expandPaths(paths, ok);
+  int wouldChange = 0;
+  for (auto& path : files) {
+    auto src = readSource(path);
+    if (!src) { ok = false; continue; }
+    format::FormatResult r;
+    if (mayHoldTvmScript(src->text)) r = format::formatSource(src->text, opts);
+    else r.text = src->text;
+    for (auto& n : r.notes) std::cerr << "tvms fmt: " << path << ": " << n << "\n";
+    if (diff) std::cout << format::unifiedDiff(src->text, r.text, path);
+    if (path == "-") {
+      if (!check && !diff) std::cout << r.text;
+    } else if (r.changed && !check && !diff) {
+      if (!writeFile(path, r.text)) ok = false;
+    }
+    if (r.changed) {
+      ++wouldChange;
+      if (check) std::cerr << "would reformat " << path << "\n";
+    }
+  }
+  if (!ok) return 2;
+  return (check || diff) && wouldChange ? 1 : 0;
+}
+
+}  // namespace tvms::cli

@@ -1,0 +1,48 @@
+// tvms: one binary for TVMScript (Relax with virtual devices): lint, fmt, parse, explain, run.
+#include <iostream>
+
+#include "tools/tvms/commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(tvms: a toolchain for TVMScript (Apache TVM's Relax) with virtual devices
+
+usage: tvms <command> [options]
+
+commands:
+  lint [paths...|-]        report diagnostics (frontend checks for now)
+  fmt [--check] [--diff] [--line-width N] [paths...|-]
+                           format the TVMScript regions of Python files in place
+  parse --dump-ir FILE     print the parsed module canonically (deterministic)
+  explain CODE             explain a diagnostic code (e.g. TVS201)
+  run FILE                 lint FILE and print its formatted modules (compiling comes later)
+  --version                print the version
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "tvms 0.1.0\n";
+    return 0;
+  }
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  try {
+    if (cmd == "fmt") return tvms::cli::runFmt(args);
+    if (cmd == "parse") return tvms::cli::runParse(args);
+    if (cmd == "lint") return tvms::cli::runLint(args);
+    if (cmd == "explain") return tvms::cli::runExplain(args);
+    if (cmd == "run") return tvms::cli::runRun(args);
+  } catch (const std::exception& e) {
+    std::cerr << "tvms: internal error: " << e.what() << "\n";
+    return 2;
+  }
+  std::cerr << "tvms: unknown command '" << cmd << "'\n" << kUsage;
+  return 2;
+}
