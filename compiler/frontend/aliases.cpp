@@ -54,7 +54,15 @@ void Aliases::addImport(const syntax::Document& doc, TSNode stmt) {
   } else if (type == "import_from_statement") {
     TSNode module = field(stmt, "module_name");
     std::string from(doc.nodeText(module));
-    if (from != "tvm" && from.rfind("tvm.", 0) != 0) return;
+    if (from != "tvm" && from.rfind("tvm.", 0) != 0) {
+      // Names imported from elsewhere shadow the conventional R / I / T.
+      for (TSNode c : namedChildren(stmt)) {
+        if (ts_node_eq(c, module)) continue;
+        TSNode bound = isType(c, "aliased_import") ? field(c, "alias") : c;
+        map_[std::string(doc.nodeText(bound))] = "";
+      }
+      return;
+    }
     for (TSNode c : namedChildren(stmt)) {
       if (ts_node_eq(c, module)) continue;
       addName(c, from);
@@ -73,6 +81,7 @@ std::string Aliases::canonical(const std::string& dotted) const {
   std::string rest = dot == std::string::npos ? "" : dotted.substr(dot);
   auto it = map_.find(head);
   if (it != map_.end()) {
+    if (it->second.empty()) return "";  // bound by a non-tvm import
     std::string full = normalizeTvmPath(it->second + rest);
     return full;
   }

@@ -20,7 +20,10 @@ class Aliases {
   std::string canonical(const std::string& dotted) const;
   bool hasFutureAnnotations() const { return futureAnnotations_; }
   ByteRange futureAnnotationsRange() const { return futureRange_; }
-  bool importsTvm() const { return !map_.empty(); }
+  bool importsTvm() const {
+    for (auto& [k, v] : map_) if (!v.empty()) return true;
+    return false;
+  }
   bool binds(const std::string& name) const { return map_.count(name) != 0; }
   // Namespaces used without an import, with the first use's range (reported once, TVS010).
   const std::map<std::string, ByteRange>& implicitUses() const { return implicit_; }

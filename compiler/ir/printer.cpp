@@ -243,7 +243,7 @@ class Printer {
       case Expr::Kind::Constant: {
         auto& c = static_cast<const Constant&>(*e);
         if (c.metadataIndex >= 0) return Doc::txt("metadata[\"relax.expr.Constant\"][" + std::to_string(c.metadataIndex) + "]");
-        if (c.pythonLiteral && !o_.canonical) return value(c.value);
+        if (c.pythonLiteral) return value(c.value);  // `x * 2`: the operand as written
         std::vector<Doc> args{value(c.value)};
         if (!c.dtype.empty()) args.push_back(Doc::txt(pythonString(c.dtype)));
         return call("R.const", std::move(args));

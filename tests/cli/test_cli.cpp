@@ -1,0 +1,185 @@
+// The tvms binary end to end: exit codes, messages, bad input (empty, binary, invalid UTF-8, huge,
+// deeply nested, all-Python), fmt in place / --check / --diff / stdin, parse --dump-ir, explain.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/corpus.h"
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  std::string out, err;
+  double seconds = 0;
+};
+
+// Runs tvms with `args`, feeding `input` on stdin; collects stdout and stderr (via temp files, so
+// large outputs never block).
+Result runTvms(const std::vector<std::string>& args, const std::string& input = "") {
+  auto dir = std::filesystem::temp_directory_path();
+  std::string tag = std::to_string(getpid()) + "_" + std::to_string(rand());
+  auto inPath = dir / ("tvms_in_" + tag), outPath = dir / ("tvms_out_" + tag), errPath = dir / ("tvms_err_" + tag);
+  { std::ofstream(inPath, std::ios::binary) << input; }
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    freopen(inPath.c_str(), "rb", stdin);
+    freopen(outPath.c_str(), "wb", stdout);
+    freopen(errPath.c_str(), "wb", stderr);
+    std::vector<char*> argv{const_cast<char*>(TVMS_BINARY)};
+    for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    alarm(60);  // a hang fails the test instead of blocking the suite
+    execv(TVMS_BINARY, argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Result r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = tvms::test::readFile(outPath);
+  r.err = tvms::test::readFile(errPath);
+  std::filesystem::remove(inPath);
+  std::filesystem::remove(outPath);
+  std::filesystem::remove(errPath);
+  return r;
+}
+
+std::string tempFile(const std::string& name, const std::string& content) {
+  auto p = std::filesystem::temp_directory_path() / ("tvms_cli_" + std::to_string(getpid()) + "_" + name);
+  std::ofstream(p, std::ios::binary) << content;
+  return p.string();
+}
+
+std::string corpus(const std::string& rel) { return std::string(TVMS_CORPUS_DIR) + "/" + rel; }
+
+const char* kModule = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):
+        y = R.add(x,x)
+        return y
+)";
+
+}  // namespace
+
+TEST_CASE("cli: empty files and all-Python files give no output and exit 0") {
+  auto empty = runTvms({"lint", tempFile("empty.py", "")});
+  CHECK(empty.exitCode == 0);
+  CHECK(empty.out.empty());
+  auto plain = runTvms({"lint", tempFile("plain.py", "import os\n\ndef main():\n    print(os.getcwd())\n")});
+  CHECK(plain.exitCode == 0);
+  CHECK(plain.out.empty());
+  CHECK(runTvms({"fmt", "--check", tempFile("plain2.py", "x  =  1\n")}).exitCode == 0);
+}
+
+TEST_CASE("cli: unreadable input is exit 2 with a clear message") {
+  auto binary = runTvms({"lint", tempFile("bin.py", std::string("\x7f" "ELF\0\0\x01", 7))});
+  CHECK(binary.exitCode == 2);
+  CHECK(binary.err.find("not a text file") != std::string::npos);
+  auto utf8 = runTvms({"lint", tempFile("latin1.py", "x = 'caf\xe9'\n")});
+  CHECK(utf8.exitCode == 2);
+  CHECK(utf8.err.find("not valid UTF-8 (line 1, byte 9)") != std::string::npos);
+  auto missing = runTvms({"lint", "/nonexistent/file.py"});
+  CHECK(missing.exitCode == 2);
+  CHECK(missing.err.find("no such file") != std::string::npos);
+  CHECK(runTvms({"parse", "--dump-ir", "/nonexistent.py"}).exitCode == 2);
+  CHECK(runTvms({"frobnicate"}).exitCode == 2);
+  CHECK(runTvms({"fmt", "--bogus", "x.py"}).exitCode == 2);
+}
+
+TEST_CASE("cli: a 50 MB file is handled, and one past the size limit is refused clearly") {
+  std::string line = "value_" + std::string(80, 'x') + " = [1, 2, 3]  # plain python\n";
+  std::string big;
+  while (big.size() < 50u << 20) big += line;
+  auto r = runTvms({"lint", tempFile("big.py", big)});
+  CHECK(r.exitCode == 0);
+  CHECK(r.out.empty());
+  while (big.size() < 65u << 20) big += line;
+  auto huge = runTvms({"lint", tempFile("huge.py", big)});
+  CHECK(huge.exitCode == 2);
+  CHECK(huge.err.find("not analysed") != std::string::npos);
+}
+
+TEST_CASE("cli: 10,000-deep nested brackets give a diagnostic, not a crash") {
+  std::string text = std::string(kModule);
+  text.replace(text.find("R.add(x,x)"), 10, std::string(10000, '(') + "x" + std::string(10000, ')'));
+  auto r = runTvms({"lint", tempFile("deep.py", text)});
+  CHECK(r.exitCode == 1);
+  CHECK(r.out.find("TVS002") != std::string::npos);
+  auto unbalanced = runTvms({"lint", tempFile("deep2.py", std::string(kModule) + std::string(10000, '['))});
+  CHECK(unbalanced.exitCode == 1);
+  CHECK(unbalanced.out.find("TVS001") != std::string::npos);
+  CHECK(runTvms({"fmt", "--check", tempFile("deep3.py", text)}).exitCode == 0);  // left as written
+}
+
+TEST_CASE("cli: lint prints rustc-style diagnostics and exits 1 on errors") {
+  auto r = runTvms({"lint", corpus("lint/structure.py")});
+  CHECK(r.exitCode == 1);
+  CHECK(r.out.find("structure.py:11:17: error[TVS004]: unknown op `R.sqrtt`; did you mean `R.sqrt`?") != std::string::npos);
+  CHECK(r.out.find("11 |             b = R.sqrtt(a)") != std::string::npos);
+  CHECK(r.out.find("   |                 ^^^^^^^\n") != std::string::npos);
+  CHECK(r.out.find("\x1b[") == std::string::npos);  // no colour when not on a terminal
+  auto dir = runTvms({"lint", corpus("frontend")});
+  CHECK(dir.exitCode == 0);
+  auto stdinLint = runTvms({"lint", "-"}, tvms::test::readFile(corpus("lint/syntax_error.py")));
+  CHECK(stdinLint.exitCode == 1);
+  CHECK(stdinLint.out.find("-:11:18: error[TVS001]: '(' was never closed") != std::string::npos);
+  CHECK(stdinLint.out.find("-:16:27: error[TVS003]") != std::string::npos);
+}
+
+TEST_CASE("cli: fmt in place, --check, --diff and stdin") {
+  std::string path = tempFile("fmt.py", kModule);
+  auto check = runTvms({"fmt", "--check", path});
+  CHECK(check.exitCode == 1);
+  CHECK(check.err.find("would reformat") != std::string::npos);
+  CHECK(tvms::test::readFile(path) == kModule);  // --check never writes
+  auto diff = runTvms({"fmt", "--diff", path});
+  CHECK(diff.exitCode == 1);
+  CHECK(diff.out.find("\n-        y = R.add(x,x)\n") != std::string::npos);
+  CHECK(diff.out.find("\n+        y = R.add(x, x)\n") != std::string::npos);
+  CHECK(tvms::test::readFile(path) == kModule);
+  CHECK(runTvms({"fmt", path}).exitCode == 0);
+  std::string formatted = tvms::test::readFile(path);
+  CHECK(formatted.find("y = R.add(x, x)") != std::string::npos);
+  CHECK(runTvms({"fmt", "--check", path}).exitCode == 0);
+  auto piped = runTvms({"fmt", "-"}, kModule);
+  CHECK(piped.exitCode == 0);
+  CHECK(piped.out == formatted);
+}
+
+TEST_CASE("cli: parse --dump-ir is deterministic and spelling-independent") {
+  auto a = runTvms({"parse", "--dump-ir", corpus("run/seed_conv2d_offload.py")});
+  auto b = runTvms({"parse", "--dump-ir", corpus("run/seed_conv2d_offload.py")});
+  CHECK(a.exitCode == 0);
+  CHECK(a.out == b.out);
+  CHECK(a.out.find("# from tvm.script import ir as I") == 0);
+  CHECK(a.out.find(R"(host = R.to_vdevice(biased, dst_vdevice="llvm:0"))") != std::string::npos);
+  // The dump parses back to the same dump.
+  auto again = runTvms({"parse", "--dump-ir", tempFile("dump.py", "from tvm.script import ir as I\nfrom tvm.script import relax as R\n" + a.out)});
+  CHECK(again.out == a.out);
+  CHECK(runTvms({"parse", corpus("run/multi_cpu.py")}).exitCode == 2);  // --dump-ir is required
+}
+
+TEST_CASE("cli: explain and run") {
+  auto e = runTvms({"explain", "tvs202"});
+  CHECK(e.exitCode == 0);
+  CHECK(e.out.find("TVS202 (inline-vdevice), error") == 0);
+  CHECK(e.out.find("The vdevice is not in the ir_module.") != std::string::npos);
+  CHECK(runTvms({"explain", "TVS999"}).exitCode == 2);
+  auto run = runTvms({"run", corpus("run/multi_cpu.py")});
+  CHECK(run.exitCode == 0);
+  CHECK(run.out.find("no errors") == 0);
+  CHECK(run.out.find("I.vdevice(\"llvm\", 1, \"global\")") != std::string::npos);
+}

@@ -1,0 +1,126 @@
+// tvms fmt over the corpus: idempotent, every comment kept, all other Python byte-identical, and the
+// module unchanged in meaning.
+#include <doctest/doctest.h>
+
+#include "compiler/format/formatter.h"
+#include "compiler/ir/structural_equal.h"
+#include "tests/support/corpus.h"
+
+using namespace tvms;
+
+namespace {
+// The text outside the regions (plain Python), in order.
+std::vector<std::string> outside(const test::Lowered& l) {
+  std::vector<std::string> out;
+  uint32_t pos = 0;
+  const std::string& text = l.doc->text();
+  for (auto& r : l.file.regions) {
+    auto lines = frontend::regionLines(*l.doc, r.range);
+    out.push_back(text.substr(pos, lines.begin - pos));
+    pos = lines.end;
+  }
+  out.push_back(text.substr(pos));
+  return out;
+}
+}  // namespace
+
+TEST_CASE("fmt: every corpus file is formatted idempotently, keeping comments and plain Python") {
+  for (auto& path : test::corpusFiles()) {
+    INFO(path);
+    std::string src = test::readFile(path);
+    auto once = format::formatSource(src);
+    auto twice = format::formatSource(once.text);
+    CHECK(twice.text == once.text);
+    CHECK_FALSE(twice.changed);
+    auto before = test::lower(src), after = test::lower(once.text);
+    REQUIRE(before.file.regions.size() == after.file.regions.size());
+    CHECK(outside(before) == outside(after));
+    for (size_t i = 0; i < before.file.regions.size(); ++i) {
+      auto& b = before.file.regions[i];
+      auto& a = after.file.regions[i];
+      CHECK(frontend::commentsIn(*before.doc, frontend::regionLines(*before.doc, b.range)) ==
+            frontend::commentsIn(*after.doc, frontend::regionLines(*after.doc, a.range)));
+      if (b.formattable()) CHECK(ir::firstDifference(*b.module, *a.module) == "");
+      else CHECK(before.doc->slice(frontend::regionLines(*before.doc, b.range)) ==
+                 after.doc->slice(frontend::regionLines(*after.doc, a.range)));  // left as written
+    }
+    // Only region notes for files that cannot be formatted.
+    if (path.find("syntax_error") == std::string::npos) CHECK(once.notes.empty());
+  }
+}
+
+TEST_CASE("fmt: canonical spelling, comments beside their statements, nested regions keep their indent") {
+  std::string src = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+x = {  'untouched' :1}
+
+def test():
+    @I.ir_module
+    class M:
+        @R.function
+        def f(a: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
+            b = R.add(a,a)  # keep me
+
+
+            c = a+b
+            return c
+)";
+  auto r = format::formatSource(src);
+  CHECK(r.changed);
+  CHECK(r.text == R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+x = {  'untouched' :1}
+
+def test():
+    @I.ir_module
+    class M:
+        @R.function
+        def f(a: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+            b = R.add(a, a)  # keep me
+
+            c = a + b
+            return c
+)");
+}
+
+TEST_CASE("fmt: regions with errors are left exactly as written") {
+  std::string src = test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/syntax_error.py");
+  auto r = format::formatSource(src);
+  CHECK_FALSE(r.changed);
+  CHECK(r.text == src);
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0].find("syntax error") != std::string::npos);
+}
+
+TEST_CASE("fmt: long lines break black-style within the line width") {
+  std::string src = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+@I.ir_module
+class M:
+    @R.function
+    def f(data: R.Tensor((16, 32, 32, 16), "float32"), weight: R.Tensor((32, 3, 3, 16), "float32")) -> R.Tensor((16, 32, 32, 32), "float32"):
+        conv = R.nn.conv2d(data, weight, padding=(1, 1), data_layout="NHWC", kernel_layout="OHWI", out_dtype="float32")
+        return conv
+)";
+  format::FormatOptions opts;
+  opts.lineWidth = 80;
+  auto r = format::formatSource(src, opts);
+  size_t pos = 0, longest = 0;
+  while (pos < r.text.size()) {
+    size_t nl = r.text.find('\n', pos);
+    longest = std::max(longest, (nl == std::string::npos ? r.text.size() : nl) - pos);
+    if (nl == std::string::npos) break;
+    pos = nl + 1;
+  }
+  CHECK(longest <= 80);
+  CHECK(r.text.find("    def f(\n        data: R.Tensor((16, 32, 32, 16), dtype=\"float32\"),\n") != std::string::npos);
+  CHECK(format::formatSource(r.text, opts).text == r.text);
+}
+
+TEST_CASE("fmt: unified diff") {
+  CHECK(format::unifiedDiff("a\nb\nc\n", "a\nb\nc\n", "f.py").empty());
+  std::string d = format::unifiedDiff("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n", "f.py");
+  CHECK(d == "--- f.py\n+++ f.py\n@@ -1,4 +1,5 @@\n a\n-b\n+B\n c\n d\n+e\n");
+}

@@ -1,0 +1,89 @@
+// IR: vdevice lookup by spelling, identity vs value, structural equality.
+#include <doctest/doctest.h>
+
+#include "compiler/ir/structural_equal.h"
+#include "tests/support/corpus.h"
+
+using namespace tvms;
+
+namespace {
+std::shared_ptr<ir::VDevice> vd(std::string kind, int64_t id, std::string scope = "global") {
+  auto v = std::make_shared<ir::VDevice>();
+  v->target.kind = std::move(kind);
+  v->vdeviceId = id;
+  v->memoryScope = std::move(scope);
+  return v;
+}
+}  // namespace
+
+TEST_CASE("ir: 'kind:i' counts entries of that kind in list order, not device ids") {
+  ir::IRModule m;
+  m.vdevices = {vd("llvm", 0), vd("cuda", 1), vd("metal", 0), vd("cuda", 0)};
+  CHECK(m.lookup("cuda") == m.vdevices[1]);
+  CHECK(m.lookup("cuda:0") == m.vdevices[1]);  // physical GPU 1
+  CHECK(m.lookup("cuda:1") == m.vdevices[3]);
+  CHECK(m.lookup("cuda:1:global") == m.vdevices[3]);  // the scope part is ignored
+  CHECK(m.lookup("vdevice:2") == m.vdevices[2]);
+  CHECK(m.lookup("cuda:2") == nullptr);
+  CHECK(m.lookup("vdevice:4") == nullptr);
+  CHECK(m.lookup("rocm") == nullptr);
+  CHECK(m.lookup("cuda:x") == nullptr);
+  CHECK(m.lookup("cuda:-1") == nullptr);
+  CHECK(m.kindIndexOf(m.vdevices[3].get()) == 1);
+  CHECK(m.indexOf(m.vdevices[3].get()) == 3);
+}
+
+TEST_CASE("ir: an equal vdevice is equal in value but is not the declared entry") {
+  ir::IRModule m;
+  m.vdevices = {vd("cuda", 0), vd("llvm", 0)};
+  ir::VDeviceRef declared{m.vdevices[1], "llvm", false};
+  ir::VDeviceRef alsoDeclared{m.vdevices[1], "llvm:0", false};
+  ir::VDeviceRef inlineCopy{vd("llvm", 0), "", true};
+  CHECK(ir::sameValue(declared, inlineCopy));
+  CHECK(ir::sameDeclaredEntry(m, declared, alsoDeclared));
+  CHECK_FALSE(ir::sameDeclaredEntry(m, declared, inlineCopy));
+  ir::VDeviceRef other{m.vdevices[0], "cuda", false};
+  CHECK_FALSE(ir::sameValue(declared, other));
+  CHECK_FALSE(ir::sameValue(*vd("llvm", 0), *vd("llvm", 0, "shared")));
+}
+
+TEST_CASE("ir: structural equality ignores spelling and sees meaning") {
+  auto a = test::lower(R"(
+from tvm.script import ir as I
+from tvm.script import relax as R
+@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 0)]})
+    @R.function
+    def f(x: R.Tensor((2, 3), "float32", "cuda")) -> R.Tensor((2, 3), "float32", "cuda"):
+        y = x + x  # a comment
+        z = R.sum(y, axis=[1])
+        return z
+)");
+  auto b = test::lower(R"(
+from tvm.script import ir as I
+from tvm.script import relax as R
+@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm", 0, "global"), I.vdevice("cuda", 0, "global")]})
+    @R.function
+    def f(x: R.Tensor(shape=(2, 3), dtype="float32", vdevice="vdevice:1")) -> R.Tensor((2, 3), dtype="float32", vdevice="cuda:0"):
+        y = R.add(x, x)
+        z = R.sum(y, axis=[1], keepdims=False)
+        return z
+)");
+  CHECK(ir::firstDifference(a.module(), b.module()) == "");
+  auto c = test::lower(R"(
+from tvm.script import ir as I
+from tvm.script import relax as R
+@I.ir_module
+class M:
+    I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 0)]})
+    @R.function
+    def f(x: R.Tensor((2, 3), "float32", "llvm")) -> R.Tensor((2, 3), "float32", "cuda"):
+        y = x + x
+        z = R.sum(y, axis=[1], keepdims=True)
+        return z
+)");
+  CHECK(ir::firstDifference(a.module(), c.module()).find("parameter 'x'") != std::string::npos);
+}

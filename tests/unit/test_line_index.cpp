@@ -1,0 +1,54 @@
+// Byte offset <-> (line, column) in UTF-8 and UTF-16, on non-ASCII text.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "compiler/syntax/line_index.h"
+
+using namespace tvms::syntax;
+
+TEST_CASE("line index: ASCII lines") {
+  LineIndex li("ab\ncd\n\nx");
+  CHECK(li.lineCount() == 4);
+  CHECK(li.toLineCol(0, Encoding::Utf16) == LineCol{0, 0});
+  CHECK(li.toLineCol(4, Encoding::Utf16) == LineCol{1, 1});
+  CHECK(li.toLineCol(7, Encoding::Utf8) == LineCol{3, 0});
+  CHECK(li.toOffset({1, 1}, Encoding::Utf8) == 4);
+  CHECK(li.lineEnd(0) == 2);
+}
+
+TEST_CASE("line index: UTF-16 columns count surrogate pairs as two units") {
+  // "é" is 2 bytes / 1 unit, "中" 3 bytes / 1 unit, "😀" 4 bytes / 2 units.
+  std::string text = "x = \"é中😀\" + y\nz";
+  LineIndex li(text);
+  uint32_t yOffset = static_cast<uint32_t>(text.find('y'));
+  CHECK(li.toLineCol(yOffset, Encoding::Utf8) == LineCol{0, yOffset});
+  // columns: x,space,=,space,"  (5) é(1) 中(1) 😀(2) "(1) space + space (3) -> y at 13
+  CHECK(li.toLineCol(yOffset, Encoding::Utf16) == LineCol{0, 13});
+  CHECK(li.toOffset({0, 13}, Encoding::Utf16) == yOffset);
+  // round trip every code point boundary
+  for (uint32_t off = 0; off <= text.size();) {
+    auto lc = li.toLineCol(off, Encoding::Utf16);
+    CHECK(li.toOffset(lc, Encoding::Utf16) == off);
+    if (off == text.size()) break;
+    off += utf8Step(text, off).bytes;
+  }
+}
+
+TEST_CASE("line index: positions past the end clamp, CRLF lines end before the CR") {
+  LineIndex li("ab\r\ncd");
+  CHECK(li.lineEnd(0) == 2);
+  CHECK(li.toOffset({0, 99}, Encoding::Utf16) == 2);
+  CHECK(li.toOffset({9, 0}, Encoding::Utf16) == 6);
+}
+
+TEST_CASE("line index: invalid UTF-8 bytes count as one unit each and are found") {
+  std::string text = "a\xff\xfe" "b";
+  LineIndex li(text);
+  CHECK(li.toLineCol(3, Encoding::Utf16) == LineCol{0, 3});
+  CHECK(firstInvalidUtf8(text) == 1);
+  CHECK(firstInvalidUtf8("plain é") == static_cast<uint32_t>(-1));
+  CHECK(firstInvalidUtf8("\xc0\xaf") == 0);       // overlong
+  CHECK(firstInvalidUtf8("\xed\xa0\x80") == 0);   // surrogate
+  CHECK(firstInvalidUtf8("ok\xe4\xb8") == 2);     // truncated sequence
+}
