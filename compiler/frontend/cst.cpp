@@ -2,17 +2,33 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <cstring>
+#include <unordered_map>
 
 namespace tvms::frontend {
 
+TSFieldId fieldId(const char* name) {
+  // Keyed by the literal's address; a new spelling of the same name just gets its own entry.
+  static thread_local std::unordered_map<const char*, TSFieldId> cache;
+  auto it = cache.find(name);
+  if (it != cache.end()) return it->second;
+  TSFieldId id = ts_language_field_id_for_name(tree_sitter_python(), name, static_cast<uint32_t>(std::strlen(name)));
+  cache.emplace(name, id);
+  return id;
+}
+
 std::vector<TSNode> namedChildren(TSNode n) {
+  // A cursor walk: ts_node_named_child(n, i) is linear in i, so indexing would be quadratic.
   std::vector<TSNode> out;
-  uint32_t count = ts_node_named_child_count(n);
-  out.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    TSNode c = ts_node_named_child(n, i);
-    if (!isType(c, "comment")) out.push_back(c);
+  if (ts_node_is_null(n)) return out;
+  TSTreeCursor cursor = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      TSNode c = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_is_named(c) && !isType(c, "comment")) out.push_back(c);
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
   }
+  ts_tree_cursor_delete(&cursor);
   return out;
 }
 

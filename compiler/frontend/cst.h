@@ -15,8 +15,11 @@ using syntax::ByteRange;
 
 inline bool isType(TSNode n, std::string_view t) { return !ts_node_is_null(n) && t == ts_node_type(n); }
 inline std::string_view typeOf(TSNode n) { return ts_node_is_null(n) ? std::string_view() : ts_node_type(n); }
+// A child by field name. Field ids are looked up once per name: the runtime's name lookup is a scan.
+TSFieldId fieldId(const char* name);
 inline TSNode field(TSNode n, const char* name) {
-  return ts_node_child_by_field_name(n, name, static_cast<uint32_t>(std::char_traits<char>::length(name)));
+  if (ts_node_is_null(n)) return n;
+  return ts_node_child_by_field_id(n, fieldId(name));
 }
 std::vector<TSNode> namedChildren(TSNode n);  // without comments
 inline ByteRange rangeOf(TSNode n) { return syntax::rangeOf(n); }

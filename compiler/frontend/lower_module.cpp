@@ -213,11 +213,16 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
   className_ = mod_.name;
   for (auto& f : mod_.functions) globalNames_.insert(f.name);
   for (auto& f : region_.functions) globalNames_.insert(f.name);
-  size_t k = 0;
-  for (TSNode stmt : namedChildren(field(classDef, "body"))) {
-    auto f = functionNode(stmt);
-    if (!f) continue;
-    if (k++ != index) continue;
+  // The function's decorated definition starts where its span starts (an edit inside it moves only its end).
+  TSNode body = field(classDef, "body");
+  TSNode node = ts_node_descendant_for_byte_range(body, region_.functions.at(index).range.begin,
+                                                  region_.functions.at(index).range.begin);
+  while (!ts_node_is_null(node) && !(isType(node, "decorated_definition") && ts_node_eq(ts_node_parent(node), body)))
+    node = ts_node_parent(node);
+  if (ts_node_is_null(node)) return false;
+  {
+    auto f = functionNode(node);
+    if (!f) return false;
     std::string name = text(field(f->def, "name"));
     auto& span = region_.functions.at(index);
     auto old = std::find_if(mod_.functions.begin(), mod_.functions.end(), [&](auto& mf) { return mf.name == span.name; });
@@ -232,7 +237,6 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
     else mod_.functions.push_back(std::move(fresh));
     return true;
   }
-  return false;
 }
 
 // ---- T.prim_func: signature and buffers recorded, body kept verbatim.
@@ -379,9 +383,7 @@ struct Candidate {
 // Walks statements (never expressions) collecting imports and TVMScript region candidates.
 void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std::vector<TSNode>& decorated, int depth) {
   if (depth > 100) return;
-  uint32_t count = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < count; ++i) {
-    TSNode c = ts_node_named_child(n, i);
+  for (TSNode c : namedChildren(n)) {
     std::string_view t = typeOf(c);
     if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement") {
       aliases.addImport(doc, c);

@@ -81,11 +81,18 @@ void Lowerer::finish() {
       // `x: T,  # why`: the comment is about the item before the separating comma.
       if (text[token] == ',')
         while (token > lineStart && (text[token] == ',' || text[token] == ' ' || text[token] == '\t')) --token;
+      // Anchors nest and are sorted by start: the innermost holding `token` is the last one starting at or
+      // before it that still covers it.
       const Anchor* best = nullptr;
-      for (auto& a : anchors_)
-        if (a.range.begin <= token && token < a.range.end &&
-            (!best || a.range.end - a.range.begin < best->range.end - best->range.begin))
-          best = &a;
+      auto it = std::upper_bound(anchors_.begin(), anchors_.end(), token,
+                                 [](uint32_t t, const Anchor& a) { return t < a.range.begin; });
+      while (it != anchors_.begin()) {
+        --it;
+        if (it->range.begin <= token && token < it->range.end &&
+            (!best || it->range.end - it->range.begin < best->range.end - best->range.begin))
+          best = &*it;
+        if (best && it->range.begin < best->range.begin) break;
+      }
       if (best) {
         auto& item = trivia.items[best->key];
         item.trailing = item.trailing.empty() ? body : item.trailing + "  " + body;
@@ -98,7 +105,8 @@ void Lowerer::finish() {
       trivia.dangling.push_back(body);
       continue;
     }
-    auto next = std::find_if(anchors_.begin(), anchors_.end(), [&](auto& a) { return a.range.begin >= r.end; });
+    auto next = std::lower_bound(anchors_.begin(), anchors_.end(), r.end,
+                                 [](const Anchor& a, uint32_t end) { return a.range.begin < end; });
     if (next == anchors_.end()) trivia.dangling.push_back(body);
     else trivia.items[next->key].leading.push_back(body);
   }

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs every benchmark. usage: bench/run_all.sh [BUILD_DIR]   (./dev bench calls it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${1:-build}
+GEN=bench/parse/generated
+mkdir -p "$GEN"
+for n in 1000 10000 100000; do
+  [ -f "$GEN/module_$n.py" ] || python3 bench/parse/generate.py "$n" "$GEN/module_$n.py"
+done
+echo "== bench/parse: $(nproc) cores, $(python3 --version)"
+"$BUILD_DIR/bin/bench_parse" "$GEN/module_1000.py" "$GEN/module_10000.py" "$GEN/module_100000.py"
