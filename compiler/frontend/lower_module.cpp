@@ -89,6 +89,7 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
   std::vector<FunctionNode> functions;
   std::vector<TSNode> others;
   for (TSNode stmt : namedChildren(body)) {
+    stmt = doc_.definitionAt(stmt);
     if (auto f = functionNode(stmt)) {
       functions.push_back(*f);
       globalNames_.insert(text(field(f->def, "name")));
@@ -220,6 +221,7 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
   while (!ts_node_is_null(node) && !(isType(node, "decorated_definition") && ts_node_eq(ts_node_parent(node), body)))
     node = ts_node_parent(node);
   if (ts_node_is_null(node)) return false;
+  node = doc_.definitionAt(node);
   {
     auto f = functionNode(node);
     if (!f) return false;
@@ -385,6 +387,7 @@ void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std
   if (depth > 100) return;
   for (TSNode c : namedChildren(n)) {
     std::string_view t = typeOf(c);
+    if (t == "decorated_definition" || t == "function_definition") c = doc.definitionAt(c);
     if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement") {
       aliases.addImport(doc, c);
     } else if (t == "decorated_definition") {
@@ -405,7 +408,7 @@ FileResult lowerDocument(const syntax::Document& doc) {
 
   std::vector<ByteRange> regionRanges;
   for (size_t i = 0; i < decorated.size(); ++i) {
-    TSNode d = decorated[i];
+    TSNode d = doc.definitionAt(decorated[i]);
     Region region;
     region.module = std::make_shared<ir::IRModule>();
     region.range = rangeOf(d);

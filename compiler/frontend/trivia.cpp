@@ -11,7 +11,7 @@ namespace tvms::frontend {
 
 namespace {
 
-void collectComments(TSNode root, ByteRange within, std::vector<TSNode>& out) {
+void collectCommentsIn(TSNode root, ByteRange within, std::vector<TSNode>& out) {
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   bool done = false;
   while (!done) {
@@ -24,6 +24,16 @@ void collectComments(TSNode root, ByteRange within, std::vector<TSNode>& out) {
     }
   }
   ts_tree_cursor_delete(&cursor);
+}
+
+// Comments in `within`, each from the tree that is current there (the skeleton or an island's tree).
+void collectComments(const syntax::Document& doc, ByteRange within, std::vector<TSNode>& out) {
+  for (auto& part : doc.treesIn(within)) {
+    std::vector<TSNode> found;
+    collectCommentsIn(part.root, part.part, found);
+    for (TSNode c : found)
+      if (ts_node_start_byte(c) >= part.part.begin && ts_node_start_byte(c) < part.part.end) out.push_back(c);
+  }
 }
 
 bool blankLine(const syntax::Document& doc, uint32_t line) {
@@ -49,7 +59,7 @@ ByteRange regionLines(const syntax::Document& doc, ByteRange r) {
 
 std::vector<std::string> commentsIn(const syntax::Document& doc, ByteRange r) {
   std::vector<TSNode> nodes;
-  collectComments(doc.root(), r, nodes);
+  collectComments(doc, r, nodes);
   std::vector<std::string> out;
   for (TSNode n : nodes) {
     std::string t(doc.nodeText(n));
@@ -62,7 +72,7 @@ std::vector<std::string> commentsIn(const syntax::Document& doc, ByteRange r) {
 void Lowerer::finish() {
   auto& trivia = region_.trivia;
   std::vector<TSNode> comments;
-  collectComments(doc_.root(), regionLines(doc_, region_.range), comments);
+  collectComments(doc_, regionLines(doc_, region_.range), comments);
   std::sort(anchors_.begin(), anchors_.end(), [](auto& a, auto& b) {
     return a.range.begin != b.range.begin ? a.range.begin < b.range.begin : a.range.end > b.range.end;
   });

@@ -1,20 +1,51 @@
 #include "compiler/syntax/document.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace tvms::syntax {
 
 ByteRange rangeOf(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
 
+namespace {
+
+bool isType(TSNode n, const char* t) { return !ts_node_is_null(n) && std::strcmp(ts_node_type(n), t) == 0; }
+
+TSPoint pointAt(const LineIndex& lines, uint32_t offset) {
+  LineCol lc = lines.toLineCol(offset, Encoding::Utf8);
+  return {lc.line, lc.column};
+}
+
+TSRange tsRange(const LineIndex& lines, ByteRange r) {
+  return {pointAt(lines, r.begin), pointAt(lines, r.end), r.begin, r.end};
+}
+
+bool isDefinition(TSNode n) {
+  return isType(n, "decorated_definition") || isType(n, "function_definition");
+}
+
+// Shifts a range for an edit that lies outside it.
+void shift(ByteRange& r, uint32_t editBegin, int64_t delta) {
+  if (r.begin >= editBegin) {
+    r.begin = static_cast<uint32_t>(r.begin + delta);
+    r.end = static_cast<uint32_t>(r.end + delta);
+  }
+}
+
+}  // namespace
+
 Document::Document(std::string text) : text_(std::move(text)) {
   parser_ = ts_parser_new();
   if (!ts_parser_set_language(parser_, tree_sitter_python()))
     throw std::runtime_error("tree-sitter-python grammar ABI does not match the tree-sitter runtime");
-  parse(nullptr);
+  lines_.reset(text_);
+  tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  findIslands();
 }
 
 Document::~Document() {
+  dropIslandTrees();
   if (tree_) ts_tree_delete(tree_);
   if (parser_) ts_parser_delete(parser_);
 }
@@ -27,24 +58,149 @@ std::string_view Document::slice(ByteRange r) const {
 
 std::string_view Document::nodeText(TSNode n) const { return slice(rangeOf(n)); }
 
-void Document::parse(TSTree* old) {
-  lines_.reset(text_);
-  TSTree* fresh = ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size()));
-  tree_ = fresh;
+void Document::dropIslandTrees() {
+  for (auto& i : islands_)
+    if (i.tree) ts_tree_delete(i.tree);
+  islands_.clear();
 }
 
-namespace {
-// tree-sitter points are (row, byte column).
-TSPoint pointAt(const LineIndex& lines, uint32_t offset) {
-  LineCol lc = lines.toLineCol(offset, Encoding::Utf8);
-  return {lc.line, lc.column};
+// Islands: definitions at column 0 and the definitions directly in a column-0 class body, when the
+// skeleton holds no error there (a broken region is reparsed as a whole).
+void Document::findIslands() {
+  dropIslandTrees();
+  auto firstBodyLine = [&](TSNode definition) {
+    TSNode def = isType(definition, "decorated_definition") ? ts_node_child_by_field_name(definition, "definition", 10) : definition;
+    TSNode body = ts_node_child_by_field_name(def, "body", 4);
+    uint32_t line = lines_.lineOf(ts_node_start_byte(ts_node_is_null(body) ? def : body));
+    // a body on the def line itself (`def f(): return x`) has no body line: the island is never used
+    if (!ts_node_is_null(body) && line == lines_.lineOf(ts_node_start_byte(def))) return static_cast<uint32_t>(-1);
+    return lines_.lineStart(line);
+  };
+  auto wholeLines = [&](TSNode n) {
+    uint32_t b = lines_.lineStart(lines_.lineOf(ts_node_start_byte(n)));
+    uint32_t lastLine = lines_.lineOf(ts_node_end_byte(n) > 0 ? ts_node_end_byte(n) - 1 : 0);
+    return ByteRange{b, lines_.lineEnd(lastLine)};
+  };
+  TSNode root = ts_tree_root_node(tree_);
+  TSTreeCursor cursor = ts_tree_cursor_new(root);
+  if (ts_tree_cursor_goto_first_child(&cursor)) {
+    do {
+      TSNode top = ts_tree_cursor_current_node(&cursor);
+      if (ts_node_start_point(top).column != 0 || ts_node_has_error(top)) continue;
+      TSNode def = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
+      if (isDefinition(top) && isType(def, "function_definition")) {
+        islands_.push_back({{0, 0}, wholeLines(top), firstBodyLine(top), nullptr});
+      } else if (isType(def, "class_definition")) {
+        TSNode body = ts_node_child_by_field_name(def, "body", 4);
+        if (ts_node_is_null(body)) continue;
+        uint32_t bodyLine = lines_.lineOf(ts_node_start_byte(body));
+        uint32_t headerEndLine = lines_.lineOf(ts_node_start_byte(def));
+        if (bodyLine == headerEndLine) continue;  // `class X: pass` on one line
+        ByteRange header{lines_.lineStart(lines_.lineOf(ts_node_start_byte(top))), lines_.lineStart(headerEndLine + 1)};
+        TSTreeCursor inner = ts_tree_cursor_new(body);
+        if (ts_tree_cursor_goto_first_child(&inner)) {
+          do {
+            TSNode stmt = ts_tree_cursor_current_node(&inner);
+            if (isDefinition(stmt)) islands_.push_back({header, wholeLines(stmt), firstBodyLine(stmt), nullptr});
+          } while (ts_tree_cursor_goto_next_sibling(&inner));
+        }
+        ts_tree_cursor_delete(&inner);
+      }
+    } while (ts_tree_cursor_goto_next_sibling(&cursor));
+  }
+  ts_tree_cursor_delete(&cursor);
 }
-}  // namespace
+
+// Parses an island on its own: its header lines and its own lines, at their document offsets.
+bool Document::parseIsland(Island& island, TSTree* old) {
+  std::vector<TSRange> ranges;
+  if (island.header.end > island.header.begin) ranges.push_back(tsRange(lines_, island.header));
+  ranges.push_back(tsRange(lines_, island.range));
+  ts_parser_set_included_ranges(parser_, ranges.data(), static_cast<uint32_t>(ranges.size()));
+  TSTree* fresh = ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size()));
+  ts_parser_set_included_ranges(parser_, nullptr, 0);
+  if (!fresh) return false;
+  // The island must still be one definition that ends where the island ends (no dedent that closed
+  // it, no second statement).
+  TSNode root = ts_tree_root_node(fresh);
+  TSNode scope = root;
+  if (island.header.end > island.header.begin) {
+    TSNode top = ts_node_named_child(root, 0);
+    TSNode def = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
+    scope = ts_node_child_by_field_name(def, "body", 4);
+    if (ts_node_named_child_count(root) != 1 || ts_node_is_null(scope)) {
+      ts_tree_delete(fresh);
+      return false;
+    }
+  }
+  uint32_t defs = 0;
+  TSNode only{};
+  for (uint32_t i = 0; i < ts_node_named_child_count(scope); ++i) {
+    TSNode c = ts_node_named_child(scope, i);
+    if (isType(c, "comment")) continue;
+    ++defs;
+    only = c;
+  }
+  bool ok = defs == 1 && isDefinition(only) && ts_node_start_byte(only) >= island.range.begin &&
+            lines_.lineOf(ts_node_end_byte(only) > 0 ? ts_node_end_byte(only) - 1 : 0) ==
+                lines_.lineOf(island.range.end > island.range.begin ? island.range.end - 1 : island.range.end);
+  if (!ok) {
+    ts_tree_delete(fresh);
+    return false;
+  }
+  if (island.tree && island.tree != old) ts_tree_delete(island.tree);
+  island.tree = fresh;
+  return true;
+}
+
+TSNode Document::definitionAt(TSNode skeletonNode) const {
+  uint32_t begin = ts_node_start_byte(skeletonNode);
+  for (auto& i : islands_) {
+    if (!i.tree || begin < i.range.begin || begin >= i.range.end) continue;
+    TSNode n = ts_node_descendant_for_byte_range(ts_tree_root_node(i.tree), begin, begin);
+    while (!ts_node_is_null(n) && !(isDefinition(n) && ts_node_start_byte(n) == begin)) n = ts_node_parent(n);
+    // Prefer the outermost definition starting here (decorated_definition over its function_definition).
+    while (!ts_node_is_null(n) && isDefinition(ts_node_parent(n)) && ts_node_start_byte(ts_node_parent(n)) == begin)
+      n = ts_node_parent(n);
+    if (!ts_node_is_null(n)) return n;
+  }
+  return skeletonNode;
+}
+
+std::vector<Document::TreePart> Document::treesIn(ByteRange range) const {
+  std::vector<TreePart> out;
+  uint32_t pos = range.begin;
+  for (auto& i : islands_) {
+    if (!i.tree || i.range.end <= range.begin || i.range.begin >= range.end) continue;
+    if (i.range.begin > pos) out.push_back({root(), {pos, i.range.begin}});
+    out.push_back({ts_tree_root_node(i.tree), {std::max(i.range.begin, range.begin), std::min(i.range.end, range.end)}});
+    pos = i.range.end;
+  }
+  if (pos < range.end) out.push_back({root(), {pos, range.end}});
+  return out;
+}
+
+std::vector<ByteRange> Document::wholeFileEdit(const TSInputEdit& edit, bool treeEdited) {
+  ++wholeFileReparses_;
+  TSTree* old = tree_;
+  if (!treeEdited) ts_tree_edit(old, &edit);
+  TSTree* fresh = ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size()));
+  uint32_t count = 0;
+  TSRange* changed = ts_tree_get_changed_ranges(old, fresh, &count);
+  std::vector<ByteRange> out;
+  for (uint32_t i = 0; i < count; ++i) out.push_back({changed[i].start_byte, changed[i].end_byte});
+  free(changed);
+  ts_tree_delete(old);
+  tree_ = fresh;
+  findIslands();
+  return out;
+}
 
 std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view newText) {
   const auto size = static_cast<uint32_t>(text_.size());
   range.end = std::min(range.end, size);
   range.begin = std::min(range.begin, range.end);
+  const int64_t delta = static_cast<int64_t>(newText.size()) - (range.end - range.begin);
 
   TSInputEdit edit{};
   edit.start_byte = range.begin;
@@ -53,21 +209,40 @@ std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view new
   edit.start_point = pointAt(lines_, range.begin);
   edit.old_end_point = pointAt(lines_, range.end);
 
+  // The island holding the edit within its body lines.
+  auto island = std::find_if(islands_.begin(), islands_.end(), [&](const Island& i) {
+    return i.bodyBegin <= range.begin && i.bodyBegin != static_cast<uint32_t>(-1) && range.end <= i.range.end;
+  });
+
   text_.replace(range.begin, range.end - range.begin, newText);
   lines_.reset(text_);
   edit.new_end_point = pointAt(lines_, edit.new_end_byte);
 
-  TSTree* old = tree_;
-  ts_tree_edit(old, &edit);
-  TSTree* fresh = ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size()));
-  uint32_t count = 0;
-  TSRange* changed = ts_tree_get_changed_ranges(old, fresh, &count);
+  if (island == islands_.end()) return wholeFileEdit(edit, false);
+
+  // Bounded: every tree learns the edit, only the island is reparsed.
+  ts_tree_edit(tree_, &edit);
+  for (auto& i : islands_) {
+    if (i.tree) ts_tree_edit(i.tree, &edit);
+    if (&i == &*island) continue;
+    shift(i.header, range.begin, delta);
+    shift(i.range, range.begin, delta);
+    if (i.bodyBegin != static_cast<uint32_t>(-1) && i.bodyBegin >= range.begin) i.bodyBegin = static_cast<uint32_t>(i.bodyBegin + delta);
+  }
+  island->range.end = static_cast<uint32_t>(island->range.end + delta);
+  TSTree* old = island->tree;
+  if (!parseIsland(*island, old)) return wholeFileEdit(edit, true);
+  ++islandReparses_;
   std::vector<ByteRange> out;
-  out.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) out.push_back({changed[i].start_byte, changed[i].end_byte});
-  free(changed);
-  ts_tree_delete(old);
-  tree_ = fresh;
+  if (old) {
+    uint32_t count = 0;
+    TSRange* changed = ts_tree_get_changed_ranges(old, island->tree, &count);
+    for (uint32_t i = 0; i < count; ++i) out.push_back({changed[i].start_byte, changed[i].end_byte});
+    free(changed);
+    ts_tree_delete(old);
+  } else {
+    out.push_back(island->range);
+  }
   return out;
 }
 

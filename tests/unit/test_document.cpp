@@ -21,6 +21,7 @@ class Module:
         return z
 )";
 
+// The current node of a method of the module class (its island's tree when it has one).
 TSNode functionNamed(const Document& doc, std::string_view name) {
   // module > decorated_definition > class_definition > block > decorated_definition*
   TSNode cls = ts_node_child_by_field_name(ts_node_named_child(doc.root(), 0), "definition", 10);
@@ -28,7 +29,7 @@ TSNode functionNamed(const Document& doc, std::string_view name) {
   for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
     TSNode d = ts_node_named_child(body, i);
     TSNode def = ts_node_child_by_field_name(d, "definition", 10);
-    if (doc.nodeText(ts_node_child_by_field_name(def, "name", 4)) == name) return d;
+    if (doc.nodeText(ts_node_child_by_field_name(def, "name", 4)) == name) return doc.definitionAt(d);
   }
   return TSNode{};
 }
@@ -42,10 +43,20 @@ TEST_CASE("document: an edit inside one function leaves the other function's nod
   auto secondText = std::string(doc.nodeText(secondBefore));
   // A structural edit: `R.add(x, x)` becomes `R.add(x, R.exp(x))`.
   uint32_t second = static_cast<uint32_t>(text.find("x)", at));
-  auto changed = doc.applyEdit(ByteRange{second, second + 1}, "R.exp(x)");
+  doc.applyEdit(ByteRange{second, second + 1}, "R.exp(x)");
   CHECK(doc.text().find("R.add(x, R.exp(x))") != std::string::npos);
-  CHECK(!ts_node_has_error(doc.root()));
+  // Only the edited function was reparsed (as its own tree), never the whole file.
+  CHECK(doc.wholeFileReparses() == 0);
+  CHECK(doc.islandReparses() == 1);
+  // A second edit there reparses that function's tree incrementally.
+  uint32_t exp = static_cast<uint32_t>(doc.text().find("R.exp(x)"));
+  auto changed = doc.applyEdit(ByteRange{exp + 6, exp + 7}, "R.abs(x)");
+  CHECK(doc.text().find("R.add(x, R.exp(R.abs(x)))") != std::string::npos);
+  CHECK(doc.islandReparses() == 2);
+  CHECK(doc.wholeFileReparses() == 0);
   TSNode firstAfter = functionNamed(doc, "first");
+  CHECK_FALSE(ts_node_has_error(firstAfter));
+  CHECK(std::string(ts_node_type(firstAfter)) == "decorated_definition");
   TSNode secondAfter = functionNamed(doc, "second");
   REQUIRE(!ts_node_is_null(secondAfter));
   // Every changed range lies inside the edited function; the second function is outside all of them.
@@ -56,7 +67,84 @@ TEST_CASE("document: an edit inside one function leaves the other function's nod
     CHECK((r.end <= ts_node_start_byte(secondAfter) || r.begin >= ts_node_end_byte(secondAfter)));
   }
   CHECK(std::string(doc.nodeText(secondAfter)) == secondText);
-  CHECK(ts_node_start_byte(secondAfter) == ts_node_start_byte(secondBefore) + 7);
+  CHECK(ts_node_start_byte(secondAfter) == ts_node_start_byte(secondBefore) + 14);
+}
+
+TEST_CASE("document: an edit outside every function reparses the file; one that closes a function too") {
+  Document doc(kTwoFunctions);
+  uint32_t cls = static_cast<uint32_t>(doc.text().find("Module"));
+  doc.applyEdit(ByteRange{cls, cls + 6}, "Mod");
+  CHECK(doc.wholeFileReparses() == 1);
+  // A dedented statement typed at the end of a function ends it: the island cannot hold it.
+  uint32_t ret = static_cast<uint32_t>(doc.text().find("return y") + 8);
+  doc.applyEdit(ByteRange{ret, ret}, "\nx = 1");
+  CHECK(doc.wholeFileReparses() == 2);
+  Document fresh(doc.text());
+  char* a = ts_node_string(doc.root());
+  char* b = ts_node_string(fresh.root());
+  CHECK(std::string(a) == std::string(b));
+  free(a);
+  free(b);
+}
+
+// For text without syntax errors the island trees must equal a fresh parse of the whole file. (With an
+// error inside a function they deliberately differ: the island keeps the error inside its function,
+// where a whole-file parse lets it swallow the functions after it.)
+TEST_CASE("document: after random edits, every definition of valid text equals a fresh parse") {
+  Document doc(kTwoFunctions);
+  std::mt19937 rng(11);
+  const char* pieces[] = {"a", "(", ")", " ", "\n        ", ",", "R.exp(x)", "#", "\"", ":", "b1", ""};
+  int compared = 0;
+  auto compare = [&]() {
+    Document fresh(doc.text());
+    if (ts_node_has_error(fresh.root())) return;
+    // Compare each top-level definition's current node with the fresh parse.
+    TSNode freshRoot = fresh.root();
+    for (uint32_t k = 0; k < ts_node_named_child_count(freshRoot); ++k) {
+      TSNode top = ts_node_named_child(freshRoot, k);
+      if (std::string(ts_node_type(top)) != "decorated_definition") continue;
+      TSNode clsDef = ts_node_child_by_field_name(top, "definition", 10);
+      TSNode body = ts_node_child_by_field_name(clsDef, "body", 4);
+      for (uint32_t j = 0; !ts_node_is_null(body) && j < ts_node_named_child_count(body); ++j) {
+        TSNode freshDef = ts_node_named_child(body, j);
+        if (std::string(ts_node_type(freshDef)) != "decorated_definition") continue;
+        TSNode mine = ts_node_descendant_for_byte_range(doc.root(), ts_node_start_byte(freshDef), ts_node_start_byte(freshDef));
+        while (!ts_node_is_null(mine) && std::string(ts_node_type(mine)) != "decorated_definition") mine = ts_node_parent(mine);
+        if (ts_node_is_null(mine)) continue;
+        mine = doc.definitionAt(mine);
+        char* x = ts_node_string(mine);
+        char* y = ts_node_string(freshDef);
+        CHECK(std::string(x) == std::string(y));
+        CHECK(ts_node_start_byte(mine) == ts_node_start_byte(freshDef));
+        CHECK(ts_node_end_byte(mine) == ts_node_end_byte(freshDef));
+        free(x);
+        free(y);
+        ++compared;
+      }
+    }
+  };
+  for (int i = 0; i < 300; ++i) {
+    // An edit, then its undo, as a person types and deletes; a third of the edits are kept when they
+    // leave the text parseable and add no line break, so the document drifts but its indentation stays
+    // Python's (tree-sitter accepts some indentation that CPython rejects, where whole-file and
+    // per-function parses may legitimately differ).
+    std::string before = doc.text();
+    uint32_t b = rng() % static_cast<uint32_t>(before.size());
+    uint32_t e = std::min<uint32_t>(static_cast<uint32_t>(before.size()), b + rng() % 2);
+    std::string piece = pieces[rng() % 12];
+    std::string removed = before.substr(b, e - b);
+    doc.applyEdit(ByteRange{b, e}, piece);
+    compare();
+    bool keep = rng() % 3 == 0 && piece.find('\n') == std::string::npos && removed.find('\n') == std::string::npos &&
+                !ts_node_has_error(Document(doc.text()).root());
+    if (!keep) {
+      doc.applyEdit(ByteRange{b, b + static_cast<uint32_t>(piece.size())}, removed);
+      CHECK(doc.text() == before);
+      compare();
+    }
+  }
+  CHECK(compared > 300);
+  CHECK(doc.islandReparses() > 50);
 }
 
 TEST_CASE("document: the text after random edits equals the same edits applied to a string") {
