@@ -3,8 +3,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "compiler/ir/printer.h"
+#include "compiler/ir/structural_equal.h"
 #include "tests/support/corpus.h"
 
 using namespace tvms;
@@ -268,4 +270,34 @@ class M:
   auto* call = ir::as<ir::Call>(region.module->function("f")->relax->body->blocks[0]->bindings[0]->value);
   CHECK(call->op == "relax.log");
   CHECK(region.module->function("g")->relax == gBefore);  // untouched: the same object
+}
+
+TEST_CASE("frontend: lowering an incrementally edited document equals lowering the same text afresh") {
+  std::string text = test::readFile(std::string(TVMS_CORPUS_DIR) + "/frontend/control_flow.py");
+  syntax::Document doc(text);
+  uint32_t seed = 5;
+  int compared = 0;
+  for (int i = 0; i < 150; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    uint32_t at = (seed >> 8) % static_cast<uint32_t>(doc.text().size());
+    const char* piece = (i % 3 == 0) ? "b" : (i % 3 == 1) ? " " : "R.exp(x)";
+    doc.applyEdit({at, at}, piece);
+    syntax::Document fresh(doc.text());
+    auto mine = frontend::lowerDocument(doc);
+    auto theirs = frontend::lowerDocument(fresh);
+    bool clean = !ts_node_has_error(fresh.root());
+    if (clean && mine.regions.size() == theirs.regions.size()) {
+      for (size_t r = 0; r < mine.regions.size(); ++r)
+        CHECK(ir::firstDifference(*mine.regions[r].module, *theirs.regions[r].module) == "");
+      std::vector<std::string> a, b;
+      for (auto& d : mine.all()) a.push_back(d.code + "@" + std::to_string(d.range.begin));
+      for (auto& d : theirs.all()) b.push_back(d.code + "@" + std::to_string(d.range.begin));
+      CHECK(a == b);
+      ++compared;
+    }
+    doc.applyEdit({at, at + static_cast<uint32_t>(std::strlen(piece))}, "");
+    REQUIRE(doc.text() == text);
+  }
+  CHECK(compared > 50);
+  CHECK(doc.islandReparses() > 50);
 }
