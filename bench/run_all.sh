@@ -10,3 +10,8 @@ for n in 1000 10000 100000; do
 done
 echo "== bench/parse: $(nproc) cores, $(python3 --version)"
 "$BUILD_DIR/bin/bench_parse" "$GEN/module_1000.py" "$GEN/module_10000.py" "$GEN/module_100000.py"
+# Debian's own CPython is faster than a pyenv build (BASELINES.md): compare against it too when present.
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+  echo
+  TVMS_BENCH_PYTHON=/usr/bin/python3 "$BUILD_DIR/bin/bench_parse" "$GEN/module_1000.py" "$GEN/module_10000.py"
+fi

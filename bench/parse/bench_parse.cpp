@@ -3,12 +3,14 @@
 // file, measured in the same run.
 //
 // usage: bench_parse FILE.py [FILE.py ...]     (bench/run_all.sh generates the files)
+// The CPython anchor is `python3` on PATH, or $TVMS_BENCH_PYTHON.
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -124,6 +126,9 @@ int main(int argc, char** argv) {
   std::printf("%-16s %7s %6s | %11s %16s %12s %7s | %14s %7s | %9s %9s %9s %11s %6s | %14s\n", "file", "lines", "KB",
               "(of it parse)", "tvms parse+lower", "ast.parse", "ratio", "python3 -c cmd", "ratio", "edit p50", "edit p90",
               "edit max", "(reparse p50)", "whole", "1st-token p50");
+  const char* envPython = std::getenv("TVMS_BENCH_PYTHON");
+  std::string python = envPython && *envPython ? envPython : "python3";
+  std::printf("CPython anchor: %s (%s)", python.c_str(), shellOutput(python + " --version").c_str());
   for (int i = 1; i < argc; ++i) {
     std::string path = argv[i];
     std::ifstream in(path, std::ios::binary);
@@ -146,11 +151,11 @@ int main(int argc, char** argv) {
                      "ts.sort(); print(ts[len(ts)//2]*1000)\n";
     std::string pyFile = "/tmp/tvms_bench_ast.py";
     std::ofstream(pyFile) << py;
-    double astMs = std::stod(shellOutput("python3 " + pyFile + " " + path));
+    double astMs = std::stod(shellOutput(python + " " + pyFile + " " + path));
     // The exact command, whole process, median of 3.
     std::vector<double> cmd;
     for (int r = 0; r < 3; ++r)
-      cmd.push_back(commandMs({"python3", "-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())", path}));
+      cmd.push_back(commandMs({python, "-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())", path}));
     double cmdMs = median(cmd);
 
     int edits = lines > 50000 ? 40 : 100;  // x2 samples (insert + delete) = 200 at 1k and 10k

@@ -209,9 +209,20 @@ std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view new
   edit.start_point = pointAt(lines_, range.begin);
   edit.old_end_point = pointAt(lines_, range.end);
 
-  // The island holding the edit within its body lines.
+  // The island holding the edit: anywhere in its body lines, or on its decorator / def lines when the
+  // edit adds or removes no line break and stays clear of the line's indentation (so the lines that
+  // decide where the function ends keep their indentation).
+  auto sameLines = [&] {
+    if (newText.find('\n') != std::string_view::npos) return false;
+    if (slice(range).find('\n') != std::string_view::npos) return false;
+    uint32_t lineStart = lines_.lineStart(lines_.lineOf(range.begin));
+    uint32_t indentEnd = lineStart;
+    while (indentEnd < text_.size() && (text_[indentEnd] == ' ' || text_[indentEnd] == '\t')) ++indentEnd;
+    return range.begin > indentEnd;
+  }();
   auto island = std::find_if(islands_.begin(), islands_.end(), [&](const Island& i) {
-    return i.bodyBegin <= range.begin && i.bodyBegin != static_cast<uint32_t>(-1) && range.end <= i.range.end;
+    if (i.bodyBegin == static_cast<uint32_t>(-1) || range.end > i.range.end) return false;
+    return i.bodyBegin <= range.begin || (i.range.begin < range.begin && sameLines);
   });
 
   text_.replace(range.begin, range.end - range.begin, newText);
