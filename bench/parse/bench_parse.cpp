@@ -123,12 +123,14 @@ int main(int argc, char** argv) {
     std::cerr << "usage: bench_parse FILE.py [FILE.py ...]\n";
     return 2;
   }
+  const char* envPython = std::getenv("TVMS_BENCH_PYTHON");
+  std::string python = envPython && *envPython ? envPython : "python3";
+  std::string version = shellOutput(python + " --version");
+  while (!version.empty() && version.back() == '\n') version.pop_back();
+  std::printf("CPython anchor: %s (%s)\n", python.c_str(), version.c_str());
   std::printf("%-16s %7s %6s | %11s %16s %12s %7s | %14s %7s | %9s %9s %9s %11s %6s | %14s\n", "file", "lines", "KB",
               "(of it parse)", "tvms parse+lower", "ast.parse", "ratio", "python3 -c cmd", "ratio", "edit p50", "edit p90",
               "edit max", "(reparse p50)", "whole", "1st-token p50");
-  const char* envPython = std::getenv("TVMS_BENCH_PYTHON");
-  std::string python = envPython && *envPython ? envPython : "python3";
-  std::printf("CPython anchor: %s (%s)", python.c_str(), shellOutput(python + " --version").c_str());
   for (int i = 1; i < argc; ++i) {
     std::string path = argv[i];
     std::ifstream in(path, std::ios::binary);

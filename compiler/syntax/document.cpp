@@ -226,7 +226,7 @@ std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view new
   });
 
   text_.replace(range.begin, range.end - range.begin, newText);
-  lines_.reset(text_);
+  lines_.applyEdit(text_, range.begin, range.end, newText);
   edit.new_end_point = pointAt(lines_, edit.new_end_byte);
 
   if (island == islands_.end()) return wholeFileEdit(edit, false);

@@ -1,6 +1,7 @@
 #include "compiler/syntax/line_index.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace tvms::syntax {
 
@@ -8,8 +9,22 @@ void LineIndex::reset(std::string_view text) {
   text_ = text;
   lineStarts_.clear();
   lineStarts_.push_back(0);
-  for (uint32_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') lineStarts_.push_back(i + 1);
+  for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', text.data() + text.size() - p)));)
+    lineStarts_.push_back(static_cast<uint32_t>(++p - text.data()));
+}
+
+void LineIndex::applyEdit(std::string_view text, uint32_t begin, uint32_t oldEnd, std::string_view inserted) {
+  text_ = text;
+  const int64_t delta = static_cast<int64_t>(inserted.size()) - (oldEnd - begin);
+  // Line starts in (begin, oldEnd] came from removed newlines.
+  auto first = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), begin);
+  auto last = std::upper_bound(first, lineStarts_.end(), oldEnd);
+  std::vector<uint32_t> added;
+  for (uint32_t i = 0; i < inserted.size(); ++i)
+    if (inserted[i] == '\n') added.push_back(begin + i + 1);
+  for (auto it = last; it != lineStarts_.end(); ++it) *it = static_cast<uint32_t>(*it + delta);
+  auto pos = lineStarts_.erase(first, last);
+  lineStarts_.insert(pos, added.begin(), added.end());
 }
 
 uint32_t LineIndex::lineEnd(uint32_t line) const {

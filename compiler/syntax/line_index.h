@@ -13,6 +13,9 @@ class LineIndex {
   LineIndex() = default;
   explicit LineIndex(std::string_view text) { reset(text); }
   void reset(std::string_view text);
+  // Updates the index after text[begin, oldEnd) was replaced by `inserted`; `text` is the new text.
+  // Costs the edit plus a shift of the following line starts, not a rescan of the text.
+  void applyEdit(std::string_view text, uint32_t begin, uint32_t oldEnd, std::string_view inserted);
 
   uint32_t lineCount() const { return static_cast<uint32_t>(lineStarts_.size()); }
   uint32_t lineStart(uint32_t line) const { return lineStarts_[line]; }

@@ -52,3 +52,21 @@ TEST_CASE("line index: invalid UTF-8 bytes count as one unit each and are found"
   CHECK(firstInvalidUtf8("\xed\xa0\x80") == 0);   // surrogate
   CHECK(firstInvalidUtf8("ok\xe4\xb8") == 2);     // truncated sequence
 }
+
+TEST_CASE("line index: incremental updates equal a rebuild") {
+  std::string text = "ab\ncd\n\nefg\nh";
+  LineIndex li(text);
+  uint32_t seed = 3;
+  const char* pieces[] = {"", "x", "\n", "y\nz", "\n\n", "é"};
+  for (int i = 0; i < 500; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    uint32_t b = (seed >> 8) % static_cast<uint32_t>(text.size() + 1);
+    uint32_t e = std::min<uint32_t>(static_cast<uint32_t>(text.size()), b + (seed >> 20) % 3);
+    std::string piece = pieces[(seed >> 4) % 6];
+    text.replace(b, e - b, piece);
+    li.applyEdit(text, b, e, piece);
+    LineIndex fresh(text);
+    REQUIRE(li.lineCount() == fresh.lineCount());
+    for (uint32_t l = 0; l < fresh.lineCount(); ++l) CHECK(li.lineStart(l) == fresh.lineStart(l));
+  }
+}
