@@ -301,3 +301,11 @@ TEST_CASE("frontend: lowering an incrementally edited document equals lowering t
   CHECK(compared > 50);
   CHECK(doc.islandReparses() > 50);
 }
+
+TEST_CASE("frontend: `from __future__ import annotations` in a TVMScript file is TVS009") {
+  auto l = test::lower(std::string("from __future__ import annotations\n") + kHeader +
+                       "@R.function\ndef f(x: R.Tensor((2,), \"float32\")) -> R.Tensor((2,), \"float32\"):\n    return x\n");
+  CHECK(l.codes() == std::vector<std::string>{"TVS009"});
+  auto plain = test::lower("from __future__ import annotations\nimport os\n");
+  CHECK(plain.codes().empty());  // no TVMScript, nothing to say
+}
