@@ -132,6 +132,17 @@ std::optional<double> floatLiteral(const syntax::Document& doc, TSNode n) {
   return v;
 }
 
+bool hasTrailingComma(TSNode list) {
+  if (ts_node_is_null(list)) return false;
+  for (uint32_t i = ts_node_child_count(list); i-- > 0;) {
+    TSNode c = ts_node_child(list, i);
+    std::string_view t = typeOf(c);
+    if (t == ")" || t == "]" || t == "}" || t == "comment") continue;
+    return t == ",";
+  }
+  return false;
+}
+
 std::string dottedName(const syntax::Document& doc, TSNode n) {
   if (isType(n, "identifier")) return std::string(doc.nodeText(n));
   if (isType(n, "attribute")) {

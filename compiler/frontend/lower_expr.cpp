@@ -138,6 +138,8 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     }
   } else if (t == "call") {
     out = lowerCall(n);
+    if (out && out->kind == Expr::Kind::Call && hasTrailingComma(field(n, "arguments")))
+      region_.trivia.magicCommas.insert(out.get());
   } else if (t == "binary_operator" || t == "comparison_operator") {
     out = lowerOperator(n);
   } else if (t == "none") {

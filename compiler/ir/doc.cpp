@@ -8,6 +8,7 @@ namespace {
 
 bool hasComments(const Doc& d) {
   if (d.kind == Doc::Kind::Bracket) {
+    if (d.forceBreak && !d.parts.empty()) return true;
     for (auto& c : d.comments) if (!c.empty()) return true;
     for (auto& l : d.leading) if (!l.empty()) return true;
   }
@@ -122,6 +123,15 @@ std::string render(const Doc& d, int col, int indent, int width) {
     if (first.empty()) first = out;
     if (allLinesFit(out, col, width)) return out;
   }
+  // No single break is enough: break every part that does not fit where it lands.
+  std::string out;
+  int k = col;
+  for (auto& p : d.parts) {
+    out += render(p, k, indent, width);
+    auto nl = out.rfind('\n');
+    k = nl == std::string::npos ? col + static_cast<int>(out.size()) : static_cast<int>(out.size() - nl - 1);
+  }
+  if (allLinesFit(out, col, width)) return out;
   return first;
 }
 

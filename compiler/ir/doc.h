@@ -17,6 +17,7 @@ struct Doc {
   std::vector<std::string> comments;  // Bracket: an end-of-line comment per item ("" = none)
   std::vector<std::vector<std::string>> leading;  // Bracket: own-line comments before each item
   bool singleTrailingComma = false;   // Bracket: a one-item tuple keeps its comma when flat: "(x,)"
+  bool forceBreak = false;            // Bracket: one item per line (the source's "magic trailing comma")
   bool breakLastFirst = true;         // Concat: which bracket to try breaking first
 
   static Doc txt(std::string s) { Doc d; d.text = std::move(s); return d; }

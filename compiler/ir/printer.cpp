@@ -229,7 +229,9 @@ class Printer {
       Doc v = (c.sinfoArgsAsList || infos.size() != 1) ? Doc::bracket("[", std::move(infos), "]") : infos[0];
       args.push_back(Doc::cat({Doc::txt(key + "="), v}));
     }
-    return call(callee, std::move(args));
+    Doc d = call(callee, std::move(args));
+    if (o_.trivia && o_.trivia->magicCommas.count(&c)) d.parts[1].forceBreak = true;
+    return d;
   }
 
   Doc expr(const ExprPtr& e) {
@@ -411,6 +413,7 @@ class Printer {
     }
     Doc plist = params(ps, comments);
     plist.leading = leadingComments;
+    plist.forceBreak = o_.trivia && o_.trivia->magicCommas.count(&f.params);
     std::vector<Doc> header{Doc::txt("def " + f.name), plist};
     if (f.retAnnotation) {
       header.push_back(Doc::txt(" -> "));

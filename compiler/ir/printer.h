@@ -6,6 +6,7 @@
 //    comments and blank lines that the frontend collected (Trivia) put back beside their statements.
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/ir/module.h"
@@ -26,6 +27,9 @@ struct Trivia {
   };
   std::unordered_map<const void*, Item> items;
   std::vector<std::string> dangling;  // comments after the last item of the region
+  // Brackets written with a trailing comma ("magic trailing comma", as black and ruff read it): a Call,
+  // or &fn.params for a parameter list. They stay one item per line.
+  std::unordered_set<const void*> magicCommas;
   const Item* find(const void* key) const {
     auto it = items.find(key);
     return it == items.end() ? nullptr : &it->second;

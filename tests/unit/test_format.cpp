@@ -124,3 +124,31 @@ TEST_CASE("fmt: unified diff") {
   std::string d = format::unifiedDiff("a\nb\nc\nd\n", "a\nB\nc\nd\ne\n", "f.py");
   CHECK(d == "--- f.py\n+++ f.py\n@@ -1,4 +1,5 @@\n a\n-b\n+B\n c\n d\n+e\n");
 }
+
+TEST_CASE("fmt: a magic trailing comma keeps a list one item per line, as black and ruff do") {
+  std::string src = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+@I.ir_module
+class M:
+    @R.function
+    def f(
+        a: R.Tensor((2,), "float32"),
+    ) -> R.Tensor((2,), "float32"):
+        b = R.add(
+            a,
+            a,
+        )
+        c = R.add(a, b,)
+        d = R.add(
+            a, c
+        )
+        return d
+)";
+  auto r = format::formatSource(src);
+  CHECK(r.text.find("    def f(\n        a: R.Tensor((2,), dtype=\"float32\"),\n    ) -> R.Tensor((2,), dtype=\"float32\"):\n") !=
+        std::string::npos);
+  CHECK(r.text.find("        b = R.add(\n            a,\n            a,\n        )\n") != std::string::npos);
+  CHECK(r.text.find("        c = R.add(\n            a,\n            b,\n        )\n") != std::string::npos);
+  CHECK(r.text.find("        d = R.add(a, c)\n") != std::string::npos);  // no trailing comma: joined
+  CHECK(format::formatSource(r.text).text == r.text);
+}
