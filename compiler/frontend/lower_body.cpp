@@ -7,6 +7,7 @@ using namespace ir;
 
 // Accumulates the binding blocks of one SeqExpr (a function body or an If branch).
 struct BodyBuilder {
+  BodyBuilder(Lowerer& lowerer, Function& function) : l(lowerer), fn(function) {}
   Lowerer& l;
   Function& fn;
   SeqExprPtr seq = std::make_shared<SeqExpr>();
@@ -53,7 +54,7 @@ struct BodyBuilder {
       return;
     }
     if (t == "with_statement") return withBlock(stmt, block);
-    if (t == "if_statement") return ifStatement(stmt, block, outputs);
+    if (t == "if_statement") return ifStatement(stmt, block);
     if (t == "expression_statement") {
       auto kids = namedChildren(stmt);
       if (kids.size() != 1) {
@@ -238,7 +239,7 @@ struct BodyBuilder {
     }
   }
 
-  void ifStatement(TSNode stmt, BindingBlock& block, const std::set<std::string>* outputs) {
+  void ifStatement(TSNode stmt, BindingBlock& block) {
     if (block.dataflow) {
       l.reportUnsupported(stmt, "`if` is not allowed inside R.dataflow(); put it after the block");
       return;
@@ -269,7 +270,6 @@ struct BodyBuilder {
     auto b = std::make_shared<Binding>();
     TSNode nameNode = field(stmt, "condition");
     auto v = std::make_shared<Var>(thenName, nullptr, false);
-    (void)outputs;
     l.scopes_.back()[thenName] = v;
     l.region_.map.ranges[v.get()] = rangeOf(nameNode);
     b->vars.push_back(v);
@@ -282,7 +282,7 @@ struct BodyBuilder {
 
   SeqExprPtr branch(TSNode body, std::string& lastName) {
     l.scopes_.push_back(l.scopes_.back());  // a branch sees the outer names; its own do not leak
-    BodyBuilder inner{l, fn};
+    BodyBuilder inner(l, fn);
     inner.isBranch = true;
     for (TSNode s : namedChildren(body)) inner.statement(s, inner.plainBlock(), nullptr);
     auto& blocks = inner.seq->blocks;
@@ -336,15 +336,8 @@ void Lowerer::lowerParameters(TSNode params, Function& fn) {
 }
 
 SeqExprPtr Lowerer::lowerBody(TSNode block, Function& fn) {
-  BodyBuilder b{*this, fn};
-  for (TSNode stmt : namedChildren(block)) {
-    std::string_view t = typeOf(stmt);
-    if (t == "with_statement") {
-      b.statement(stmt, b.plainBlock(), nullptr);
-      continue;
-    }
-    b.statement(stmt, b.plainBlock(), nullptr);
-  }
+  BodyBuilder b(*this, fn);
+  for (TSNode stmt : namedChildren(block)) b.statement(stmt, b.plainBlock(), nullptr);
   // Drop empty plain blocks (opened before a dataflow block or at the end).
   std::erase_if(b.seq->blocks, [](auto& blk) { return !blk->dataflow && blk->bindings.empty(); });
   for (auto& [i, r] : b.symbolicAnchors) anchor(&fn.symbolicVars[i], r);

@@ -183,3 +183,22 @@ TEST_CASE("cli: explain and run") {
   CHECK(run.out.find("no errors") == 0);
   CHECK(run.out.find("I.vdevice(\"llvm\", 1, \"global\")") != std::string::npos);
 }
+
+TEST_CASE("cli: fmt walks directories for .py files and --check writes nothing") {
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_dir_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "pkg" / ".hidden");
+  { std::ofstream(dir / "pkg" / "a.py") << kModule; }
+  { std::ofstream(dir / "pkg" / ".hidden" / "b.py") << kModule; }  // hidden folders are skipped
+  { std::ofstream(dir / "pkg" / "notes.txt") << kModule; }        // only .py files
+  auto check = runTvms({"fmt", "--check", dir.string()});
+  CHECK(check.exitCode == 1);
+  CHECK(check.err.find("a.py") != std::string::npos);
+  CHECK(check.err.find("b.py") == std::string::npos);
+  CHECK(tvms::test::readFile((dir / "pkg" / "a.py").string()) == kModule);
+  CHECK(runTvms({"fmt", dir.string()}).exitCode == 0);
+  CHECK(tvms::test::readFile((dir / "pkg" / "a.py").string()) != kModule);
+  CHECK(tvms::test::readFile((dir / "pkg" / ".hidden" / "b.py").string()) == kModule);
+  CHECK(tvms::test::readFile((dir / "pkg" / "notes.txt").string()) == kModule);
+  CHECK(runTvms({"fmt", "--check", dir.string()}).exitCode == 0);
+  std::filesystem::remove_all(dir);
+}
