@@ -1,9 +1,10 @@
 // Error recovery for a module whose class body holds a syntax error. tree-sitter's recovery often lets
 // one broken function swallow the rest of the file, so the module is split by indentation into its
-// statements and functions, and each function is parsed on its own in a masked copy of the text (every
-// byte outside the class header, the module statements and that function blanked, newlines kept), so
-// byte offsets stay those of the real document. A broken function then costs only itself.
+// statements and functions, and each function is parsed on its own: a tree of only the class header,
+// the module statements and that function (tree-sitter's included ranges), so byte offsets stay those
+// of the real document and the cost stays linear. A broken function then costs only itself.
 #include <algorithm>
+#include <memory>
 
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/recovery.h"
@@ -71,14 +72,11 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
 
   uint32_t headerBegin = lines.lineStart(lines.lineOf(ts_node_start_byte(decorated)));
   uint32_t headerEnd = lines.lineStart(firstBodyLine);
-  auto masked = [&](const Chunk* only) {
-    std::string m(text.size(), ' ');
-    for (size_t i = 0; i < text.size(); ++i) if (text[i] == '\n') m[i] = '\n';
-    auto keep = [&](uint32_t b, uint32_t e) { std::copy(text.begin() + b, text.begin() + e, m.begin() + b); };
-    keep(headerBegin, headerEnd);
-    for (auto& c : chunks) if (!c.function) keep(c.begin, c.end);
-    if (only) keep(only->begin, only->end);
-    return m;
+  auto includedRanges = [&](const Chunk* only) {
+    std::vector<ByteRange> ranges{{headerBegin, headerEnd}};
+    for (auto& c : chunks)
+      if (!c.function || &c == only) ranges.push_back({c.begin, c.end});
+    return ranges;
   };
 
   Region merged;
@@ -87,14 +85,16 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
   merged.indentColumn = regionIndent;
   bool first = true;
   auto lowerMasked = [&](const Chunk* only) -> bool {
-    syntax::Document part(masked(only));
-    TSNode node = ts_node_descendant_for_byte_range(part.root(), ts_node_start_byte(decorated), ts_node_start_byte(decorated));
+    std::unique_ptr<TSTree, void (*)(TSTree*)> part(doc.parseRanges(includedRanges(only)), ts_tree_delete);
+    if (!part) return false;
+    TSNode node = ts_node_descendant_for_byte_range(ts_tree_root_node(part.get()), ts_node_start_byte(decorated),
+                                                    ts_node_start_byte(decorated));
     while (!ts_node_is_null(node) && !isType(node, "decorated_definition")) node = ts_node_parent(node);
     if (ts_node_is_null(node)) return false;
     Region r;
     r.module = std::make_shared<ir::IRModule>();
     r.range = rangeOf(node);
-    Lowerer lowerer(part, aliases, r);
+    Lowerer lowerer(doc, aliases, r);
     std::vector<TSNode> kids;
     lowerer.lowerModuleClass(node, field(node, "definition"), lowerer.decoratorArgs(namedChildren(namedChildren(node)[0])[0]));
     ByteRange scope = only ? ByteRange{only->begin, only->end} : ByteRange{headerBegin, bodyEnd};

@@ -153,6 +153,17 @@ bool Document::parseIsland(Island& island, TSTree* old) {
   return true;
 }
 
+TSTree* Document::parseRanges(const std::vector<ByteRange>& ranges) const {
+  std::vector<TSRange> included;
+  for (auto& r : ranges) included.push_back(tsRange(lines_, r));
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, tree_sitter_python());
+  ts_parser_set_included_ranges(parser, included.data(), static_cast<uint32_t>(included.size()));
+  TSTree* tree = ts_parser_parse_string(parser, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  ts_parser_delete(parser);
+  return tree;
+}
+
 TSNode Document::definitionAt(TSNode skeletonNode) const {
   uint32_t begin = ts_node_start_byte(skeletonNode);
   for (auto& i : islands_) {

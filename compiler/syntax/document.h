@@ -57,6 +57,10 @@ class Document {
   // The same, with the range in (line, column) positions of the given encoding (as editors send them).
   std::vector<ByteRange> applyEdit(LineCol begin, LineCol end, std::string_view newText, Encoding enc);
 
+  // A separate tree of only `ranges` of this text (sorted, disjoint), as tree-sitter parses included
+  // ranges: byte offsets are this document's. The caller owns the tree (ts_tree_delete).
+  TSTree* parseRanges(const std::vector<ByteRange>& ranges) const;
+
   // How many edits reparsed the whole file / only an island (for tests and benchmarks).
   size_t wholeFileReparses() const { return wholeFileReparses_; }
   size_t islandReparses() const { return islandReparses_; }
