@@ -447,6 +447,13 @@ FileResult lowerDocument(const syntax::Document& doc) {
     }
     lowerer.finish();
     bool broken = std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& x) { return x.code == "TVS001"; });
+    if (!broken && ts_node_has_error(d)) {
+      // An error outside every function and statement (in the class header, between statements).
+      if (auto e = firstSyntaxError(doc, d, rangeOf(d))) {
+        region.diagnostics.push_back(*e);
+        broken = true;
+      }
+    }
     if (broken && isType(def, "class_definition"))
       if (auto recovered = recoverBrokenModule(doc, aliases, d)) region = std::move(*recovered);
     // Era: the spellings the source uses.

@@ -309,3 +309,19 @@ TEST_CASE("frontend: `from __future__ import annotations` in a TVMScript file is
   auto plain = test::lower("from __future__ import annotations\nimport os\n");
   CHECK(plain.codes().empty());  // no TVMScript, nothing to say
 }
+
+TEST_CASE("frontend: every corpus file truncated at every 97th byte lowers, and broken text says TVS001") {
+  int runs = 0;
+  for (auto& path : test::corpusFiles()) {
+    std::string text = test::readFile(path);
+    for (size_t cut = 0; cut < text.size(); cut += 97) {
+      INFO(path << " cut at " << cut);
+      auto l = test::lower(text.substr(0, cut));
+      ++runs;
+      bool broken = ts_node_has_error(l.doc->root());
+      bool ours = !l.file.regions.empty();
+      if (broken && ours) CHECK(has(l.codes(), "TVS001"));
+    }
+  }
+  CHECK(runs > 200);
+}
