@@ -1,5 +1,6 @@
 // Region discovery, modules and function structure.
 #include <algorithm>
+#include <cctype>
 
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/recovery.h"
@@ -31,6 +32,20 @@ std::string Lowerer::canonicalName(TSNode n) {
   std::string head = dotted.substr(0, dotted.find('.'));
   if (!aliases_.binds(head) && (head == "R" || head == "I" || head == "T")) aliases_.noteUse(head, rangeOf(n));
   return aliases_.canonical(dotted);
+}
+
+// The name of a function from its text (`def NAME`), for a function whose tree is broken.
+std::string Lowerer::brokenFunctionName(ByteRange range) { return functionNameInText(doc_, range); }
+
+std::string functionNameInText(const syntax::Document& doc, ByteRange range) {
+  std::string_view t = doc.slice(range);
+  size_t at = t.find("def ");
+  if (at == std::string_view::npos) return "";
+  at += 4;
+  while (at < t.size() && t[at] == ' ') ++at;
+  size_t end = at;
+  while (end < t.size() && (std::isalnum(static_cast<unsigned char>(t[end])) || t[end] == '_')) ++end;
+  return std::string(t.substr(at, end - at));
 }
 
 void Lowerer::anchorDecorators(const void* key, TSNode decorated) {
@@ -86,21 +101,39 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
   anchor(&mod_, decorated);
   anchorDecorators(&mod_.decoratorArgs, decorated);
   TSNode body = field(classDef, "body");
-  std::vector<FunctionNode> functions;
+  // Functions in source order; a function whose own tree is broken (Document islands) is only reported.
+  struct Member {
+    std::optional<FunctionNode> f;
+    std::optional<syntax::Document::BrokenIsland> broken;
+    std::string name;
+  };
+  std::vector<Member> functions;
   std::vector<TSNode> others;
-  for (TSNode stmt : namedChildren(body)) {
-    stmt = doc_.definitionAt(stmt);
+  for (TSNode skeleton : namedChildren(body)) {
+    if (auto b = doc_.brokenIslandAt(skeleton)) {
+      b->range.begin = ts_node_start_byte(skeleton);  // spans start at the decorator, like the others
+      functions.push_back({std::nullopt, b, brokenFunctionName(b->range)});
+      globalNames_.insert(functions.back().name);
+      continue;
+    }
+    TSNode stmt = doc_.definitionAt(skeleton);
     if (auto f = functionNode(stmt)) {
-      functions.push_back(*f);
-      globalNames_.insert(text(field(f->def, "name")));
+      functions.push_back({*f, std::nullopt, text(field(f->def, "name"))});
+      globalNames_.insert(functions.back().name);
     } else {
       others.push_back(stmt);
     }
   }
   // Non-function statements first: global_infos is visible to every function wherever it stands.
   for (TSNode stmt : others) lowerModuleStatement(stmt);
-  for (auto& f : functions) {
-    std::string name = text(field(f.def, "name"));
+  for (auto& m : functions) {
+    if (m.broken) {
+      region_.functions.push_back({m.name, m.broken->range, true});
+      if (auto d = firstSyntaxError(doc_, m.broken->root, m.broken->range)) region_.diagnostics.push_back(*d);
+      continue;
+    }
+    auto& f = *m.f;
+    std::string name = m.name;
     FunctionSpan span{name, rangeOf(f.decorated), ts_node_has_error(f.decorated)};
     if (span.broken) {
       reportSyntaxErrors(f.decorated, span.range);
@@ -221,6 +254,15 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
   while (!ts_node_is_null(node) && !(isType(node, "decorated_definition") && ts_node_eq(ts_node_parent(node), body)))
     node = ts_node_parent(node);
   if (ts_node_is_null(node)) return false;
+  if (auto b = doc_.brokenIslandAt(node)) {
+    auto& span = region_.functions.at(index);
+    std::string old = span.name;
+    std::erase_if(mod_.functions, [&](auto& mf) { return mf.name == old; });
+    b->range.begin = ts_node_start_byte(node);
+    span = FunctionSpan{brokenFunctionName(b->range), b->range, true};
+    if (auto d = firstSyntaxError(doc_, b->root, b->range)) region_.diagnostics.push_back(*d);
+    return true;
+  }
   node = doc_.definitionAt(node);
   {
     auto f = functionNode(node);

@@ -23,6 +23,9 @@ class Lowerer {
   // Re-lowers one function of an already lowered module in place.
   bool relower(TSNode decorated, size_t index);
   void finish();  // comments -> trivia, after everything is lowered
+  // A module function this lowering does not see but which exists (error recovery lowers functions one
+  // at a time: `cls.other` must still resolve).
+  void declareGlobal(std::string name) { globalNames_.insert(std::move(name)); }
 
   // Decorator helpers shared with region discovery.
   ir::AttrList decoratorArgs(TSNode decoratorCall);
@@ -41,6 +44,7 @@ class Lowerer {
   ir::PrimFuncPtr lowerPrimFunc(const FunctionNode& f);
   void lowerModuleStatement(TSNode stmt);
   void reportSyntaxErrors(TSNode scope, ByteRange where);
+  std::string brokenFunctionName(ByteRange range);
 
   // ---- statements (lower_body.cpp)
   ir::SeqExprPtr lowerBody(TSNode block, ir::Function& fn);

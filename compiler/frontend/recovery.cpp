@@ -95,6 +95,8 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     r.module = std::make_shared<ir::IRModule>();
     r.range = rangeOf(node);
     Lowerer lowerer(doc, aliases, r);
+    for (auto& c : chunks)
+      if (c.function) lowerer.declareGlobal(functionNameInText(doc, {c.begin, c.end}));
     std::vector<TSNode> kids;
     lowerer.lowerModuleClass(node, field(node, "definition"), lowerer.decoratorArgs(namedChildren(namedChildren(node)[0])[0]));
     ByteRange scope = only ? ByteRange{only->begin, only->end} : ByteRange{headerBegin, bodyEnd};

@@ -124,11 +124,13 @@ bool Document::parseIsland(Island& island, TSTree* old) {
   // it, no second statement).
   TSNode root = ts_tree_root_node(fresh);
   TSNode scope = root;
+  bool extraAtTop = false;  // the island's lines also produced statements outside the class
   if (island.header.end > island.header.begin) {
     TSNode top = ts_node_named_child(root, 0);
     TSNode def = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
     scope = ts_node_child_by_field_name(def, "body", 4);
-    if (ts_node_named_child_count(root) != 1 || ts_node_is_null(scope)) {
+    extraAtTop = ts_node_named_child_count(root) != 1;
+    if (ts_node_is_null(scope) || !isType(def, "class_definition")) {
       ts_tree_delete(fresh);
       return false;
     }
@@ -141,15 +143,21 @@ bool Document::parseIsland(Island& island, TSTree* old) {
     ++defs;
     only = c;
   }
-  bool ok = defs == 1 && isDefinition(only) && ts_node_start_byte(only) >= island.range.begin &&
+  bool ok = !extraAtTop && defs == 1 && isDefinition(only) && ts_node_start_byte(only) >= island.range.begin &&
             lines_.lineOf(ts_node_end_byte(only) > 0 ? ts_node_end_byte(only) - 1 : 0) ==
                 lines_.lineOf(island.range.end > island.range.begin ? island.range.end - 1 : island.range.end);
-  if (!ok) {
+  // A parse with a syntax error stays bounded to the island too (it is reported as one broken
+  // function) as long as the island still starts with its definition; a clean parse that is not one
+  // definition means the function's extent changed, and only the whole file can say how.
+  bool broken = !ok && ts_node_has_error(root) && defs >= 1 && isDefinition(ts_node_named_child(scope, 0)) &&
+                ts_node_start_byte(ts_node_named_child(scope, 0)) >= island.range.begin;
+  if (!ok && !broken) {
     ts_tree_delete(fresh);
     return false;
   }
   if (island.tree && island.tree != old) ts_tree_delete(island.tree);
   island.tree = fresh;
+  island.broken = broken;
   return true;
 }
 
@@ -176,6 +184,14 @@ TSNode Document::definitionAt(TSNode skeletonNode) const {
     if (!ts_node_is_null(n)) return n;
   }
   return skeletonNode;
+}
+
+std::optional<Document::BrokenIsland> Document::brokenIslandAt(TSNode skeletonNode) const {
+  uint32_t begin = ts_node_start_byte(skeletonNode);
+  for (auto& i : islands_)
+    if (i.tree && i.broken && begin >= i.range.begin && begin < i.range.end)
+      return BrokenIsland{i.range, ts_tree_root_node(i.tree)};
+  return std::nullopt;
 }
 
 std::vector<Document::TreePart> Document::treesIn(ByteRange range) const {

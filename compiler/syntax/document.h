@@ -13,6 +13,7 @@
 // The skeleton is stale inside an island that has its own tree: code that looks at a definition
 // asks definitionAt(); code that walks a range asks treesIn().
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,14 @@ class Document {
     ByteRange part;
   };
   std::vector<TreePart> treesIn(ByteRange range) const;
+  // When the definition found in the skeleton lies in an island whose own parse is broken (a syntax error
+  // beside the definition, e.g. a character typed into a line's indentation): the island's range and the
+  // root of its tree, to report the error from. The definition node of such an island may be partial.
+  struct BrokenIsland {
+    ByteRange range;
+    TSNode root;
+  };
+  std::optional<BrokenIsland> brokenIslandAt(TSNode skeletonNode) const;
 
   // Replaces the bytes in `range` (clamped to the text) by `newText` and reparses incrementally.
   // Returns the byte ranges whose syntax changed.
@@ -72,6 +81,7 @@ class Document {
     uint32_t bodyBegin;   // start of the first body line: edits before it (decorators, the def line) may
                           // change the indentation that decides where the function ends
     TSTree* tree = nullptr;
+    bool broken = false;  // its own parse holds a syntax error that tree-sitter put beside the definition
   };
   void findIslands();
   void dropIslandTrees();

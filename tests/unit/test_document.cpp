@@ -182,3 +182,21 @@ TEST_CASE("document: edits by UTF-16 position land on the right bytes") {
   doc.applyEdit(LineCol{99, 0}, LineCol{120, 4}, "#end", Encoding::Utf16);
   CHECK(doc.text() == "x = \"é中😀!\"\nzz = x\n#end");
 }
+
+TEST_CASE("document: a syntax error typed into a function stays inside its island") {
+  Document doc(kTwoFunctions);
+  // A character typed into the indentation of `return y`: tree-sitter reports an error at class level.
+  uint32_t at = static_cast<uint32_t>(doc.text().find("        return y")) + 2;
+  doc.applyEdit(ByteRange{at, at}, "x");
+  CHECK(doc.wholeFileReparses() == 0);
+  TSNode first = functionNamed(doc, "first");
+  auto broken = doc.brokenIslandAt(first);
+  REQUIRE(broken.has_value());
+  CHECK(ts_node_has_error(broken->root));
+  CHECK_FALSE(doc.brokenIslandAt(functionNamed(doc, "second")).has_value());
+  doc.applyEdit(ByteRange{at, at + 1}, "");
+  CHECK(doc.wholeFileReparses() == 0);
+  CHECK_FALSE(doc.brokenIslandAt(functionNamed(doc, "first")).has_value());
+  CHECK_FALSE(ts_node_has_error(functionNamed(doc, "first")));
+  CHECK(doc.text() == kTwoFunctions);
+}
