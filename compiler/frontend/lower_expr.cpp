@@ -120,7 +120,7 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     std::string head = dotted.substr(0, dotted.find('.'));
     std::string member = dotted.substr(dotted.find('.') + 1);
     if ((head == "cls" || head == className_) && member.find('.') == std::string::npos && !mod_.standalone) {
-      if (!globalNames_.count(member))
+      if (!isGlobal(member))
         report("TVS003", rangeOf(field(n, "attribute")), "module '" + className_ + "' has no function '" + member + "'");
       else
         useName(NameRef::Kind::Function, field(n, "attribute"), member, nullptr);

@@ -23,9 +23,12 @@ class Lowerer {
   // Re-lowers one function of an already lowered module in place.
   bool relower(TSNode decorated, size_t index);
   void finish();  // comments -> trivia, after everything is lowered
-  // A module function this lowering does not see but which exists (error recovery lowers functions one
-  // at a time: `cls.other` must still resolve).
-  void declareGlobal(std::string name) { globalNames_.insert(std::move(name)); }
+  // Module functions this lowering does not see but which exist (error recovery lowers functions one
+  // at a time: `cls.other` must still resolve). The set is the caller's and must outlive the lowering.
+  void declareGlobals(const std::set<std::string>* names) { externalGlobals_ = names; }
+  bool isGlobal(const std::string& name) const {
+    return globalNames_.count(name) || (externalGlobals_ && externalGlobals_->count(name));
+  }
 
   // Decorator helpers shared with region discovery.
   ir::AttrList decoratorArgs(TSNode decoratorCall);
@@ -97,6 +100,7 @@ class Lowerer {
   Region& region_;
   ir::IRModule& mod_;
   std::set<std::string> globalNames_;
+  const std::set<std::string>* externalGlobals_ = nullptr;
   std::string className_;
   bool globalInfosSeen_ = false, attrsSeen_ = false;
   ByteRange globalInfosRange_, attrsRange_;

@@ -5,6 +5,7 @@
 // of the real document and the cost stays linear. A broken function then costs only itself.
 #include <algorithm>
 #include <memory>
+#include <set>
 
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/recovery.h"
@@ -79,6 +80,10 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     return ranges;
   };
 
+  std::set<std::string> functionNames;
+  for (auto& c : chunks)
+    if (c.function) functionNames.insert(functionNameInText(doc, {c.begin, c.end}));
+
   Region merged;
   merged.module = std::make_shared<ir::IRModule>();
   merged.range = {ts_node_start_byte(decorated), bodyEnd};
@@ -95,8 +100,7 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     r.module = std::make_shared<ir::IRModule>();
     r.range = rangeOf(node);
     Lowerer lowerer(doc, aliases, r);
-    for (auto& c : chunks)
-      if (c.function) lowerer.declareGlobal(functionNameInText(doc, {c.begin, c.end}));
+    lowerer.declareGlobals(&functionNames);
     std::vector<TSNode> kids;
     lowerer.lowerModuleClass(node, field(node, "definition"), lowerer.decoratorArgs(namedChildren(namedChildren(node)[0])[0]));
     ByteRange scope = only ? ByteRange{only->begin, only->end} : ByteRange{headerBegin, bodyEnd};
