@@ -247,19 +247,23 @@ TEST_CASE("frontend: never throws on hostile text") {
   CHECK(has(deep.codes(), "TVS002"));  // nested too deeply, said once
 }
 
-TEST_CASE("frontend: relowering one function after an edit replaces only that function") {
-  std::string text = std::string(kHeader) + R"(
+// Two functions, g calling f, for the relowering tests.
+const char* kCallingModule = R"(
 @I.ir_module
 class M:
     @R.function
     def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
         y = R.exp(x)
         return y
+
     @R.function
     def g(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
-        y = R.sqrt(x)
+        y = cls.f(x)
         return y
 )";
+
+TEST_CASE("frontend: relowering one function after an edit replaces only that function") {
+  std::string text = std::string(kHeader) + kCallingModule;
   syntax::Document doc(text);
   auto file = frontend::lowerDocument(doc);
   auto& region = file.regions.at(0);
@@ -327,19 +331,7 @@ TEST_CASE("frontend: every corpus file truncated at every 97th byte lowers, and 
 }
 
 TEST_CASE("frontend: relowering a function whose edit broke it reports TVS001 there and keeps the rest") {
-  std::string text = std::string(kHeader) + R"(
-@I.ir_module
-class M:
-    @R.function
-    def f(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
-        y = R.exp(x)
-        return y
-
-    @R.function
-    def g(x: R.Tensor((2,), "float32")) -> R.Tensor((2,), "float32"):
-        y = cls.f(x)
-        return y
-)";
+  std::string text = std::string(kHeader) + kCallingModule;
   syntax::Document doc(text);
   auto file = frontend::lowerDocument(doc);
   auto& region = file.regions.at(0);
