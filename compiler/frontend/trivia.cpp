@@ -4,6 +4,7 @@
 //    (the outermost of those starting at the same place); comments after the last item dangle at the end;
 //  - comments inside a T.prim_func body stay in its verbatim text.
 #include <algorithm>
+#include <cstring>
 
 #include "compiler/frontend/lowerer.h"
 
@@ -11,14 +12,18 @@ namespace tvms::frontend {
 
 namespace {
 
-void collectCommentsIn(TSNode root, ByteRange within, std::vector<TSNode>& out) {
+// Walks only the subtrees whose text holds a '#': a comment lies within its parent's bytes, so a
+// subtree without one has none (most bindings have no comment inside them).
+void collectCommentsIn(const std::string& text, TSNode root, ByteRange within, std::vector<TSNode>& out) {
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   bool done = false;
   while (!done) {
     TSNode n = ts_tree_cursor_current_node(&cursor);
-    bool overlaps = ts_node_end_byte(n) > within.begin && ts_node_start_byte(n) < within.end;
-    if (overlaps && isType(n, "comment")) out.push_back(n);
-    if (overlaps && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    uint32_t b = std::max(ts_node_start_byte(n), within.begin);
+    uint32_t e = std::min({ts_node_end_byte(n), within.end, static_cast<uint32_t>(text.size())});
+    bool holds = b < e && std::memchr(text.data() + b, '#', e - b) != nullptr;
+    if (holds && isType(n, "comment")) out.push_back(n);
+    if (holds && ts_tree_cursor_goto_first_child(&cursor)) continue;
     while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
       if (!ts_tree_cursor_goto_parent(&cursor)) { done = true; break; }
     }
@@ -30,7 +35,7 @@ void collectCommentsIn(TSNode root, ByteRange within, std::vector<TSNode>& out) 
 void collectComments(const syntax::Document& doc, ByteRange within, std::vector<TSNode>& out) {
   for (auto& part : doc.treesIn(within)) {
     std::vector<TSNode> found;
-    collectCommentsIn(part.root, part.part, found);
+    collectCommentsIn(doc.text(), part.root, part.part, found);
     for (TSNode c : found)
       if (ts_node_start_byte(c) >= part.part.begin && ts_node_start_byte(c) < part.part.end) out.push_back(c);
   }
