@@ -103,13 +103,17 @@ TEST_CASE("cli: a 50 MB file is handled, and one past the size limit is refused 
   std::string line = "value_" + std::string(80, 'x') + " = [1, 2, 3]  # plain python\n";
   std::string big;
   while (big.size() < 50u << 20) big += line;
-  auto r = runTvms({"lint", tempFile("big.py", big)});
+  std::string bigPath = tempFile("big.py", big);
+  auto r = runTvms({"lint", bigPath});
   CHECK(r.exitCode == 0);
   CHECK(r.out.empty());
+  std::filesystem::remove(bigPath);
   while (big.size() < 65u << 20) big += line;
-  auto huge = runTvms({"lint", tempFile("huge.py", big)});
+  std::string hugePath = tempFile("huge.py", big);
+  auto huge = runTvms({"lint", hugePath});
   CHECK(huge.exitCode == 2);
   CHECK(huge.err.find("not analysed") != std::string::npos);
+  std::filesystem::remove(hugePath);
 }
 
 TEST_CASE("cli: 10,000-deep nested brackets give a diagnostic, not a crash") {
