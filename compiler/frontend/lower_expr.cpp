@@ -329,7 +329,6 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
   std::vector<std::pair<const op::Param*, TSNode>> given;
   std::vector<TSNode> variadic;
   size_t nextPositional = 0;
-  bool ok = true;
   auto paramNames = [&]() {
     std::string s;
     for (auto& p : def.params) s += (s.empty() ? "" : ", ") + p.name;
@@ -338,7 +337,6 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
   for (TSNode a : namedChildren(args)) {
     if (isType(a, "list_splat") || isType(a, "dictionary_splat")) {
       reportUnsupported(a, "starred arguments are not allowed in TVMScript");
-      ok = false;
       continue;
     }
     if (isType(a, "keyword_argument")) {
@@ -348,14 +346,12 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
         auto d = diag::make("TVS005", rangeOf(a), script + " has no parameter '" + key + "'; its parameters are " + paramNames());
         d.related.push_back({rangeOf(field(callNode, "function")), "signature: " + def.signature()});
         region_.diagnostics.push_back(d);
-        ok = false;
         continue;
       }
       if (!p->eraAlias.empty() && key == p->eraAlias) mod_.era = Era::V026;
       bool dup = std::any_of(given.begin(), given.end(), [&](auto& g) { return g.first == p; });
       if (dup) {
         report("TVS005", rangeOf(a), script + " got '" + p->name + "' twice");
-        ok = false;
         continue;
       }
       given.emplace_back(p, field(a, "value"));
@@ -368,7 +364,6 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
     if (nextPositional >= def.params.size()) {
       report("TVS005", rangeOf(a), script + " takes " + std::to_string(def.params.size()) + " argument" +
                                        (def.params.size() == 1 ? "" : "s") + ": " + def.signature());
-      ok = false;
       continue;
     }
     given.emplace_back(&def.params[nextPositional++], a);
@@ -389,7 +384,6 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
       if (!present) {
         if (p.required()) {
           report("TVS005", rangeOf(callNode), script + " needs '" + p.name + "' (the result's struct info)");
-          ok = false;
         }
         continue;
       }
@@ -407,12 +401,11 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
       if (!present) {
         if (p.required()) {
           report("TVS005", rangeOf(callNode), script + " needs argument '" + p.name + "': " + def.signature());
-          ok = false;
         }
         call->args.push_back(nullptr);
         continue;
       }
-      call->args.push_back(argumentForKind(p, it->second, def));
+      call->args.push_back(argumentForKind(p, it->second));
       lastArg = call->args.size();
       continue;
     }
@@ -420,21 +413,18 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
     if (!present) {
       if (!p.defaultValue) {
         report("TVS005", rangeOf(callNode), script + " needs argument '" + p.name + "': " + def.signature());
-        ok = false;
         continue;
       }
       call->attrs.push_back({p.name, *p.defaultValue, false, p.positional});
       continue;
     }
     if (auto v = attributeForKind(p, it->second, def)) call->attrs.push_back({p.name, *v, true, p.positional});
-    else ok = false;
   }
   call->args.resize(lastArg);  // trailing absent optional expressions
-  (void)ok;
   return call;
 }
 
-ExprPtr Lowerer::argumentForKind(const op::Param& p, TSNode arg, const op::OpDef& def) {
+ExprPtr Lowerer::argumentForKind(const op::Param& p, TSNode arg) {
   switch (p.kind) {
     case op::ParamKind::TensorList:
       return lowerExpr(arg);  // a tuple or list literal lowers to a Tuple
@@ -462,7 +452,6 @@ ExprPtr Lowerer::argumentForKind(const op::Param& p, TSNode arg, const op::OpDef
       }
       return lowerExpr(arg);
     default:
-      (void)def;
       return lowerExpr(arg);
   }
 }

@@ -89,7 +89,7 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
   merged.range = {ts_node_start_byte(decorated), bodyEnd};
   merged.indentColumn = regionIndent;
   bool first = true;
-  auto lowerMasked = [&](const Chunk* only) -> bool {
+  auto lowerPart = [&](const Chunk* only) -> bool {
     std::unique_ptr<TSTree, void (*)(TSTree*)> part(doc.parseRanges(includedRanges(only)), ts_tree_delete);
     if (!part) return false;
     TSNode node = ts_node_descendant_for_byte_range(ts_tree_root_node(part.get()), ts_node_start_byte(decorated),
@@ -101,7 +101,6 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     r.range = rangeOf(node);
     Lowerer lowerer(doc, aliases, r);
     lowerer.declareGlobals(&functionNames);
-    std::vector<TSNode> kids;
     lowerer.lowerModuleClass(node, field(node, "definition"), lowerer.decoratorArgs(namedChildren(namedChildren(node)[0])[0]));
     ByteRange scope = only ? ByteRange{only->begin, only->end} : ByteRange{headerBegin, bodyEnd};
     for (auto& d : r.diagnostics)
@@ -119,9 +118,9 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     return true;
   };
   // The module statements alone, then each function with them.
-  if (!lowerMasked(nullptr)) return std::nullopt;
+  if (!lowerPart(nullptr)) return std::nullopt;
   for (auto& c : chunks)
-    if (c.function && !lowerMasked(&c)) return std::nullopt;
+    if (c.function && !lowerPart(&c)) return std::nullopt;
   // A syntax error outside every function (in a module statement or the header) is still reported.
   if (std::none_of(merged.diagnostics.begin(), merged.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; }))
     return std::nullopt;
