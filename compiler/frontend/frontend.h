@@ -30,6 +30,15 @@ struct NameRef {
 struct SourceMap {
   std::unordered_map<const void*, ByteRange> ranges;  // IR object (Expr, Binding, Var, Function, StructInfo, VDeviceRef, VDevice) -> text
   std::vector<NameRef> names;
+  // The text of each operand of a Call (aligned with Call::args; empty range for an absent optional
+  // argument) and of each field of a Tuple. A variable's own entry in `ranges` is its definition, so a
+  // use of it is found here.
+  std::unordered_map<const void*, std::vector<ByteRange>> operands;
+  ByteRange operand(const void* parent, size_t i) const {
+    auto it = operands.find(parent);
+    if (it == operands.end() || i >= it->second.size()) return {};
+    return it->second[i];
+  }
   const ByteRange* find(const void* node) const {
     auto it = ranges.find(node);
     return it == ranges.end() ? nullptr : &it->second;

@@ -48,6 +48,7 @@ struct BodyBuilder {
       }
       auto kids = namedChildren(stmt);
       seq->body = kids.empty() ? nullptr : l.lowerExpr(kids[0]);
+      if (!kids.empty()) l.operandAt(seq.get(), 0, kids[0]);  // the returned expression's text
       if (kids.empty()) l.reportUnsupported(stmt, "a Relax function returns a value: `return x`");
       l.anchor(seq.get(), stmt);
       returned = true;
@@ -144,11 +145,14 @@ struct BodyBuilder {
         return;
       }
       b->kind = Binding::Kind::MatchCast;
+      l.operandAt(b.get(), 0, args[0]);
       b->value = l.lowerExpr(args[0]);
       b->castSInfo = l.lowerSInfo(args[1]);
     } else {
+      l.operandAt(b.get(), 0, right);
       b->value = l.lowerExpr(right);
     }
+    if (!ts_node_is_null(type)) l.operandAt(b.get(), 1, type);  // the annotation
     auto isOutput = [&](const std::string& n) { return !block.dataflow || (outputs && outputs->count(n)); };
     if (isType(left, "identifier")) {
       b->vars.push_back(bindName(left, ann, !isOutput(l.text(left))));

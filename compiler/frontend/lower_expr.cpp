@@ -97,8 +97,10 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     return lowerExpr(kids[0]);
   } else if (t == "tuple" || t == "list") {
     std::vector<ExprPtr> fields;
-    for (TSNode c : namedChildren(n)) fields.push_back(lowerExpr(c));
+    std::vector<TSNode> kids = namedChildren(n);
+    for (TSNode c : kids) fields.push_back(lowerExpr(c));
     out = std::make_shared<Tuple>(std::move(fields));
+    for (size_t i = 0; i < kids.size(); ++i) operandAt(out.get(), i, kids[i]);
   } else if (t == "subscript") {
     TSNode value = field(n, "value");
     auto subs = namedChildren(n);
@@ -157,7 +159,8 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     reportUnsupported(n, "`" + std::string(t) + "` is not a Relax expression");
     return opaque(n);
   }
-  region_.map.ranges[out.get()] = rangeOf(n);
+  // A variable's range is its definition; its uses are recorded as operands of what uses them.
+  if (out->kind != Expr::Kind::Var) region_.map.ranges[out.get()] = rangeOf(n);
   return out;
 }
 
@@ -192,7 +195,10 @@ ExprPtr Lowerer::lowerOperator(TSNode n) {
   auto call = std::make_shared<Call>();
   call->op = def->name;
   call->infix = unary ? "u-" : pyOp;
-  for (TSNode o : operands) call->args.push_back(lowerExpr(o));
+  for (TSNode o : operands) {
+    operandAt(call.get(), call->args.size(), o);
+    call->args.push_back(lowerExpr(o));
+  }
   return call;
 }
 
@@ -218,7 +224,10 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     call->callee = lowerExpr(fnNode);
     for (TSNode a : namedChildren(args)) {
       if (isType(a, "keyword_argument")) reportUnsupported(a, "module functions take positional arguments");
-      else call->args.push_back(lowerExpr(a));
+      else {
+        operandAt(call.get(), call->args.size(), a);
+        call->args.push_back(lowerExpr(a));
+      }
     }
     return call;
   }
@@ -226,7 +235,10 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
   if (isType(fnNode, "identifier") && !scopes_.empty() && scopes_.back().count(dotted)) {
     auto call = std::make_shared<Call>();
     call->callee = lowerExpr(fnNode);
-    for (TSNode a : positional()) call->args.push_back(lowerExpr(a));
+    for (TSNode a : positional()) {
+      operandAt(call.get(), call->args.size(), a);
+      call->args.push_back(lowerExpr(a));
+    }
     return call;
   }
 
@@ -282,8 +294,11 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
   }
   if (name == "R.tuple") {
     std::vector<ExprPtr> fields;
-    for (TSNode a : positional()) fields.push_back(lowerExpr(a));
-    return std::make_shared<Tuple>(std::move(fields));
+    auto pos = positional();
+    for (TSNode a : pos) fields.push_back(lowerExpr(a));
+    auto tuple = std::make_shared<Tuple>(std::move(fields));
+    for (size_t i = 0; i < pos.size(); ++i) operandAt(tuple.get(), i, pos[i]);
+    return tuple;
   }
   if (name == "R.match_cast" || name == "R.output" || name == "R.dataflow" || name == "R.func_attr") {
     reportUnsupported(n, name + " is a statement, not a value here");
@@ -318,6 +333,7 @@ ExprPtr Lowerer::lowerUnmodelledCall(const std::string& opName, TSNode args) {
     if (isType(a, "keyword_argument")) {
       call->attrs.push_back({text(field(a, "name")), literalOrOpaque(field(a, "value")), true, false});
     } else {
+      operandAt(call.get(), call->args.size(), a);
       call->args.push_back(lowerLenient(a));
     }
   }
@@ -376,7 +392,10 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
     auto it = std::find_if(given.begin(), given.end(), [&](auto& g) { return g.first == &p; });
     bool present = it != given.end();
     if (p.kind == op::ParamKind::Variadic) {
-      for (TSNode v : variadic) call->args.push_back(lowerExpr(v));
+      for (TSNode v : variadic) {
+        operandAt(call.get(), call->args.size(), v);
+        call->args.push_back(lowerExpr(v));
+      }
       lastArg = call->args.size();
       continue;
     }
@@ -405,6 +424,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
         call->args.push_back(nullptr);
         continue;
       }
+      operandAt(call.get(), call->args.size(), it->second);
       call->args.push_back(argumentForKind(p, it->second));
       lastArg = call->args.size();
       continue;

@@ -81,6 +81,11 @@ class Lowerer {
   std::string canonicalName(TSNode n);  // canonical dotted name of an attribute chain / identifier
   void report(std::string_view code, ByteRange range, std::string message);
   void reportUnsupported(TSNode n, const std::string& what);
+  void operandAt(const void* parent, size_t index, TSNode n) {
+    auto& v = region_.map.operands[parent];
+    if (v.size() <= index) v.resize(index + 1);
+    v[index] = rangeOf(n);
+  }
   void anchor(const void* key, TSNode n) { anchors_.push_back({key, rangeOf(n)}); }
   void anchor(const void* key, ByteRange r) { anchors_.push_back({key, r}); }
   void anchorDecorators(const void* key, TSNode decorated);

@@ -1,55 +1,278 @@
 // R.nn.*: activations, normalisations, convolutions, pooling.
+#include "compiler/op/infer_util.h"
 #include "compiler/op/tables.h"
 
 namespace tvms::op {
 
 using namespace decl;
+using namespace infer;
+
+namespace {
+
+InferResult inferSame(const InferInput& in) {
+  InferResult r;
+  if (const StructInfo* x = tensorOperand(in, 0, r)) r.sinfo = withDType(*x, x->dtype);
+  return r;
+}
+
+// softmax / log_softmax: the axis must exist and the dtype be float.
+InferResult inferSoftmax(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  if (auto axis = intAttr(in.attr("axis")); axis && x->rank() >= 0 && !axes({*axis}, x->rank(), in.def.scriptName(), r))
+    return r;
+  if (!x->dtype.empty() && !isFloatDType(x->dtype)) {
+    r.issues.push_back({"TVS102", in.def.scriptName() + " needs a float tensor, got " + x->dtype, 0, {}});
+    return r;
+  }
+  r.sinfo = withDType(*x, x->dtype);
+  return r;
+}
+
+// Normalisations: the result is data's; the axes must exist.
+InferResult inferNorm(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  for (const char* key : {"axes", "axis", "channel_axis"})
+    if (auto ax = intList(in.attr(key)); ax && x->rank() >= 0 && !axes(*ax, x->rank(), in.def.scriptName(), r)) return r;
+  r.sinfo = withDType(*x, x->dtype);
+  return r;
+}
+
+InferResult inferBatchNorm(const InferInput& in) {
+  InferResult r = inferNorm(in);
+  if (!r.sinfo) return r;
+  const StructInfo* gamma = in.arg(1);
+  StructInfoPtr stat = gamma && gamma->kind == StructInfo::Kind::Tensor ? withDType(*gamma, gamma->dtype)
+                                                                         : tensor(std::nullopt, r.sinfo->dtype, 1);
+  auto t = std::make_shared<StructInfo>();
+  t->kind = StructInfo::Kind::Tuple;
+  t->fields = {r.sinfo, stat, stat};
+  r.sinfo = t;
+  return r;
+}
+
+InferResult inferDropout(const InferInput& in) {
+  InferResult r = inferSame(in);
+  if (!r.sinfo) return r;
+  auto t = std::make_shared<StructInfo>();
+  t->kind = StructInfo::Kind::Tuple;
+  t->fields = {r.sinfo, r.sinfo};
+  r.sinfo = t;
+  return r;
+}
+
+// A layout string as positions of its letters: "NHWC" -> N=0, C=3, spatial {H=1, W=2}.
+struct Layout {
+  int batch = -1, channel = -1;     // data: N, C; kernel: O (batch slot), I (channel slot)
+  std::vector<int> spatial;         // positions of D, H, W in that order
+  bool valid = false;
+};
+Layout parseLayout(const std::string& text, char batchLetter, char channelLetter, int dims) {
+  Layout l;
+  if (static_cast<int>(text.size()) != dims + 2) return l;
+  int pos[3] = {-1, -1, -1};
+  const char spatialLetters[] = {'D', 'H', 'W'};
+  for (int i = 0; i < static_cast<int>(text.size()); ++i) {
+    char c = text[i];
+    if (c == batchLetter) l.batch = i;
+    else if (c == channelLetter) l.channel = i;
+    else {
+      bool found = false;
+      for (int k = 0; k < 3; ++k) if (c == spatialLetters[k]) { pos[k] = i; found = true; }
+      if (!found) return l;
+    }
+  }
+  for (int k = 3 - dims; k < 3; ++k) {
+    if (pos[k] < 0) return l;
+    l.spatial.push_back(pos[k]);
+  }
+  l.valid = l.batch >= 0 && l.channel >= 0;
+  return l;
+}
+
+// strides / dilation given as one value or one per spatial dim.
+std::vector<int64_t> perDim(const ir::Value* v, int dims, int64_t fallback) {
+  auto xs = intList(v).value_or(std::vector<int64_t>{});
+  if (xs.size() == 1) return std::vector<int64_t>(dims, xs[0]);
+  if (static_cast<int>(xs.size()) == dims) return xs;
+  return std::vector<int64_t>(dims, fallback);
+}
+// padding as one value, one per dim, or (before..., after...): returns the sum per dim.
+std::vector<int64_t> paddingSum(const ir::Value* v, int dims) {
+  auto xs = intList(v).value_or(std::vector<int64_t>{});
+  std::vector<int64_t> out(dims, 0);
+  if (xs.size() == 1) for (auto& o : out) o = 2 * xs[0];
+  else if (static_cast<int>(xs.size()) == dims) for (int i = 0; i < dims; ++i) out[i] = 2 * xs[i];
+  else if (static_cast<int>(xs.size()) == 2 * dims) for (int i = 0; i < dims; ++i) out[i] = xs[i] + xs[i + dims];
+  return out;
+}
+
+int spatialDims(const OpDef& def) {
+  const std::string& n = def.name;
+  for (int d = 1; d <= 3; ++d)
+    if (n.find(std::to_string(d) + "d") != std::string::npos) return d;
+  return 2;
+}
+
+InferResult inferConv(const InferInput& in) {
+  InferResult r;
+  const StructInfo* data = tensorOperand(in, 0, r);
+  const StructInfo* weight = tensorOperand(in, 1, r);
+  if (!data || !weight) return r;
+  const std::string name = in.def.scriptName();
+  const int dims = spatialDims(in.def);
+  const bool transpose = in.def.name.find("transpose") != std::string::npos;
+  auto outDType = stringAttr(in.attr("out_dtype"));
+  if (!outDType && !sameDType(*data, *weight, name, r, 0, 1)) return r;
+  std::string dt = outDType.value_or(data->dtype.empty() ? weight->dtype : data->dtype);
+  const std::string dataLayoutText = stringAttr(in.attr("data_layout")).value_or("");
+  Layout dl = parseLayout(dataLayoutText, 'N', 'C', dims);
+  Layout kl = parseLayout(stringAttr(in.attr("kernel_layout")).value_or(""), transpose ? 'I' : 'O', transpose ? 'O' : 'I', dims);
+  Layout ol = parseLayout(stringAttr(in.attr("out_layout")).value_or(dataLayoutText), 'N', 'C', dims);
+  for (auto [t, i] : {std::pair{data, 0}, std::pair{weight, 1}})
+    if (t->rank() >= 0 && t->rank() != dims + 2) {
+      r.issues.push_back({"TVS103", name + " expects " + std::to_string(dims + 2) + "-D " + (i ? "weight" : "data") +
+                                        ", got rank " + std::to_string(t->rank()), i, {}});
+      return r;
+    }
+  if (!dl.valid || !kl.valid || !ol.valid || !data->shape || !weight->shape)
+    return ok(tensor(std::nullopt, dt, dims + 2));
+  const Dims& x = *data->shape;
+  const Dims& w = *weight->shape;
+  int64_t groups = intAttr(in.attr("groups")).value_or(1);
+  // Channels: data C == weight I * groups (for transpose, weight's first letter I is the input channels).
+  PrimExprPtr inChannels = x[dl.channel];
+  PrimExprPtr kernelIn = transpose ? w[kl.batch] : mul(w[kl.channel], dim(groups));
+  if (provablyDifferent(inChannels, kernelIn)) {
+    r.issues.push_back({"TVS101",
+                        name + ": data has " + dimText(inChannels) + " input channels but weight expects " +
+                            dimText(kernelIn) + (groups != 1 ? " (with groups=" + std::to_string(groups) + ")" : "") +
+                            " (data " + dimsText(x) + " in " + dataLayoutText + ", weight " + dimsText(w) + ")",
+                        1, {0, 1}});
+    return r;
+  }
+  PrimExprPtr outChannels = transpose ? mul(w[kl.channel], dim(groups)) : w[kl.batch];
+  auto strides = perDim(in.attr("strides"), dims, 1);
+  auto dilation = perDim(in.attr("dilation"), dims, 1);
+  auto pad = paddingSum(in.attr("padding"), dims);
+  auto outPad = perDim(in.attr("output_padding"), dims, 0);
+  Dims out(dims + 2);
+  out[ol.batch] = x[dl.batch];
+  out[ol.channel] = outChannels;
+  for (int i = 0; i < dims; ++i) {
+    PrimExprPtr len = x[dl.spatial[i]];
+    PrimExprPtr k = w[kl.spatial[i]];
+    PrimExprPtr dk = add(mul(dim(dilation[i]), sub(k, dim(1))), dim(1));  // dilated kernel extent
+    PrimExprPtr o;
+    if (transpose)
+      o = add(add(sub(mul(sub(len, dim(1)), dim(strides[i])), dim(pad[i])), dk), dim(outPad[i]));
+    else
+      o = add(floorDiv(sub(add(len, dim(pad[i])), dk), dim(strides[i])), dim(1));
+    if (auto c = constInt(o); c && *c <= 0) {
+      r.issues.push_back({"TVS101", name + ": the kernel (" + dimText(k) + ") is larger than the padded input (" +
+                                        dimText(len) + "): the output would be empty", 1, {0, 1}});
+      return r;
+    }
+    out[ol.spatial[i]] = o;
+  }
+  return ok(tensor(out, dt));
+}
+
+InferResult inferPool(const InferInput& in) {
+  InferResult r;
+  const StructInfo* data = tensorOperand(in, 0, r);
+  if (!data) return r;
+  const int dims = spatialDims(in.def);
+  const std::string layoutText = stringAttr(in.attr("layout")).value_or("");
+  Layout l = parseLayout(layoutText, 'N', 'C', dims);
+  Layout ol = parseLayout(stringAttr(in.attr("out_layout")).value_or(layoutText), 'N', 'C', dims);
+  if (data->rank() >= 0 && data->rank() != dims + 2) {
+    r.issues.push_back({"TVS103", in.def.scriptName() + " expects " + std::to_string(dims + 2) + "-D data, got rank " +
+                                      std::to_string(data->rank()), 0, {}});
+    return r;
+  }
+  if (!l.valid || !ol.valid || !data->shape) return ok(tensor(std::nullopt, data->dtype, dims + 2));
+  const Dims& x = *data->shape;
+  Dims out(dims + 2);
+  out[ol.batch] = x[l.batch];
+  out[ol.channel] = x[l.channel];
+  const bool adaptive = in.def.name.find("adaptive") != std::string::npos;
+  if (adaptive) {
+    auto size = intList(in.attr("output_size"));
+    for (int i = 0; i < dims; ++i) {
+      PrimExprPtr d = x[l.spatial[i]];
+      if (size) d = dim(size->size() == 1 ? (*size)[0] : (i < static_cast<int>(size->size()) ? (*size)[i] : 1));
+      out[ol.spatial[i]] = d;
+    }
+    return ok(tensor(out, data->dtype));
+  }
+  auto poolSize = perDim(in.attr("pool_size"), dims, 1);
+  auto strides = perDim(in.attr("strides"), dims, 1);
+  auto dilation = perDim(in.attr("dilation"), dims, 1);
+  auto pad = paddingSum(in.attr("padding"), dims);
+  bool ceil = boolAttr(in.attr("ceil_mode"), false);
+  for (int i = 0; i < dims; ++i) {
+    PrimExprPtr numer = sub(add(x[l.spatial[i]], dim(pad[i])), dim(dilation[i] * (poolSize[i] - 1) + 1));
+    PrimExprPtr o = add(ceil ? ceilDiv(numer, dim(strides[i])) : floorDiv(numer, dim(strides[i])), dim(1));
+    if (auto c = constInt(o); c && *c <= 0) {
+      r.issues.push_back({"TVS101", in.def.scriptName() + ": the pool window is larger than the padded input", 0, {}});
+      return r;
+    }
+    out[ol.spatial[i]] = o;
+  }
+  return ok(tensor(out, data->dtype));
+}
+
+}  // namespace
 
 void addNnOps(std::vector<OpDef>& out) {
   const auto P = DeviceRule::PrimaryInput;
-  out.push_back(op("nn.relu", {tensor("data")}, P, "Rectified linear unit, max(data, 0)."));
-  out.push_back(op("nn.gelu", {tensor("data")}, P, "Gaussian error linear unit (erf form)."));
-  out.push_back(op("nn.gelu_tanh", {tensor("data")}, P, "Gaussian error linear unit (tanh approximation)."));
-  out.push_back(op("nn.silu", {tensor("data")}, P, "Sigmoid linear unit, data * sigmoid(data)."));
-  out.push_back(op("nn.selu", {tensor("data")}, P, "Scaled exponential linear unit."));
+  out.push_back(op("nn.relu", {tensor("data")}, P, "Rectified linear unit, max(data, 0).", inferSame));
+  out.push_back(op("nn.gelu", {tensor("data")}, P, "Gaussian error linear unit (erf form).", inferSame));
+  out.push_back(op("nn.gelu_tanh", {tensor("data")}, P, "Gaussian error linear unit (tanh approximation).", inferSame));
+  out.push_back(op("nn.silu", {tensor("data")}, P, "Sigmoid linear unit, data * sigmoid(data).", inferSame));
+  out.push_back(op("nn.selu", {tensor("data")}, P, "Scaled exponential linear unit.", inferSame));
   out.push_back(op("nn.leakyrelu", {tensor("data"), attr("alpha", ParamKind::Float, f(0.01))}, P,
-                   "Leaky ReLU: data where positive, alpha * data elsewhere."));
+                   "Leaky ReLU: data where positive, alpha * data elsewhere.", inferSame));
   out.push_back(op("nn.prelu", {tensor("data"), tensor("alpha"), attr("axis", ParamKind::Int, i(1))}, P,
-                   "Parametric ReLU with a learned slope `alpha` along `axis`."));
+                   "Parametric ReLU with a learned slope `alpha` along `axis`.", inferNorm));
   out.push_back(op("nn.softplus", {tensor("data"), attr("beta", ParamKind::Float, f(1.0)),
                                    attr("threshold", ParamKind::Float, f(20.0))},
-                   P, "Softplus, log(1 + exp(beta * data)) / beta."));
-  out.push_back(op("nn.softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P, "Softmax along `axis`."));
+                   P, "Softplus, log(1 + exp(beta * data)) / beta.", inferSame));
+  out.push_back(op("nn.softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P, "Softmax along `axis`.", inferSoftmax));
   out.push_back(op("nn.log_softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P,
-                   "Log of the softmax along `axis`."));
+                   "Log of the softmax along `axis`.", inferSoftmax));
   out.push_back(op("nn.layer_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), required("axes", ParamKind::IntList),
                     attr("epsilon", ParamKind::Float, f(1e-5)), attr("center", ParamKind::Bool, b(true)),
                     attr("scale", ParamKind::Bool, b(true))},
-                   P, "Layer normalisation over `axes`, scaled by gamma and shifted by beta."));
+                   P, "Layer normalisation over `axes`, scaled by gamma and shifted by beta.", inferNorm));
   out.push_back(op("nn.group_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), required("num_groups", ParamKind::Int),
                     required("channel_axis", ParamKind::Int), required("axes", ParamKind::IntList),
                     attr("epsilon", ParamKind::Float, f(1e-5)), attr("center", ParamKind::Bool, b(true)),
                     attr("scale", ParamKind::Bool, b(true))},
-                   P, "Group normalisation: channels split into `num_groups` groups."));
+                   P, "Group normalisation: channels split into `num_groups` groups.", inferNorm));
   out.push_back(op("nn.instance_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), attr("channel_axis", ParamKind::Int, i(1)),
                     optional("axes", ParamKind::IntList), attr("epsilon", ParamKind::Float, f(1e-5)),
                     attr("center", ParamKind::Bool, b(true)), attr("scale", ParamKind::Bool, b(true))},
-                   P, "Instance normalisation."));
+                   P, "Instance normalisation.", inferNorm));
   out.push_back(op("nn.rms_norm",
                    {tensor("data"), tensor("weight"), attr("axes", ParamKind::IntList, i(-1)),
                     attr("epsilon", ParamKind::Float, f(1e-5))},
-                   P, "Root-mean-square normalisation over `axes`, scaled by weight."));
+                   P, "Root-mean-square normalisation over `axes`, scaled by weight.", inferNorm));
   out.push_back(op("nn.batch_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), tensor("moving_mean"), tensor("moving_var"),
                     required("axis", ParamKind::Int), attr("epsilon", ParamKind::Float, f(1e-5)),
                     attr("center", ParamKind::Bool, b(true)), attr("scale", ParamKind::Bool, b(true)),
                     attr("momentum", ParamKind::Float, f(0.1)), attr("training", ParamKind::Bool, b(true))},
-                   P, "Batch normalisation; returns (output, new mean, new variance)."));
+                   P, "Batch normalisation; returns (output, new mean, new variance).", inferBatchNorm));
   out.push_back(op("nn.dropout", {tensor("data"), attr("rate", ParamKind::Float, f(0.5))}, P,
-                   "Dropout; returns (output, mask)."));
+                   "Dropout; returns (output, mask).", inferDropout));
 
   struct Conv { const char* name; int dims; const char* data; const char* kernel; bool transpose; };
   const Conv convs[] = {{"nn.conv1d", 1, "NCW", "OIW", false},           {"nn.conv2d", 2, "NCHW", "OIHW", false},
@@ -69,7 +292,8 @@ void addNnOps(std::vector<OpDef>& out) {
     out.push_back(op(c.name, std::move(ps), DeviceRule::Strict,
                      std::string(c.transpose ? "Transposed " : "") + std::to_string(c.dims) +
                          "-D convolution of data by weight. data and weight must share a dtype (or set out_dtype) "
-                         "and a vdevice; the result lives on that vdevice."));
+                         "and a vdevice; the result lives on that vdevice.",
+                     inferConv));
   }
 
   struct Pool { const char* name; int dims; const char* layout; };
@@ -83,7 +307,7 @@ void addNnOps(std::vector<OpDef>& out) {
                       attr("dilation", ParamKind::IntList, ints(ones)), attr("ceil_mode", ParamKind::Bool, b(false)),
                       attr("count_include_pad", ParamKind::Bool, b(false)), attr("layout", ParamKind::String, s(p.layout)),
                       optional("out_layout", ParamKind::String)},
-                     P, std::string(p.name[3] == 'm' ? "Max" : "Average") + " pooling over windows of `pool_size`."));
+                     P, std::string(p.name[3] == 'm' ? "Max" : "Average") + " pooling over windows of `pool_size`.", inferPool));
   }
   const Pool adaptive[] = {{"nn.adaptive_avg_pool1d", 1, "NCW"}, {"nn.adaptive_avg_pool2d", 2, "NCHW"},
                            {"nn.adaptive_avg_pool3d", 3, "NCDHW"}};
@@ -91,7 +315,7 @@ void addNnOps(std::vector<OpDef>& out) {
     out.push_back(op(p.name,
                      {tensor("data"), optional("output_size", ParamKind::IntList),
                       attr("layout", ParamKind::String, s(p.layout)), optional("out_layout", ParamKind::String)},
-                     P, "Adaptive average pooling to `output_size`."));
+                     P, "Adaptive average pooling to `output_size`.", inferPool));
 
   for (auto* n : {"nn.attention", "nn.attention_bias", "nn.attention_var_len", "nn.batch_flatten",
                   "nn.cross_entropy_with_logits", "nn.nll_loss", "nn.pad", "nn.pixel_shuffle"})

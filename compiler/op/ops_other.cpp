@@ -1,21 +1,182 @@
 // Linear algebra, selection, vdevice placement and the call_* family.
+#include <map>
+
+#include "compiler/op/infer_util.h"
 #include "compiler/op/tables.h"
 
 namespace tvms::op {
 
 using namespace decl;
+using namespace infer;
+
+namespace {
+
+InferResult inferMatmul(const InferInput& in) {
+  InferResult r;
+  const StructInfo* a = tensorOperand(in, 0, r);
+  const StructInfo* b = tensorOperand(in, 1, r);
+  if (!a || !b) return r;
+  auto outDType = stringAttr(in.attr("out_dtype"));
+  if (!outDType && !sameDType(*a, *b, "R.matmul", r, 0, 1)) return r;
+  std::string dt = outDType.value_or(a->dtype.empty() ? b->dtype : a->dtype);
+  for (auto [t, i] : {std::pair{a, 0}, std::pair{b, 1}})
+    if (t->rank() == 0) return fail("TVS103", "R.matmul needs tensors of rank >= 1, got a scalar", i);
+  if (!a->shape || !b->shape) {
+    if (a->rank() < 0 || b->rank() < 0) return ok(tensor(std::nullopt, dt));
+    int rank = std::max(a->rank(), b->rank()) - (a->rank() == 1) - (b->rank() == 1);
+    return ok(tensor(std::nullopt, dt, std::max(rank, 0)));
+  }
+  Dims x = *a->shape, y = *b->shape;
+  bool vecA = x.size() == 1, vecB = y.size() == 1;
+  if (vecA) x.insert(x.begin(), dim(1));
+  if (vecB) y.push_back(dim(1));
+  PrimExprPtr k1 = x[x.size() - 1], k2 = y[y.size() - 2];
+  if (provablyDifferent(k1, k2))
+    return fail("TVS101", "R.matmul: inner dimensions differ, " + shapeText(*a) + " @ " + shapeText(*b) + " (" +
+                              dimText(k1) + " vs " + dimText(k2) + ")", 1);
+  // Batch dims broadcast.
+  StructInfoPtr ba = tensor(Dims(x.begin(), x.end() - 2), dt), bb = tensor(Dims(y.begin(), y.end() - 2), dt);
+  Broadcast batch = broadcast(*ba, *bb);
+  if (!batch.error.empty()) return fail("TVS101", "R.matmul: batch " + batch.error, 1);
+  if (!batch.shape) return ok(tensor(std::nullopt, dt, static_cast<int>(std::max(x.size(), y.size())) - vecA - vecB));
+  Dims out = *batch.shape;
+  if (!vecA) out.push_back(x[x.size() - 2]);
+  if (!vecB) out.push_back(y[y.size() - 1]);
+  return ok(tensor(out, dt));
+}
+
+InferResult inferEinsum(const InferInput& in) {
+  InferResult r;
+  auto ts = tensorListOperand(in, 0, r);
+  auto subscripts = stringAttr(in.attr("subscripts"));
+  if (!ts || !subscripts) return r;
+  std::string spec = *subscripts;
+  spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+  std::string lhs = spec, rhs;
+  bool explicitOut = false;
+  if (auto arrow = spec.find("->"); arrow != std::string::npos) {
+    lhs = spec.substr(0, arrow);
+    rhs = spec.substr(arrow + 2);
+    explicitOut = true;
+  }
+  std::vector<std::string> inputs;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    inputs.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (inputs.size() != ts->size())
+    return fail("TVS005", "R.einsum: the subscripts name " + std::to_string(inputs.size()) + " operands, " +
+                              std::to_string(ts->size()) + " are given", 0);
+  if (spec.find("...") != std::string::npos) return ok(tensor(std::nullopt, (*ts)[0]->dtype));
+  std::map<char, PrimExprPtr> dims;
+  std::map<char, int> count;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const StructInfo* t = (*ts)[i];
+    if (!sameDType(*(*ts)[0], *t, "R.einsum", r, 0, 0)) return r;
+    if (t->rank() >= 0 && t->rank() != static_cast<int>(inputs[i].size()))
+      return fail("TVS103", "R.einsum: operand " + std::to_string(i) + " has rank " + std::to_string(t->rank()) +
+                                " but its subscript '" + inputs[i] + "' has " + std::to_string(inputs[i].size()) + " letters", 0);
+    for (size_t k = 0; k < inputs[i].size(); ++k) {
+      char c = inputs[i][k];
+      ++count[c];
+      if (!t->shape) continue;
+      PrimExprPtr d = (*t->shape)[k];
+      auto it = dims.find(c);
+      if (it == dims.end()) dims[c] = d;
+      else if (provablyDifferent(it->second, d))
+        return fail("TVS101", "R.einsum: index '" + std::string(1, c) + "' has size " + dimText(it->second) +
+                                  " and " + dimText(d), 0);
+    }
+  }
+  if (!explicitOut)
+    for (auto& [c, n] : count) if (n == 1) rhs += c;
+  Dims out;
+  for (char c : rhs) {
+    auto it = dims.find(c);
+    if (it == dims.end()) return ok(tensor(std::nullopt, (*ts)[0]->dtype, static_cast<int>(rhs.size())));
+    out.push_back(it->second);
+  }
+  return ok(tensor(out, (*ts)[0]->dtype));
+}
+
+InferResult inferWhere(const InferInput& in) {
+  InferResult r;
+  const StructInfo* c = tensorOperand(in, 0, r);
+  const StructInfo* a = tensorOperand(in, 1, r);
+  const StructInfo* b = tensorOperand(in, 2, r);
+  if (!c || !a || !b) return r;
+  if (!c->dtype.empty() && c->dtype != "bool") return fail("TVS102", "R.where: the condition must be bool, got " + c->dtype, 0);
+  if (!sameDType(*a, *b, "R.where", r, 1, 2)) return r;
+  Broadcast ab = broadcast(*a, *b);
+  if (!ab.error.empty()) return fail("TVS101", "R.where: " + ab.error, 2);
+  StructInfoPtr t = tensor(ab.shape, a->dtype, ab.ndim);
+  Broadcast all = broadcast(*c, *t);
+  if (!all.error.empty()) return fail("TVS101", "R.where: condition " + all.error, 0);
+  return ok(tensor(all.shape, a->dtype, all.shape ? -1 : all.ndim));
+}
+
+InferResult inferFma(const InferInput& in) {
+  InferResult r;
+  const StructInfo* t[3];
+  for (int i = 0; i < 3; ++i) t[i] = tensorOperand(in, i, r);
+  if (!t[0] || !t[1] || !t[2]) return r;
+  for (int i = 1; i < 3; ++i) {
+    if (!sameDType(*t[0], *t[i], "R.ewise_fma", r, 0, i)) return r;
+    if (t[0]->shape && t[i]->shape) {
+      bool same = t[0]->shape->size() == t[i]->shape->size();
+      for (size_t k = 0; same && k < t[0]->shape->size(); ++k) same = !provablyDifferent((*t[0]->shape)[k], (*t[i]->shape)[k]);
+      if (!same)
+        return fail("TVS101", "R.ewise_fma needs operands of one shape, got " + shapeText(*t[0]) + " and " + shapeText(*t[i]), i);
+    }
+  }
+  return ok(withDType(*t[0], t[0]->dtype));
+}
+
+InferResult inferOuter(const InferInput& in) {
+  InferResult r;
+  const StructInfo* a = tensorOperand(in, 0, r);
+  const StructInfo* b = tensorOperand(in, 1, r);
+  if (!a || !b) return r;
+  if (!sameDType(*a, *b, "R.outer", r, 0, 1)) return r;
+  for (auto [t, i] : {std::pair{a, 0}, std::pair{b, 1}})
+    if (t->rank() >= 0 && t->rank() != 1) return fail("TVS103", "R.outer needs 1-D tensors, got rank " + std::to_string(t->rank()), i);
+  if (!a->shape || !b->shape) return ok(tensor(std::nullopt, a->dtype, 2));
+  return ok(tensor(Dims{(*a->shape)[0], (*b->shape)[0]}, a->dtype));
+}
+
+InferResult inferShapeOf(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  auto s = std::make_shared<StructInfo>();
+  s->kind = StructInfo::Kind::Shape;
+  s->shape = x->shape;
+  s->ndim = x->rank();
+  r.sinfo = s;
+  return r;
+}
+
+InferResult inferPrint(const InferInput&) {
+  auto t = std::make_shared<StructInfo>();
+  t->kind = StructInfo::Kind::Tuple;
+  return ok(t);
+}
+
+}  // namespace
 
 void addOtherOps(std::vector<OpDef>& out) {
   const auto L = DeviceRule::Lenient;
   out.push_back(op("matmul", {tensor("x1"), tensor("x2"), optional("out_dtype", ParamKind::DType)}, L,
                    "Matrix product with numpy semantics (batch dimensions broadcast). Operands on different vdevices "
-                   "give a result with no vdevice in TVM (no error): it lands on the default device."));
+                   "give a result with no vdevice in TVM (no error): it lands on the default device.", inferMatmul));
   out.push_back(op("einsum", {expr("operands", ParamKind::TensorList), required("subscripts", ParamKind::String)}, L,
-                   "Einstein summation over the operands."));
+                   "Einstein summation over the operands.", inferEinsum));
   out.push_back(op("where", {tensor("condition"), tensor("x1"), tensor("x2")}, L,
-                   "Selects x1 where condition holds, else x2."));
-  out.push_back(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3."));
-  out.push_back(op("outer", {tensor("x1"), tensor("x2")}, L, "Outer product of two vectors."));
+                   "Selects x1 where condition holds, else x2.", inferWhere));
+  out.push_back(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3.", inferFma));
+  out.push_back(op("outer", {tensor("x1"), tensor("x2")}, L, "Outer product of two vectors.", inferOuter));
 
   out.push_back(op("to_vdevice", {tensor("data"), required("dst_vdevice", ParamKind::VDevice)}, DeviceRule::ToVDevice,
                    "Copies data to the vdevice `dst_vdevice` (a string naming a declared entry, such as \"cuda:0\"). "
@@ -55,9 +216,9 @@ void addOtherOps(std::vector<OpDef>& out) {
     out.push_back(op("call_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic), s},
                      DeviceRule::Written, "Calls a packed function (impure); the result is `sinfo_args`."));
   }
-  out.push_back(op("shape_of", {tensor("expr")}, DeviceRule::NoDevice, "The shape of a tensor, as a shape value."));
+  out.push_back(op("shape_of", {tensor("expr")}, DeviceRule::NoDevice, "The shape of a tensor, as a shape value.", inferShapeOf));
   out.push_back(op("print", {expr("values", ParamKind::Variadic), attr("format", ParamKind::String, s(""))},
-                   DeviceRule::NoDevice, "Prints the values at run time (impure)."));
+                   DeviceRule::NoDevice, "Prints the values at run time (impure).", inferPrint));
 
   for (auto* n : {"unique", "nonzero", "bucketize", "quantize", "dequantize", "multinomial_from_uniform",
                   "shape_to_tensor", "tensor_to_shape", "size", "assert_op", "null_value", "call_tir_with_grad",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/ir/expr.h"
+#include "compiler/op/infer.h"
 
 namespace tvms::op {
 
@@ -54,8 +55,9 @@ struct OpDef {
   std::string doc;
   std::string pythonOperator;  // "+" for add: the Python operator that means this op, if any
   bool modelled = false;       // arguments checked and (next issues) deduced and legalized
-  // Slots filled by later stages; kept here so that an op stays declared in one place.
-  std::function<void()> inferStructInfo;
+  // Shape and dtype deduction (the vdevice follows deviceRule); null for unmodelled ops.
+  InferFn infer = nullptr;
+  // Filled by the compiler issue; kept here so that an op stays declared in one place.
   std::function<void()> legalize;
 
   const Param* param(std::string_view n) const;

@@ -29,8 +29,10 @@ inline Value ints(std::vector<int64_t> v) {
   for (auto x : v) items.push_back(Value::ofInt(x));
   return Value::ofList(std::move(items));
 }
-inline OpDef op(std::string name, std::vector<Param> params, DeviceRule rule, std::string doc) {
+inline OpDef op(std::string name, std::vector<Param> params, DeviceRule rule, std::string doc,
+                InferFn infer = nullptr) {
   OpDef d;
+  d.infer = infer;
   d.name = "relax." + name;
   d.params = std::move(params);
   d.deviceRule = rule;
