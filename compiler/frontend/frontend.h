@@ -74,6 +74,11 @@ FileResult lowerDocument(const syntax::Document& doc);
 ByteRange regionLines(const syntax::Document& doc, ByteRange regionRange);
 // The comments within a range, in order (the formatter checks it kept every one).
 std::vector<std::string> commentsIn(const syntax::Document& doc, ByteRange range);
+struct Comment {
+  ByteRange range;
+  std::string text;  // "# noqa: TVS201", trailing blanks removed
+};
+std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange range);
 
 // Re-lowers function `index` of `region` after an edit inside it, leaving the other functions' IR
 // (and their analysis) untouched. Returns false when the function can no longer be found.

@@ -62,15 +62,21 @@ ByteRange regionLines(const syntax::Document& doc, ByteRange r) {
   return {lines.lineStart(lines.lineOf(r.begin)), lines.lineEnd(last)};
 }
 
-std::vector<std::string> commentsIn(const syntax::Document& doc, ByteRange r) {
+std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange r) {
   std::vector<TSNode> nodes;
   collectComments(doc, r, nodes);
-  std::vector<std::string> out;
+  std::vector<Comment> out;
   for (TSNode n : nodes) {
     std::string t(doc.nodeText(n));
     while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) t.pop_back();
-    out.push_back(t);
+    out.push_back({rangeOf(n), t});
   }
+  return out;
+}
+
+std::vector<std::string> commentsIn(const syntax::Document& doc, ByteRange r) {
+  std::vector<std::string> out;
+  for (auto& c : commentNodesIn(doc, r)) out.push_back(c.text);
   return out;
 }
 

@@ -1,55 +1,193 @@
-// tvms lint: diagnostics as text (rustc/clang style), and `tvms run`, which for now lints a file and
-// prints its formatted modules.
+// tvms lint: diagnostics for people (text) and for CI (json, sarif, github); --fix applies fixes,
+// --verify checks `# expect:` comments. Exit codes like ruff: 0 clean, 1 findings, 2 usage / IO /
+// configuration errors.
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <sstream>
 
+#include "compiler/analysis/lint.h"
 #include "compiler/diagnostics/render_text.h"
 #include "compiler/format/formatter.h"
-#include "compiler/frontend/frontend.h"
 #include "tools/tvms/commands.h"
+#include "tools/tvms/config.h"
+#include "tools/tvms/report_formats.h"
 #include "tools/tvms/source_io.h"
 
 namespace tvms::cli {
 
 namespace {
 
-// Lints one source; returns the number of error-level diagnostics.
-int lintOne(const Source& src, bool color) {
-  if (!mayHoldTvmScript(src.text)) return 0;
-  syntax::Document doc(src.text);
-  auto file = frontend::lowerDocument(doc);
-  int errors = 0;
-  diag::TextSource ts{src.path, doc.text(), &doc.lines()};
-  for (auto& d : file.all()) {
-    std::cout << diag::renderText(d, ts, color);
-    if (d.severity == diag::Severity::Error) ++errors;
+constexpr const char* kLintUsage = R"(usage: tvms lint [options] [paths...|-]
+
+  --output-format FORMAT   text (default), json, sarif, github
+  --fix                    apply safe fixes in place (stdin: print the fixed text)
+  --unsafe-fixes           with --fix, also apply fixes that change behaviour
+  --verify                 check `# expect: CODE` comments; exit 1 on a missing or unexpected diagnostic
+  --select CODES           comma-separated code prefixes to enable (replaces the defaults)
+  --extend-select CODES    code prefixes to enable on top of the defaults
+  --ignore CODES           code prefixes to disable
+  --error-on-warning       exit 1 for warnings too
+  --exit-zero              exit 0 even with findings
+  --no-config              do not read [tool.tvms] from pyproject.toml
+)";
+
+std::vector<std::string> splitCodes(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    item.erase(std::remove_if(item.begin(), item.end(), [](char c) { return c == ' '; }), item.end());
+    if (!item.empty()) out.push_back(item);
   }
-  return errors;
+  return out;
+}
+
+std::string displayPath(const std::string& path) {
+  if (path == "-") return path;
+  std::error_code ec;
+  auto rel = std::filesystem::relative(path, std::filesystem::current_path(), ec);
+  if (ec || rel.empty() || rel.string().rfind("..", 0) == 0) return path;
+  return rel.generic_string();
+}
+
+// Applies one round of fixes; returns how many were applied. Fixes whose edits overlap an
+// already-chosen one wait for the next round.
+int applyFixes(std::string& text, const std::vector<diag::Diagnostic>& ds, bool unsafe) {
+  std::vector<const diag::Fix*> chosen;
+  std::vector<syntax::ByteRange> taken;
+  auto overlaps = [&](syntax::ByteRange r) {
+    for (auto& t : taken)
+      if (r.begin < t.end && t.begin < r.end) return true;
+      else if (r.begin == r.end && t.begin <= r.begin && r.begin <= t.end) return true;
+    return false;
+  };
+  for (auto& d : ds) {
+    for (auto& f : d.fixes) {
+      if (!f.safe && !unsafe) continue;
+      if (std::any_of(f.edits.begin(), f.edits.end(), [&](auto& e) { return overlaps(e.range); })) break;
+      chosen.push_back(&f);
+      for (auto& e : f.edits) taken.push_back(e.range);
+      break;
+    }
+  }
+  std::vector<diag::TextEdit> edits;
+  for (auto* f : chosen) edits.insert(edits.end(), f->edits.begin(), f->edits.end());
+  std::sort(edits.begin(), edits.end(), [](auto& a, auto& b) { return a.range.begin > b.range.begin; });
+  for (auto& e : edits) {
+    if (e.range.end > text.size() || e.range.begin > e.range.end) continue;
+    text.replace(e.range.begin, e.range.end - e.range.begin, e.newText);
+  }
+  return static_cast<int>(chosen.size());
 }
 
 }  // namespace
 
 int runLint(const Args& args) {
   std::vector<std::string> paths;
-  for (auto& a : args) {
-    if (a.starts_with("-") && a != "-") {
-      std::cerr << "tvms lint: unknown option '" << a << "'\n";
-      return 2;
+  std::string format = "text";
+  bool fix = false, unsafe = false, verify = false, errorOnWarning = false, exitZero = false, noConfig = false;
+  analysis::RuleSelection cli;
+  bool cliSelect = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string value;
+    auto eq = a.find('=');
+    if (a.starts_with("--") && eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
     }
-    paths.push_back(a);
+    auto takeValue = [&]() -> bool {
+      if (!value.empty()) return true;
+      if (i + 1 >= args.size()) return false;
+      value = args[++i];
+      return true;
+    };
+    if (a == "--output-format" || a == "--select" || a == "--extend-select" || a == "--ignore") {
+      if (!takeValue()) {
+        std::cerr << "tvms lint: " << a << " needs a value\n" << kLintUsage;
+        return 2;
+      }
+      if (a == "--output-format") format = value;
+      else if (a == "--select") { cli.select = splitCodes(value); cliSelect = true; }
+      else if (a == "--extend-select") cli.extendSelect = splitCodes(value);
+      else cli.ignore = splitCodes(value);
+    } else if (a == "--fix") fix = true;
+    else if (a == "--unsafe-fixes") unsafe = true;
+    else if (a == "--verify") verify = true;
+    else if (a == "--error-on-warning") errorOnWarning = true;
+    else if (a == "--exit-zero") exitZero = true;
+    else if (a == "--no-config") noConfig = true;
+    else if (a == "-h" || a == "--help") { std::cout << kLintUsage; return 0; }
+    else if (a.starts_with("-") && a != "-") {
+      std::cerr << "tvms lint: unknown option '" << a << "'\n" << kLintUsage;
+      return 2;
+    } else paths.push_back(a);
+  }
+  if (format != "text" && format != "json" && format != "sarif" && format != "github") {
+    std::cerr << "tvms lint: unknown output format '" << format << "' (text, json, sarif, github)\n";
+    return 2;
   }
   if (paths.empty()) paths.push_back(".");
+  Config config;
+  if (!noConfig && !loadConfig(paths[0], config)) return 2;
+  analysis::RuleSelection rules = config.rules;
+  if (cliSelect) rules.select = cli.select;
+  rules.extendSelect.insert(rules.extendSelect.end(), cli.extendSelect.begin(), cli.extendSelect.end());
+  rules.ignore.insert(rules.ignore.end(), cli.ignore.begin(), cli.ignore.end());
+
   bool ok = true;
-  int errors = 0;
-  bool color = isatty(STDOUT_FILENO);
+  bool color = format == "text" && isatty(STDOUT_FILENO);
+  std::vector<LintedFile> files;
+  int findings = 0, verifyFailures = 0, fixed = 0;
   for (auto& path : expandPaths(paths, ok)) {
     auto src = readSource(path);
     if (!src) { ok = false; continue; }
-    errors += lintOne(*src, color);
+    if (!mayHoldTvmScript(src->text) && !verify) continue;
+    std::string text = src->text;
+    if (fix) {
+      for (int round = 0; round < 10; ++round) {
+        syntax::Document doc(text);
+        auto r = analysis::lintDocument(doc, rules);
+        int n = applyFixes(text, r.diagnostics, unsafe);
+        if (!n) break;
+        fixed += n;
+      }
+      if (text != src->text) {
+        if (path == "-") std::cout << text;
+        else if (!writeFile(path, text)) { ok = false; continue; }
+      }
+    }
+    syntax::Document doc(text);
+    auto r = analysis::lintDocument(doc, rules);
+    if (verify) {
+      auto problems = analysis::verifyExpectations(r, doc.lines());
+      for (auto& p : problems) std::cout << displayPath(path) << ": " << p << "\n";
+      if (!problems.empty()) ++verifyFailures;
+      continue;
+    }
+    LintedFile f{displayPath(path), text, syntax::LineIndex(text), r.diagnostics};
+    for (auto& d : f.diagnostics)
+      if (d.severity == diag::Severity::Error || (errorOnWarning && d.severity == diag::Severity::Warning)) ++findings;
+    files.push_back(std::move(f));
   }
+  if (fix && fixed) std::cerr << "tvms lint: applied " << fixed << " fix" << (fixed == 1 ? "" : "es") << "\n";
+  if (verify) {
+    if (!ok) return 2;
+    return verifyFailures ? 1 : 0;
+  }
+  if (format == "json") std::cout << renderJson(files);
+  else if (format == "sarif") std::cout << renderSarif(files);
+  else if (format == "github") std::cout << renderGithub(files);
+  else
+    for (auto& f : files) {
+      diag::TextSource ts{f.path, f.text, &f.lines};
+      for (auto& d : f.diagnostics) std::cout << diag::renderText(d, ts, color);
+    }
   if (!ok) return 2;
-  return errors ? 1 : 0;
+  if (exitZero) return 0;
+  return findings ? 1 : 0;
 }
 
 int runRun(const Args& args) {
@@ -59,13 +197,21 @@ int runRun(const Args& args) {
   }
   auto src = readSource(args[0]);
   if (!src) return 2;
-  int errors = lintOne(*src, isatty(STDOUT_FILENO));
+  syntax::Document doc(src->text);
+  auto r = analysis::lintDocument(doc);
+  LintedFile f{displayPath(args[0]), src->text, syntax::LineIndex(src->text), r.diagnostics};
+  diag::TextSource ts{f.path, f.text, &f.lines};
+  int errors = 0;
+  for (auto& d : f.diagnostics) {
+    std::cout << diag::renderText(d, ts, isatty(STDOUT_FILENO));
+    errors += d.severity == diag::Severity::Error;
+  }
   std::cout << (errors ? "" : "no errors\n");
-  auto r = format::formatSource(src->text);
-  for (auto& n : r.notes) std::cerr << "tvms run: " << n << "\n";
-  syntax::Document doc(r.text);
-  auto file = frontend::lowerDocument(doc);
-  for (auto& region : file.regions) std::cout << "\n" << doc.slice(frontend::regionLines(doc, region.range)) << "\n";
+  auto formatted = format::formatSource(src->text);
+  for (auto& n : formatted.notes) std::cerr << "tvms run: " << n << "\n";
+  syntax::Document out(formatted.text);
+  auto file = frontend::lowerDocument(out);
+  for (auto& region : file.regions) std::cout << "\n" << out.slice(frontend::regionLines(out, region.range)) << "\n";
   std::cout << "\n(compiling and running on the vdevices comes with the compiler issue)\n";
   return errors ? 1 : 0;
 }

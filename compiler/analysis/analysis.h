@@ -1,0 +1,44 @@
+#pragma once
+// Struct-info deduction and the module's vdevice checks. Deduction is per function: a function whose
+// IR object did not change (the frontend re-lowers only the edited function) and whose module
+// context (vdevice list, function signatures) is unchanged keeps its previous results.
+#include <memory>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/diagnostics/diagnostic.h"
+#include "compiler/frontend/frontend.h"
+
+namespace tvms::analysis {
+
+using syntax::ByteRange;
+
+struct VarFact {
+  ir::StructInfoPtr sinfo;             // null: unknown (after an error, or an unmodelled op)
+  std::vector<diag::Related> placement;  // where its vdevice came from, root first
+};
+
+struct FunctionAnalysis {
+  const ir::Function* function = nullptr;
+  std::unordered_map<const ir::Var*, VarFact> vars;
+  ir::StructInfoPtr ret;  // the return struct info after refinement from the body
+  std::vector<diag::Diagnostic> diagnostics;
+};
+
+struct ModuleAnalysis {
+  std::vector<std::shared_ptr<const FunctionAnalysis>> functions;  // aligned with module->functions (null: prim_func)
+  std::vector<diag::Diagnostic> diagnostics;                        // module-level vdevice checks
+  std::string contextKey;
+  size_t deduced = 0;  // functions deduced by this call (the others were reused)
+  std::vector<diag::Diagnostic> all() const;
+};
+
+// `text` is the document text (fixes quote operands).
+ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view text,
+                             const ModuleAnalysis* previous = nullptr);
+
+// "kind:i", the spelling that names a declared entry.
+std::string spellingOf(const ir::IRModule& m, const ir::VDevice* v);
+
+}  // namespace tvms::analysis

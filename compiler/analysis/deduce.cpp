@@ -1,0 +1,402 @@
+// Struct-info deduction of one Relax function: every binding of every block (dataflow or not), If
+// branches, tuples, calls of module functions; annotations and returns checked against it. Vdevice
+// origins are tracked per variable so that a conflict can show where each side came from.
+#include "compiler/analysis/deduce.h"
+
+#include "compiler/analysis/relation.h"
+#include "compiler/op/registry.h"
+
+namespace tvms::analysis {
+
+using namespace ir;
+using diag::Related;
+
+namespace {
+
+constexpr size_t kMaxChain = 4;
+
+class Deducer {
+ public:
+  Deducer(const DeduceContext& c, FunctionAnalysis& out) : ctx_(c), out_(out) {}
+
+  void run(const Function& fn) {
+    for (auto& p : fn.params) {
+      VarFact f;
+      f.sinfo = placedOnly(p->annotation);
+      if (const VDevice* v = placedOn(f.sinfo.get()))
+        f.placement.push_back({where(p.get()), "'" + p->name + "' is on '" + f.sinfo->vdevice->spelling +
+                                                      "' (its annotation)" + declaredNote(v)});
+      out_.vars[p.get()] = std::move(f);
+    }
+    if (!fn.body) return;
+    std::vector<Related> origin;
+    StructInfoPtr body = seq(*fn.body, origin);
+    StructInfoPtr ann = placedOnly(fn.retAnnotation);
+    out_.ret = ann ? ann : body;
+    if (ann && body && fn.body->body) {
+      if (auto why = contradiction(*ann, *body, ctx_.module)) {
+        ByteRange at = ctx_.map.operand(fn.body.get(), 0);
+        auto d = diag::make("TVS105", at, "the returned value does not fit the return annotation: " + *why);
+        if (const ByteRange* r = ctx_.map.find(fn.retAnnotation.get())) d.related.push_back({*r, "the return annotation"});
+        for (auto& o : origin) d.related.push_back(o);
+        out_.diagnostics.push_back(std::move(d));
+      } else if (!contradiction(*body, *ann, ctx_.module) && !droppedByAnnotation(*ann, *body) && !placedOn(ann.get())) {
+        out_.ret = ann;
+      }
+    }
+  }
+
+ private:
+  ByteRange where(const void* node) const {
+    const ByteRange* r = ctx_.map.find(node);
+    return r ? *r : ByteRange{};
+  }
+  std::string declaredNote(const VDevice*) const { return ""; }
+
+  StructInfoPtr seq(const SeqExpr& s, std::vector<Related>& origin) {
+    for (auto& block : s.blocks)
+      for (auto& b : block->bindings) binding(*b);
+    if (!s.body) return nullptr;
+    return expr(s.body, origin);
+  }
+
+  // The struct info of an expression, and (for a variable) where its vdevice came from.
+  StructInfoPtr expr(const ExprPtr& e, std::vector<Related>& origin) {
+    if (!e) return nullptr;
+    switch (e->kind) {
+      case Expr::Kind::Var: {
+        auto it = out_.vars.find(static_cast<Var*>(e.get()));
+        if (it == out_.vars.end()) return nullptr;
+        origin = it->second.placement;
+        return it->second.sinfo;
+      }
+      case Expr::Kind::Constant: return constant(*static_cast<Constant*>(e.get()));
+      case Expr::Kind::PrimValue: {
+        auto s = std::make_shared<StructInfo>();
+        s->kind = StructInfo::Kind::Prim;
+        s->dtype = "int64";
+        s->primValue = static_cast<PrimValue*>(e.get())->value;
+        return s;
+      }
+      case Expr::Kind::ShapeExpr: {
+        auto s = std::make_shared<StructInfo>();
+        s->kind = StructInfo::Kind::Shape;
+        s->shape = static_cast<ShapeExpr*>(e.get())->values;
+        return s;
+      }
+      case Expr::Kind::StringImm: case Expr::Kind::DataTypeImm: return objectSInfo();
+      case Expr::Kind::Tuple: {
+        auto s = std::make_shared<StructInfo>();
+        s->kind = StructInfo::Kind::Tuple;
+        for (auto& f : static_cast<Tuple*>(e.get())->fields) {
+          std::vector<Related> o;
+          auto fs = expr(f, o);
+          if (!fs) return nullptr;
+          s->fields.push_back(fs);
+          if (origin.empty()) origin = o;
+        }
+        return s;
+      }
+      case Expr::Kind::TupleGetItem: {
+        auto* g = static_cast<TupleGetItem*>(e.get());
+        auto t = expr(g->tuple, origin);
+        if (!t || t->kind != StructInfo::Kind::Tuple) return nullptr;
+        if (g->index < 0 || g->index >= static_cast<int>(t->fields.size())) {
+          out_.diagnostics.push_back(diag::make("TVS103", where(e.get()),
+                                                "index " + std::to_string(g->index) + " is out of range for a tuple of " +
+                                                    std::to_string(t->fields.size())));
+          return nullptr;
+        }
+        return t->fields[g->index];
+      }
+      case Expr::Kind::Call: return call(*static_cast<Call*>(e.get()), origin);
+      case Expr::Kind::If: {
+        auto* i = static_cast<If*>(e.get());
+        std::vector<Related> o1, o2;
+        expr(i->cond, o1);
+        auto a = i->thenBranch ? seq(*i->thenBranch, o1) : nullptr;
+        auto b = i->elseBranch ? seq(*i->elseBranch, o2) : nullptr;
+        origin = o1;
+        return lca(a, b);
+      }
+      default: return nullptr;
+    }
+  }
+
+  StructInfoPtr constant(const Constant& c) {
+    if (c.metadataIndex >= 0) return tensorSInfo(std::nullopt, c.dtype);
+    std::vector<PrimExprPtr> dims;
+    const Value* v = &c.value;
+    while (v->kind == Value::Kind::List) {
+      dims.push_back(primInt(static_cast<int64_t>(v->items.size())));
+      if (v->items.empty()) break;
+      v = &v->items[0];
+    }
+    std::string dt = c.dtype;
+    if (dt.empty() && !c.pythonLiteral) {
+      if (v->kind == Value::Kind::Bool) dt = "bool";
+      else if (v->kind == Value::Kind::Int) dt = "int32";
+      else if (v->kind == Value::Kind::Float) dt = "float32";
+    }
+    if (c.pythonLiteral && v->kind == Value::Kind::Bool) dt = "bool";
+    return tensorSInfo(dims, dt);
+  }
+
+  StructInfoPtr call(const Call& c, std::vector<Related>& origin) {
+    std::vector<StructInfoPtr> args;
+    std::vector<std::vector<Related>> origins;
+    for (auto& a : c.args) {
+      std::vector<Related> o;
+      args.push_back(expr(a, o));
+      origins.push_back(std::move(o));
+    }
+    if (c.callee) return moduleCall(c, args, origins);
+    const op::OpDef* def = op::findOp(c.op);
+    if (!def) return nullptr;
+    op::InferInput in{*def, c, args};
+    op::InferResult r = op::inferCall(in);
+    for (auto& issue : r.issues) report(c, *def, issue, args, origins);
+    if (!r.issues.empty()) {
+      bool error = false;
+      for (auto& i : r.issues) error |= i.code != "TVS214";
+      if (error) return nullptr;
+    }
+    // The result's vdevice came from the operand that carries it (or from the op: to_vdevice).
+    if (const VDevice* v = placedOn(r.sinfo.get())) {
+      if (def->deviceRule == op::DeviceRule::ToVDevice) {
+        origin = {{where(&c), "moved to '" + r.sinfo->vdevice->spelling + "' here"}};
+      } else {
+        for (size_t i = 0; i < args.size(); ++i)
+          if (placedOn(args[i].get()) == v) { origin = origins[i]; break; }
+        if (origin.size() >= kMaxChain) origin.erase(origin.begin() + 1);
+        origin.push_back({where(&c), "the result of " + def->scriptName() + " stays on '" + r.sinfo->vdevice->spelling + "'"});
+      }
+    } else if (def->deviceRule == op::DeviceRule::Written && !c.sinfoArgs.empty()) {
+      origin = {{where(&c), "placed by the written " + std::string(c.sinfoKey == Call::SInfoArgsKey::OutSInfo ? "out_sinfo" : "sinfo_args")}};
+    }
+    if (def->deviceRule == op::DeviceRule::ToVDevice && !args.empty() && placedOn(args[0].get()) &&
+        placedOn(args[0].get()) == placedOn(r.sinfo.get())) {
+      ByteRange x = ctx_.map.operand(&c, 0);
+      auto d = diag::make("TVS207", where(&c), "R.to_vdevice onto '" + r.sinfo->vdevice->spelling +
+                                                     "', where the value already is: a copy for nothing");
+      for (auto& o : origins[0]) d.related.push_back(o);
+      if (x.end > x.begin)
+        d.fixes.push_back({"Remove the copy", {{where(&c), std::string(ctx_.text.substr(x.begin, x.end - x.begin))}}, true});
+      out_.diagnostics.push_back(std::move(d));
+    }
+    if (def->name == "relax.call_tir" || def->name == "relax.call_tir_inplace") checkCallTir(c, args);
+    return r.sinfo;
+  }
+
+  ByteRange operandRange(const Call& c, int i) const {
+    ByteRange r = i >= 0 ? ctx_.map.operand(&c, static_cast<size_t>(i)) : ByteRange{};
+    return r.end > r.begin ? r : where(&c);
+  }
+
+  void report(const Call& c, const op::OpDef& def, const op::InferIssue& issue, const std::vector<StructInfoPtr>& args,
+              const std::vector<std::vector<Related>>& origins) {
+    auto d = diag::make(issue.code, operandRange(c, issue.operand), issue.message);
+    for (int i : issue.operands) {
+      if (i < 0 || i >= static_cast<int>(origins.size())) continue;
+      for (auto& o : origins[i]) d.related.push_back(o);
+    }
+    // A vdevice conflict offers to move the second operand onto the first one's vdevice.
+    if ((issue.code == "TVS203" || issue.code == "TVS214") && issue.operands.size() == 2) {
+      int keep = issue.operands[0], move = issue.operands[1];
+      const VDevice* target = placedOn(args[keep].get());
+      ByteRange r = ctx_.map.operand(&c, static_cast<size_t>(move));
+      if (target && r.end > r.begin && args[move] && args[move]->kind == StructInfo::Kind::Tensor) {
+        std::string spell = spellingOf(ctx_.module, target);
+        std::string operandText(ctx_.text.substr(r.begin, r.end - r.begin));
+        d.fixes.push_back({"Move " + operandText + " to '" + spell + "' with R.to_vdevice",
+                           {{r, "R.to_vdevice(" + operandText + ", \"" + spell + "\")"}}, false});
+      }
+    }
+    (void)def;
+    out_.diagnostics.push_back(std::move(d));
+  }
+
+  StructInfoPtr moduleCall(const Call& c, const std::vector<StructInfoPtr>& args,
+                           const std::vector<std::vector<Related>>& origins) {
+    auto* gv = as<GlobalVar>(c.callee);
+    if (!gv) return nullptr;
+    const ModuleFunction* f = ctx_.module.function(gv->name);
+    if (!f || !f->relax) return nullptr;
+    const Function& callee = *f->relax;
+    if (args.size() != callee.params.size()) {
+      out_.diagnostics.push_back(diag::make("TVS005", where(&c),
+                                            "'" + callee.name + "' takes " + std::to_string(callee.params.size()) +
+                                                " arguments, " + std::to_string(args.size()) + " given"));
+      return nullptr;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < args.size(); ++i) {
+      StructInfoPtr param = placedOnly(callee.params[i]->annotation);
+      if (!param || !args[i]) continue;
+      ByteRange at = operandRange(c, static_cast<int>(i));
+      Related declared{where(callee.params[i].get()), "parameter '" + callee.params[i]->name + "' of '" + callee.name + "'"};
+      const VDevice* pv = placedOn(param.get());
+      const VDevice* av = placedOn(args[i].get());
+      if (pv && av && pv != av) {
+        auto d = diag::make("TVS203", at, "argument " + std::to_string(i) + " is on '" + args[i]->vdevice->spelling +
+                                              "' but parameter '" + callee.params[i]->name + "' of '" + callee.name +
+                                              "' is on '" + param->vdevice->spelling + "'");
+        d.related.push_back(declared);
+        for (auto& o : origins[i]) d.related.push_back(o);
+        std::string operandText(ctx_.text.substr(at.begin, at.end - at.begin));
+        std::string spell = spellingOf(ctx_.module, pv);
+        d.fixes.push_back({"Move " + operandText + " to '" + spell + "' with R.to_vdevice",
+                           {{at, "R.to_vdevice(" + operandText + ", \"" + spell + "\")"}}, false});
+        out_.diagnostics.push_back(std::move(d));
+        ok = false;
+        continue;
+      }
+      std::optional<std::string> why = contradiction(*param, *args[i], ctx_.module);
+      if (!why && pv && !av && args[i]->kind == StructInfo::Kind::Tensor)
+        why = "the parameter is on '" + param->vdevice->spelling + "' and the argument has no vdevice";
+      if (why) {
+        auto d = diag::make("TVS104", at, "argument " + std::to_string(i) + " does not fit parameter '" +
+                                              callee.params[i]->name + "' of '" + callee.name + "': " + *why);
+        d.related.push_back(declared);
+        out_.diagnostics.push_back(std::move(d));
+        ok = false;
+      }
+    }
+    if (!ok) return nullptr;
+    return placedOnly(callee.retAnnotation);
+  }
+
+  // R.call_tir(cls.kernel, (inputs...), out_sinfo): the prim_func's buffers must match.
+  void checkCallTir(const Call& c, const std::vector<StructInfoPtr>& args) {
+    if (c.args.empty()) return;
+    auto* gv = as<GlobalVar>(c.args[0]);
+    if (!gv) return;
+    const ModuleFunction* f = ctx_.module.function(gv->name);
+    if (!f || !f->tir) return;
+    const PrimFunc& pf = *f->tir;
+    std::vector<const TirBuffer*> buffers;
+    size_t matched = 0;
+    for (auto& p : pf.params) {
+      if (p.kind == TirParam::Kind::Buffer) buffers.push_back(&p.buffer);
+      else if (p.kind == TirParam::Kind::Handle && matched < pf.matchedBuffers.size()) buffers.push_back(&pf.matchedBuffers[matched++]);
+      else if (p.kind == TirParam::Kind::Handle || p.kind == TirParam::Kind::Other) return;  // not modelled
+    }
+    std::vector<StructInfoPtr> actual;
+    if (args.size() > 1 && args[1]) {
+      if (args[1]->kind == StructInfo::Kind::Tuple) actual = args[1]->fields;
+      else actual.push_back(args[1]);
+    } else if (args.size() > 1) {
+      return;
+    }
+    for (auto& s : c.sinfoArgs) actual.push_back(placedOnly(s));
+    Related sig{where(&pf), "the prim_func '" + pf.name + "'"};
+    size_t scalars = 0;
+    for (auto& p : pf.params) scalars += p.kind == TirParam::Kind::Scalar;
+    if (buffers.size() != actual.size()) {
+      auto d = diag::make("TVS107", where(&c),
+                          "'" + pf.name + "' takes " + std::to_string(buffers.size()) + " buffers, but the call passes " +
+                              std::to_string(actual.size() - c.sinfoArgs.size()) + " inputs and " +
+                              std::to_string(c.sinfoArgs.size()) + " outputs");
+      d.related.push_back(sig);
+      out_.diagnostics.push_back(std::move(d));
+      return;
+    }
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      if (!actual[i] || actual[i]->kind != StructInfo::Kind::Tensor) continue;
+      auto want = tensorSInfo(buffers[i]->shape, buffers[i]->dtype);
+      if (auto why = contradiction(*want, *actual[i], ctx_.module)) {
+        bool output = i >= buffers.size() - c.sinfoArgs.size();
+        auto d = diag::make("TVS107", output ? where(&c) : operandRange(c, 1),
+                            "buffer '" + buffers[i]->name + "' of '" + pf.name + "' does not match the " +
+                                (output ? "out_sinfo" : "argument") + ": " + *why);
+        d.related.push_back(sig);
+        out_.diagnostics.push_back(std::move(d));
+      }
+    }
+    (void)scalars;
+  }
+
+  void binding(const Binding& b) {
+    std::vector<Related> origin;
+    StructInfoPtr value = expr(b.value, origin);
+    ByteRange valueRange = ctx_.map.operand(&b, 0);
+    if (b.kind == Binding::Kind::Unpack) {
+      bool tuple = value && value->kind == StructInfo::Kind::Tuple;
+      if (tuple && value->fields.size() != b.vars.size())
+        out_.diagnostics.push_back(diag::make("TVS104", where(&b),
+                                              "unpacks " + std::to_string(b.vars.size()) + " names from a tuple of " +
+                                                  std::to_string(value->fields.size())));
+      for (size_t i = 0; i < b.vars.size(); ++i) {
+        VarFact f;
+        if (tuple && value->fields.size() == b.vars.size()) f.sinfo = value->fields[i];
+        f.placement = origin;
+        out_.vars[b.vars[i].get()] = std::move(f);
+      }
+      return;
+    }
+    const Var& var = *b.vars[0];
+    VarFact fact;
+    fact.placement = origin;
+    if (b.kind == Binding::Kind::MatchCast) {
+      StructInfoPtr cast = placedOnly(b.castSInfo);
+      if (cast && value)
+        if (auto why = contradiction(*cast, *value, ctx_.module))
+          out_.diagnostics.push_back(diag::make("TVS104", valueRange.end > valueRange.begin ? valueRange : where(&b),
+                                                "R.match_cast can never succeed: " + *why));
+      fact.sinfo = cast;
+      out_.vars[&var] = std::move(fact);
+      return;
+    }
+    StructInfoPtr ann = placedOnly(var.annotation);
+    fact.sinfo = value;
+    if (ann) {
+      ByteRange annRange = ctx_.map.operand(&b, 1);
+      if (annRange.end <= annRange.begin) annRange = where(&b);
+      bool fresh = b.value && b.value->kind == Expr::Kind::Call;
+      if (value) {
+        if (auto why = contradiction(*ann, *value, ctx_.module)) {
+          auto d = diag::make("TVS104", annRange, "the annotation of '" + var.name + "' contradicts its deduced struct info: " + *why);
+          d.related.push_back({valueRange, "deduced from this value"});
+          for (auto& o : origin) d.related.push_back(o);
+          out_.diagnostics.push_back(std::move(d));
+          fact.sinfo = nullptr;
+          out_.vars[&var] = std::move(fact);
+          return;
+        }
+      }
+      if (fresh) {
+        // TVM gives a freshly built call the annotation as its struct info: how a result is placed.
+        fact.sinfo = ann;
+        if (const VDevice* v = placedOn(ann.get()); v && placedOn(value.get()) != v)
+          fact.placement = {{annRange, "'" + var.name + "' is annotated on '" + ann->vdevice->spelling + "'"}};
+      } else if (value) {
+        if (auto lost = droppedByAnnotation(*ann, *value)) {
+          auto d = diag::make("TVS106", annRange,
+                              "TVM keeps the struct info of the right side and drops the annotated " + *lost + " of '" +
+                                  var.name + "': the right side is already typed");
+          std::string rhs(ctx_.text.substr(valueRange.begin, valueRange.end - valueRange.begin));
+          if (placedOn(ann.get()) && valueRange.end > valueRange.begin)
+            d.fixes.push_back({"Copy with R.to_vdevice", {{valueRange, "R.to_vdevice(" + rhs + ", \"" +
+                                                                         spellingOf(ctx_.module, placedOn(ann.get())) + "\")"}}, false});
+          out_.diagnostics.push_back(std::move(d));
+        }
+      }
+    }
+    if (fact.placement.size() > kMaxChain) fact.placement.erase(fact.placement.begin() + 1, fact.placement.end() - (kMaxChain - 1));
+    out_.vars[&var] = std::move(fact);
+  }
+
+  const DeduceContext& ctx_;
+  FunctionAnalysis& out_;
+};
+
+}  // namespace
+
+std::shared_ptr<FunctionAnalysis> deduceFunction(const DeduceContext& ctx, const Function& fn) {
+  auto out = std::make_shared<FunctionAnalysis>();
+  out->function = &fn;
+  Deducer(ctx, *out).run(fn);
+  return out;
+}
+
+}  // namespace tvms::analysis

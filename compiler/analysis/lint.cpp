@@ -1,0 +1,177 @@
+// lintDocument: the whole lint of one document, and the verify convention.
+#include "compiler/analysis/lint.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "compiler/diagnostics/catalogue.h"
+
+namespace tvms::analysis {
+
+namespace {
+
+bool matchesPrefix(std::string_view code, const std::vector<std::string>& prefixes) {
+  for (auto& p : prefixes)
+    if (p == "ALL" || code.substr(0, p.size()) == p) return true;
+  return false;
+}
+
+bool exactly(std::string_view code, const std::vector<std::string>& prefixes) {
+  return std::find(prefixes.begin(), prefixes.end(), code) != prefixes.end();
+}
+
+// Codes written after a marker ("noqa:", "expect:"): TVS201, TVS203 ...
+std::vector<std::string> codesAfter(const std::string& s, size_t pos) {
+  std::vector<std::string> out;
+  size_t i = pos;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == ',' || s[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < s.size() && std::isalnum(static_cast<unsigned char>(s[j]))) ++j;
+    if (j == i) break;
+    std::string code = s.substr(i, j - i);
+    bool looksLikeCode = std::isupper(static_cast<unsigned char>(code[0])) && std::isdigit(static_cast<unsigned char>(code.back()));
+    if (!looksLikeCode) break;
+    out.push_back(code);
+    i = j;
+  }
+  return out;
+}
+
+// Finds "# <marker>" inside a comment token (which may hold several '#' parts).
+std::optional<size_t> directive(const std::string& comment, std::string_view marker) {
+  for (size_t hash = comment.find('#'); hash != std::string::npos; hash = comment.find('#', hash + 1)) {
+    size_t i = hash + 1;
+    while (i < comment.size() && comment[i] == ' ') ++i;
+    std::string lower;
+    for (size_t k = i; k < comment.size() && k < i + marker.size(); ++k) lower += static_cast<char>(std::tolower(comment[k]));
+    if (lower == marker) return i + marker.size();
+  }
+  return std::nullopt;
+}
+
+struct Noqa {
+  frontend::Comment comment;
+  uint32_t line;
+  bool bare = false;
+  std::vector<std::string> codes;
+  std::set<std::string> used;
+  bool usedBare = false;
+};
+
+}  // namespace
+
+bool RuleSelection::enabled(std::string_view code) const {
+  const diag::Rule* rule = diag::findRule(code);
+  bool byDefault = rule ? rule->enabledByDefault : true;
+  bool on;
+  if (!select.empty()) on = byDefault ? matchesPrefix(code, select) : exactly(code, select);
+  else on = byDefault;
+  if (!on) on = byDefault ? matchesPrefix(code, extendSelect) : exactly(code, extendSelect);
+  if (on && matchesPrefix(code, ignore)) on = false;
+  return on;
+}
+
+LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules) {
+  LintResult out;
+  out.file = frontend::lowerDocument(doc);
+  std::vector<diag::Diagnostic> all = out.file.diagnostics;
+  for (auto& region : out.file.regions) {
+    all.insert(all.end(), region.diagnostics.begin(), region.diagnostics.end());
+    out.analyses.push_back(analyzeModule(region, doc.text()));
+    auto more = out.analyses.back().all();
+    all.insert(all.end(), more.begin(), more.end());
+  }
+  const syntax::LineIndex& lines = doc.lines();
+  ByteRange whole{0, static_cast<uint32_t>(doc.text().size())};
+  std::vector<frontend::Comment> comments = frontend::commentNodesIn(doc, whole);
+
+  // Expectations (the verify convention) anywhere in the file.
+  bool fileNoqa = false;
+  std::vector<Noqa> noqas;
+  auto inRegion = [&](uint32_t offset) {
+    for (auto& r : out.file.regions) if (r.range.begin <= offset && offset < r.range.end) return true;
+    return false;
+  };
+  for (auto& c : comments) {
+    uint32_t line = lines.lineOf(c.range.begin);
+    if (auto p = directive(c.text, "expect:")) {
+      auto codes = codesAfter(c.text, *p);
+      auto& v = out.expectations[line];
+      v.insert(v.end(), codes.begin(), codes.end());
+    }
+    if (directive(c.text, "tvms: noqa")) fileNoqa = true;
+    else if (auto p = directive(c.text, "noqa"); p && inRegion(c.range.begin)) {
+      Noqa n{c, line};
+      if (*p < c.text.size() && c.text[*p] == ':') n.codes = codesAfter(c.text, *p + 1);
+      n.bare = n.codes.empty();
+      noqas.push_back(std::move(n));
+    }
+  }
+
+  std::sort(all.begin(), all.end(), [](auto& a, auto& b) {
+    return a.range.begin != b.range.begin ? a.range.begin < b.range.begin : a.code < b.code;
+  });
+  std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
+  for (auto& d : all) {
+    if (!seen.insert({d.code, d.range.begin, d.range.end}).second) continue;
+    if (!rules.enabled(d.code)) continue;
+    if (fileNoqa) continue;
+    uint32_t line = lines.lineOf(d.range.begin);
+    bool suppressed = false;
+    for (auto& n : noqas) {
+      if (n.line != line) continue;
+      if (n.bare) { n.usedBare = true; suppressed = true; }
+      else if (std::find(n.codes.begin(), n.codes.end(), d.code) != n.codes.end()) { n.used.insert(d.code); suppressed = true; }
+    }
+    if (!suppressed) out.diagnostics.push_back(d);
+  }
+  if (!fileNoqa && rules.enabled("TVS900")) {
+    for (auto& n : noqas) {
+      std::vector<std::string> unused;
+      if (n.bare && !n.usedBare) unused.push_back("");
+      for (auto& code : n.codes)
+        if (code.rfind("TVS", 0) == 0 && !n.used.count(code)) unused.push_back(code);
+      for (auto& code : unused) {
+        auto d = diag::make("TVS900", n.comment.range,
+                            code.empty() ? "this `# noqa` suppresses nothing" : "`# noqa: " + code + "` suppresses nothing on this line");
+        // The whole comment can go when nothing of it is used and it holds only the directive.
+        bool onlyDirective = n.comment.text.find('#', 1) == std::string::npos;
+        if (onlyDirective && n.used.empty() && !n.usedBare && (n.bare || unused.size() == n.codes.size())) {
+          uint32_t from = n.comment.range.begin;
+          while (from > 0 && (doc.text()[from - 1] == ' ' || doc.text()[from - 1] == '\t')) --from;
+          d.fixes.push_back({"Remove the unused `# noqa`", {{{from, n.comment.range.end}, ""}}, true});
+        }
+        out.diagnostics.push_back(std::move(d));
+      }
+    }
+    std::sort(out.diagnostics.begin(), out.diagnostics.end(), [](auto& a, auto& b) {
+      return a.range.begin != b.range.begin ? a.range.begin < b.range.begin : a.code < b.code;
+    });
+  }
+  return out;
+}
+
+std::vector<std::string> verifyExpectations(const LintResult& r, const syntax::LineIndex& lines) {
+  std::map<uint32_t, std::vector<std::string>> got;
+  for (auto& d : r.diagnostics) got[lines.lineOf(d.range.begin)].push_back(d.code);
+  std::vector<std::string> problems;
+  std::set<uint32_t> linesSeen;
+  for (auto& [l, _] : got) linesSeen.insert(l);
+  for (auto& [l, _] : r.expectations) linesSeen.insert(l);
+  for (uint32_t l : linesSeen) {
+    std::multiset<std::string> want, have;
+    if (auto it = r.expectations.find(l); it != r.expectations.end()) want.insert(it->second.begin(), it->second.end());
+    if (auto it = got.find(l); it != got.end()) have.insert(it->second.begin(), it->second.end());
+    for (auto& c : want) {
+      auto h = have.find(c);
+      if (h != have.end()) have.erase(h);
+      else problems.push_back("line " + std::to_string(l + 1) + ": expected " + c + ", not reported");
+    }
+    for (auto& c : have) problems.push_back("line " + std::to_string(l + 1) + ": unexpected " + c);
+  }
+  return problems;
+}
+
+}  // namespace tvms::analysis

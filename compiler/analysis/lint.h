@@ -1,0 +1,34 @@
+#pragma once
+// One document linted: frontend diagnostics, deduction and vdevice checks, rule selection, `# noqa`
+// suppression (with TVS900 for suppressions that suppressed nothing) and the `# expect:` comments of
+// the verify convention. Shared by `tvms lint` and the language server.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compiler/analysis/analysis.h"
+
+namespace tvms::analysis {
+
+struct RuleSelection {
+  std::vector<std::string> select;        // code prefixes; empty: the default rules
+  std::vector<std::string> extendSelect;  // added to select (or to the defaults)
+  std::vector<std::string> ignore;        // code prefixes dropped
+  bool enabled(std::string_view code) const;
+};
+
+struct LintResult {
+  frontend::FileResult file;
+  std::vector<ModuleAnalysis> analyses;   // aligned with file.regions
+  std::vector<diag::Diagnostic> diagnostics;  // selected, not suppressed, sorted by position
+  // `# expect: CODE` comments: line (0-based) -> codes, in order.
+  std::map<uint32_t, std::vector<std::string>> expectations;
+};
+
+LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules = {});
+
+// The verify convention: every expectation met and nothing else reported. Returns the problems as
+// diagnostic-like lines ("missing TVS201 on line 12", "unexpected TVS203 on line 14").
+std::vector<std::string> verifyExpectations(const LintResult& r, const syntax::LineIndex& lines);
+
+}  // namespace tvms::analysis

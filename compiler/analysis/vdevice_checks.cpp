@@ -1,0 +1,309 @@
+// The module's vdevice checks: every vdevice string and I.vdevice in the module, the declared list
+// itself, and hints. Each fix is a real edit of the text.
+#include <algorithm>
+#include <functional>
+
+#include "compiler/analysis/checks.h"
+#include "compiler/analysis/relation.h"
+
+namespace tvms::analysis {
+
+using namespace ir;
+
+namespace {
+
+struct Use {
+  const VDeviceRef* ref;
+  ByteRange range;
+};
+
+class VDeviceChecker {
+ public:
+  VDeviceChecker(const DeduceContext& c, std::vector<diag::Diagnostic>& out) : ctx_(c), m_(c.module), out_(out) {}
+
+  void run() {
+    for (auto& f : m_.functions)
+      if (f.relax) collect(*f.relax);
+    for (auto& u : uses_) checkUse(u);
+    for (auto& v : m_.vdevices) checkDecl(*v, range(v.get()));
+    for (auto& h : hints_) checkHint(*h);
+    duplicatesAndUnused();
+  }
+
+ private:
+  ByteRange range(const void* n) const {
+    const ByteRange* r = ctx_.map.find(n);
+    return r ? *r : ByteRange{};
+  }
+  std::string text(ByteRange r) const { return std::string(ctx_.text.substr(r.begin, r.end - r.begin)); }
+
+  void sinfo(const StructInfoPtr& s) {
+    if (!s) return;
+    if (s->vdevice) uses_.push_back({s->vdevice.get(), range(s->vdevice.get())});
+    for (auto& f : s->fields) sinfo(f);
+    if (s->params) for (auto& p : *s->params) sinfo(p);
+    sinfo(s->ret);
+  }
+  void expr(const ExprPtr& e) {
+    if (!e) return;
+    if (auto* c = as<Call>(e)) {
+      for (auto& a : c->args) expr(a);
+      for (auto& a : c->attrs)
+        if (a.value.kind == Value::Kind::VDevice && a.value.vdevice)
+          uses_.push_back({a.value.vdevice.get(), range(a.value.vdevice.get())});
+      for (auto& s : c->sinfoArgs) sinfo(s);
+      if (c->op == "relax.hint_on_device") hints_.push_back(c);
+    } else if (auto* t = as<Tuple>(e)) {
+      for (auto& f : t->fields) expr(f);
+    } else if (auto* g = as<TupleGetItem>(e)) {
+      expr(g->tuple);
+    } else if (auto* i = as<If>(e)) {
+      expr(i->cond);
+      seq(i->thenBranch.get());
+      seq(i->elseBranch.get());
+    }
+  }
+  void seq(const SeqExpr* s) {
+    if (!s) return;
+    for (auto& blk : s->blocks)
+      for (auto& b : blk->bindings) {
+        for (auto& v : b->vars) sinfo(v->annotation);
+        sinfo(b->castSInfo);
+        expr(b->value);
+      }
+    expr(s->body);
+  }
+  void collect(const Function& fn) {
+    for (auto& p : fn.params) sinfo(p->annotation);
+    sinfo(fn.retAnnotation);
+    seq(fn.body.get());
+  }
+
+  const VDevice* equalEntry(const VDevice& v) const {
+    for (auto& d : m_.vdevices) if (sameValue(*d, v)) return d.get();
+    return nullptr;
+  }
+  int kindCount(const std::string& kind) const {
+    int n = 0;
+    for (auto& d : m_.vdevices) n += d->target.kind == kind;
+    return n;
+  }
+  // An edit appending one I.vdevice(...) to the declared list, or declaring the list.
+  std::optional<diag::TextEdit> declare(const std::string& decl) const {
+    if (m_.standalone) return std::nullopt;
+    if (!m_.vdevices.empty()) {
+      ByteRange last = range(m_.vdevices.back().get());
+      if (last.end <= last.begin) return std::nullopt;
+      return diag::TextEdit{{last.end, last.end}, ", " + decl};
+    }
+    if (m_.hasGlobalInfos || m_.functions.empty()) return std::nullopt;
+    const void* first = m_.functions[0].relax ? static_cast<const void*>(m_.functions[0].relax.get())
+                                              : static_cast<const void*>(m_.functions[0].tir.get());
+    ByteRange fr = range(first);
+    if (fr.end <= fr.begin) return std::nullopt;
+    uint32_t lineStart = fr.begin;
+    while (lineStart > 0 && ctx_.text[lineStart - 1] != '\n') --lineStart;
+    std::string indent(ctx_.text.substr(lineStart, fr.begin - lineStart));
+    return diag::TextEdit{{lineStart, lineStart},
+                          indent + "I.module_global_infos({\"vdevice\": [" + decl + "]})\n\n"};
+  }
+  std::string declText(const std::string& kind, int64_t id) const {
+    return "I.vdevice(\"" + kind + "\"" + (id ? ", " + std::to_string(id) : "") + ")";
+  }
+
+  void checkUse(const Use& u) {
+    if (u.range.end <= u.range.begin) return;
+    if (u.ref->isInline) {
+      if (!u.ref->device) return;
+      checkDecl(*u.ref->device, u.range);
+      auto d = diag::make("TVS202", u.range,
+                          "an I.vdevice(...) written in a function body is a new object, not the declared entry: TVM "
+                          "fails at build with \"The vdevice is not in the ir_module.\"");
+      if (const VDevice* e = equalEntry(*u.ref->device)) {
+        std::string spell = spellingOf(m_, e);
+        d.message += " Name the declared entry \"" + spell + "\" instead.";
+        d.related.push_back({range(e), "the equal declared entry \"" + spell + "\""});
+        d.fixes.push_back({"Use the declared entry \"" + spell + "\"", {{u.range, "\"" + spell + "\""}}, true});
+      } else if (auto edit = declare(text(u.range))) {
+        std::string kind = u.ref->device->target.kind;
+        std::string spell = kind + ":" + std::to_string(kindCount(kind));
+        d.fixes.push_back({"Declare it in global_infos and use \"" + spell + "\"", {*edit, {u.range, "\"" + spell + "\""}}, false});
+      }
+      out_.push_back(std::move(d));
+      return;
+    }
+    if (u.ref->device) {
+      auto pos = u.ref->spelling.find(':');
+      if (pos != std::string::npos && u.ref->spelling.compare(0, pos, "vdevice") != 0) {
+        int64_t i = std::atoll(u.ref->spelling.c_str() + pos + 1);
+        if (i != u.ref->device->vdeviceId) {
+          auto d = diag::make("TVS208", u.range, "\"" + u.ref->spelling + "\" is the " + std::to_string(i) +
+                                                     "-th '" + u.ref->device->target.kind + "' entry of the list, whose vdevice_id is " +
+                                                     std::to_string(u.ref->device->vdeviceId) + " (kind:i counts entries, not devices)");
+          d.related.push_back({range(u.ref->device.get()), "the entry"});
+          out_.push_back(std::move(d));
+        }
+      }
+      return;
+    }
+    // An unresolved string.
+    const std::string& s = u.ref->spelling;
+    std::string kind = s.substr(0, s.find(':'));
+    int64_t index = s.find(':') == std::string::npos ? 0 : std::atoll(s.c_str() + s.find(':') + 1);
+    std::string msg;
+    if (m_.standalone) msg = "\"" + s + "\" names a vdevice, but a standalone @R.function has no module to declare vdevices in (TVM: \"IRModule frame not find\")";
+    else if (!m_.hasGlobalInfos) msg = "\"" + s + "\" names a vdevice, but the module declares none: add I.module_global_infos({\"vdevice\": [...]}) (TVM: \"The GlobalInfos in the IRModule is not defined.\")";
+    else if (!m_.hasVDeviceKey) msg = "\"" + s + "\" names a vdevice, but global_infos has no \"vdevice\" key";
+    else if (kind == "vdevice") msg = "\"" + s + "\" is past the vdevice list, which has " + std::to_string(m_.vdevices.size()) + " entries";
+    else {
+      int n = kindCount(kind);
+      msg = "\"" + s + "\" names no declared vdevice: the module declares " + std::to_string(n) + " '" + kind + "' entr" +
+            (n == 1 ? "y" : "ies") + (n ? " (\"" + kind + ":0\"" + (n > 1 ? " to \"" + kind + ":" + std::to_string(n - 1) + "\"" : "") + ")" : "") +
+            "; TVM silently drops the vdevice";
+    }
+    auto d = diag::make("TVS201", u.range, msg);
+    for (auto& v : m_.vdevices) d.related.push_back({range(v.get()), "declared: \"" + spellingOf(m_, v.get()) + "\""});
+    if (kind != "vdevice" && isKnownTargetKind(kind) && index == kindCount(kind)) {
+      int64_t id = 0;
+      for (auto& v : m_.vdevices) if (v->target.kind == kind) id = std::max(id, v->vdeviceId + 1);
+      if (auto edit = declare(declText(kind, id))) d.fixes.push_back({"Declare " + declText(kind, id), {*edit}, false});
+    }
+    if (kind != "vdevice" && kindCount(kind) > 0) {
+      std::string near = kind + ":" + std::to_string(kindCount(kind) - 1);
+      d.fixes.push_back({"Use \"" + near + "\"", {{u.range, "\"" + near + "\""}}, false});
+    }
+    out_.push_back(std::move(d));
+  }
+
+  void checkDecl(const VDevice& v, ByteRange at) {
+    if (at.end <= at.begin) return;
+    if (v.target.kind.empty()) {
+      out_.push_back(diag::make("TVS205", at, v.target.writtenAsDict() ? "the target config has no \"kind\" string"
+                                                                       : "I.vdevice needs a target kind such as \"llvm\" or \"cuda\""));
+    } else if (!isKnownTargetKind(v.target.kind)) {
+      static const char* kinds[] = {"llvm", "cuda", "metal", "opencl", "vulkan", "rocm", "c", "webgpu", "hexagon"};
+      std::string best;
+      size_t bestScore = 99;
+      for (auto* k : kinds) {
+        size_t score = editDistance(v.target.kind, k);
+        if (score < bestScore) { bestScore = score; best = k; }
+      }
+      auto d = diag::make("TVS205", at, "unknown target kind '" + v.target.kind + "'" + (bestScore <= 2 ? "; did you mean '" + best + "'?" : ""));
+      std::string t = text(at);
+      auto p = t.find("\"" + v.target.kind + "\"");
+      if (bestScore <= 2 && p != std::string::npos)
+        d.fixes.push_back({"Use '" + best + "'", {{{at.begin + static_cast<uint32_t>(p), at.begin + static_cast<uint32_t>(p + v.target.kind.size() + 2)}, "\"" + best + "\""}}, false});
+      out_.push_back(std::move(d));
+    }
+    if (v.vdeviceId < 0) out_.push_back(diag::make("TVS205", at, "vdevice_id is the physical device ordinal and cannot be negative"));
+  }
+
+  static size_t editDistance(const std::string& a, const std::string& b) {
+    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      cur[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j)
+        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+      prev.swap(cur);
+    }
+    return prev[b.size()];
+  }
+
+  void checkHint(const Call& c) {
+    ByteRange at = range(&c);
+    if (!c.args.empty() && c.args[0] && c.args[0]->kind != Expr::Kind::Var)
+      out_.push_back(diag::make("TVS213", ctx_.map.operand(&c, 0).end > ctx_.map.operand(&c, 0).begin ? ctx_.map.operand(&c, 0) : at,
+                                "R.hint_on_device of a value that is not a variable: TVM records no placement for it"));
+    const CallAttr* dev = c.attr("device");
+    if (!dev || dev->value.kind != Value::Kind::Device || m_.standalone) return;
+    const CallAttr* scopeAttr = c.attr("memory_scope");
+    std::string scope = scopeAttr && scopeAttr->value.kind == Value::Kind::String ? scopeAttr->value.text : "global";
+    DeviceHint h = dev->value.device;
+    for (auto& v : m_.vdevices)
+      if (deviceTypeOfKind(v->target.kind) == h.deviceType && v->vdeviceId == h.index && v->memoryScope == scope) {
+        hinted_.push_back(v.get());
+        return;
+      }
+    std::string kind;
+    for (auto* k : {"llvm", "cuda", "opencl", "vulkan", "metal", "rocm", "webgpu", "hexagon"})
+      if (deviceTypeOfKind(k) == h.deviceType) { kind = k; break; }
+    auto d = diag::make("TVS206", at, "no declared vdevice matches this hint (device type " + std::to_string(h.deviceType) +
+                                          ", id " + std::to_string(h.index) + ", scope \"" + scope +
+                                          "\"): RealizeVDevice will fail (\"Expected to find device with type ...\")");
+    for (auto& v : m_.vdevices) d.related.push_back({range(v.get()), "declared: \"" + spellingOf(m_, v.get()) + "\""});
+    if (!kind.empty() && scope == "global")
+      if (auto edit = declare(declText(kind, h.index))) d.fixes.push_back({"Declare " + declText(kind, h.index), {*edit}, false});
+    out_.push_back(std::move(d));
+  }
+
+  void duplicatesAndUnused() {
+    std::vector<const VDevice*> used = hinted_;
+    for (auto& u : uses_) {
+      if (!u.ref->device) continue;
+      if (u.ref->isInline) { if (auto* e = equalEntry(*u.ref->device)) used.push_back(e); }
+      else used.push_back(u.ref->device.get());
+    }
+    for (size_t i = 0; i < m_.vdevices.size(); ++i) {
+      const VDevice& v = *m_.vdevices[i];
+      for (size_t j = 0; j < i; ++j) {
+        const VDevice& w = *m_.vdevices[j];
+        if (v.target.kind == w.target.kind && v.vdeviceId == w.vdeviceId && v.memoryScope == w.memoryScope) {
+          auto d = diag::make("TVS210", range(&v), "this vdevice equals entry " + std::to_string(j) +
+                                                       " (kind, id and scope): \"" + v.target.kind + "\" strings can only reach it by index");
+          d.related.push_back({range(&w), "the first equal entry"});
+          out_.push_back(std::move(d));
+          break;
+        }
+      }
+      // Entry 0 is the default device of every tensor without a vdevice: never unused.
+      if (i == 0 || std::count(used.begin(), used.end(), &v)) continue;
+      auto d = diag::make("TVS209", range(&v), "vdevice \"" + spellingOf(m_, &v) + "\" is declared but nothing uses it");
+      if (auto fix = removal(i)) d.fixes.push_back(*fix);
+      out_.push_back(std::move(d));
+    }
+    for (auto& f : m_.functions)
+      if (f.relax)
+        for (auto& p : f.relax->params)
+          if (const VDevice* v = placedOn(p->annotation.get()); v && m_.indexOf(v) != 0) {
+            out_.push_back(diag::make("TVS211", range(p.get()), "parameter '" + p->name + "' is on \"" + spellingOf(m_, v) +
+                                                                   "\", but TVM's set_input copies every input to device slot 0"));
+          }
+  }
+
+  // Removing entry i, and re-indexing the strings that name the entries after it.
+  std::optional<diag::Fix> removal(size_t i) {
+    const VDevice* v = m_.vdevices[i].get();
+    ByteRange r = range(v);
+    ByteRange prev = range(m_.vdevices[i - 1].get());
+    if (r.end <= r.begin || prev.end <= prev.begin) return std::nullopt;
+    diag::Fix fix{"Remove the unused vdevice", {{{prev.end, r.end}, ""}}, true};
+    int removedKindIndex = m_.kindIndexOf(v);
+    for (auto& u : uses_) {
+      if (u.ref->isInline || !u.ref->device || u.range.end <= u.range.begin) continue;
+      const std::string& s = u.ref->spelling;
+      std::string kind = s.substr(0, s.find(':'));
+      std::string rest = s.find(':') == std::string::npos ? "" : s.substr(s.find(':') + 1);
+      std::string scope = rest.find(':') == std::string::npos ? "" : rest.substr(rest.find(':'));
+      int target = m_.indexOf(u.ref->device.get());
+      if (kind == "vdevice" && target > static_cast<int>(i))
+        fix.edits.push_back({u.range, "\"vdevice:" + std::to_string(target - 1) + scope + "\""});
+      else if (kind == v->target.kind && m_.kindIndexOf(u.ref->device.get()) > removedKindIndex)
+        fix.edits.push_back({u.range, "\"" + kind + ":" + std::to_string(m_.kindIndexOf(u.ref->device.get()) - 1) + scope + "\""});
+    }
+    return fix;
+  }
+
+  const DeduceContext& ctx_;
+  const IRModule& m_;
+  std::vector<diag::Diagnostic>& out_;
+  std::vector<Use> uses_;
+  std::vector<const Call*> hints_;
+  std::vector<const VDevice*> hinted_;
+};
+
+}  // namespace
+
+void checkVDevices(const DeduceContext& ctx, std::vector<diag::Diagnostic>& out) { VDeviceChecker(ctx, out).run(); }
+
+}  // namespace tvms::analysis

@@ -1,0 +1,96 @@
+// Reading [tool.tvms] from pyproject.toml.
+#include "tools/tvms/config.h"
+
+#define TOML_EXCEPTIONS 0
+#include <toml++/toml.h>
+
+#include <filesystem>
+#include <iostream>
+
+namespace tvms::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void error(const std::string& path, const toml::source_region& where, const std::string& msg) {
+  std::cerr << path << ":" << where.begin.line << ":" << where.begin.column << ": error[TVS901]: " << msg << "\n";
+}
+
+bool stringList(const std::string& path, const toml::node& n, const std::string& key, std::vector<std::string>& out) {
+  const toml::array* arr = n.as_array();
+  if (!arr) {
+    error(path, n.source(), "'" + key + "' must be a list of strings, e.g. [\"TVS2\"]");
+    return false;
+  }
+  for (auto& item : *arr) {
+    auto s = item.value<std::string>();
+    if (!s) {
+      error(path, item.source(), "'" + key + "' must be a list of strings");
+      return false;
+    }
+    out.push_back(*s);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool loadConfig(const std::string& start, Config& out) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(start.empty() || start == "-" ? fs::path(".") : fs::path(start), ec);
+  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
+  for (; !dir.empty(); dir = dir.parent_path()) {
+    fs::path candidate = dir / "pyproject.toml";
+    if (fs::exists(candidate, ec)) {
+      out.path = candidate.string();
+      break;
+    }
+    if (dir == dir.root_path()) break;
+  }
+  if (out.path.empty()) return true;
+  toml::parse_result parsed = toml::parse_file(out.path);
+  if (!parsed) {
+    error(out.path, parsed.error().source(), "invalid TOML: " + std::string(parsed.error().description()));
+    return false;
+  }
+  const toml::table& root = parsed.table();
+  const toml::node* tool = root.get("tool");
+  const toml::node* section = tool && tool->is_table() ? tool->as_table()->get("tvms") : nullptr;
+  if (!section) return true;
+  if (!section->is_table()) {
+    error(out.path, section->source(), "[tool.tvms] must be a table");
+    return false;
+  }
+  bool ok = true;
+  for (auto& [key, value] : *section->as_table()) {
+    std::string k(key.str());
+    if (k == "select") ok &= stringList(out.path, value, k, out.rules.select);
+    else if (k == "extend-select") ok &= stringList(out.path, value, k, out.rules.extendSelect);
+    else if (k == "ignore") ok &= stringList(out.path, value, k, out.rules.ignore);
+    else if (k == "exclude") ok &= stringList(out.path, value, k, out.exclude);
+    else if (k == "line-length") {
+      auto v = value.value<int64_t>();
+      if (!v || *v < 20 || *v > 1000) {
+        error(out.path, value.source(), "'line-length' must be an integer between 20 and 1000");
+        ok = false;
+      } else {
+        out.lineLength = static_cast<int>(*v);
+      }
+    } else if (k == "tvm-version") {
+      auto v = value.value<std::string>();
+      if (!v || (*v != "0.25" && *v != "0.26")) {
+        error(out.path, value.source(), "'tvm-version' must be \"0.25\" or \"0.26\"");
+        ok = false;
+      } else {
+        out.tvmVersion = *v;
+      }
+    } else {
+      error(out.path, value.source(), "unknown key '" + k + "' in [tool.tvms] (known: select, extend-select, ignore, exclude, line-length, tvm-version)");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace tvms::cli

@@ -1,0 +1,23 @@
+#pragma once
+// `[tool.tvms]` in the nearest pyproject.toml (read with toml++): rule selection and formatting.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/analysis/lint.h"
+
+namespace tvms::cli {
+
+struct Config {
+  std::string path;  // the pyproject.toml read, empty when none
+  analysis::RuleSelection rules;
+  std::optional<int> lineLength;
+  std::optional<std::string> tvmVersion;
+  std::vector<std::string> exclude;
+};
+
+// Looks for pyproject.toml from `start` (a file or directory) upwards. Returns false and prints
+// TVS901 errors ("pyproject.toml:3:1: error[TVS901]: ...") on an invalid [tool.tvms].
+bool loadConfig(const std::string& start, Config& out);
+
+}  // namespace tvms::cli
