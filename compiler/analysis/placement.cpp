@@ -91,8 +91,10 @@ class Placement {
   void binding(const Binding& b) {
     if (b.vars.empty()) return;
     const Var* var = b.vars[0].get();
+    // An annotation places a freshly built call; on an already-typed value TVM drops it (TVS106).
+    bool fresh = b.value && b.value->kind == Expr::Kind::Call;
     for (auto& v : b.vars) {
-      if (const VDevice* d = placedOn(placedOnly(v->annotation).get()))
+      if (const VDevice* d = fresh ? placedOn(placedOnly(v->annotation).get()) : nullptr)
         place(v.get(), d, ctx_.map.operand(&b, 1), "'" + v->name + "' is annotated on \"" + spellingOf(ctx_.module, d) + "\"");
       if (v.get() != var) { Component a, c; tie(var, v.get(), a, c); }
     }

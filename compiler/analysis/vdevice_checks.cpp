@@ -137,9 +137,10 @@ class VDeviceChecker {
       if (pos != std::string::npos && u.ref->spelling.compare(0, pos, "vdevice") != 0) {
         int64_t i = std::atoll(u.ref->spelling.c_str() + pos + 1);
         if (i != u.ref->device->vdeviceId) {
-          auto d = diag::make("TVS208", u.range, "\"" + u.ref->spelling + "\" is the " + std::to_string(i) +
-                                                     "-th '" + u.ref->device->target.kind + "' entry of the list, whose vdevice_id is " +
-                                                     std::to_string(u.ref->device->vdeviceId) + " (kind:i counts entries, not devices)");
+          auto d = diag::make("TVS208", u.range, "\"" + u.ref->spelling + "\" counts the '" + u.ref->device->target.kind +
+                                                     "' entries of the list (index " + std::to_string(i) +
+                                                     "); it is not a device id: this entry's vdevice_id is " +
+                                                     std::to_string(u.ref->device->vdeviceId));
           d.related.push_back({range(u.ref->device.get()), "the entry"});
           out_.push_back(std::move(d));
         }

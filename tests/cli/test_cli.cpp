@@ -135,7 +135,7 @@ TEST_CASE("cli: lint prints rustc-style diagnostics and exits 1 on errors") {
   CHECK(r.out.find("11 |             b = R.sqrtt(a)") != std::string::npos);
   CHECK(r.out.find("   |                 ^^^^^^^\n") != std::string::npos);
   CHECK(r.out.find("\x1b[") == std::string::npos);  // no colour when not on a terminal
-  auto dir = runTvms({"lint", corpus("frontend")});
+  auto dir = runTvms({"lint", "--verify", corpus("frontend")});
   CHECK(dir.exitCode == 0);
   auto stdinLint = runTvms({"lint", "-"}, tvms::test::readFile(corpus("lint/syntax_error.py")));
   CHECK(stdinLint.exitCode == 1);

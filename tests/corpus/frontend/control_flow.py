@@ -53,5 +53,5 @@ class Module:
         c = R.to_vdevice(b, "vdevice:0")
         d = R.to_vdevice(c, dst_vdevice="llvm")
         e = R.sum(d, axis=[0, 1], keepdims=True)
-        f = R.nn.conv2d(e, e, strides=(1, 1), padding=[0, 0, 0, 0])
+        f = R.nn.conv2d(e, e, strides=(1, 1), padding=[0, 0, 0, 0])  # expect: TVS103
         return x

@@ -6,7 +6,7 @@ from tvm.script import tir as T
 
 @I.ir_module
 class Module:
-    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0, "global"), I.vdevice("llvm", 0, "global")]})
+    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0, "global"), I.vdevice("llvm", 0, "global")]})  # expect: TVS209
 
     @T.prim_func
     def copy(a: T.handle, b: T.handle):
