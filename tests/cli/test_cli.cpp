@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "tests/support/corpus.h"
 
@@ -204,5 +205,123 @@ TEST_CASE("cli: fmt walks directories for .py files and --check writes nothing")
   CHECK(tvms::test::readFile((dir / "pkg" / ".hidden" / "b.py").string()) == kModule);
   CHECK(tvms::test::readFile((dir / "pkg" / "notes.txt").string()) == kModule);
   CHECK(runTvms({"fmt", "--check", dir.string()}).exitCode == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: lint --output-format json is one array with codes, ranges, related notes and fixes") {
+  auto r = runTvms({"lint", "--output-format", "json", corpus("lint/operands_on_two_devices.py")});
+  CHECK(r.exitCode == 1);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.is_array());
+  REQUIRE(j.size() == 1);
+  CHECK(j[0]["code"] == "TVS203");
+  CHECK(j[0]["severity"] == "error");
+  CHECK(j[0]["location"]["row"] == 15);
+  CHECK(j[0]["location"]["column"] == 22);
+  CHECK(j[0]["end_location"]["column"] == 23);
+  CHECK(j[0]["related"].size() >= 3);
+  CHECK(j[0]["fixes"][0]["applicability"] == "unsafe");
+  CHECK(j[0]["fixes"][0]["edits"][0]["content"] == "R.to_vdevice(b, \"cuda:0\")");
+  auto clean = runTvms({"lint", "--output-format=json", corpus("lint/clean_multi_device.py")});
+  CHECK(clean.exitCode == 0);
+  CHECK(nlohmann::json::parse(clean.out).empty());
+}
+
+TEST_CASE("cli: lint --output-format github prints workflow commands") {
+  auto r = runTvms({"lint", "--output-format", "github", corpus("lint/hints_and_propagation.py")});
+  CHECK(r.exitCode == 0);  // warnings only
+  CHECK(r.out.find("::warning file=") == 0);
+  CHECK(r.out.find("hints_and_propagation.py,line=13,col=9,endLine=13,endColumn=24,title=tvms TVS204::two devices meet here") !=
+        std::string::npos);
+  size_t lines = std::count(r.out.begin(), r.out.end(), '\n');
+  CHECK(lines == 3);
+}
+
+TEST_CASE("cli: lint --output-format sarif is valid SARIF 2.1.0 (official schema, ajv)") {
+  auto r = runTvms({"lint", "--output-format", "sarif", corpus("lint")});
+  CHECK(r.exitCode == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["version"] == "2.1.0");
+  auto& run = j["runs"][0];
+  CHECK(run["tool"]["driver"]["rules"].size() >= 30);
+  CHECK(run["results"].size() >= 30);
+  for (auto& res : run["results"]) {
+    std::string uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+    CHECK(uri.find('/') != 0);  // relative to the source root
+  }
+  std::string validator = std::string(TVMS_SOURCE_DIR) + "/tests/sarif/validate.mjs";
+  REQUIRE_MESSAGE(std::filesystem::exists(std::string(TVMS_SOURCE_DIR) + "/tests/sarif/node_modules/ajv-draft-04"),
+                  "run ./dev test (it installs the SARIF schema check with npm ci in tests/sarif)");
+  std::string out = tempFile("out.sarif", r.out);
+  std::string cmd = "node " + validator + " " + out + " >/dev/null 2>&1";
+  CHECK(std::system(cmd.c_str()) == 0);
+  std::string broken = tempFile("broken.sarif", R"({"version": "2.1.0", "runs": [{"tool": {}}]})");
+  CHECK(std::system(("node " + validator + " " + broken + " >/dev/null 2>&1").c_str()) != 0);  // the check can fail
+  std::filesystem::remove(out);
+  std::filesystem::remove(broken);
+}
+
+TEST_CASE("cli: lint exit codes: warnings, --error-on-warning, --exit-zero, usage errors") {
+  std::string warnings = corpus("lint/lenient_matmul.py");
+  CHECK(runTvms({"lint", warnings}).exitCode == 0);
+  CHECK(runTvms({"lint", "--error-on-warning", warnings}).exitCode == 1);
+  CHECK(runTvms({"lint", "--exit-zero", corpus("lint/structure.py")}).exitCode == 0);
+  CHECK(runTvms({"lint", "--bogus"}).exitCode == 2);
+  CHECK(runTvms({"lint", "--output-format", "xml", warnings}).exitCode == 2);
+  CHECK(runTvms({"lint", "/nonexistent/file.py"}).exitCode == 2);
+  auto ignored = runTvms({"lint", "--ignore", "TVS0", corpus("lint/structure.py")});
+  CHECK(ignored.exitCode == 0);
+  CHECK(ignored.out.empty());
+  auto selected = runTvms({"lint", "--select", "TVS004", corpus("lint/structure.py")});
+  CHECK(selected.out.find("TVS004") != std::string::npos);
+  CHECK(selected.out.find("TVS003") == std::string::npos);
+}
+
+TEST_CASE("cli: lint --verify fails on a missing or an unexpected diagnostic") {
+  std::string text = tvms::test::readFile(corpus("lint/operands_on_two_devices.py"));
+  CHECK(runTvms({"lint", "--verify", tempFile("v_ok.py", text)}).exitCode == 0);
+  std::string missing = text;
+  missing.replace(missing.find("# expect: TVS203"), 16, "# expect: TVS201");
+  auto m = runTvms({"lint", "--verify", tempFile("v_missing.py", missing)});
+  CHECK(m.exitCode == 1);
+  CHECK(m.out.find("line 15: expected TVS201, not reported") != std::string::npos);
+  CHECK(m.out.find("line 15: unexpected TVS203") != std::string::npos);
+}
+
+TEST_CASE("cli: lint --fix applies the safe fixes in place, and the result lints clean") {
+  std::string path = tempFile("fix.py", tvms::test::readFile(corpus("lint/inline_vdevice_literal.py")));
+  auto r = runTvms({"lint", "--fix", path});
+  CHECK(r.exitCode == 0);
+  std::string fixed = tvms::test::readFile(path);
+  CHECK(fixed.find("R.to_vdevice(conv, \"llvm:0\")") != std::string::npos);
+  CHECK(runTvms({"lint", path}).out.empty());
+  // Unsafe fixes only with --unsafe-fixes.
+  std::string two = tempFile("fix2.py", tvms::test::readFile(corpus("lint/operands_on_two_devices.py")));
+  CHECK(runTvms({"lint", "--fix", two}).exitCode == 1);
+  CHECK(runTvms({"lint", "--fix", "--unsafe-fixes", two}).exitCode == 0);
+  CHECK(tvms::test::readFile(two).find("R.add(c, R.to_vdevice(b, \"cuda:0\"))") != std::string::npos);
+  auto stdinFix = runTvms({"lint", "--fix", "-"}, tvms::test::readFile(corpus("lint/inline_vdevice_literal.py")));
+  CHECK(stdinFix.out.find("\"llvm:0\"") != std::string::npos);
+  std::filesystem::remove(path);
+  std::filesystem::remove(two);
+}
+
+TEST_CASE("cli: lint reads [tool.tvms] from the nearest pyproject.toml; a bad key is TVS901, exit 2") {
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_cfg_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir / "pkg");
+  std::string module = tvms::test::readFile(corpus("lint/structure.py"));
+  { std::ofstream(dir / "pkg" / "m.py") << module; }
+  { std::ofstream(dir / "pyproject.toml") << "[project]\nname = \"x\"\n\n[tool.tvms]\nignore = [\"TVS003\", \"TVS004\"]\n"; }
+  auto r = runTvms({"lint", (dir / "pkg" / "m.py").string()});
+  CHECK(r.out.find("TVS007") != std::string::npos);
+  CHECK(r.out.find("TVS003") == std::string::npos);
+  CHECK(r.out.find("TVS004") == std::string::npos);
+  CHECK(runTvms({"lint", "--no-config", (dir / "pkg" / "m.py").string()}).out.find("TVS003") != std::string::npos);
+  { std::ofstream(dir / "pyproject.toml") << "[tool.tvms]\nignore = [\"TVS003\"]\nline-lenght = 80\n"; }
+  auto bad = runTvms({"lint", (dir / "pkg" / "m.py").string()});
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.err.find("pyproject.toml:3:1: error[TVS901]: unknown key 'line-lenght'") != std::string::npos);
+  { std::ofstream(dir / "pyproject.toml") << "[tool.tvms]\nselect = \"TVS2\"\n"; }
+  CHECK(runTvms({"lint", (dir / "pkg" / "m.py").string()}).err.find("'select' must be a list of strings") != std::string::npos);
   std::filesystem::remove_all(dir);
 }

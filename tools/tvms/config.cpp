@@ -86,7 +86,7 @@ bool loadConfig(const std::string& start, Config& out) {
         out.tvmVersion = *v;
       }
     } else {
-      error(out.path, value.source(), "unknown key '" + k + "' in [tool.tvms] (known: select, extend-select, ignore, exclude, line-length, tvm-version)");
+      error(out.path, key.source(), "unknown key '" + k + "' in [tool.tvms] (known: select, extend-select, ignore, exclude, line-length, tvm-version)");
       ok = false;
     }
   }
