@@ -1,6 +1,7 @@
 // JSON, SARIF 2.1.0 and GitHub annotation output of `tvms lint`.
 #include "tools/tvms/report_formats.h"
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "compiler/diagnostics/catalogue.h"
@@ -49,9 +50,30 @@ std::string uriOf(const std::string& path) {
   return out;
 }
 
+// The source root: the nearest directory above the working directory that holds .git (else the working
+// directory). Files below it get URIs relative to %SRCROOT%; others an absolute file URI.
+std::filesystem::path sourceRoot() {
+  std::error_code ec;
+  auto cwd = std::filesystem::current_path(ec);
+  for (auto d = cwd; !d.empty(); d = d.parent_path()) {
+    if (std::filesystem::exists(d / ".git", ec)) return d;
+    if (d == d.root_path()) break;
+  }
+  return cwd;
+}
+
+json artifactLocation(const LintedFile& f) {
+  std::error_code ec;
+  auto root = sourceRoot();
+  auto abs = std::filesystem::absolute(f.path, ec);
+  auto rel = std::filesystem::relative(abs, root, ec);
+  if (!ec && !rel.empty() && rel.generic_string().rfind("..", 0) != 0)
+    return {{"uri", uriOf(rel.generic_string())}, {"uriBaseId", "%SRCROOT%"}};
+  return {{"uri", "file://" + uriOf(abs.generic_string())}};
+}
+
 json sarifLocation(const LintedFile& f, syntax::ByteRange r) {
-  return {{"physicalLocation",
-           {{"artifactLocation", {{"uri", uriOf(f.path)}, {"uriBaseId", "%SRCROOT%"}}}, {"region", sarifRegion(f, r)}}}};
+  return {{"physicalLocation", {{"artifactLocation", artifactLocation(f)}, {"region", sarifRegion(f, r)}}}};
 }
 
 std::string escapeData(const std::string& s) {
@@ -116,7 +138,7 @@ std::string renderSarif(const std::vector<LintedFile>& files) {
   json results = json::array();
   json artifacts = json::array();
   for (auto& f : files) {
-    artifacts.push_back({{"location", {{"uri", uriOf(f.path)}, {"uriBaseId", "%SRCROOT%"}}}});
+    artifacts.push_back({{"location", artifactLocation(f)}});
     for (auto& d : f.diagnostics) {
       json res = {{"ruleId", d.code},
                   {"level", level(d.severity)},
@@ -140,7 +162,7 @@ std::string renderSarif(const std::vector<LintedFile>& files) {
           for (auto& e : fx.edits)
             replacements.push_back({{"deletedRegion", sarifRegion(f, e.range)}, {"insertedContent", {{"text", e.newText}}}});
           fixes.push_back({{"description", {{"text", fx.title}}},
-                           {"artifactChanges", json::array({{{"artifactLocation", {{"uri", uriOf(f.path)}, {"uriBaseId", "%SRCROOT%"}}},
+                           {"artifactChanges", json::array({{{"artifactLocation", artifactLocation(f)},
                                                              {"replacements", replacements}}})}});
         }
         res["fixes"] = fixes;
@@ -152,6 +174,7 @@ std::string renderSarif(const std::vector<LintedFile>& files) {
               {"version", "2.1.0"},
               {"runs", json::array({{{"tool", {{"driver", {{"name", "tvms"}, {"version", "0.1.0"}, {"rules", rules}}}}},
                                      {"columnKind", "utf16CodeUnits"},
+                                     {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + uriOf(sourceRoot().generic_string()) + "/"}}}}},
                                      {"artifacts", artifacts},
                                      {"results", results}}})}};
   return log.dump(2) + "\n";
