@@ -15,3 +15,5 @@ if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; t
   echo
   TVMS_BENCH_PYTHON=/usr/bin/python3 "$BUILD_DIR/bin/bench_parse" "$GEN/module_1000.py" "$GEN/module_10000.py"
 fi
+echo
+python3 bench/lint/bench_lint.py "$BUILD_DIR/bin/tvms" "$GEN/module_10000.py" "$GEN/module_100000.py"

@@ -74,3 +74,12 @@ TEST_CASE("registry: Python operators map to their ops; misspellings find the cl
   CHECK(near[0] == "relax.sqrt");
   CHECK(op::closestOpNames("relax.nn.conv2", 1).at(0) == "relax.nn.conv2d");
 }
+
+TEST_CASE("registry: every modelled op carries its deduction in its entry") {
+  for (const tvms::op::OpDef* d : tvms::op::allOps()) {
+    if (!d->modelled) continue;
+    using R = tvms::op::DeviceRule;
+    bool byRule = d->deviceRule == R::Written || d->deviceRule == R::ToVDevice || d->deviceRule == R::HintOnDevice;
+    CHECK_MESSAGE((byRule || d->infer != nullptr), d->name << " has no deduction");
+  }
+}
