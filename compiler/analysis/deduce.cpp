@@ -3,6 +3,8 @@
 // origins are tracked per variable so that a conflict can show where each side came from.
 #include "compiler/analysis/deduce.h"
 
+#include <algorithm>
+
 #include "compiler/analysis/relation.h"
 #include "compiler/op/registry.h"
 
@@ -196,10 +198,17 @@ class Deducer {
   void report(const Call& c, const op::OpDef& def, const op::InferIssue& issue, const std::vector<StructInfoPtr>& args,
               const std::vector<std::vector<Related>>& origins) {
     auto d = diag::make(issue.code, operandRange(c, issue.operand), issue.message);
+    std::vector<const VDevice*> declared;
     for (int i : issue.operands) {
       if (i < 0 || i >= static_cast<int>(origins.size())) continue;
       for (auto& o : origins[i]) d.related.push_back(o);
+      const VDevice* v = placedOn(args[i].get());
+      if (v && std::find(declared.begin(), declared.end(), v) == declared.end()) declared.push_back(v);
     }
+    // Where each vdevice involved is declared ("cuda:0" may be a surprise: it counts entries).
+    if (issue.code == "TVS203" || issue.code == "TVS214")
+      for (const VDevice* v : declared)
+        if (const ByteRange* r = ctx_.map.find(v)) d.related.push_back({*r, "vdevice '" + spellingOf(ctx_.module, v) + "' declared here"});
     // A vdevice conflict offers to move the second operand onto the first one's vdevice.
     if ((issue.code == "TVS203" || issue.code == "TVS214") && issue.operands.size() == 2) {
       int keep = issue.operands[0], move = issue.operands[1];

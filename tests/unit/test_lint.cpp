@@ -203,6 +203,8 @@ TEST_CASE("lint: TVS203 carries the chain of where each vdevice came from, and t
   CHECK(std::find(notes.begin(), notes.end(), "'a' is on 'cuda' (its annotation)") != notes.end());
   CHECK(std::find(notes.begin(), notes.end(), "the result of R.exp stays on 'cuda'") != notes.end());
   CHECK(std::find(notes.begin(), notes.end(), "'b' is on 'llvm' (its annotation)") != notes.end());
+  CHECK(std::find(notes.begin(), notes.end(), "vdevice 'cuda:0' declared here") != notes.end());
+  CHECK(std::find(notes.begin(), notes.end(), "vdevice 'llvm:0' declared here") != notes.end());
   REQUIRE(it->fixes.size() == 1);
   CHECK(it->fixes[0].edits[0].newText == "R.to_vdevice(b, \"cuda:0\")");
 }
