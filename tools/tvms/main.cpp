@@ -1,6 +1,7 @@
 // tvms: one binary for TVMScript (Relax with virtual devices): lint, fmt, parse, explain, run.
 #include <iostream>
 
+#include "server/server.h"
 #include "tools/tvms/commands.h"
 
 namespace {
@@ -10,12 +11,13 @@ constexpr const char* kUsage = R"(tvms: a toolchain for TVMScript (Apache TVM's 
 usage: tvms <command> [options]
 
 commands:
-  lint [paths...|-]        report diagnostics (frontend checks for now)
+  lint [paths...|-]        report diagnostics (tvms lint --help)
   fmt [--check] [--diff] [--line-width N] [paths...|-]
                            format the TVMScript regions of Python files in place
   parse --dump-ir FILE     print the parsed module canonically (deterministic)
   explain CODE             explain a diagnostic code (e.g. TVS201)
   run FILE                 lint FILE and print its formatted modules (compiling comes later)
+  lsp                      the language server over stdio (diagnostics for now)
   --version                print the version
 )";
 
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
     if (cmd == "lint") return tvms::cli::runLint(args);
     if (cmd == "explain") return tvms::cli::runExplain(args);
     if (cmd == "run") return tvms::cli::runRun(args);
+    if (cmd == "lsp") return tvms::server::runLanguageServer();
   } catch (const std::exception& e) {
     std::cerr << "tvms: internal error: " << e.what() << "\n";
     return 2;

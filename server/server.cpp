@@ -1,0 +1,239 @@
+// The language server: lifecycle, text synchronisation (incremental didChange applied to a Document),
+// and diagnostics published from a worker thread for the latest version of each document only.
+#include "server/server.h"
+
+#include <unistd.h>
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "compiler/analysis/lint.h"
+#include "compiler/diagnostics/catalogue.h"
+#include "server/transport.h"
+
+namespace tvms::server {
+
+using nlohmann::json;
+
+namespace {
+
+enum ErrorCode { ParseError = -32700, InvalidRequest = -32600, MethodNotFound = -32601, InvalidParams = -32602,
+                 ServerNotInitialized = -32002 };
+
+struct OpenDocument {
+  std::unique_ptr<syntax::Document> doc;
+  int64_t version = 0;
+};
+
+struct Job {
+  std::string text;
+  int64_t version;
+};
+
+class Server {
+ public:
+  Server() : transport_(io_, STDIN_FILENO, STDOUT_FILENO) {}
+
+  int run() {
+    worker_ = std::thread([this] { analyse(); });
+    transport_.start([this](std::string body) { onMessage(body); },
+                     [this](std::string why) { error(nullptr, InvalidRequest, why); }, [this] { io_.stop(); });
+    io_.run();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    worker_.join();
+    return shutdown_ ? 0 : 1;
+  }
+
+ private:
+  void reply(const json& id, json result) { transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump()); }
+  void error(const json& id, int code, const std::string& message) {
+    transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}.dump());
+  }
+  void notify(const std::string& method, json params) {
+    transport_.send(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}.dump());
+  }
+  void log(const std::string& message) { notify("window/logMessage", {{"type", 2}, {"message", "tvms: " + message}}); }
+
+  void onMessage(const std::string& body) {
+    json msg = json::parse(body, nullptr, false);
+    if (msg.is_discarded()) return error(nullptr, ParseError, "the message is not valid JSON");
+    if (!msg.is_object() || !msg.contains("method") || !msg["method"].is_string())
+      return error(msg.is_object() && msg.contains("id") ? msg["id"] : json(nullptr), InvalidRequest,
+                   "a request needs a string \"method\"");
+    const std::string method = msg["method"];
+    const bool isRequest = msg.contains("id");
+    const json id = isRequest ? msg["id"] : json(nullptr);
+    const json params = msg.value("params", json::object());
+    try {
+      if (method == "exit") return io_.stop();
+      if (!initialized_ && method != "initialize") {
+        if (isRequest) error(id, ServerNotInitialized, "the server is not initialized yet");
+        return;
+      }
+      if (method == "initialize") return initialize(id, params);
+      if (method == "initialized" || method.rfind("$/", 0) == 0) return;
+      if (method == "shutdown") { shutdown_ = true; return reply(id, nullptr); }
+      if (method == "textDocument/didOpen") return didOpen(params);
+      if (method == "textDocument/didChange") return didChange(params);
+      if (method == "textDocument/didClose") return didClose(params);
+      if (method == "textDocument/didSave") return;
+      if (method == "tvms/documentText") return documentText(id, params);
+      if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
+    } catch (const json::exception& e) {
+      if (isRequest) error(id, InvalidParams, std::string("invalid params: ") + e.what());
+      else log("ignored " + method + ": invalid params (" + e.what() + ")");
+    }
+  }
+
+  void initialize(const json& id, const json& params) {
+    encoding_ = syntax::Encoding::Utf16;
+    std::string chosen = "utf-16";
+    if (params.contains("capabilities") && params["capabilities"].contains("general")) {
+      const json& general = params["capabilities"]["general"];
+      if (general.contains("positionEncodings") && general["positionEncodings"].is_array())
+        for (auto& e : general["positionEncodings"])
+          if (e == "utf-8") { encoding_ = syntax::Encoding::Utf8; chosen = "utf-8"; }
+    }
+    initialized_ = true;
+    reply(id, {{"capabilities",
+                {{"positionEncoding", chosen},
+                 {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}}}},
+               {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
+  }
+
+  void didOpen(const json& params) {
+    const json& td = params.at("textDocument");
+    std::string uri = td.at("uri");
+    auto& d = docs_[uri];
+    d.doc = std::make_unique<syntax::Document>(td.at("text").get<std::string>());
+    d.version = td.value("version", 0);
+    schedule(uri, d);
+  }
+
+  void didChange(const json& params) {
+    std::string uri = params.at("textDocument").at("uri");
+    auto it = docs_.find(uri);
+    if (it == docs_.end()) return log("didChange for a document that is not open: " + uri);
+    auto& d = it->second;
+    for (auto& change : params.at("contentChanges")) {
+      std::string text = change.at("text");
+      if (!change.contains("range")) {
+        d.doc = std::make_unique<syntax::Document>(text);
+        continue;
+      }
+      auto pos = [&](const json& p) {
+        return syntax::LineCol{p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()};
+      };
+      syntax::LineCol a = pos(change["range"].at("start")), b = pos(change["range"].at("end"));
+      uint32_t lines = d.doc->lines().lineCount();
+      if (a.line >= lines || b.line >= lines || std::tie(a.line, a.column) > std::tie(b.line, b.column)) {
+        log("ignored an edit of " + uri + " with a range outside the document");
+        continue;
+      }
+      d.doc->applyEdit(a, b, text, encoding_);
+    }
+    d.version = params["textDocument"].value("version", d.version + 1);
+    schedule(uri, d);
+  }
+
+  void didClose(const json& params) {
+    std::string uri = params.at("textDocument").at("uri");
+    docs_.erase(uri);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_.erase(uri);
+      latest_.erase(uri);
+    }
+    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+  }
+
+  void documentText(const json& id, const json& params) {
+    std::string uri = params.at("uri");
+    auto it = docs_.find(uri);
+    if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
+    reply(id, {{"text", it->second.doc->text()}, {"version", it->second.version}});
+  }
+
+  // The worker analyses a copy of the text; only the newest version of a document is published.
+  void schedule(const std::string& uri, const OpenDocument& d) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_[uri] = Job{d.doc->text(), d.version};
+      latest_[uri] = d.version;
+    }
+    wake_.notify_one();
+  }
+
+  void analyse() {
+    for (;;) {
+      std::string uri;
+      Job job;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
+        if (stopping_) return;
+        auto it = pending_.begin();
+        uri = it->first;
+        job = std::move(it->second);
+        pending_.erase(it);
+      }
+      syntax::Document doc(job.text);
+      auto result = analysis::lintDocument(doc);
+      json diags = json::array();
+      for (auto& d : result.diagnostics) diags.push_back(toLsp(d, doc.lines(), uri));
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = latest_.find(uri);
+        if (it == latest_.end() || it->second != job.version) continue;  // superseded or closed
+      }
+      notify("textDocument/publishDiagnostics", {{"uri", uri}, {"version", job.version}, {"diagnostics", diags}});
+    }
+  }
+
+  json range(syntax::ByteRange r, const syntax::LineIndex& lines) const {
+    auto a = lines.toLineCol(r.begin, encoding_), b = lines.toLineCol(r.end, encoding_);
+    return {{"start", {{"line", a.line}, {"character", a.column}}}, {"end", {{"line", b.line}, {"character", b.column}}}};
+  }
+
+  json toLsp(const diag::Diagnostic& d, const syntax::LineIndex& lines, const std::string& uri) const {
+    int severity = d.severity == diag::Severity::Error ? 1 : d.severity == diag::Severity::Warning ? 2 : 3;
+    json out = {{"range", range(d.range, lines)}, {"severity", severity}, {"code", d.code}, {"source", "tvms"},
+                {"message", d.message}};
+    if (!d.related.empty()) {
+      json rel = json::array();
+      for (auto& r : d.related) rel.push_back({{"location", {{"uri", uri}, {"range", range(r.range, lines)}}}, {"message", r.message}});
+      out["relatedInformation"] = rel;
+    }
+    if (d.code == "TVS900") out["tags"] = json::array({1});  // unnecessary
+    return out;
+  }
+
+  boost::asio::io_context io_;
+  Transport transport_;
+  bool initialized_ = false, shutdown_ = false;
+  syntax::Encoding encoding_ = syntax::Encoding::Utf16;
+  std::map<std::string, OpenDocument> docs_;  // owned by the reader thread
+
+  std::thread worker_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::map<std::string, Job> pending_;
+  std::map<std::string, int64_t> latest_;
+};
+
+}  // namespace
+
+int runLanguageServer() {
+  Server s;
+  return s.run();
+}
+
+}  // namespace tvms::server

@@ -1,0 +1,216 @@
+// The real `tvms lsp` binary over real pipes, spoken to in JSON-RPC like an editor does.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+
+#include "compiler/syntax/line_index.h"
+#include "tests/support/corpus.h"
+
+namespace {
+
+using nlohmann::json;
+
+class Client {
+ public:
+  Client() {
+    int in[2], out[2];
+    REQUIRE(pipe(in) == 0);
+    REQUIRE(pipe(out) == 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(in[0], 0);
+      dup2(out[1], 1);
+      close(in[1]);
+      close(out[0]);
+      execl(TVMS_BINARY, TVMS_BINARY, "lsp", nullptr);
+      _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    toServer_ = in[1];
+    fromServer_ = out[0];
+    signal(SIGPIPE, SIG_IGN);
+  }
+  ~Client() {
+    if (toServer_ >= 0) close(toServer_);
+    if (pid_ > 0 && !exited_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  void raw(const std::string& bytes) {
+    size_t off = 0;
+    while (off < bytes.size()) {
+      ssize_t w = write(toServer_, bytes.data() + off, bytes.size() - off);
+      REQUIRE(w > 0);
+      off += static_cast<size_t>(w);
+    }
+  }
+  void send(const json& m) {
+    std::string b = m.dump();
+    raw("Content-Length: " + std::to_string(b.size()) + "\r\n\r\n" + b);
+  }
+  void request(int id, const std::string& method, json params = json::object()) {
+    send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
+  }
+  void notify(const std::string& method, json params) { send({{"jsonrpc", "2.0"}, {"method", method}, {"params", params}}); }
+  // The next message, or null after `seconds`.
+  json next(double seconds = 20) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    for (;;) {
+      auto end = buffer_.find("\r\n\r\n");
+      if (end != std::string::npos) {
+        size_t n = std::stoul(buffer_.substr(buffer_.find(':') + 1));
+        if (buffer_.size() >= end + 4 + n) {
+          json m = json::parse(buffer_.substr(end + 4, n));
+          buffer_.erase(0, end + 4 + n);
+          return m;
+        }
+      }
+      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count());
+      if (left <= 0) return nullptr;
+      pollfd p{fromServer_, POLLIN, 0};
+      if (poll(&p, 1, left) <= 0) return nullptr;
+      char chunk[65536];
+      ssize_t r = read(fromServer_, chunk, sizeof chunk);
+      if (r <= 0) return nullptr;
+      buffer_.append(chunk, static_cast<size_t>(r));
+    }
+  }
+  json response(int id) {
+    for (json m = next(); !m.is_null(); m = next())
+      if (m.contains("id") && m["id"] == id) return m;
+    return nullptr;
+  }
+  json diagnosticsFor(int64_t version) {
+    for (json m = next(); !m.is_null(); m = next())
+      if (m.value("method", "") == "textDocument/publishDiagnostics" && m["params"].value("version", -1) == version) return m["params"];
+    return nullptr;
+  }
+  void initialize() {
+    request(1, "initialize", {{"processId", nullptr}, {"capabilities", json::object()}});
+    REQUIRE(response(1).contains("result"));
+    notify("initialized", json::object());
+  }
+  int waitExit(double seconds = 10) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    int status = 0;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      usleep(10000);
+    }
+    return -1;
+  }
+  void closeInput() { close(toServer_); toServer_ = -1; }
+
+ private:
+  pid_t pid_ = -1;
+  int toServer_ = -1, fromServer_ = -1;
+  bool exited_ = false;
+  std::string buffer_;
+};
+
+json changeAt(const tvms::syntax::LineIndex& lines, uint32_t begin, uint32_t end, const std::string& text) {
+  auto a = lines.toLineCol(begin, tvms::syntax::Encoding::Utf16), b = lines.toLineCol(end, tvms::syntax::Encoding::Utf16);
+  return {{"range", {{"start", {{"line", a.line}, {"character", a.column}}}, {"end", {{"line", b.line}, {"character", b.column}}}}},
+          {"text", text}};
+}
+
+}  // namespace
+
+TEST_CASE("lsp: lifecycle and JSON-RPC errors over real pipes") {
+  Client c;
+  c.request(7, "textDocument/hover", json::object());
+  CHECK(c.response(7)["error"]["code"] == -32002);  // before initialize
+  c.initialize();
+  c.raw("Content-Length: 5\r\n\r\n{bad}");
+  json parseError = c.next();
+  CHECK(parseError["error"]["code"] == -32700);
+  c.raw("Content-Type: application/json\r\n\r\n");  // no Content-Length
+  CHECK(c.next()["error"]["code"] == -32600);
+  c.request(8, "no/suchMethod");
+  CHECK(c.response(8)["error"]["code"] == -32601);
+  c.request(9, "tvms/documentText", {{"uri", 42}});
+  CHECK(c.response(9)["error"]["code"] == -32602);
+  c.request(10, "shutdown");
+  CHECK(c.response(10).contains("result"));
+  c.notify("exit", json::object());
+  CHECK(c.waitExit() == 0);
+}
+
+TEST_CASE("lsp: the server exits when stdin closes without shutdown") {
+  Client c;
+  c.initialize();
+  c.closeInput();
+  CHECK(c.waitExit() == 1);
+}
+
+TEST_CASE("lsp: diagnostics follow incremental edits; 1,000 edits leave the server's text equal to the client's") {
+  Client c;
+  c.initialize();
+  std::string text = tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/undeclared_vdevice.py");
+  const std::string uri = "file:///work/undeclared_vdevice.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  json first = c.diagnosticsFor(1);
+  REQUIRE(!first.is_null());
+  int tvs201 = 0;
+  for (auto& d : first["diagnostics"]) tvs201 += d["code"] == "TVS201";
+  CHECK(tvs201 == 2);
+  CHECK(first["diagnostics"][0]["range"]["start"]["line"] == 10);
+  // Fix "cuda:1" -> "cuda:0" with one incremental change.
+  tvms::syntax::LineIndex lines(text);
+  uint32_t at = static_cast<uint32_t>(text.find("cuda:1") + 5);
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}},
+                                      {"contentChanges", json::array({changeAt(lines, at, at + 1, "0")})}});
+  text.replace(at, 1, "0");
+  json second = c.diagnosticsFor(2);
+  REQUIRE(!second.is_null());
+  tvs201 = 0;
+  for (auto& d : second["diagnostics"]) tvs201 += d["code"] == "TVS201";
+  CHECK(tvs201 == 1);
+
+  // 1,000 random edits (inserts, deletes, replacements; some multi-byte), then compare texts.
+  std::mt19937 rng(7);
+  const char* pieces[] = {"x", " ", "\n", "é", "(", ")", "R.add(", "中", "#", "\"cuda\""};
+  int version = 2;
+  for (int i = 0; i < 1000; ++i) {
+    lines = tvms::syntax::LineIndex(text);
+    // Edit at character boundaries: positions come from line/column, as an editor sends them.
+    uint32_t begin = static_cast<uint32_t>(rng() % (text.size() + 1));
+    while (begin > 0 && begin < text.size() && (static_cast<unsigned char>(text[begin]) & 0xC0) == 0x80) --begin;
+    uint32_t end = begin;
+    if (rng() % 2)
+      for (int k = rng() % 4; k > 0 && end < text.size(); --k) {
+        ++end;
+        while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) ++end;
+      }
+    std::string insert = rng() % 3 ? pieces[rng() % 10] : "";
+    c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", ++version}}},
+                                        {"contentChanges", json::array({changeAt(lines, begin, end, insert)})}});
+    text.replace(begin, end - begin, insert);
+  }
+  // An edit outside the document is ignored, not applied somewhere.
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", ++version}}},
+                                      {"contentChanges", json::array({{{"range", {{"start", {{"line", 99999}, {"character", 0}}}, {"end", {{"line", 99999}, {"character", 1}}}}}, {"text", "lost?"}}})}});
+  c.request(50, "tvms/documentText", {{"uri", uri}});
+  json got = c.response(50);
+  REQUIRE(got.contains("result"));
+  CHECK(got["result"]["text"] == text);
+  CHECK(got["result"]["version"] == version);
+  CHECK(!c.diagnosticsFor(version).is_null());  // diagnostics are published for the latest version
+  c.request(51, "shutdown");
+  c.response(51);
+  c.notify("exit", json::object());
+  CHECK(c.waitExit() == 0);
+}
