@@ -12,7 +12,10 @@
 
 #include "compiler/analysis/lint.h"
 #include "compiler/diagnostics/catalogue.h"
+#include "compiler/format/formatter.h"
+#include "server/features.h"
 #include "server/transport.h"
+#include <csignal>
 
 namespace tvms::server {
 
@@ -21,7 +24,7 @@ using nlohmann::json;
 namespace {
 
 enum ErrorCode { ParseError = -32700, InvalidRequest = -32600, MethodNotFound = -32601, InvalidParams = -32602,
-                 ServerNotInitialized = -32002 };
+                 ServerNotInitialized = -32002, ContentModified = -32801 };
 
 struct OpenDocument {
   std::unique_ptr<syntax::Document> doc;
@@ -85,6 +88,9 @@ class Server {
       if (method == "textDocument/didClose") return didClose(params);
       if (method == "textDocument/didSave") return;
       if (method == "tvms/documentText") return documentText(id, params);
+      if (method == "textDocument/hover") return hover(id, params);
+      if (method == "textDocument/codeAction") return codeAction(id, params);
+      if (method == "textDocument/formatting") return formatting(id, params);
       if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
     } catch (const json::exception& e) {
       if (isRequest) error(id, InvalidParams, std::string("invalid params: ") + e.what());
@@ -102,8 +108,12 @@ class Server {
           if (e == "utf-8") { encoding_ = syntax::Encoding::Utf8; chosen = "utf-8"; }
     }
     initialized_ = true;
+    if (params.contains("processId") && params["processId"].is_number_integer()) watchClient(params["processId"].get<int>());
     reply(id, {{"capabilities",
                 {{"positionEncoding", chosen},
+                 {"hoverProvider", true},
+                 {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
+                 {"documentFormattingProvider", true},
                  {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}}}},
                {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
   }
@@ -150,6 +160,7 @@ class Server {
       std::lock_guard<std::mutex> lock(mutex_);
       pending_.erase(uri);
       latest_.erase(uri);
+      snapshots_.erase(uri);
     }
     notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
   }
@@ -159,6 +170,69 @@ class Server {
     auto it = docs_.find(uri);
     if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
     reply(id, {{"text", it->second.doc->text()}, {"version", it->second.version}});
+  }
+
+  // The client's process: when it dies without saying exit, so does the server.
+  void watchClient(int pid) {
+    auto timer = std::make_shared<boost::asio::steady_timer>(io_);
+    auto tick = std::make_shared<std::function<void()>>();
+    *tick = [this, pid, timer, tick]() {
+      timer->expires_after(std::chrono::milliseconds(300));
+      timer->async_wait([this, pid, timer, tick](boost::system::error_code ec) {
+        if (ec) return;
+        if (::kill(pid, 0) != 0 && errno == ESRCH) { io_.stop(); return; }
+        (*tick)();
+      });
+    };
+    (*tick)();
+  }
+
+  // The analysed snapshot of the current version, or null (not analysed yet, or superseded).
+  std::shared_ptr<const Snapshot> current(const std::string& uri) {
+    auto it = docs_.find(uri);
+    if (it == docs_.end()) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto s = snapshots_.find(uri);
+    if (s == snapshots_.end() || s->second->version != it->second.version) return nullptr;
+    return s->second;
+  }
+  uint32_t offsetOf(const Snapshot& s, const json& p) const {
+    return s.doc->lines().toOffset({p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()}, encoding_);
+  }
+
+  void hover(const json& id, const json& params) {
+    auto s = current(params.at("textDocument").at("uri"));
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    auto h = hoverAt(*s, offsetOf(*s, params.at("position")));
+    if (!h) return reply(id, nullptr);
+    reply(id, {{"contents", {{"kind", "markdown"}, {"value", h->markdown}}}, {"range", range(h->range, s->doc->lines())}});
+  }
+
+  void codeAction(const json& id, const json& params) {
+    std::string uri = params.at("textDocument").at("uri");
+    auto s = current(uri);
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    syntax::ByteRange r{offsetOf(*s, params.at("range").at("start")), offsetOf(*s, params.at("range").at("end"))};
+    json actions = json::array();
+    for (auto& f : quickFixes(*s, r)) {
+      json edits = json::array();
+      for (auto& e : f.edits) edits.push_back({{"range", range(e.range, s->doc->lines())}, {"newText", e.newText}});
+      actions.push_back({{"title", f.title}, {"kind", "quickfix"}, {"isPreferred", f.preferred},
+                         {"diagnostics", json::array({toLsp(*f.diagnostic, s->doc->lines(), uri)})},
+                         {"edit", {{"changes", {{uri, edits}}}}}});
+    }
+    reply(id, actions);
+  }
+
+  void formatting(const json& id, const json& params) {
+    std::string uri = params.at("textDocument").at("uri");
+    auto it = docs_.find(uri);
+    if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
+    const std::string& text = it->second.doc->text();
+    auto r = format::formatSource(text);
+    if (!r.changed) return reply(id, json::array());
+    syntax::ByteRange all{0, static_cast<uint32_t>(text.size())};
+    reply(id, json::array({{{"range", range(all, it->second.doc->lines())}, {"newText", r.text}}}));
   }
 
   // The worker analyses a copy of the text; only the newest version of a document is published.
@@ -184,14 +258,17 @@ class Server {
         job = std::move(it->second);
         pending_.erase(it);
       }
-      syntax::Document doc(job.text);
-      auto result = analysis::lintDocument(doc);
+      auto snap = std::make_shared<Snapshot>();
+      snap->doc = std::make_unique<syntax::Document>(job.text);
+      snap->lint = analysis::lintDocument(*snap->doc);
+      snap->version = job.version;
       json diags = json::array();
-      for (auto& d : result.diagnostics) diags.push_back(toLsp(d, doc.lines(), uri));
+      for (auto& d : snap->lint.diagnostics) diags.push_back(toLsp(d, snap->doc->lines(), uri));
       {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = latest_.find(uri);
         if (it == latest_.end() || it->second != job.version) continue;  // superseded or closed
+        snapshots_[uri] = snap;
       }
       notify("textDocument/publishDiagnostics", {{"uri", uri}, {"version", job.version}, {"diagnostics", diags}});
     }
@@ -227,6 +304,7 @@ class Server {
   bool stopping_ = false;
   std::map<std::string, Job> pending_;
   std::map<std::string, int64_t> latest_;
+  std::map<std::string, std::shared_ptr<const Snapshot>> snapshots_;
 };
 
 }  // namespace

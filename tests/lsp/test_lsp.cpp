@@ -95,8 +95,8 @@ class Client {
       if (m.value("method", "") == "textDocument/publishDiagnostics" && m["params"].value("version", -1) == version) return m["params"];
     return nullptr;
   }
-  void initialize() {
-    request(1, "initialize", {{"processId", nullptr}, {"capabilities", json::object()}});
+  void initialize(json processId = nullptr) {
+    request(1, "initialize", {{"processId", processId}, {"capabilities", json::object()}});
     REQUIRE(response(1).contains("result"));
     notify("initialized", json::object());
   }
@@ -213,4 +213,68 @@ TEST_CASE("lsp: diagnostics follow incremental edits; 1,000 edits leave the serv
   c.response(51);
   c.notify("exit", json::object());
   CHECK(c.waitExit() == 0);
+}
+
+TEST_CASE("lsp: the server exits when the client process from initialize.processId dies") {
+  pid_t fakeClient = fork();
+  if (fakeClient == 0) {
+    execl("/bin/sleep", "sleep", "30", nullptr);
+    _exit(127);
+  }
+  Client c;
+  c.initialize(fakeClient);
+  CHECK(c.waitExit(0.5) == -1);  // still serving while the client lives
+  kill(fakeClient, SIGKILL);
+  waitpid(fakeClient, nullptr, 0);
+  CHECK(c.waitExit(10) == 1);
+}
+
+TEST_CASE("lsp: undeclared vdevice: diagnostic, hover, quick fix through codeAction, diagnostic gone") {
+  Client c;
+  c.initialize();
+  std::string text = tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/undeclared_vdevice.py");
+  const std::string uri = "file:///work/u.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  json diags = c.diagnosticsFor(1);
+  REQUIRE(!diags.is_null());
+  json metal;
+  for (auto& d : diags["diagnostics"])
+    if (d["code"] == "TVS201" && d["message"].get<std::string>().find("\"metal\"") != std::string::npos) metal = d;
+  REQUIRE(!metal.is_null());
+
+  tvms::syntax::LineIndex lines(text);
+  auto pos = [&](size_t offset) {
+    auto lc = lines.toLineCol(static_cast<uint32_t>(offset), tvms::syntax::Encoding::Utf16);
+    return json{{"line", lc.line}, {"character", lc.column}};
+  };
+  // Hover on the use of y: its deduced struct info, with the vdevice's entry.
+  size_t y = text.find("R.to_vdevice(y") + 13;
+  c.request(20, "textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", pos(y)}});
+  json hover = c.response(20);
+  std::string value = hover["result"]["contents"]["value"];
+  CHECK(value.find(R"(y: R.Tensor((4,), dtype="float32", vdevice="llvm:0"))") != std::string::npos);
+  CHECK(value.find("list entry 1") != std::string::npos);
+  // Hover on an op: its signature from the registry.
+  c.request(21, "textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", pos(text.find("R.to_vdevice") + 4)}});
+  CHECK(c.response(21)["result"]["contents"]["value"].get<std::string>().find("R.to_vdevice(data, dst_vdevice)") != std::string::npos);
+
+  c.request(22, "textDocument/codeAction", {{"textDocument", {{"uri", uri}}}, {"range", metal["range"]}, {"context", {{"diagnostics", json::array({metal})}}}});
+  json actions = c.response(22)["result"];
+  json declare;
+  for (auto& a : actions)
+    if (a["title"].get<std::string>().find("Declare I.vdevice(\"metal\")") == 0) declare = a;
+  REQUIRE(!declare.is_null());
+  // Apply the edit as a client does: one didChange per edit, last first.
+  json edits = declare["edit"]["changes"][uri];
+  json changes = json::array();
+  for (auto& e : edits) changes.push_back({{"range", e["range"]}, {"text", e["newText"]}});
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", changes}});
+  json after = c.diagnosticsFor(2);
+  REQUIRE(!after.is_null());
+  for (auto& d : after["diagnostics"]) CHECK(d["message"].get<std::string>().find("\"metal\"") == std::string::npos);
+  CHECK(after["diagnostics"].size() == diags["diagnostics"].size() - 1);
+
+  // Formatting returns the formatter's edit; an unformatted document gets one.
+  c.request(23, "textDocument/formatting", {{"textDocument", {{"uri", uri}}}, {"options", {{"tabSize", 4}, {"insertSpaces", true}}}});
+  CHECK(c.response(23)["result"].is_array());
 }

@@ -1,0 +1,38 @@
+#pragma once
+// Editor features as functions over the compiler's own types (no JSON here): the server turns their
+// results into LSP messages. `Snapshot` is one analysed version of a document.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/analysis/lint.h"
+
+namespace tvms::server {
+
+struct Snapshot {
+  std::unique_ptr<syntax::Document> doc;
+  analysis::LintResult lint;
+  int64_t version = 0;
+};
+
+struct HoverText {
+  std::string markdown;
+  syntax::ByteRange range;
+};
+
+// Hover at a byte offset: a variable's deduced struct info (vdevice with its target and device id), an
+// op's signature and doc, a vdevice string's declared entry, a `# noqa: TVSxxx` rule. Nothing outside
+// TVMScript regions.
+std::optional<HoverText> hoverAt(const Snapshot& s, uint32_t offset);
+
+struct QuickFix {
+  std::string title;
+  const diag::Diagnostic* diagnostic;
+  std::vector<diag::TextEdit> edits;
+  bool preferred = false;
+};
+// The fixes of the diagnostics overlapping `range`, plus "add # noqa" for each.
+std::vector<QuickFix> quickFixes(const Snapshot& s, syntax::ByteRange range);
+
+}  // namespace tvms::server
