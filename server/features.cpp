@@ -1,6 +1,7 @@
 // Hover and quick fixes.
 #include "server/features.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "compiler/diagnostics/catalogue.h"
@@ -92,6 +93,72 @@ std::vector<QuickFix> quickFixes(const Snapshot& s, syntax::ByteRange range) {
     uint32_t lineEnd = static_cast<uint32_t>(std::min(text.find('\n', d.range.begin), text.size()));
     out.push_back({"Add `# noqa: " + d.code + "`", &d, {{{lineEnd, lineEnd}, "  # noqa: " + d.code}}, false});
   }
+  return out;
+}
+
+}  // namespace tvms::server
+
+namespace tvms::server {
+
+std::optional<NameTarget> nameAt(const Snapshot& s, uint32_t offset) {
+  for (auto& region : s.lint.file.regions)
+    for (auto& n : region.map.names) {
+      if (!(n.range.begin <= offset && offset <= n.range.end) || !n.target) continue;
+      NameTarget t;
+      t.at = &n;
+      for (auto& m : region.map.names)
+        if (m.target == n.target && m.kind == n.kind && m.isDefinition) t.all.push_back(&m);
+      for (auto& m : region.map.names)
+        if (m.target == n.target && m.kind == n.kind && !m.isDefinition) t.all.push_back(&m);
+      return t;
+    }
+  return std::nullopt;
+}
+
+std::vector<Symbol> documentSymbols(const Snapshot& s) {
+  std::vector<Symbol> out;
+  for (size_t ri = 0; ri < s.lint.file.regions.size(); ++ri) {
+    auto& region = s.lint.file.regions[ri];
+    if (!region.module) continue;
+    Symbol mod{region.module->name, region.module->standalone ? "standalone" : "@I.ir_module", Symbol::Kind::Module,
+               region.range, region.range, {}};
+    for (auto& f : region.module->functions) {
+      const void* key = f.relax ? static_cast<const void*>(f.relax.get()) : static_cast<const void*>(f.tir.get());
+      const syntax::ByteRange* r = region.map.find(key);
+      if (!r) continue;
+      Symbol fn{f.name, f.relax ? "@R.function" : "@T.prim_func", Symbol::Kind::Function, *r, *r, {}};
+      for (auto& n : region.map.names)
+        if (n.kind == frontend::NameRef::Kind::Function && n.isDefinition && n.name == f.name && r->begin <= n.range.begin &&
+            n.range.end <= r->end)
+          fn.selection = n.range;
+      for (auto& n : region.map.names)
+        if (n.kind == frontend::NameRef::Kind::Var && n.isDefinition && r->begin <= n.range.begin && n.range.end <= r->end)
+          fn.children.push_back({n.name, "", Symbol::Kind::Variable, n.range, n.range, {}});
+      mod.children.push_back(std::move(fn));
+    }
+    out.push_back(std::move(mod));
+  }
+  return out;
+}
+
+std::vector<InlayHint> inlayHints(const Snapshot& s, syntax::ByteRange range) {
+  std::vector<InlayHint> out;
+  for (size_t ri = 0; ri < s.lint.file.regions.size(); ++ri) {
+    auto& region = s.lint.file.regions[ri];
+    if (!region.module || ri >= s.lint.analyses.size()) continue;
+    for (auto& fa : s.lint.analyses[ri].functions) {
+      if (!fa) continue;
+      for (auto& n : region.map.names) {
+        if (n.kind != frontend::NameRef::Kind::Var || !n.isDefinition || n.range.end < range.begin || n.range.begin > range.end) continue;
+        auto* var = static_cast<const ir::Var*>(n.target);
+        if (!var || var->annotation) continue;  // written annotations need no hint
+        auto it = fa->vars.find(var);
+        if (it == fa->vars.end() || !it->second.sinfo) continue;
+        out.push_back({n.range.end, ": " + ir::printStructInfo(it->second.sinfo, *region.module)});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.offset < b.offset; });
   return out;
 }
 

@@ -36,3 +36,28 @@ struct QuickFix {
 std::vector<QuickFix> quickFixes(const Snapshot& s, syntax::ByteRange range);
 
 }  // namespace tvms::server
+
+namespace tvms::server {
+
+// The name under the cursor, its definition and every use (variables, functions, vdevices).
+struct NameTarget {
+  const frontend::NameRef* at = nullptr;
+  std::vector<const frontend::NameRef*> all;  // definition(s) first, then uses, in text order
+};
+std::optional<NameTarget> nameAt(const Snapshot& s, uint32_t offset);
+
+struct Symbol {
+  std::string name, detail;
+  enum class Kind { Module, Function, Variable } kind;
+  syntax::ByteRange range, selection;
+  std::vector<Symbol> children;
+};
+std::vector<Symbol> documentSymbols(const Snapshot& s);
+
+struct InlayHint {
+  uint32_t offset;  // after the bound name
+  std::string label;  // ": R.Tensor((2, 3), dtype=\"float32\", vdevice=\"cuda:0\")"
+};
+std::vector<InlayHint> inlayHints(const Snapshot& s, syntax::ByteRange range);
+
+}  // namespace tvms::server

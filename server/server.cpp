@@ -91,6 +91,11 @@ class Server {
       if (method == "textDocument/hover") return hover(id, params);
       if (method == "textDocument/codeAction") return codeAction(id, params);
       if (method == "textDocument/formatting") return formatting(id, params);
+      if (method == "textDocument/definition" || method == "textDocument/references" ||
+          method == "textDocument/documentHighlight")
+        return names(id, method, params);
+      if (method == "textDocument/documentSymbol") return symbols(id, params);
+      if (method == "textDocument/inlayHint") return hints(id, params);
       if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
     } catch (const json::exception& e) {
       if (isRequest) error(id, InvalidParams, std::string("invalid params: ") + e.what());
@@ -114,6 +119,11 @@ class Server {
                  {"hoverProvider", true},
                  {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
                  {"documentFormattingProvider", true},
+                 {"definitionProvider", true},
+                 {"referencesProvider", true},
+                 {"documentHighlightProvider", true},
+                 {"documentSymbolProvider", true},
+                 {"inlayHintProvider", true},
                  {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}}}},
                {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
   }
@@ -222,6 +232,55 @@ class Server {
                          {"edit", {{"changes", {{uri, edits}}}}}});
     }
     reply(id, actions);
+  }
+
+  void names(const json& id, const std::string& method, const json& params) {
+    std::string uri = params.at("textDocument").at("uri");
+    auto s = current(uri);
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    auto t = nameAt(*s, offsetOf(*s, params.at("position")));
+    if (!t) return reply(id, nullptr);
+    const auto& lines = s->doc->lines();
+    json out = json::array();
+    if (method == "textDocument/definition") {
+      for (auto* n : t->all)
+        if (n->isDefinition) out.push_back({{"uri", uri}, {"range", range(n->range, lines)}});
+    } else if (method == "textDocument/references") {
+      bool withDecl = params.contains("context") ? params["context"].value("includeDeclaration", true) : true;
+      for (auto* n : t->all)
+        if (withDecl || !n->isDefinition) out.push_back({{"uri", uri}, {"range", range(n->range, lines)}});
+    } else {
+      for (auto* n : t->all) out.push_back({{"range", range(n->range, lines)}, {"kind", n->isDefinition ? 3 : 2}});
+    }
+    reply(id, out);
+  }
+
+  json symbolJson(const Symbol& sym, const syntax::LineIndex& lines) const {
+    int kind = sym.kind == Symbol::Kind::Module ? 2 : sym.kind == Symbol::Kind::Function ? 12 : 13;
+    json children = json::array();
+    for (auto& c : sym.children) children.push_back(symbolJson(c, lines));
+    return {{"name", sym.name}, {"detail", sym.detail}, {"kind", kind}, {"range", range(sym.range, lines)},
+            {"selectionRange", range(sym.selection, lines)}, {"children", children}};
+  }
+
+  void symbols(const json& id, const json& params) {
+    auto s = current(params.at("textDocument").at("uri"));
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    json out = json::array();
+    for (auto& sym : documentSymbols(*s)) out.push_back(symbolJson(sym, s->doc->lines()));
+    reply(id, out);
+  }
+
+  void hints(const json& id, const json& params) {
+    auto s = current(params.at("textDocument").at("uri"));
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    syntax::ByteRange r{offsetOf(*s, params.at("range").at("start")), offsetOf(*s, params.at("range").at("end"))};
+    json out = json::array();
+    for (auto& h : inlayHints(*s, r)) {
+      auto lc = s->doc->lines().toLineCol(h.offset, encoding_);
+      out.push_back({{"position", {{"line", lc.line}, {"character", lc.column}}}, {"label", h.label}, {"kind", 1}});
+    }
+    reply(id, out);
   }
 
   void formatting(const json& id, const json& params) {

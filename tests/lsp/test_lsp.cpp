@@ -278,3 +278,46 @@ TEST_CASE("lsp: undeclared vdevice: diagnostic, hover, quick fix through codeAct
   c.request(23, "textDocument/formatting", {{"textDocument", {{"uri", uri}}}, {"options", {{"tabSize", 4}, {"insertSpaces", true}}}});
   CHECK(c.response(23)["result"].is_array());
 }
+
+TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf-8 positions when offered") {
+  Client c;
+  c.request(1, "initialize", {{"processId", nullptr}, {"capabilities", {{"general", {{"positionEncodings", json::array({"utf-8", "utf-16"})}}}}}});
+  json init = c.response(1);
+  CHECK(init["result"]["capabilities"]["positionEncoding"] == "utf-8");
+  c.notify("initialized", json::object());
+  std::string text = "# é中\n" + tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/clean_multi_device.py");
+  const std::string uri = "file:///work/clean.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  json diags = c.diagnosticsFor(1);
+  REQUIRE(!diags.is_null());
+  CHECK(diags["diagnostics"].empty());
+  tvms::syntax::LineIndex lines(text);
+  auto pos = [&](size_t offset) {
+    auto lc = lines.toLineCol(static_cast<uint32_t>(offset), tvms::syntax::Encoding::Utf8);
+    return json{{"line", lc.line}, {"character", lc.column}};
+  };
+  size_t use = text.find("R.to_vdevice(lv0") + 13;
+  json where = {{"textDocument", {{"uri", uri}}}, {"position", pos(use)}};
+  c.request(2, "textDocument/definition", where);
+  json def = c.response(2)["result"];
+  REQUIRE(def.size() == 1);
+  CHECK(def[0]["range"]["start"] == pos(text.find("lv0: R.Tensor")));
+  json refs = where;
+  refs["context"] = {{"includeDeclaration", true}};
+  c.request(3, "textDocument/references", refs);
+  CHECK(c.response(3)["result"].size() == 2);
+  c.request(4, "textDocument/documentHighlight", where);
+  CHECK(c.response(4)["result"].size() == 2);
+  c.request(5, "textDocument/documentSymbol", {{"textDocument", {{"uri", uri}}}});
+  json syms = c.response(5)["result"];
+  REQUIRE(syms.size() == 1);
+  CHECK(syms[0]["name"] == "Module");
+  REQUIRE(syms[0]["children"].size() == 1);
+  CHECK(syms[0]["children"][0]["name"] == "main");
+  CHECK(syms[0]["children"][0]["children"].size() >= 3);  // x, y, z, lv0, lv1, gv
+  c.request(6, "textDocument/inlayHint", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", pos(0)}, {"end", pos(text.size())}}}});
+  json hints = c.response(6)["result"];
+  REQUIRE(hints.size() == 1);  // gv: the only binding without an annotation
+  CHECK(hints[0]["label"] == R"(: R.Tensor((2, 4), dtype="float32", vdevice="cuda:0"))");
+  CHECK(hints[0]["position"] == pos(text.find("gv = R.add") + 2));
+}
