@@ -321,3 +321,47 @@ TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf
   CHECK(hints[0]["label"] == R"(: R.Tensor((2, 4), dtype="float32", vdevice="cuda:0"))");
   CHECK(hints[0]["position"] == pos(text.find("gv = R.add") + 2));
 }
+
+TEST_CASE("lsp: hostile client: a 50 MB message, a burst of 10,000 changes, bad params; no crash, no lost text") {
+  Client c;
+  c.initialize();
+  // 50 MB in one message (an unknown notification): read and dropped; the server still answers.
+  std::string big(50u << 20, 'a');
+  c.notify("tvms/noSuchNotification", {{"blob", big}});
+  big.clear();
+  c.request(2, "tvms/documentText", {{"uri", "file:///nothing.py"}});
+  CHECK(c.response(2)["error"]["code"] == -32602);
+
+  const std::string uri = "file:///work/burst.py";
+  std::string text = tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/lenient_matmul.py");
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  // Wrong types in a notification: ignored with a log message, the document unchanged.
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", "not a list"}});
+  int version = 2;
+  std::string batch;
+  const uint32_t at = static_cast<uint32_t>(text.find("return c"));
+  REQUIRE(at < text.size());
+  for (int i = 0; i < 10000; ++i) {
+    tvms::syntax::LineIndex lines(text);
+    std::string insert = i % 2 ? "" : "#";
+    uint32_t end = i % 2 ? at + 1 : at;  // insert a '#', then delete it again
+    json change = changeAt(lines, at, end, insert);
+    text.replace(at, end - at, insert);
+    json m = {{"jsonrpc", "2.0"}, {"method", "textDocument/didChange"},
+              {"params", {{"textDocument", {{"uri", uri}, {"version", ++version}}}, {"contentChanges", json::array({change})}}}};
+    std::string b = m.dump();
+    batch += "Content-Length: " + std::to_string(b.size()) + "\r\n\r\n" + b;
+  }
+  c.raw(batch);
+  c.request(3, "tvms/documentText", {{"uri", uri}});
+  json got = c.response(3);
+  REQUIRE(got.contains("result"));
+  CHECK(got["result"]["text"] == text);
+  CHECK(got["result"]["version"] == version);
+  json last = c.diagnosticsFor(version);
+  REQUIRE(!last.is_null());
+  CHECK(last["diagnostics"][0]["code"] == "TVS214");
+  // A header claiming more than the limit is refused (and what follows is skipped as its body).
+  c.raw("Content-Length: 99999999999\r\n\r\n");
+  CHECK(c.next()["error"]["code"] == -32600);
+}
