@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "compiler/diagnostics/catalogue.h"
 #include "compiler/ir/printer.h"
@@ -159,6 +160,72 @@ std::vector<InlayHint> inlayHints(const Snapshot& s, syntax::ByteRange range) {
     }
   }
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.offset < b.offset; });
+  return out;
+}
+
+}  // namespace tvms::server
+
+namespace tvms::server {
+
+std::vector<Completion> completionsAt(const Snapshot& s, uint32_t offset) {
+  std::vector<Completion> out;
+  size_t ri = 0;
+  const frontend::Region* region = regionAt(s, offset, &ri);
+  if (!region || !region->module) return out;
+  const std::string& text = s.doc->text();
+  size_t b = offset;
+  auto word = [&](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  while (b > 0 && word(text[b - 1])) --b;
+  std::string typed = text.substr(b, offset - b);
+  // Inside a string: vdevice spellings and dtypes.
+  size_t lineStart = text.rfind('\n', offset ? offset - 1 : 0);
+  lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+  size_t quotes = std::count(text.begin() + lineStart, text.begin() + offset, '"');
+  if (quotes % 2 == 1) {
+    const ir::IRModule& m = *region->module;
+    for (auto& v : m.vdevices)
+      out.push_back({analysis::spellingOf(m, v.get()), describeVDevice(m, *v), "", Completion::Kind::Value});
+    for (const char* dt : {"float32", "float16", "bfloat16", "float64", "int32", "int64", "int8", "uint8", "bool"})
+      out.push_back({dt, "dtype", "", Completion::Kind::Value});
+    return out;
+  }
+  auto dot = typed.rfind('.');
+  if (dot != std::string::npos) {
+    std::string ns = typed.substr(0, dot);
+    if (ns == "R" || ns.rfind("R.", 0) == 0) {
+      std::string prefix = "relax." + (ns == "R" ? std::string() : ns.substr(2) + ".");
+      for (const op::OpDef* d : op::allOps()) {
+        if (d->name.rfind(prefix, 0) != 0) continue;
+        std::string rest = d->name.substr(prefix.size());
+        if (rest.find('.') != std::string::npos) continue;
+        out.push_back({rest, d->signature(), d->doc, Completion::Kind::Function});
+      }
+      if (ns == "R")
+        for (const char* k : {"function", "Tensor", "Tuple", "Shape", "Prim", "Object", "Callable", "dataflow", "output",
+                              "const", "shape", "prim_value", "str", "dtype", "match_cast", "func_attr", "device", "cpu", "cuda"})
+          out.push_back({k, "R." + std::string(k), "", Completion::Kind::Keyword});
+    } else if (ns == "I") {
+      for (const char* k : {"ir_module", "module_global_infos", "module_attrs", "vdevice"})
+        out.push_back({k, "I." + std::string(k), "", Completion::Kind::Keyword});
+    } else if (ns == "T") {
+      for (const char* k : {"prim_func", "Buffer", "handle", "int64", "int32", "float32", "match_buffer", "func_attr", "grid",
+                            "serial", "parallel", "vectorized", "block", "sblock", "axis", "reads", "writes", "init"})
+        out.push_back({k, "T." + std::string(k), "", Completion::Kind::Keyword});
+    }
+    return out;
+  }
+  // Variables defined before the cursor in the same function.
+  const ir::IRModule& m = *region->module;
+  for (auto& f : m.functions) {
+    if (!f.relax) continue;
+    const syntax::ByteRange* r = region->map.find(f.relax.get());
+    if (!r || !(r->begin <= offset && offset <= r->end)) continue;
+    std::set<std::string> seen;
+    for (auto& n : region->map.names)
+      if (n.kind == frontend::NameRef::Kind::Var && n.isDefinition && n.range.end <= offset && r->begin <= n.range.begin &&
+          seen.insert(n.name).second && n.name.rfind(typed, 0) == 0)
+        out.push_back({n.name, "", "", Completion::Kind::Variable});
+  }
   return out;
 }
 

@@ -61,3 +61,16 @@ struct InlayHint {
 std::vector<InlayHint> inlayHints(const Snapshot& s, syntax::ByteRange range);
 
 }  // namespace tvms::server
+
+namespace tvms::server {
+
+struct Completion {
+  std::string label, detail, documentation;
+  enum class Kind { Function, Variable, Value, Keyword } kind;
+};
+// Completions at `offset`: after `R.` / `R.nn.` the registry's ops (with signatures) and R.'s
+// constructors, after `I.` / `T.` their members, inside a string of a vdevice position the module's
+// vdevice spellings and dtypes, elsewhere the variables in scope. Empty outside TVMScript regions.
+std::vector<Completion> completionsAt(const Snapshot& s, uint32_t offset);
+
+}  // namespace tvms::server

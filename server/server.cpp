@@ -96,6 +96,7 @@ class Server {
         return names(id, method, params);
       if (method == "textDocument/documentSymbol") return symbols(id, params);
       if (method == "textDocument/inlayHint") return hints(id, params);
+      if (method == "textDocument/completion") return completion(id, params);
       if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
     } catch (const json::exception& e) {
       if (isRequest) error(id, InvalidParams, std::string("invalid params: ") + e.what());
@@ -124,6 +125,7 @@ class Server {
                  {"documentHighlightProvider", true},
                  {"documentSymbolProvider", true},
                  {"inlayHintProvider", true},
+                 {"completionProvider", {{"triggerCharacters", json::array({".", "\""})}}},
                  {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}}}},
                {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
   }
@@ -281,6 +283,20 @@ class Server {
       out.push_back({{"position", {{"line", lc.line}, {"character", lc.column}}}, {"label", h.label}, {"kind", 1}});
     }
     reply(id, out);
+  }
+
+  void completion(const json& id, const json& params) {
+    auto s = current(params.at("textDocument").at("uri"));
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    json items = json::array();
+    for (auto& c : completionsAt(*s, offsetOf(*s, params.at("position")))) {
+      int kind = c.kind == Completion::Kind::Function ? 3 : c.kind == Completion::Kind::Variable ? 6
+                 : c.kind == Completion::Kind::Value ? 12 : 14;
+      json item = {{"label", c.label}, {"kind", kind}, {"detail", c.detail}};
+      if (!c.documentation.empty()) item["documentation"] = {{"kind", "markdown"}, {"value", c.documentation}};
+      items.push_back(item);
+    }
+    reply(id, {{"isIncomplete", false}, {"items", items}});
   }
 
   void formatting(const json& id, const json& params) {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <string>
 
 #include "compiler/syntax/line_index.h"
@@ -320,6 +321,25 @@ TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf
   REQUIRE(hints.size() == 1);  // gv: the only binding without an annotation
   CHECK(hints[0]["label"] == R"(: R.Tensor((2, 4), dtype="float32", vdevice="cuda:0"))");
   CHECK(hints[0]["position"] == pos(text.find("gv = R.add") + 2));
+
+  auto labels = [&](int id, size_t offset) {
+    c.request(id, "textDocument/completion", {{"textDocument", {{"uri", uri}}}, {"position", pos(offset)}});
+    std::set<std::string> out;
+    json r = c.response(id);
+    INFO(r.dump().substr(0, 200));
+    CHECK(r.contains("result"));
+    for (auto& item : r["result"]["items"]) out.insert(item["label"].get<std::string>());
+    return out;
+  };
+  auto ops = labels(7, text.find("R.matmul(x, y)") + 2);  // after "R."
+  CHECK(ops.count("matmul"));
+  CHECK(ops.count("to_vdevice"));
+  CHECK(ops.count("Tensor"));
+  CHECK_FALSE(ops.count("conv2d"));  // nested under R.nn
+  auto strings = labels(9, text.find("\"cuda\")") + 1);  // inside the string of R.to_vdevice(lv0, "cuda")
+  CHECK(strings.count("cuda:0"));
+  CHECK(strings.count("llvm:0"));
+  CHECK(strings.count("float32"));
 }
 
 TEST_CASE("lsp: hostile client: a 50 MB message, a burst of 10,000 changes, bad params; no crash, no lost text") {
