@@ -4,7 +4,9 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -13,6 +15,7 @@
 #include "compiler/analysis/lint.h"
 #include "compiler/diagnostics/catalogue.h"
 #include "compiler/format/formatter.h"
+#include "compiler/ir/printer.h"
 #include "server/features.h"
 #include "server/transport.h"
 #include <csignal>
@@ -97,6 +100,8 @@ class Server {
       if (method == "textDocument/documentSymbol") return symbols(id, params);
       if (method == "textDocument/inlayHint") return hints(id, params);
       if (method == "textDocument/completion") return completion(id, params);
+      if (method == "tvms/status") return status(id);
+      if (method == "tvms/viewIR") return viewIR(id, params);
       if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
     } catch (const json::exception& e) {
       if (isRequest) error(id, InvalidParams, std::string("invalid params: ") + e.what());
@@ -285,6 +290,39 @@ class Server {
     reply(id, out);
   }
 
+  // Documents, resident memory and the last analysis time, for users and benchmarks.
+  void status(const json& id) {
+    json docs = json::array();
+    for (auto& [uri, d] : docs_) docs.push_back({{"uri", uri}, {"version", d.version}, {"bytes", d.doc->text().size()}});
+    long rssKb = 0;
+    if (FILE* f = std::fopen("/proc/self/status", "r")) {
+      char line[256];
+      while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "VmRSS: %ld kB", &rssKb) == 1) break;
+      std::fclose(f);
+    }
+    double lastMs;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      lastMs = lastAnalysisMs_;
+    }
+    reply(id, {{"documents", docs}, {"rssBytes", rssKb * 1024}, {"lastAnalysisMs", lastMs}});
+  }
+
+  // The module as tvms sees it after a pass. The passes come with the compiler; until then the only
+  // stage is "parsed" (the parsed and deduced IR, printed canonically).
+  void viewIR(const json& id, const json& params) {
+    std::string uri = params.at("uri");
+    std::string pass = params.value("pass", "parsed");
+    if (pass != "parsed") return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed)");
+    auto s = current(uri);
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    std::string out;
+    for (auto& region : s->lint.file.regions)
+      if (region.module) out += ir::printModule(*region.module, ir::PrintOptions{}) + "\n";
+    reply(id, {{"text", out}, {"pass", pass}});
+  }
+
   void completion(const json& id, const json& params) {
     auto s = current(params.at("textDocument").at("uri"));
     if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
@@ -333,6 +371,7 @@ class Server {
         job = std::move(it->second);
         pending_.erase(it);
       }
+      auto started = std::chrono::steady_clock::now();
       auto snap = std::make_shared<Snapshot>();
       snap->doc = std::make_unique<syntax::Document>(job.text);
       snap->lint = analysis::lintDocument(*snap->doc);
@@ -344,6 +383,7 @@ class Server {
         auto it = latest_.find(uri);
         if (it == latest_.end() || it->second != job.version) continue;  // superseded or closed
         snapshots_[uri] = snap;
+        lastAnalysisMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
       }
       notify("textDocument/publishDiagnostics", {{"uri", uri}, {"version", job.version}, {"diagnostics", diags}});
     }
@@ -380,6 +420,7 @@ class Server {
   std::map<std::string, Job> pending_;
   std::map<std::string, int64_t> latest_;
   std::map<std::string, std::shared_ptr<const Snapshot>> snapshots_;
+  double lastAnalysisMs_ = 0;
 };
 
 }  // namespace

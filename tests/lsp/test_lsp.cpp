@@ -340,6 +340,19 @@ TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf
   CHECK(strings.count("cuda:0"));
   CHECK(strings.count("llvm:0"));
   CHECK(strings.count("float32"));
+
+  c.request(10, "tvms/status");
+  json status = c.response(10)["result"];
+  CHECK(status["documents"].size() == 1);
+  CHECK(status["documents"][0]["version"] == 1);
+  CHECK(status["rssBytes"].get<int64_t>() > 0);
+  CHECK(status["lastAnalysisMs"].get<double>() > 0);
+  c.request(11, "tvms/viewIR", {{"uri", uri}, {"pass", "parsed"}});
+  std::string ir = c.response(11)["result"]["text"];
+  CHECK(ir.find("@I.ir_module") != std::string::npos);
+  CHECK(ir.find(R"(lv1: R.Tensor((2, 4), dtype="float32", vdevice="cuda:0") = R.to_vdevice()") != std::string::npos);
+  c.request(12, "tvms/viewIR", {{"uri", uri}, {"pass", "LegalizeOps"}});
+  CHECK(c.response(12)["error"]["code"] == -32602);
 }
 
 TEST_CASE("lsp: hostile client: a 50 MB message, a burst of 10,000 changes, bad params; no crash, no lost text") {
