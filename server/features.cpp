@@ -230,3 +230,28 @@ std::vector<Completion> completionsAt(const Snapshot& s, uint32_t offset) {
 }
 
 }  // namespace tvms::server
+
+namespace tvms::server {
+
+std::vector<syntax::ByteRange> foldingRanges(const Snapshot& s) {
+  std::vector<syntax::ByteRange> out;
+  for (auto& region : s.lint.file.regions) {
+    out.push_back(region.range);
+    if (!region.module) continue;
+    for (auto& f : region.module->functions) {
+      const void* key = f.relax ? static_cast<const void*>(f.relax.get()) : static_cast<const void*>(f.tir.get());
+      if (const syntax::ByteRange* r = region.map.find(key)) out.push_back(*r);
+      if (!f.relax || !f.relax->body) continue;
+      // A dataflow block spans its first to its last binding.
+      for (auto& block : f.relax->body->blocks) {
+        if (!block->dataflow || block->bindings.empty()) continue;
+        const syntax::ByteRange* a = region.map.find(block->bindings.front().get());
+        const syntax::ByteRange* b = region.map.find(block->bindings.back().get());
+        if (a && b) out.push_back({a->begin, b->end});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tvms::server

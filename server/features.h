@@ -74,3 +74,8 @@ struct Completion {
 std::vector<Completion> completionsAt(const Snapshot& s, uint32_t offset);
 
 }  // namespace tvms::server
+
+namespace tvms::server {
+// Foldable ranges: each region, each function, each `with R.dataflow():` block.
+std::vector<syntax::ByteRange> foldingRanges(const Snapshot& s);
+}  // namespace tvms::server

@@ -101,6 +101,7 @@ class Server {
       if (method == "textDocument/inlayHint") return hints(id, params);
       if (method == "textDocument/completion") return completion(id, params);
       if (method == "tvms/status") return status(id);
+      if (method == "textDocument/foldingRange") return folding(id, params);
       if (method == "tvms/viewIR") return viewIR(id, params);
       if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
     } catch (const json::exception& e) {
@@ -130,6 +131,7 @@ class Server {
                  {"documentHighlightProvider", true},
                  {"documentSymbolProvider", true},
                  {"inlayHintProvider", true},
+                 {"foldingRangeProvider", true},
                  {"completionProvider", {{"triggerCharacters", json::array({".", "\""})}}},
                  {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}}}},
                {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
@@ -321,6 +323,17 @@ class Server {
     for (auto& region : s->lint.file.regions)
       if (region.module) out += ir::printModule(*region.module, ir::PrintOptions{}) + "\n";
     reply(id, {{"text", out}, {"pass", pass}});
+  }
+
+  void folding(const json& id, const json& params) {
+    auto s = current(params.at("textDocument").at("uri"));
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    json out = json::array();
+    for (auto& r : foldingRanges(*s)) {
+      uint32_t a = s->doc->lines().lineOf(r.begin), b = s->doc->lines().lineOf(r.end ? r.end - 1 : 0);
+      if (b > a) out.push_back({{"startLine", a}, {"endLine", b}});
+    }
+    reply(id, out);
   }
 
   void completion(const json& id, const json& params) {

@@ -341,6 +341,14 @@ TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf
   CHECK(strings.count("llvm:0"));
   CHECK(strings.count("float32"));
 
+  c.request(13, "textDocument/foldingRange", {{"textDocument", {{"uri", uri}}}});
+  json folds = c.response(13)["result"];
+  std::set<int> starts;
+  for (auto& f : folds) starts.insert(f["startLine"].get<int>());
+  CHECK(folds.size() == 3);  // the module, main, the dataflow block
+  CHECK(starts.count(static_cast<int>(lines.lineOf(static_cast<uint32_t>(text.find("@I.ir_module"))))));
+  CHECK(starts.count(static_cast<int>(lines.lineOf(static_cast<uint32_t>(text.find("lv0: R.Tensor")))) ));
+
   c.request(10, "tvms/status");
   json status = c.response(10)["result"];
   CHECK(status["documents"].size() == 1);
