@@ -255,3 +255,20 @@ std::vector<syntax::ByteRange> foldingRanges(const Snapshot& s) {
 }
 
 }  // namespace tvms::server
+
+namespace tvms::server {
+
+std::vector<syntax::ByteRange> selectionChain(const Snapshot& s, uint32_t offset) {
+  std::vector<syntax::ByteRange> out;
+  size_t ri = 0;
+  if (!regionAt(s, offset, &ri)) return out;
+  // A fresh snapshot's whole-file tree is current everywhere (islands only diverge after edits).
+  TSNode n = ts_node_named_descendant_for_byte_range(s.doc->root(), offset, offset);
+  for (; !ts_node_is_null(n); n = ts_node_parent(n)) {
+    syntax::ByteRange r{ts_node_start_byte(n), ts_node_end_byte(n)};
+    if (out.empty() || !(out.back() == r)) out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace tvms::server

@@ -79,3 +79,8 @@ namespace tvms::server {
 // Foldable ranges: each region, each function, each `with R.dataflow():` block.
 std::vector<syntax::ByteRange> foldingRanges(const Snapshot& s);
 }  // namespace tvms::server
+
+namespace tvms::server {
+// The syntax nodes around `offset`, innermost first (selectionRange: expand selection).
+std::vector<syntax::ByteRange> selectionChain(const Snapshot& s, uint32_t offset);
+}  // namespace tvms::server

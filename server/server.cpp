@@ -102,6 +102,7 @@ class Server {
       if (method == "textDocument/completion") return completion(id, params);
       if (method == "tvms/status") return status(id);
       if (method == "textDocument/foldingRange") return folding(id, params);
+      if (method == "textDocument/selectionRange") return selection(id, params);
       if (method == "tvms/viewIR") return viewIR(id, params);
       if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
     } catch (const json::exception& e) {
@@ -132,6 +133,7 @@ class Server {
                  {"documentSymbolProvider", true},
                  {"inlayHintProvider", true},
                  {"foldingRangeProvider", true},
+                 {"selectionRangeProvider", true},
                  {"completionProvider", {{"triggerCharacters", json::array({".", "\""})}}},
                  {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}}}},
                {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
@@ -332,6 +334,23 @@ class Server {
     for (auto& r : foldingRanges(*s)) {
       uint32_t a = s->doc->lines().lineOf(r.begin), b = s->doc->lines().lineOf(r.end ? r.end - 1 : 0);
       if (b > a) out.push_back({{"startLine", a}, {"endLine", b}});
+    }
+    reply(id, out);
+  }
+
+  void selection(const json& id, const json& params) {
+    auto s = current(params.at("textDocument").at("uri"));
+    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
+    json out = json::array();
+    for (auto& p : params.at("positions")) {
+      auto chain = selectionChain(*s, offsetOf(*s, p));
+      json node = nullptr;
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        json next = {{"range", range(*it, s->doc->lines())}};
+        if (!node.is_null()) next["parent"] = node;
+        node = next;
+      }
+      out.push_back(node.is_null() ? json{{"range", {{"start", p}, {"end", p}}}} : node);
     }
     reply(id, out);
   }

@@ -349,6 +349,14 @@ TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf
   CHECK(starts.count(static_cast<int>(lines.lineOf(static_cast<uint32_t>(text.find("@I.ir_module"))))));
   CHECK(starts.count(static_cast<int>(lines.lineOf(static_cast<uint32_t>(text.find("lv0: R.Tensor")))) ));
 
+  c.request(14, "textDocument/selectionRange", {{"textDocument", {{"uri", uri}}}, {"positions", json::array({pos(use)})}});
+  json sel = c.response(14)["result"][0];
+  CHECK(sel["range"]["start"] == pos(use));  // innermost: the identifier lv0
+  CHECK(sel["range"]["end"] == pos(use + 3));
+  int depth = 0;
+  for (json* n = &sel; n->contains("parent"); n = &(*n)["parent"]) ++depth;
+  CHECK(depth >= 4);  // argument list, call, assignment, ..., module
+
   c.request(10, "tvms/status");
   json status = c.response(10)["result"];
   CHECK(status["documents"].size() == 1);
