@@ -25,9 +25,9 @@ class Deducer {
     for (auto& p : fn.params) {
       VarFact f;
       f.sinfo = placedOnly(p->annotation);
-      if (const VDevice* v = placedOn(f.sinfo.get()))
+      if (placedOn(f.sinfo.get()))
         f.placement.push_back({where(p.get()), "'" + p->name + "' is on '" + f.sinfo->vdevice->spelling +
-                                                      "' (its annotation)" + declaredNote(v)});
+                                                      "' (its annotation)"});
       out_.vars[p.get()] = std::move(f);
     }
     if (!fn.body) return;
@@ -36,13 +36,13 @@ class Deducer {
     StructInfoPtr ann = placedOnly(fn.retAnnotation);
     out_.ret = ann ? ann : body;
     if (ann && body && fn.body->body) {
-      if (auto why = contradiction(*ann, *body, ctx_.module)) {
+      if (auto why = contradiction(*ann, *body)) {
         ByteRange at = ctx_.map.operand(fn.body.get(), 0);
         auto d = diag::make("TVS105", at, "the returned value does not fit the return annotation: " + *why);
         if (const ByteRange* r = ctx_.map.find(fn.retAnnotation.get())) d.related.push_back({*r, "the return annotation"});
         for (auto& o : origin) d.related.push_back(o);
         out_.diagnostics.push_back(std::move(d));
-      } else if (!contradiction(*body, *ann, ctx_.module) && !droppedByAnnotation(*ann, *body) && !placedOn(ann.get())) {
+      } else if (!contradiction(*body, *ann) && !droppedByAnnotation(*ann, *body) && !placedOn(ann.get())) {
         out_.ret = ann;
       }
     }
@@ -53,7 +53,6 @@ class Deducer {
     const ByteRange* r = ctx_.map.find(node);
     return r ? *r : ByteRange{};
   }
-  std::string declaredNote(const VDevice*) const { return ""; }
 
   StructInfoPtr seq(const SeqExpr& s, std::vector<Related>& origin) {
     for (auto& block : s.blocks)
@@ -157,7 +156,7 @@ class Deducer {
     if (!def) return nullptr;
     op::InferInput in{*def, c, args};
     op::InferResult r = op::inferCall(in);
-    for (auto& issue : r.issues) report(c, *def, issue, args, origins);
+    for (auto& issue : r.issues) report(c, issue, args, origins);
     if (!r.issues.empty()) {
       bool error = false;
       for (auto& i : r.issues) error |= i.code != "TVS214";
@@ -195,7 +194,7 @@ class Deducer {
     return r.end > r.begin ? r : where(&c);
   }
 
-  void report(const Call& c, const op::OpDef& def, const op::InferIssue& issue, const std::vector<StructInfoPtr>& args,
+  void report(const Call& c, const op::InferIssue& issue, const std::vector<StructInfoPtr>& args,
               const std::vector<std::vector<Related>>& origins) {
     auto d = diag::make(issue.code, operandRange(c, issue.operand), issue.message);
     std::vector<const VDevice*> declared;
@@ -221,7 +220,6 @@ class Deducer {
                            {{r, "R.to_vdevice(" + operandText + ", \"" + spell + "\")"}}, false});
       }
     }
-    (void)def;
     out_.diagnostics.push_back(std::move(d));
   }
 
@@ -260,7 +258,7 @@ class Deducer {
         ok = false;
         continue;
       }
-      std::optional<std::string> why = contradiction(*param, *args[i], ctx_.module);
+      std::optional<std::string> why = contradiction(*param, *args[i]);
       if (!why && pv && !av && args[i]->kind == StructInfo::Kind::Tensor)
         why = "the parameter is on '" + param->vdevice->spelling + "' and the argument has no vdevice";
       if (why) {
@@ -299,8 +297,6 @@ class Deducer {
     }
     for (auto& s : c.sinfoArgs) actual.push_back(placedOnly(s));
     Related sig{where(&pf), "the prim_func '" + pf.name + "'"};
-    size_t scalars = 0;
-    for (auto& p : pf.params) scalars += p.kind == TirParam::Kind::Scalar;
     if (buffers.size() != actual.size()) {
       auto d = diag::make("TVS107", where(&c),
                           "'" + pf.name + "' takes " + std::to_string(buffers.size()) + " buffers, but the call passes " +
@@ -313,7 +309,7 @@ class Deducer {
     for (size_t i = 0; i < buffers.size(); ++i) {
       if (!actual[i] || actual[i]->kind != StructInfo::Kind::Tensor) continue;
       auto want = tensorSInfo(buffers[i]->shape, buffers[i]->dtype);
-      if (auto why = contradiction(*want, *actual[i], ctx_.module)) {
+      if (auto why = contradiction(*want, *actual[i])) {
         bool output = i >= buffers.size() - c.sinfoArgs.size();
         auto d = diag::make("TVS107", output ? where(&c) : operandRange(c, 1),
                             "buffer '" + buffers[i]->name + "' of '" + pf.name + "' does not match the " +
@@ -322,7 +318,6 @@ class Deducer {
         out_.diagnostics.push_back(std::move(d));
       }
     }
-    (void)scalars;
   }
 
   void binding(const Binding& b) {
@@ -349,7 +344,7 @@ class Deducer {
     if (b.kind == Binding::Kind::MatchCast) {
       StructInfoPtr cast = placedOnly(b.castSInfo);
       if (cast && value)
-        if (auto why = contradiction(*cast, *value, ctx_.module))
+        if (auto why = contradiction(*cast, *value))
           out_.diagnostics.push_back(diag::make("TVS104", valueRange.end > valueRange.begin ? valueRange : where(&b),
                                                 "R.match_cast can never succeed: " + *why));
       fact.sinfo = cast;
@@ -363,7 +358,7 @@ class Deducer {
       if (annRange.end <= annRange.begin) annRange = where(&b);
       bool fresh = b.value && b.value->kind == Expr::Kind::Call;
       if (value) {
-        if (auto why = contradiction(*ann, *value, ctx_.module)) {
+        if (auto why = contradiction(*ann, *value)) {
           auto d = diag::make("TVS104", annRange, "the annotation of '" + var.name + "' contradicts its deduced struct info: " + *why);
           d.related.push_back({valueRange, "deduced from this value"});
           for (auto& o : origin) d.related.push_back(o);

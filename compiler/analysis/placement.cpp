@@ -129,11 +129,7 @@ class Placement {
     if (!dev || dev->value.kind != Value::Kind::Device) return nullptr;
     const CallAttr* s = c.attr("memory_scope");
     std::string scope = s && s->value.kind == Value::Kind::String ? s->value.text : "global";
-    for (auto& v : ctx_.module.vdevices)
-      if (deviceTypeOfKind(v->target.kind) == dev->value.device.deviceType && v->vdeviceId == dev->value.device.index &&
-          v->memoryScope == scope)
-        return v.get();
-    return nullptr;
+    return ctx_.module.hintedEntry(dev->value.device, scope);
   }
 
   bool alreadyReported(ByteRange where) const {

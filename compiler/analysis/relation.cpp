@@ -8,26 +8,6 @@ namespace tvms::analysis {
 using ir::StructInfo;
 using ir::StructInfoPtr;
 
-const ir::VDevice* placedOn(const StructInfo* s) {
-  if (!s || s->kind != StructInfo::Kind::Tensor || !s->vdevice || s->vdevice->isInline) return nullptr;
-  return s->vdevice->device.get();
-}
-
-StructInfoPtr placedOnly(const StructInfoPtr& s) {
-  if (!s) return s;
-  if (s->kind == StructInfo::Kind::Tensor && s->vdevice && !placedOn(s.get())) {
-    auto out = std::make_shared<StructInfo>(*s);
-    out->vdevice = nullptr;
-    return out;
-  }
-  if (s->kind == StructInfo::Kind::Tuple) {
-    auto out = std::make_shared<StructInfo>(*s);
-    for (auto& f : out->fields) f = placedOnly(f);
-    return out;
-  }
-  return s;
-}
-
 namespace {
 std::string dims(const std::vector<ir::PrimExprPtr>& d) {
   std::string s = "(";
@@ -39,7 +19,7 @@ bool constDiffer(const ir::PrimExprPtr& a, const ir::PrimExprPtr& b) {
 }
 }  // namespace
 
-std::optional<std::string> contradiction(const StructInfo& base, const StructInfo& derived, const ir::IRModule& m) {
+std::optional<std::string> contradiction(const StructInfo& base, const StructInfo& derived) {
   if (base.kind == StructInfo::Kind::Object || derived.kind == StructInfo::Kind::Object) return std::nullopt;
   if (base.kind != derived.kind) return std::string("a different kind of value");
   if (base.kind == StructInfo::Kind::Tuple) {
@@ -47,7 +27,7 @@ std::optional<std::string> contradiction(const StructInfo& base, const StructInf
       return "a tuple of " + std::to_string(base.fields.size()) + " against one of " + std::to_string(derived.fields.size());
     for (size_t i = 0; i < base.fields.size(); ++i)
       if (base.fields[i] && derived.fields[i])
-        if (auto why = contradiction(*base.fields[i], *derived.fields[i], m)) return "field " + std::to_string(i) + ": " + *why;
+        if (auto why = contradiction(*base.fields[i], *derived.fields[i])) return "field " + std::to_string(i) + ": " + *why;
     return std::nullopt;
   }
   if (base.kind != StructInfo::Kind::Tensor) return std::nullopt;
@@ -63,7 +43,6 @@ std::optional<std::string> contradiction(const StructInfo& base, const StructInf
   const ir::VDevice* b = placedOn(&derived);
   if (a && b && a != b)
     return "vdevice '" + base.vdevice->spelling + "' against '" + derived.vdevice->spelling + "'";
-  (void)m;
   return std::nullopt;
 }
 

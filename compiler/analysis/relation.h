@@ -8,15 +8,12 @@
 namespace tvms::analysis {
 
 // Why `derived` provably cannot be a `base` (TVM's FailL0), or nullopt when it may be.
-std::optional<std::string> contradiction(const ir::StructInfo& base, const ir::StructInfo& derived,
-                                         const ir::IRModule& m);
+std::optional<std::string> contradiction(const ir::StructInfo& base, const ir::StructInfo& derived);
 // What `ann` states that `value` does not (a vdevice, a shape): TVM drops it when the value is typed.
 std::optional<std::string> droppedByAnnotation(const ir::StructInfo& ann, const ir::StructInfo& value);
 // The least upper bound of two branches' struct infos.
 ir::StructInfoPtr lca(const ir::StructInfoPtr& a, const ir::StructInfoPtr& b);
-// Drops vdevices that name no declared entry or are inline objects (reported where written).
-ir::StructInfoPtr placedOnly(const ir::StructInfoPtr& s);
-// The declared entry a tensor struct info sits on, or null.
-const ir::VDevice* placedOn(const ir::StructInfo* s);
+using ir::placedOn;
+using ir::placedOnly;
 
 }  // namespace tvms::analysis

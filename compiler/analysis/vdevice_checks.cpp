@@ -5,6 +5,7 @@
 
 #include "compiler/analysis/checks.h"
 #include "compiler/analysis/relation.h"
+#include "compiler/op/registry.h"
 
 namespace tvms::analysis {
 
@@ -186,7 +187,7 @@ class VDeviceChecker {
       std::string best;
       size_t bestScore = 99;
       for (auto* k : kinds) {
-        size_t score = editDistance(v.target.kind, k);
+        size_t score = op::editDistance(v.target.kind, k);
         if (score < bestScore) { bestScore = score; best = k; }
       }
       auto d = diag::make("TVS205", at, "unknown target kind '" + v.target.kind + "'" + (bestScore <= 2 ? "; did you mean '" + best + "'?" : ""));
@@ -199,18 +200,6 @@ class VDeviceChecker {
     if (v.vdeviceId < 0) out_.push_back(diag::make("TVS205", at, "vdevice_id is the physical device ordinal and cannot be negative"));
   }
 
-  static size_t editDistance(const std::string& a, const std::string& b) {
-    std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      cur[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j)
-        cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-      prev.swap(cur);
-    }
-    return prev[b.size()];
-  }
-
   void checkHint(const Call& c) {
     ByteRange at = range(&c);
     if (!c.args.empty() && c.args[0] && c.args[0]->kind != Expr::Kind::Var)
@@ -221,11 +210,10 @@ class VDeviceChecker {
     const CallAttr* scopeAttr = c.attr("memory_scope");
     std::string scope = scopeAttr && scopeAttr->value.kind == Value::Kind::String ? scopeAttr->value.text : "global";
     DeviceHint h = dev->value.device;
-    for (auto& v : m_.vdevices)
-      if (deviceTypeOfKind(v->target.kind) == h.deviceType && v->vdeviceId == h.index && v->memoryScope == scope) {
-        hinted_.push_back(v.get());
-        return;
-      }
+    if (const VDevice* v = m_.hintedEntry(h, scope)) {
+      hinted_.push_back(v);
+      return;
+    }
     std::string kind;
     for (auto* k : {"llvm", "cuda", "opencl", "vulkan", "metal", "rocm", "webgpu", "hexagon"})
       if (deviceTypeOfKind(k) == h.deviceType) { kind = k; break; }

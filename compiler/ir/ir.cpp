@@ -54,6 +54,30 @@ PrimExprPtr primBinary(std::string op, PrimExprPtr a, PrimExprPtr b) {
 }
 
 StructInfoPtr objectSInfo() { return std::make_shared<StructInfo>(); }
+
+const VDevice* placedOn(const StructInfo* s) {
+  if (!s || s->kind != StructInfo::Kind::Tensor || !s->vdevice || s->vdevice->isInline) return nullptr;
+  return s->vdevice->device.get();
+}
+
+StructInfoPtr withVDevice(const StructInfoPtr& s, std::shared_ptr<const VDeviceRef> v) {
+  if (!s || (s->kind != StructInfo::Kind::Tensor && s->kind != StructInfo::Kind::Tuple)) return s;
+  auto out = std::make_shared<StructInfo>(*s);
+  if (s->kind == StructInfo::Kind::Tensor) out->vdevice = std::move(v);
+  else for (auto& f : out->fields) f = withVDevice(f, v);
+  return out;
+}
+
+StructInfoPtr placedOnly(const StructInfoPtr& s) {
+  if (!s) return s;
+  if (s->kind == StructInfo::Kind::Tensor && s->vdevice && !placedOn(s.get())) return withVDevice(s, nullptr);
+  if (s->kind == StructInfo::Kind::Tuple) {
+    auto out = std::make_shared<StructInfo>(*s);
+    for (auto& f : out->fields) f = placedOnly(f);
+    return out;
+  }
+  return s;
+}
 StructInfoPtr tensorSInfo(std::optional<std::vector<PrimExprPtr>> shape, std::string dtype,
                           std::shared_ptr<const VDeviceRef> vdevice, int ndim) {
   auto s = std::make_shared<StructInfo>();
@@ -113,6 +137,13 @@ std::shared_ptr<const VDevice> IRModule::lookup(std::string_view spelling) const
   int seen = 0;
   for (auto& d : vdevices)
     if (d->target.kind == kind && seen++ == index) return d;
+  return nullptr;
+}
+
+const VDevice* IRModule::hintedEntry(const DeviceHint& device, std::string_view scope) const {
+  for (auto& v : vdevices)
+    if (deviceTypeOfKind(v->target.kind) == device.deviceType && v->vdeviceId == device.index && v->memoryScope == scope)
+      return v.get();
   return nullptr;
 }
 

@@ -40,6 +40,9 @@ struct IRModule {
   int kindIndexOf(const VDevice* v) const;
   // Resolves "kind", "kind:i", "kind:i:scope", "vdevice:i" to the declared entry; null when none.
   std::shared_ptr<const VDevice> lookup(std::string_view spelling) const;
+  // The entry R.hint_on_device(x, device, scope) resolves to: the first with that device type,
+  // vdevice_id and memory scope (TVM's RealizeVDevice lookup); null when none matches.
+  const VDevice* hintedEntry(const DeviceHint& device, std::string_view scope) const;
 };
 
 // True when both references are the very same declared entry of `m` (TVM's identity), which an inline

@@ -31,6 +31,14 @@ struct StructInfo {
 using StructInfoPtr = std::shared_ptr<const StructInfo>;
 
 StructInfoPtr objectSInfo();
+
+// The declared entry a tensor struct info sits on, or null: none, an unresolved string (TVS201) and
+// an inline I.vdevice object (TVS202) all count as "no vdevice", so one mistake gives one diagnostic.
+const VDevice* placedOn(const StructInfo* s);
+// `s` with vdevice `v` on every tensor (tuple fields included).
+StructInfoPtr withVDevice(const StructInfoPtr& s, std::shared_ptr<const VDeviceRef> v);
+// `s` without the vdevices placedOn does not count.
+StructInfoPtr placedOnly(const StructInfoPtr& s);
 StructInfoPtr tensorSInfo(std::optional<std::vector<PrimExprPtr>> shape, std::string dtype,
                           std::shared_ptr<const VDeviceRef> vdevice = nullptr, int ndim = -1);
 

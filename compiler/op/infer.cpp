@@ -14,42 +14,8 @@ using VRef = std::shared_ptr<const VDeviceRef>;
 
 namespace {
 
-// A vdevice that names a declared entry. Unresolved strings (TVS201) and inline I.vdevice objects
-// (TVS202) are reported where they are written and count as "no vdevice" here, so that one mistake
-// gives one diagnostic.
-VRef placed(const StructInfo* s) {
-  if (!s || s->kind != StructInfo::Kind::Tensor || !s->vdevice) return nullptr;
-  if (!s->vdevice->device || s->vdevice->isInline) return nullptr;
-  return s->vdevice;
-}
-
-StructInfoPtr withVDevice(const StructInfoPtr& s, const VRef& v) {
-  if (!s) return s;
-  if (s->kind == StructInfo::Kind::Tensor) {
-    auto out = std::make_shared<StructInfo>(*s);
-    out->vdevice = v;
-    return out;
-  }
-  if (s->kind == StructInfo::Kind::Tuple) {
-    auto out = std::make_shared<StructInfo>(*s);
-    for (auto& f : out->fields) f = withVDevice(f, v);
-    return out;
-  }
-  return s;
-}
-
-// Unresolved or inline vdevices in written struct info (out_sinfo) are dropped, as above.
-StructInfoPtr resolvedOnly(const StructInfoPtr& s) {
-  if (!s) return s;
-  if (s->kind == StructInfo::Kind::Tensor && s->vdevice && (!s->vdevice->device || s->vdevice->isInline))
-    return withVDevice(s, nullptr);
-  if (s->kind == StructInfo::Kind::Tuple) {
-    auto out = std::make_shared<StructInfo>(*s);
-    for (auto& f : out->fields) f = resolvedOnly(f);
-    return out;
-  }
-  return s;
-}
+// The reference of a placed tensor (see ir::placedOn), which results inherit.
+VRef placed(const StructInfo* s) { return ir::placedOn(s) ? s->vdevice : nullptr; }
 
 struct Operand {
   int index;
@@ -82,10 +48,10 @@ InferResult inferCall(const InferInput& in) {
     case DeviceRule::Unmodelled: return {};
     case DeviceRule::Written: {
       if (in.call.sinfoArgs.empty()) return {ir::objectSInfo(), {}};
-      if (in.call.sinfoArgs.size() == 1 && !in.call.sinfoArgsAsList) return {resolvedOnly(in.call.sinfoArgs[0]), {}};
+      if (in.call.sinfoArgs.size() == 1 && !in.call.sinfoArgsAsList) return {ir::placedOnly(in.call.sinfoArgs[0]), {}};
       auto t = std::make_shared<StructInfo>();
       t->kind = StructInfo::Kind::Tuple;
-      for (auto& s : in.call.sinfoArgs) t->fields.push_back(resolvedOnly(s));
+      for (auto& s : in.call.sinfoArgs) t->fields.push_back(ir::placedOnly(s));
       return {t, {}};
     }
     case DeviceRule::HintOnDevice: {
@@ -100,7 +66,7 @@ InferResult inferCall(const InferInput& in) {
       const ir::Value* dst = in.attr("dst_vdevice");
       VRef v = dst && dst->kind == ir::Value::Kind::VDevice ? dst->vdevice : nullptr;
       if (v && (!v->device || v->isInline)) v = nullptr;
-      r.sinfo = withVDevice(in.args[0], v);
+      r.sinfo = ir::withVDevice(in.args[0], v);
       return r;
     }
     default: break;
@@ -149,7 +115,7 @@ InferResult inferCall(const InferInput& in) {
     }
     default: break;
   }
-  r.sinfo = withVDevice(r.sinfo, out);
+  r.sinfo = ir::withVDevice(r.sinfo, out);
   return r;
 }
 

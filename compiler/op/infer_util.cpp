@@ -90,9 +90,6 @@ bool isIntDType(const std::string& dt) { return dt.rfind("int", 0) == 0 || dt.rf
 StructInfoPtr tensor(std::optional<Dims> shape, std::string dtype, int ndim) {
   return ir::tensorSInfo(std::move(shape), std::move(dtype), nullptr, ndim);
 }
-StructInfoPtr tensorLike(const StructInfo& like, std::optional<Dims> shape, int ndim) {
-  return ir::tensorSInfo(std::move(shape), like.dtype, nullptr, ndim);
-}
 StructInfoPtr withDType(const StructInfo& like, std::string dtype) {
   return ir::tensorSInfo(like.shape, std::move(dtype), nullptr, like.shape ? -1 : like.ndim);
 }

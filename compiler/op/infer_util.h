@@ -38,7 +38,6 @@ bool isIntDType(const std::string& dt);
 
 // Result builders.
 StructInfoPtr tensor(std::optional<Dims> shape, std::string dtype, int ndim = -1);
-StructInfoPtr tensorLike(const StructInfo& like, std::optional<Dims> shape, int ndim = -1);
 StructInfoPtr withDType(const StructInfo& like, std::string dtype);
 InferResult ok(StructInfoPtr s);
 InferResult fail(std::string code, std::string message, int operand = -1);

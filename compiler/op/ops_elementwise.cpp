@@ -121,7 +121,6 @@ InferResult inferScan(const InferInput& in) {
   }
   // No axis: the scan runs over the flattened tensor.
   if (x->shape) {
-    Dims one{dim(1)};
     PrimExprPtr n = dim(1);
     for (auto& d : *x->shape) n = mul(n, d);
     r.sinfo = tensor(Dims{n}, dt);

@@ -188,14 +188,13 @@ InferResult inferStridedSlice(const InferInput& in) {
     int a = (*n)[k];
     int64_t step = strides ? (*strides)[strides->size() == 1 ? 0 : k] : 1;
     auto len = constInt(out[a]);
-    if (!len || step == 0) { out[a] = ir::primVar("?"); return ok(tensor(std::nullopt, x->dtype, x->rank())); }
-    auto clampIndex = [&](int64_t v, bool isEnd) {
+    if (!len || step == 0) return ok(tensor(std::nullopt, x->dtype, x->rank()));
+    auto clampIndex = [&](int64_t v) {
       if (v < 0) v += *len;
       int64_t lo = step > 0 ? 0 : -1, hi = step > 0 ? *len : *len - 1;
-      (void)isEnd;
       return std::clamp(v, lo, hi);
     };
-    int64_t b = clampIndex((*begin)[k], false), e = clampIndex((*end)[k], true);
+    int64_t b = clampIndex((*begin)[k]), e = clampIndex((*end)[k]);
     int64_t count = step > 0 ? (e > b ? (e - b + step - 1) / step : 0) : (b > e ? (b - e - step - 1) / -step : 0);
     out[a] = dim(count);
   }

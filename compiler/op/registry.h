@@ -72,6 +72,8 @@ const OpDef* findOpByPythonOperator(std::string_view pyOp, bool unary);
 // (memory.*, vm.*, builtin.*, ccl.*, dist.*, grad.*, inspect.*, vision.*).
 bool isKnownOpName(std::string_view registryName);
 const std::vector<const OpDef*>& allOps();
+// Levenshtein distance, for "did you mean" suggestions (op names, target kinds).
+size_t editDistance(std::string_view a, std::string_view b);
 // Known op names closest to a misspelling, best first (for "did you mean").
 std::vector<std::string> closestOpNames(std::string_view registryName, size_t max = 3);
 
