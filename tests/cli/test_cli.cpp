@@ -318,6 +318,19 @@ TEST_CASE("cli: lint reads [tool.tvms] from the nearest pyproject.toml; a bad ke
   CHECK(r.out.find("TVS003") == std::string::npos);
   CHECK(r.out.find("TVS004") == std::string::npos);
   CHECK(runTvms({"lint", "--no-config", (dir / "pkg" / "m.py").string()}).out.find("TVS003") != std::string::npos);
+  // exclude skips matching files in lint and fmt; line-length sets fmt's width.
+  { std::ofstream(dir / "pkg" / "gen_m.py") << module; }
+  { std::ofstream(dir / "pyproject.toml") << "[tool.tvms]\nexclude = [\"gen_*\"]\nline-length = 40\n"; }
+  auto dirLint = runTvms({"lint", (dir / "pkg").string()});
+  CHECK(dirLint.out.find("m.py") != std::string::npos);
+  CHECK(dirLint.out.find("gen_m.py") == std::string::npos);
+  std::string wide = tvms::test::readFile(corpus("lint/clean_multi_device.py"));
+  { std::ofstream(dir / "pkg" / "w.py") << wide; }
+  auto narrow = runTvms({"fmt", "--diff", (dir / "pkg" / "w.py").string()});            // 40 from the config
+  auto wide100 = runTvms({"fmt", "--diff", "--line-width", "100", (dir / "pkg" / "w.py").string()});  // the flag wins
+  CHECK(narrow.out.find("+") != std::string::npos);
+  CHECK(narrow.out != wide100.out);
+  CHECK(runTvms({"fmt", "--diff", (dir / "pkg" / "gen_m.py").string()}).out.empty());  // excluded
   { std::ofstream(dir / "pyproject.toml") << "[tool.tvms]\nignore = [\"TVS003\"]\nline-lenght = 80\n"; }
   auto bad = runTvms({"lint", (dir / "pkg" / "m.py").string()});
   CHECK(bad.exitCode == 2);

@@ -3,6 +3,7 @@
 
 #include "compiler/format/formatter.h"
 #include "tools/tvms/commands.h"
+#include "tools/tvms/config.h"
 #include "tools/tvms/source_io.h"
 
 namespace tvms::cli {
@@ -10,6 +11,7 @@ namespace tvms::cli {
 int runFmt(const Args& args) {
   bool check = false, diff = false;
   format::FormatOptions opts;
+  bool widthGiven = false;
   std::vector<std::string> paths;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -18,6 +20,7 @@ int runFmt(const Args& args) {
     else if (a == "--line-width" && i + 1 < args.size()) {
       try {
         opts.lineWidth = std::stoi(args[++i]);
+        widthGiven = true;
       } catch (...) {
         std::cerr << "tvms fmt: --line-width takes a number\n";
         return 2;
@@ -35,10 +38,14 @@ int runFmt(const Args& args) {
     std::cerr << "tvms fmt: give files, directories or - (stdin)\n";
     return 2;
   }
+  Config config;  // [tool.tvms]: line-length and exclude
+  if (!loadConfig(paths[0], config)) return 2;
+  if (config.lineLength && !widthGiven) opts.lineWidth = *config.lineLength;
   bool ok = true;
   auto files = expandPaths(paths, ok);
   int wouldChange = 0;
   for (auto& path : files) {
+    if (excluded(config, path)) continue;
     auto src = readSource(path);
     if (!src) { ok = false; continue; }
     format::FormatResult r;

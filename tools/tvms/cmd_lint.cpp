@@ -142,6 +142,7 @@ int runLint(const Args& args) {
   std::vector<LintedFile> files;
   int findings = 0, verifyFailures = 0, fixed = 0;
   for (auto& path : expandPaths(paths, ok)) {
+    if (excluded(config, path)) continue;
     auto src = readSource(path);
     if (!src) { ok = false; continue; }
     if (!mayHoldTvmScript(src->text) && !verify) continue;

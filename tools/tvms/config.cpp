@@ -4,6 +4,8 @@
 #define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
 
+#include <fnmatch.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -77,20 +79,23 @@ bool loadConfig(const std::string& start, Config& out) {
       } else {
         out.lineLength = static_cast<int>(*v);
       }
-    } else if (k == "tvm-version") {
-      auto v = value.value<std::string>();
-      if (!v || (*v != "0.25" && *v != "0.26")) {
-        error(out.path, value.source(), "'tvm-version' must be \"0.25\" or \"0.26\"");
-        ok = false;
-      } else {
-        out.tvmVersion = *v;
-      }
     } else {
-      error(out.path, key.source(), "unknown key '" + k + "' in [tool.tvms] (known: select, extend-select, ignore, exclude, line-length, tvm-version)");
+      error(out.path, key.source(), "unknown key '" + k + "' in [tool.tvms] (known: select, extend-select, ignore, exclude, line-length)");
       ok = false;
     }
   }
   return ok;
+}
+
+bool excluded(const Config& c, const std::string& path) {
+  if (c.exclude.empty() || path == "-") return false;
+  std::string generic = fs::path(path).lexically_normal().generic_string();
+  for (auto& pattern : c.exclude) {
+    if (fnmatch(pattern.c_str(), generic.c_str(), 0) == 0) return true;
+    for (auto& part : fs::path(generic))
+      if (fnmatch(pattern.c_str(), part.string().c_str(), 0) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace tvms::cli

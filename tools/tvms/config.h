@@ -11,10 +11,12 @@ namespace tvms::cli {
 struct Config {
   std::string path;  // the pyproject.toml read, empty when none
   analysis::RuleSelection rules;
-  std::optional<int> lineLength;
-  std::optional<std::string> tvmVersion;
-  std::vector<std::string> exclude;
+  std::optional<int> lineLength;     // tvms fmt's line width (--line-width wins)
+  std::vector<std::string> exclude;  // glob patterns (fnmatch) matched against a path and each of its parts
 };
+
+// True when `path` matches one of the config's exclude patterns.
+bool excluded(const Config& c, const std::string& path);
 
 // Looks for pyproject.toml from `start` (a file or directory) upwards. Returns false and prints
 // TVS901 errors ("pyproject.toml:3:1: error[TVS901]: ...") on an invalid [tool.tvms].
