@@ -73,19 +73,43 @@ bool RuleSelection::enabled(std::string_view code) const {
   return on;
 }
 
-LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules) {
-  LintResult out;
-  out.file = frontend::lowerDocument(doc);
+namespace {
+
+// The comments that may hold a directive: only lines that mention "noqa" or "expect:" are walked, since
+// most comments (and at 10k lines there are thousands) are prose.
+std::vector<frontend::Comment> directiveComments(const syntax::Document& doc) {
+  const std::string& t = doc.text();
+  auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+  std::set<uint32_t> lines;
+  for (std::string_view marker : {std::string_view("noqa"), std::string_view("expect:")}) {
+    auto it = t.begin();
+    while ((it = std::search(it, t.end(), marker.begin(), marker.end(),
+                             [&](char a, char b) { return lower(a) == b; })) != t.end()) {
+      lines.insert(doc.lines().lineOf(static_cast<uint32_t>(it - t.begin())));
+      it += marker.size();
+    }
+  }
+  std::vector<frontend::Comment> out;
+  for (uint32_t l : lines) {
+    auto found = frontend::commentNodesIn(doc, {doc.lines().lineStart(l), doc.lines().lineEnd(l)});
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+// The diagnostics of `out.file` and `out.analyses`, selected, de-duplicated and suppressed.
+void assemble(LintResult& out, const syntax::Document& doc, const RuleSelection& rules) {
+  out.diagnostics.clear();
+  out.expectations.clear();
   std::vector<diag::Diagnostic> all = out.file.diagnostics;
-  for (auto& region : out.file.regions) {
+  for (size_t i = 0; i < out.file.regions.size(); ++i) {
+    auto& region = out.file.regions[i];
     all.insert(all.end(), region.diagnostics.begin(), region.diagnostics.end());
-    out.analyses.push_back(analyzeModule(region, doc.text()));
-    auto more = out.analyses.back().all();
+    auto more = out.analyses[i].all();
     all.insert(all.end(), more.begin(), more.end());
   }
   const syntax::LineIndex& lines = doc.lines();
-  ByteRange whole{0, static_cast<uint32_t>(doc.text().size())};
-  std::vector<frontend::Comment> comments = frontend::commentNodesIn(doc, whole);
+  std::vector<frontend::Comment> comments = directiveComments(doc);
 
   // Expectations (the verify convention) anywhere in the file.
   bool fileNoqa = false;
@@ -150,7 +174,64 @@ LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules)
       return a.range.begin != b.range.begin ? a.range.begin < b.range.begin : a.code < b.code;
     });
   }
+}
+
+// A copy of `fa` with every endpoint at or after `from` moved by `delta`, or `fa` itself when none is.
+std::shared_ptr<const FunctionAnalysis> shifted(const std::shared_ptr<const FunctionAnalysis>& fa, uint32_t from, int64_t delta) {
+  if (!fa) return fa;
+  auto after = [&](ByteRange r) { return r.end >= from; };
+  bool moves = std::any_of(fa->diagnostics.begin(), fa->diagnostics.end(), [&](auto& d) {
+    return after(d.range) || std::any_of(d.related.begin(), d.related.end(), [&](auto& r) { return after(r.range); });
+  });
+  for (auto it = fa->vars.begin(); !moves && it != fa->vars.end(); ++it)
+    moves = std::any_of(it->second.placement.begin(), it->second.placement.end(), [&](auto& r) { return after(r.range); });
+  if (!moves) return fa;
+  auto copy = std::make_shared<FunctionAnalysis>(*fa);
+  frontend::shiftDiagnostics(copy->diagnostics, from, delta);
+  for (auto& [var, fact] : copy->vars)
+    for (auto& r : fact.placement) {
+      if (r.range.begin >= from) r.range.begin = static_cast<uint32_t>(r.range.begin + delta);
+      if (r.range.end >= from) r.range.end = static_cast<uint32_t>(r.range.end + delta);
+    }
+  return copy;
+}
+
+}  // namespace
+
+LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules) {
+  LintResult out;
+  out.file = frontend::lowerDocument(doc);
+  for (auto& region : out.file.regions) out.analyses.push_back(analyzeModule(region, doc.text()));
+  assemble(out, doc, rules);
   return out;
+}
+
+bool followEdit(LintResult& r, const syntax::Document& doc, ByteRange edit, uint32_t newLength) {
+  // The function being replaced: its analysis must not be reused, even if its successor happens to be
+  // allocated at the same address.
+  std::vector<const ir::Function*> replaced;
+  for (auto& region : r.file.regions)
+    for (auto& span : region.functions)
+      if (region.module && span.range.begin < edit.begin && edit.end < span.range.end)
+        for (auto& f : region.module->functions)
+          if (f.name == span.name && f.relax) replaced.push_back(f.relax.get());
+  auto regionIndex = frontend::followEdit(doc, r.file, edit, newLength);
+  if (!regionIndex || r.analyses.size() != r.file.regions.size()) return false;
+  int64_t delta = static_cast<int64_t>(newLength) - static_cast<int64_t>(edit.end - edit.begin);
+  for (auto& analysis : r.analyses)
+    for (auto& fa : analysis.functions) {
+      if (fa && std::find(replaced.begin(), replaced.end(), fa->function) != replaced.end()) fa = nullptr;
+      else fa = shifted(fa, edit.end, delta);
+    }
+  return true;
+}
+
+void finishLint(LintResult& r, const syntax::Document& doc, const RuleSelection& rules) {
+  for (size_t i = 0; i < r.file.regions.size(); ++i) {
+    ModuleAnalysis previous = std::move(r.analyses[i]);
+    r.analyses[i] = analyzeModule(r.file.regions[i], doc.text(), &previous);
+  }
+  assemble(r, doc, rules);
 }
 
 std::vector<std::string> verifyExpectations(const LintResult& r, const syntax::LineIndex& lines) {

@@ -27,6 +27,13 @@ struct LintResult {
 
 LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules = {});
 
+// Incremental lint, as the language server types: after each `doc.applyEdit` that replaced the old
+// bytes `edit` by `newLength` bytes, `followEdit` re-lowers the edited function and shifts the rest;
+// after the last edit, `finishLint` re-analyses (reusing every unchanged function) and re-assembles
+// the diagnostics. When `followEdit` returns false, `r` is unusable: lint the document again.
+bool followEdit(LintResult& r, const syntax::Document& doc, ByteRange edit, uint32_t newLength);
+void finishLint(LintResult& r, const syntax::Document& doc, const RuleSelection& rules = {});
+
 // The verify convention: every expectation met and nothing else reported. Returns the problems as
 // diagnostic-like lines ("missing TVS201 on line 12", "unexpected TVS203 on line 14").
 std::vector<std::string> verifyExpectations(const LintResult& r, const syntax::LineIndex& lines);

@@ -4,6 +4,7 @@
 // with a source range for every node and every name in a side table. It never throws: broken or
 // unsupported text becomes diagnostics and the rest is still lowered.
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -83,5 +84,14 @@ std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange range
 // Re-lowers function `index` of `region` after an edit inside it, leaving the other functions' IR
 // (and their analysis) untouched. Returns false when the function can no longer be found.
 bool relowerFunction(const syntax::Document& doc, Region& region, size_t index);
+
+// Follows one edit that replaced the old bytes `edit` by `newLength` bytes (`doc` already holds the
+// new text): when the edit lies strictly inside one function of a class region, that function is
+// re-lowered and every range after the edit is shifted. Returns the region's index; nullopt when the
+// edit is not of that kind or the result is doubtful: then `file` is unusable and the caller lowers
+// the document again.
+std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, ByteRange edit, uint32_t newLength);
+// Moves every endpoint at or after `from` by `delta` (diagnostic ranges, related locations, fix edits).
+void shiftDiagnostics(std::vector<diag::Diagnostic>& ds, uint32_t from, int64_t delta);
 
 }  // namespace tvms::frontend

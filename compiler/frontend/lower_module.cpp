@@ -277,6 +277,8 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
       return true;
     }
     auto fresh = lowerFunctionNode(*f);
+    const void* target = fresh.relax ? static_cast<const void*>(fresh.relax.get()) : fresh.tir.get();
+    defineName(NameRef::Kind::Function, field(f->def, "name"), name, target);
     if (old != mod_.functions.end()) *old = std::move(fresh);
     else mod_.functions.push_back(std::move(fresh));
     return true;
