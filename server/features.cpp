@@ -8,31 +8,10 @@
 #include "compiler/diagnostics/catalogue.h"
 #include "compiler/ir/printer.h"
 #include "compiler/op/registry.h"
+#include "server/features_util.h"
 
 namespace tvms::server {
 
-namespace {
-
-const frontend::Region* regionAt(const Snapshot& s, uint32_t offset, size_t* index) {
-  for (size_t i = 0; i < s.lint.file.regions.size(); ++i) {
-    auto& r = s.lint.file.regions[i];
-    if (r.range.begin <= offset && offset <= r.range.end) {
-      *index = i;
-      return &r;
-    }
-  }
-  return nullptr;
-}
-
-std::string describeVDevice(const ir::IRModule& m, const ir::VDevice& v) {
-  int index = m.indexOf(&v);
-  std::string target = v.target.writtenAsDict() ? ir::printValue(v.target.config, m) : "\"" + v.target.kind + "\"";
-  return "`I.vdevice(" + target + ", " + std::to_string(v.vdeviceId) + ", \"" + v.memoryScope + "\")`: list entry " +
-         std::to_string(index) + " (\"" + analysis::spellingOf(m, &v) + "\", physical device " + v.target.kind + " " +
-         std::to_string(v.vdeviceId) + ")";
-}
-
-}  // namespace
 
 std::optional<HoverText> hoverAt(const Snapshot& s, uint32_t offset) {
   size_t ri = 0;
@@ -57,15 +36,10 @@ std::optional<HoverText> hoverAt(const Snapshot& s, uint32_t offset) {
   for (auto& n : region->map.names) {
     if (!(n.range.begin <= offset && offset < n.range.end)) continue;
     if (n.kind == frontend::NameRef::Kind::Var) {
-      auto* var = static_cast<const ir::Var*>(n.target);
-      const auto& analyses = s.lint.analyses.at(ri);
-      for (auto& fa : analyses.functions) {
-        if (!fa) continue;
-        auto it = fa->vars.find(var);
-        if (it == fa->vars.end()) continue;
+      if (const analysis::VarFact* fact = factOf(s, ri, static_cast<const ir::Var*>(n.target))) {
         std::string body = "```python\n" + n.name + ": " +
-                           (it->second.sinfo ? ir::printStructInfo(it->second.sinfo, m) : std::string("(unknown struct info)")) + "\n```";
-        if (auto* v = it->second.sinfo && it->second.sinfo->vdevice ? it->second.sinfo->vdevice->device.get() : nullptr)
+                           (fact->sinfo ? ir::printStructInfo(fact->sinfo, m) : std::string("(unknown struct info)")) + "\n```";
+        if (auto* v = fact->sinfo && fact->sinfo->vdevice ? fact->sinfo->vdevice->device.get() : nullptr)
           if (m.indexOf(v) >= 0) body += "\n\non " + describeVDevice(m, *v);
         return HoverText{body, n.range};
       }
@@ -262,11 +236,19 @@ std::vector<syntax::ByteRange> selectionChain(const Snapshot& s, uint32_t offset
   std::vector<syntax::ByteRange> out;
   size_t ri = 0;
   if (!regionAt(s, offset, &ri)) return out;
-  // A fresh snapshot's whole-file tree is current everywhere (islands only diverge after edits).
-  TSNode n = ts_node_named_descendant_for_byte_range(s.doc->root(), offset, offset);
-  for (; !ts_node_is_null(n); n = ts_node_parent(n)) {
+  // Up the tree that is current at the offset (an edited function's own tree ends at its definition),
+  // then on up the whole-file tree from the nodes that enclose what was found.
+  for (TSNode n = namedNodeAt(s, offset); !ts_node_is_null(n); n = ts_node_parent(n)) {
     syntax::ByteRange r{ts_node_start_byte(n), ts_node_end_byte(n)};
-    if (out.empty() || !(out.back() == r)) out.push_back(r);
+    if (out.empty() || (r.begin <= out.back().begin && out.back().end <= r.end && !(out.back() == r))) out.push_back(r);
+  }
+  syntax::ByteRange inner = out.empty() ? syntax::ByteRange{offset, offset} : out.back();
+  for (TSNode n = ts_node_named_descendant_for_byte_range(s.doc->root(), offset, offset); !ts_node_is_null(n); n = ts_node_parent(n)) {
+    syntax::ByteRange r{ts_node_start_byte(n), ts_node_end_byte(n)};
+    if (r.begin <= inner.begin && inner.end <= r.end && !(r == inner)) {
+      out.push_back(r);
+      inner = r;
+    }
   }
   return out;
 }

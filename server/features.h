@@ -84,3 +84,47 @@ namespace tvms::server {
 // The syntax nodes around `offset`, innermost first (selectionRange: expand selection).
 std::vector<syntax::ByteRange> selectionChain(const Snapshot& s, uint32_t offset);
 }  // namespace tvms::server
+
+namespace tvms::server {
+
+// Rename the name at `offset` to `newName`: a variable (its definition and uses), a function (its
+// definition and every `cls.f` / `Module.f` use) or a vdevice. A vdevice is renamed by giving its
+// entry a new target kind ("rocm", or a spelling "rocm:0" whose kind is taken): the declaration's kind
+// string changes, and every vdevice string in the module whose spelling changes with it (the renamed
+// entry, and the entries of the old and new kinds re-indexed after it) is rewritten. Returns the
+// edits, or an error message when the name cannot be renamed so.
+struct RenameResult {
+  std::vector<diag::TextEdit> edits;
+  std::string error;
+};
+// The range the client should offer for renaming (the name, or a vdevice string's content).
+std::optional<syntax::ByteRange> renameRange(const Snapshot& s, uint32_t offset);
+RenameResult renameAt(const Snapshot& s, uint32_t offset, const std::string& newName);
+
+// Case-insensitive subsequence match, as editors' symbol search expects ("lvz" matches "layer_z").
+bool fuzzyMatches(std::string_view query, std::string_view name);
+
+// The signature of the op call around `offset`: label "R.nn.softmax(data, axis=-1)", each
+// parameter's [begin, end) in the label, and the parameter the cursor is on (by position, or by
+// keyword when the argument is written `name=`).
+struct SignatureHelp {
+  std::string label, documentation;
+  std::vector<std::pair<uint32_t, uint32_t>> parameters;
+  int active = 0;
+};
+std::optional<SignatureHelp> signatureAt(const Snapshot& s, uint32_t offset);
+
+// Semantic tokens: namespaces (R, I, T), ops and other R./I./T. members, variables (parameters,
+// dataflow variables marked), functions, symbolic variables and vdevice strings, each with a
+// modifier for the device kind it lives on (from the deduced struct info / the declared entry), so
+// themes can colour by placement.
+struct SemanticToken {
+  uint32_t offset, length;
+  uint32_t type;       // index into semanticTokenTypes()
+  uint32_t modifiers;  // bit set over semanticTokenModifiers()
+};
+const std::vector<std::string>& semanticTokenTypes();
+const std::vector<std::string>& semanticTokenModifiers();
+std::vector<SemanticToken> semanticTokens(const Snapshot& s);
+
+}  // namespace tvms::server

@@ -1,461 +1,341 @@
-// The language server: lifecycle, text synchronisation (incremental didChange applied to a Document),
-// and diagnostics published from a worker thread for the latest version of each document only.
+// The language server: lifecycle, dispatch, text synchronisation, settings, and requests that wait
+// for their document's analysis (answered when it is ready, or cancelled with $/cancelRequest).
 #include "server/server.h"
 
 #include <unistd.h>
 
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <map>
-#include <memory>
-#include <nlohmann/json.hpp>
-#include <thread>
-
-#include "compiler/analysis/lint.h"
-#include "compiler/diagnostics/catalogue.h"
-#include "compiler/format/formatter.h"
-#include "compiler/ir/printer.h"
-#include "server/features.h"
-#include "server/transport.h"
 #include <csignal>
+#include <filesystem>
+
+#include "config/project_config.h"
+#include "server/session.h"
 
 namespace tvms::server {
 
-using nlohmann::json;
-
 namespace {
 
-enum ErrorCode { ParseError = -32700, InvalidRequest = -32600, MethodNotFound = -32601, InvalidParams = -32602,
-                 ServerNotInitialized = -32002, ContentModified = -32801 };
-
-struct OpenDocument {
-  std::unique_ptr<syntax::Document> doc;
-  int64_t version = 0;
-};
-
-struct Job {
-  std::string text;
-  int64_t version;
-};
-
-class Server {
- public:
-  Server() : transport_(io_, STDIN_FILENO, STDOUT_FILENO) {}
-
-  int run() {
-    worker_ = std::thread([this] { analyse(); });
-    transport_.start([this](std::string body) { onMessage(body); },
-                     [this](std::string why) { error(nullptr, InvalidRequest, why); }, [this] { io_.stop(); });
-    io_.run();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    worker_.join();
-    return shutdown_ ? 0 : 1;
+// The documentation of the rules shipped beside the binary (build/bin/tvms -> docs/rules.md).
+std::string findRulesDoc() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  for (auto rel : {"../../docs/rules.md", "../share/tvms/rules.md"}) {
+    auto p = (exe.parent_path() / rel).lexically_normal();
+    if (std::filesystem::exists(p, ec)) return "file://" + p.string();
   }
+  return "";
+}
 
- private:
-  void reply(const json& id, json result) { transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump()); }
-  void error(const json& id, int code, const std::string& message) {
-    transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}.dump());
-  }
-  void notify(const std::string& method, json params) {
-    transport_.send(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}.dump());
-  }
-  void log(const std::string& message) { notify("window/logMessage", {{"type", 2}, {"message", "tvms: " + message}}); }
-
-  void onMessage(const std::string& body) {
-    json msg = json::parse(body, nullptr, false);
-    if (msg.is_discarded()) return error(nullptr, ParseError, "the message is not valid JSON");
-    if (!msg.is_object() || !msg.contains("method") || !msg["method"].is_string())
-      return error(msg.is_object() && msg.contains("id") ? msg["id"] : json(nullptr), InvalidRequest,
-                   "a request needs a string \"method\"");
-    const std::string method = msg["method"];
-    const bool isRequest = msg.contains("id");
-    const json id = isRequest ? msg["id"] : json(nullptr);
-    const json params = msg.value("params", json::object());
-    try {
-      if (method == "exit") return io_.stop();
-      if (!initialized_ && method != "initialize") {
-        if (isRequest) error(id, ServerNotInitialized, "the server is not initialized yet");
-        return;
-      }
-      if (method == "initialize") return initialize(id, params);
-      if (method == "initialized" || method.rfind("$/", 0) == 0) return;
-      if (method == "shutdown") { shutdown_ = true; return reply(id, nullptr); }
-      if (method == "textDocument/didOpen") return didOpen(params);
-      if (method == "textDocument/didChange") return didChange(params);
-      if (method == "textDocument/didClose") return didClose(params);
-      if (method == "textDocument/didSave") return;
-      if (method == "tvms/documentText") return documentText(id, params);
-      if (method == "textDocument/hover") return hover(id, params);
-      if (method == "textDocument/codeAction") return codeAction(id, params);
-      if (method == "textDocument/formatting") return formatting(id, params);
-      if (method == "textDocument/definition" || method == "textDocument/references" ||
-          method == "textDocument/documentHighlight")
-        return names(id, method, params);
-      if (method == "textDocument/documentSymbol") return symbols(id, params);
-      if (method == "textDocument/inlayHint") return hints(id, params);
-      if (method == "textDocument/completion") return completion(id, params);
-      if (method == "tvms/status") return status(id);
-      if (method == "textDocument/foldingRange") return folding(id, params);
-      if (method == "textDocument/selectionRange") return selection(id, params);
-      if (method == "tvms/viewIR") return viewIR(id, params);
-      if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
-    } catch (const json::exception& e) {
-      if (isRequest) error(id, InvalidParams, std::string("invalid params: ") + e.what());
-      else log("ignored " + method + ": invalid params (" + e.what() + ")");
-    }
-  }
-
-  void initialize(const json& id, const json& params) {
-    encoding_ = syntax::Encoding::Utf16;
-    std::string chosen = "utf-16";
-    if (params.contains("capabilities") && params["capabilities"].contains("general")) {
-      const json& general = params["capabilities"]["general"];
-      if (general.contains("positionEncodings") && general["positionEncodings"].is_array())
-        for (auto& e : general["positionEncodings"])
-          if (e == "utf-8") { encoding_ = syntax::Encoding::Utf8; chosen = "utf-8"; }
-    }
-    initialized_ = true;
-    if (params.contains("processId") && params["processId"].is_number_integer()) watchClient(params["processId"].get<int>());
-    reply(id, {{"capabilities",
-                {{"positionEncoding", chosen},
-                 {"hoverProvider", true},
-                 {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
-                 {"documentFormattingProvider", true},
-                 {"definitionProvider", true},
-                 {"referencesProvider", true},
-                 {"documentHighlightProvider", true},
-                 {"documentSymbolProvider", true},
-                 {"inlayHintProvider", true},
-                 {"foldingRangeProvider", true},
-                 {"selectionRangeProvider", true},
-                 {"completionProvider", {{"triggerCharacters", json::array({".", "\""})}}},
-                 {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}}}},
-               {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
-  }
-
-  void didOpen(const json& params) {
-    const json& td = params.at("textDocument");
-    std::string uri = td.at("uri");
-    auto& d = docs_[uri];
-    d.doc = std::make_unique<syntax::Document>(td.at("text").get<std::string>());
-    d.version = td.value("version", 0);
-    schedule(uri, d);
-  }
-
-  void didChange(const json& params) {
-    std::string uri = params.at("textDocument").at("uri");
-    auto it = docs_.find(uri);
-    if (it == docs_.end()) return log("didChange for a document that is not open: " + uri);
-    auto& d = it->second;
-    for (auto& change : params.at("contentChanges")) {
-      std::string text = change.at("text");
-      if (!change.contains("range")) {
-        d.doc = std::make_unique<syntax::Document>(text);
-        continue;
-      }
-      auto pos = [&](const json& p) {
-        return syntax::LineCol{p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()};
-      };
-      syntax::LineCol a = pos(change["range"].at("start")), b = pos(change["range"].at("end"));
-      uint32_t lines = d.doc->lines().lineCount();
-      if (a.line >= lines || b.line >= lines || std::tie(a.line, a.column) > std::tie(b.line, b.column)) {
-        log("ignored an edit of " + uri + " with a range outside the document");
-        continue;
-      }
-      d.doc->applyEdit(a, b, text, encoding_);
-    }
-    d.version = params["textDocument"].value("version", d.version + 1);
-    schedule(uri, d);
-  }
-
-  void didClose(const json& params) {
-    std::string uri = params.at("textDocument").at("uri");
-    docs_.erase(uri);
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pending_.erase(uri);
-      latest_.erase(uri);
-      snapshots_.erase(uri);
-    }
-    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
-  }
-
-  void documentText(const json& id, const json& params) {
-    std::string uri = params.at("uri");
-    auto it = docs_.find(uri);
-    if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
-    reply(id, {{"text", it->second.doc->text()}, {"version", it->second.version}});
-  }
-
-  // The client's process: when it dies without saying exit, so does the server.
-  void watchClient(int pid) {
-    auto timer = std::make_shared<boost::asio::steady_timer>(io_);
-    auto tick = std::make_shared<std::function<void()>>();
-    *tick = [this, pid, timer, tick]() {
-      timer->expires_after(std::chrono::milliseconds(300));
-      timer->async_wait([this, pid, timer, tick](boost::system::error_code ec) {
-        if (ec) return;
-        if (::kill(pid, 0) != 0 && errno == ESRCH) { io_.stop(); return; }
-        (*tick)();
-      });
-    };
-    (*tick)();
-  }
-
-  // The analysed snapshot of the current version, or null (not analysed yet, or superseded).
-  std::shared_ptr<const Snapshot> current(const std::string& uri) {
-    auto it = docs_.find(uri);
-    if (it == docs_.end()) return nullptr;
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto s = snapshots_.find(uri);
-    if (s == snapshots_.end() || s->second->version != it->second.version) return nullptr;
-    return s->second;
-  }
-  uint32_t offsetOf(const Snapshot& s, const json& p) const {
-    return s.doc->lines().toOffset({p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()}, encoding_);
-  }
-
-  void hover(const json& id, const json& params) {
-    auto s = current(params.at("textDocument").at("uri"));
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    auto h = hoverAt(*s, offsetOf(*s, params.at("position")));
-    if (!h) return reply(id, nullptr);
-    reply(id, {{"contents", {{"kind", "markdown"}, {"value", h->markdown}}}, {"range", range(h->range, s->doc->lines())}});
-  }
-
-  void codeAction(const json& id, const json& params) {
-    std::string uri = params.at("textDocument").at("uri");
-    auto s = current(uri);
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    syntax::ByteRange r{offsetOf(*s, params.at("range").at("start")), offsetOf(*s, params.at("range").at("end"))};
-    json actions = json::array();
-    for (auto& f : quickFixes(*s, r)) {
-      json edits = json::array();
-      for (auto& e : f.edits) edits.push_back({{"range", range(e.range, s->doc->lines())}, {"newText", e.newText}});
-      actions.push_back({{"title", f.title}, {"kind", "quickfix"}, {"isPreferred", f.preferred},
-                         {"diagnostics", json::array({toLsp(*f.diagnostic, s->doc->lines(), uri)})},
-                         {"edit", {{"changes", {{uri, edits}}}}}});
-    }
-    reply(id, actions);
-  }
-
-  void names(const json& id, const std::string& method, const json& params) {
-    std::string uri = params.at("textDocument").at("uri");
-    auto s = current(uri);
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    auto t = nameAt(*s, offsetOf(*s, params.at("position")));
-    if (!t) return reply(id, nullptr);
-    const auto& lines = s->doc->lines();
-    json out = json::array();
-    if (method == "textDocument/definition") {
-      for (auto* n : t->all)
-        if (n->isDefinition) out.push_back({{"uri", uri}, {"range", range(n->range, lines)}});
-    } else if (method == "textDocument/references") {
-      bool withDecl = params.contains("context") ? params["context"].value("includeDeclaration", true) : true;
-      for (auto* n : t->all)
-        if (withDecl || !n->isDefinition) out.push_back({{"uri", uri}, {"range", range(n->range, lines)}});
+// file:///a%20b/c.py -> /a b/c.py; other schemes give "".
+std::string pathOfUri(const std::string& uri) {
+  if (uri.rfind("file://", 0) != 0) return "";
+  std::string out;
+  for (size_t i = 7; i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size()) {
+      out += static_cast<char>(std::stoi(uri.substr(i + 1, 2), nullptr, 16));
+      i += 2;
     } else {
-      for (auto* n : t->all) out.push_back({{"range", range(n->range, lines)}, {"kind", n->isDefinition ? 3 : 2}});
-    }
-    reply(id, out);
-  }
-
-  json symbolJson(const Symbol& sym, const syntax::LineIndex& lines) const {
-    int kind = sym.kind == Symbol::Kind::Module ? 2 : sym.kind == Symbol::Kind::Function ? 12 : 13;
-    json children = json::array();
-    for (auto& c : sym.children) children.push_back(symbolJson(c, lines));
-    return {{"name", sym.name}, {"detail", sym.detail}, {"kind", kind}, {"range", range(sym.range, lines)},
-            {"selectionRange", range(sym.selection, lines)}, {"children", children}};
-  }
-
-  void symbols(const json& id, const json& params) {
-    auto s = current(params.at("textDocument").at("uri"));
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    json out = json::array();
-    for (auto& sym : documentSymbols(*s)) out.push_back(symbolJson(sym, s->doc->lines()));
-    reply(id, out);
-  }
-
-  void hints(const json& id, const json& params) {
-    auto s = current(params.at("textDocument").at("uri"));
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    syntax::ByteRange r{offsetOf(*s, params.at("range").at("start")), offsetOf(*s, params.at("range").at("end"))};
-    json out = json::array();
-    for (auto& h : inlayHints(*s, r)) {
-      auto lc = s->doc->lines().toLineCol(h.offset, encoding_);
-      out.push_back({{"position", {{"line", lc.line}, {"character", lc.column}}}, {"label", h.label}, {"kind", 1}});
-    }
-    reply(id, out);
-  }
-
-  // Documents, resident memory and the last analysis time, for users and benchmarks.
-  void status(const json& id) {
-    json docs = json::array();
-    for (auto& [uri, d] : docs_) docs.push_back({{"uri", uri}, {"version", d.version}, {"bytes", d.doc->text().size()}});
-    long rssKb = 0;
-    if (FILE* f = std::fopen("/proc/self/status", "r")) {
-      char line[256];
-      while (std::fgets(line, sizeof line, f))
-        if (std::sscanf(line, "VmRSS: %ld kB", &rssKb) == 1) break;
-      std::fclose(f);
-    }
-    double lastMs;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      lastMs = lastAnalysisMs_;
-    }
-    reply(id, {{"documents", docs}, {"rssBytes", rssKb * 1024}, {"lastAnalysisMs", lastMs}});
-  }
-
-  // The module as tvms sees it after a pass. The passes come with the compiler; until then the only
-  // stage is "parsed" (the parsed and deduced IR, printed canonically).
-  void viewIR(const json& id, const json& params) {
-    std::string uri = params.at("uri");
-    std::string pass = params.value("pass", "parsed");
-    if (pass != "parsed") return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed)");
-    auto s = current(uri);
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    std::string out;
-    for (auto& region : s->lint.file.regions)
-      if (region.module) out += ir::printModule(*region.module, ir::PrintOptions{}) + "\n";
-    reply(id, {{"text", out}, {"pass", pass}});
-  }
-
-  void folding(const json& id, const json& params) {
-    auto s = current(params.at("textDocument").at("uri"));
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    json out = json::array();
-    for (auto& r : foldingRanges(*s)) {
-      uint32_t a = s->doc->lines().lineOf(r.begin), b = s->doc->lines().lineOf(r.end ? r.end - 1 : 0);
-      if (b > a) out.push_back({{"startLine", a}, {"endLine", b}});
-    }
-    reply(id, out);
-  }
-
-  void selection(const json& id, const json& params) {
-    auto s = current(params.at("textDocument").at("uri"));
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    json out = json::array();
-    for (auto& p : params.at("positions")) {
-      auto chain = selectionChain(*s, offsetOf(*s, p));
-      json node = nullptr;
-      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        json next = {{"range", range(*it, s->doc->lines())}};
-        if (!node.is_null()) next["parent"] = node;
-        node = next;
-      }
-      out.push_back(node.is_null() ? json{{"range", {{"start", p}, {"end", p}}}} : node);
-    }
-    reply(id, out);
-  }
-
-  void completion(const json& id, const json& params) {
-    auto s = current(params.at("textDocument").at("uri"));
-    if (!s) return error(id, ContentModified, "the document is being analysed; ask again");
-    json items = json::array();
-    for (auto& c : completionsAt(*s, offsetOf(*s, params.at("position")))) {
-      int kind = c.kind == Completion::Kind::Function ? 3 : c.kind == Completion::Kind::Variable ? 6
-                 : c.kind == Completion::Kind::Value ? 12 : 14;
-      json item = {{"label", c.label}, {"kind", kind}, {"detail", c.detail}};
-      if (!c.documentation.empty()) item["documentation"] = {{"kind", "markdown"}, {"value", c.documentation}};
-      items.push_back(item);
-    }
-    reply(id, {{"isIncomplete", false}, {"items", items}});
-  }
-
-  void formatting(const json& id, const json& params) {
-    std::string uri = params.at("textDocument").at("uri");
-    auto it = docs_.find(uri);
-    if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
-    const std::string& text = it->second.doc->text();
-    auto r = format::formatSource(text);
-    if (!r.changed) return reply(id, json::array());
-    syntax::ByteRange all{0, static_cast<uint32_t>(text.size())};
-    reply(id, json::array({{{"range", range(all, it->second.doc->lines())}, {"newText", r.text}}}));
-  }
-
-  // The worker analyses a copy of the text; only the newest version of a document is published.
-  void schedule(const std::string& uri, const OpenDocument& d) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      pending_[uri] = Job{d.doc->text(), d.version};
-      latest_[uri] = d.version;
-    }
-    wake_.notify_one();
-  }
-
-  void analyse() {
-    for (;;) {
-      std::string uri;
-      Job job;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
-        if (stopping_) return;
-        auto it = pending_.begin();
-        uri = it->first;
-        job = std::move(it->second);
-        pending_.erase(it);
-      }
-      auto started = std::chrono::steady_clock::now();
-      auto snap = std::make_shared<Snapshot>();
-      snap->doc = std::make_unique<syntax::Document>(job.text);
-      snap->lint = analysis::lintDocument(*snap->doc);
-      snap->version = job.version;
-      json diags = json::array();
-      for (auto& d : snap->lint.diagnostics) diags.push_back(toLsp(d, snap->doc->lines(), uri));
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        auto it = latest_.find(uri);
-        if (it == latest_.end() || it->second != job.version) continue;  // superseded or closed
-        snapshots_[uri] = snap;
-        lastAnalysisMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-      }
-      notify("textDocument/publishDiagnostics", {{"uri", uri}, {"version", job.version}, {"diagnostics", diags}});
+      out += uri[i];
     }
   }
+  return out;
+}
 
-  json range(syntax::ByteRange r, const syntax::LineIndex& lines) const {
-    auto a = lines.toLineCol(r.begin, encoding_), b = lines.toLineCol(r.end, encoding_);
-    return {{"start", {{"line", a.line}, {"character", a.column}}}, {"end", {{"line", b.line}, {"character", b.column}}}};
-  }
-
-  json toLsp(const diag::Diagnostic& d, const syntax::LineIndex& lines, const std::string& uri) const {
-    int severity = d.severity == diag::Severity::Error ? 1 : d.severity == diag::Severity::Warning ? 2 : 3;
-    json out = {{"range", range(d.range, lines)}, {"severity", severity}, {"code", d.code}, {"source", "tvms"},
-                {"message", d.message}};
-    if (!d.related.empty()) {
-      json rel = json::array();
-      for (auto& r : d.related) rel.push_back({{"location", {{"uri", uri}, {"range", range(r.range, lines)}}}, {"message", r.message}});
-      out["relatedInformation"] = rel;
-    }
-    if (d.code == "TVS900") out["tags"] = json::array({1});  // unnecessary
-    return out;
-  }
-
-  boost::asio::io_context io_;
-  Transport transport_;
-  bool initialized_ = false, shutdown_ = false;
-  syntax::Encoding encoding_ = syntax::Encoding::Utf16;
-  std::map<std::string, OpenDocument> docs_;  // owned by the reader thread
-
-  std::thread worker_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::map<std::string, Job> pending_;
-  std::map<std::string, int64_t> latest_;
-  std::map<std::string, std::shared_ptr<const Snapshot>> snapshots_;
-  double lastAnalysisMs_ = 0;
-};
+std::optional<std::vector<std::string>> stringList(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_array()) return std::nullopt;
+  std::vector<std::string> out;
+  for (auto& v : j[key])
+    if (v.is_string()) out.push_back(v);
+  return out;
+}
 
 }  // namespace
+
+Server::Server() : transport_(io_, STDIN_FILENO, STDOUT_FILENO), rulesDoc_(findRulesDoc()) {}
+
+int Server::run() {
+  worker_ = std::make_unique<AnalysisWorker>([this](const std::string& uri, int64_t v) { analysisFinished(uri, v); });
+  transport_.start([this](std::string body) { onMessage(body); },
+                   [this](std::string why) { error(nullptr, InvalidRequest, why); }, [this] { io_.stop(); });
+  io_.run();
+  worker_.reset();  // joins the worker before the members it calls back into go
+  return shutdown_ ? 0 : 1;
+}
+
+void Server::reply(const json& id, json result) {
+  transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump());
+}
+void Server::error(const json& id, int code, const std::string& message) {
+  transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}.dump());
+}
+void Server::notify(const std::string& method, json params) {
+  transport_.send(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}.dump());
+}
+void Server::log(const std::string& message) { notify("window/logMessage", {{"type", 2}, {"message", "tvms: " + message}}); }
+
+void Server::onMessage(const std::string& body) {
+  json msg = json::parse(body, nullptr, false);
+  if (msg.is_discarded()) return error(nullptr, ParseError, "the message is not valid JSON");
+  if (!msg.is_object() || !msg.contains("method") || !msg["method"].is_string())
+    return error(msg.is_object() && msg.contains("id") ? msg["id"] : json(nullptr), InvalidRequest,
+                 "a request needs a string \"method\"");
+  const std::string method = msg["method"];
+  const bool isRequest = msg.contains("id");
+  const json id = isRequest ? msg["id"] : json(nullptr);
+  const json params = msg.value("params", json::object());
+  // Requests answered from a document's analysis, by method.
+  static const std::map<std::string, Handler> kOnSnapshot = {
+      {"textDocument/hover", &Server::hover},
+      {"textDocument/codeAction", &Server::codeAction},
+      {"textDocument/definition", &Server::definition},
+      {"textDocument/references", &Server::references},
+      {"textDocument/documentHighlight", &Server::highlight},
+      {"textDocument/prepareRename", &Server::prepareRename},
+      {"textDocument/rename", &Server::rename},
+      {"textDocument/documentSymbol", &Server::symbols},
+      {"textDocument/inlayHint", &Server::hints},
+      {"textDocument/completion", &Server::completion},
+      {"textDocument/signatureHelp", &Server::signatureHelp},
+      {"textDocument/semanticTokens/full", &Server::semanticTokensFull},
+      {"textDocument/semanticTokens/full/delta", &Server::semanticTokensDelta},
+      {"textDocument/foldingRange", &Server::folding},
+      {"textDocument/selectionRange", &Server::selection},
+      {"textDocument/diagnostic", &Server::pullDiagnostics},
+      {"tvms/viewIR", &Server::viewIR},
+  };
+  try {
+    if (method == "exit") return io_.stop();
+    if (!initialized_ && method != "initialize") {
+      if (isRequest) error(id, ServerNotInitialized, "the server is not initialized yet");
+      return;
+    }
+    if (method == "initialize") return initialize(id, params);
+    if (method == "$/cancelRequest") return cancel(params);
+    if (method == "initialized" || method.rfind("$/", 0) == 0) return;
+    if (method == "shutdown") { shutdown_ = true; return reply(id, nullptr); }
+    if (method == "textDocument/didOpen") return didOpen(params);
+    if (method == "textDocument/didChange") return didChange(params);
+    if (method == "textDocument/didClose") return didClose(params);
+    if (method == "textDocument/didSave") return;
+    if (method == "workspace/didChangeConfiguration") return didChangeConfiguration(params);
+    if (method == "workspace/symbol") return workspaceSymbol(id, params);
+    if (method == "textDocument/formatting") return formatting(id, params, false);
+    if (method == "textDocument/rangeFormatting") return formatting(id, params, true);
+    if (method == "tvms/status") return status(id);
+    if (method == "tvms/documentText") return documentText(id, params);
+    if (auto h = kOnSnapshot.find(method); h != kOnSnapshot.end() && isRequest) {
+      const json& uri = method == "tvms/viewIR" ? params.at("uri") : params.at("textDocument").at("uri");
+      return withSnapshot(id, params, uri.get<std::string>(), h->second);
+    }
+    if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
+  } catch (const json::exception& e) {
+    if (isRequest) error(id, InvalidParams, std::string("invalid params: ") + e.what());
+    else log("ignored " + method + ": invalid params (" + e.what() + ")");
+  }
+}
+
+void Server::initialize(const json& id, const json& params) {
+  encoding_ = syntax::Encoding::Utf16;
+  std::string chosen = "utf-16";
+  const json caps = params.value("capabilities", json::object());
+  if (caps.contains("general") && caps["general"].contains("positionEncodings") && caps["general"]["positionEncodings"].is_array())
+    for (auto& e : caps["general"]["positionEncodings"])
+      if (e == "utf-8") { encoding_ = syntax::Encoding::Utf8; chosen = "utf-8"; }
+  pullDiagnostics_ = caps.contains("textDocument") && caps["textDocument"].is_object() && caps["textDocument"].contains("diagnostic");
+  if (params.contains("initializationOptions") && params["initializationOptions"].is_object())
+    readSettings(params["initializationOptions"]);
+  initialized_ = true;
+  if (params.contains("processId") && params["processId"].is_number_integer()) watchClient(params["processId"].get<int>());
+  json capabilities = {
+      {"positionEncoding", chosen},
+      {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
+      {"hoverProvider", true},
+      {"codeActionProvider", {{"codeActionKinds", json::array({"quickfix"})}}},
+      {"documentFormattingProvider", true},
+      {"documentRangeFormattingProvider", true},
+      {"definitionProvider", true},
+      {"referencesProvider", true},
+      {"documentHighlightProvider", true},
+      {"renameProvider", {{"prepareProvider", true}}},
+      {"documentSymbolProvider", true},
+      {"workspaceSymbolProvider", true},
+      {"inlayHintProvider", true},
+      {"foldingRangeProvider", true},
+      {"selectionRangeProvider", true},
+      {"completionProvider", {{"triggerCharacters", json::array({".", "\""})}}},
+      {"signatureHelpProvider", {{"triggerCharacters", json::array({"(", ","})}}},
+      {"semanticTokensProvider",
+       {{"legend", {{"tokenTypes", semanticTokenTypes()}, {"tokenModifiers", semanticTokenModifiers()}}},
+        {"full", {{"delta", true}}}}},
+  };
+  if (pullDiagnostics_) capabilities["diagnosticProvider"] = {{"interFileDependencies", false}, {"workspaceDiagnostics", false}};
+  reply(id, {{"capabilities", capabilities}, {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
+}
+
+void Server::readSettings(const json& raw) {
+  const json& s = raw.contains("tvms") && raw["tvms"].is_object() ? raw["tvms"] : raw;
+  const json lint = s.contains("lint") && s["lint"].is_object() ? s["lint"] : s;
+  settings_.select = stringList(lint, "select");
+  settings_.extendSelect = stringList(lint, "extendSelect");
+  settings_.ignore = stringList(lint, "ignore");
+  if (s.contains("debounceMs") && s["debounceMs"].is_number_integer())
+    settings_.debounce = std::chrono::milliseconds(std::max<int64_t>(0, s["debounceMs"].get<int64_t>()));
+  if (worker_) worker_->setDebounce(settings_.debounce);
+}
+
+analysis::RuleSelection Server::rulesFor(const std::string& uri) {
+  config::Config project;
+  std::string path = pathOfUri(uri);
+  if (!path.empty()) {
+    std::vector<std::string> errors;
+    if (!config::loadConfig(path, project, &errors)) {
+      for (auto& e : errors) log(e);
+      notify("window/showMessage", {{"type", 2}, {"message", "tvms: " + (errors.empty() ? std::string("invalid [tool.tvms]") : errors[0])}});
+    }
+  }
+  analysis::RuleSelection rules = project.rules;
+  if (settings_.select) rules.select = *settings_.select;
+  if (settings_.extendSelect) rules.extendSelect = *settings_.extendSelect;
+  if (settings_.ignore) rules.ignore = *settings_.ignore;
+  return rules;
+}
+
+void Server::didChangeConfiguration(const json& params) {
+  if (params.contains("settings") && params["settings"].is_object()) readSettings(params["settings"]);
+  for (auto& [uri, d] : docs_) worker_->reset(uri, d->text, d->version, rulesFor(uri));
+}
+
+void Server::didOpen(const json& params) {
+  const json& td = params.at("textDocument");
+  std::string uri = td.at("uri");
+  auto d = std::make_unique<OpenDocument>();
+  d->uri = uri;
+  d->text = td.at("text").get<std::string>();
+  d->lines.reset(d->text);
+  d->version = td.value("version", 0);
+  worker_->setDebounce(settings_.debounce);
+  worker_->reset(uri, d->text, d->version, rulesFor(uri));
+  docs_[uri] = std::move(d);
+}
+
+void Server::didChange(const json& params) {
+  std::string uri = params.at("textDocument").at("uri");
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return log("didChange for a document that is not open: " + uri);
+  OpenDocument& d = *it->second;
+  std::vector<ByteEdit> edits;
+  bool whole = false;
+  for (auto& change : params.at("contentChanges")) {
+    std::string text = change.at("text");
+    if (!change.contains("range")) {
+      d.text = std::move(text);
+      d.lines.reset(d.text);
+      whole = true;
+      edits.clear();
+      continue;
+    }
+    auto pos = [&](const json& p) { return syntax::LineCol{p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()}; };
+    syntax::LineCol a = pos(change["range"].at("start")), b = pos(change["range"].at("end"));
+    if (a.line >= d.lines.lineCount() || b.line >= d.lines.lineCount() || std::tie(a.line, a.column) > std::tie(b.line, b.column)) {
+      log("ignored an edit of " + uri + " with a range outside the document");
+      continue;
+    }
+    uint32_t begin = d.lines.toOffset(a, encoding_), end = d.lines.toOffset(b, encoding_);
+    d.text.replace(begin, end - begin, text);
+    d.lines.applyEdit(d.text, begin, end, text);
+    edits.push_back({{begin, end}, std::move(text)});
+  }
+  d.version = params["textDocument"].value("version", d.version + 1);
+  if (whole) worker_->reset(uri, d.text, d.version, rulesFor(uri));
+  else worker_->change(uri, std::move(edits), d.text, d.version);
+}
+
+void Server::didClose(const json& params) {
+  std::string uri = params.at("textDocument").at("uri");
+  docs_.erase(uri);
+  tokens_.erase(uri);
+  worker_->close(uri);
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (it->uri != uri) { ++it; continue; }
+    error(it->id, ContentModified, "the document was closed");
+    it = waiting_.erase(it);
+  }
+  if (!pullDiagnostics_) notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
+}
+
+void Server::cancel(const json& params) {
+  if (!params.contains("id")) return;
+  for (auto it = waiting_.begin(); it != waiting_.end(); ++it)
+    if (it->id == params["id"]) {
+      error(it->id, RequestCancelled, "cancelled");
+      waiting_.erase(it);
+      return;
+    }
+  // Not waiting: answered already (requests that need no analysis are answered at once).
+}
+
+void Server::withSnapshot(const json& id, const json& params, const std::string& uri, Handler h) {
+  auto d = docs_.find(uri);
+  if (d == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
+  auto a = worker_->analysed(uri);
+  if (!a || a->version.load() != d->second->version) {
+    waiting_.push_back({id, params, uri, h});
+    return;
+  }
+  // The worker touches this analysis only once a newer version exists, and only this thread makes one.
+  std::lock_guard<std::mutex> lock(a->mutex);
+  try {
+    (this->*h)(id, params, uri, a->snapshot);
+  } catch (const json::exception& e) {
+    error(id, InvalidParams, std::string("invalid params: ") + e.what());
+  }
+}
+
+void Server::analysisFinished(const std::string& uri, int64_t version) {
+  if (!pullDiagnostics_) {
+    auto a = worker_->analysed(uri);
+    if (!a) return;
+    json diags;
+    {
+      std::lock_guard<std::mutex> lock(a->mutex);
+      if (a->version.load() != version) return;
+      diags = diagnosticsOf(a->snapshot, uri);
+    }
+    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"version", version}, {"diagnostics", diags}});
+  }
+  boost::asio::post(io_, [this, uri] { answerWaiting(uri); });
+}
+
+void Server::answerWaiting(const std::string& uri) {
+  std::list<Waiting> ready;
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    auto next = std::next(it);
+    if (it->uri == uri) ready.splice(ready.end(), waiting_, it);
+    it = next;
+  }
+  for (auto& w : ready) withSnapshot(w.id, w.params, w.uri, w.handler);  // waits again if superseded
+}
+
+json Server::diagnosticsOf(const Snapshot& s, const std::string& uri) const {
+  json out = json::array();
+  for (auto& d : s.lint.diagnostics) out.push_back(lspDiagnostic(d, s.doc->lines(), encoding_, uri, rulesDoc_));
+  return out;
+}
+
+// The client's process: when it dies without saying exit, so does the server.
+void Server::watchClient(int pid) {
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_);
+  auto tick = std::make_shared<std::function<void()>>();
+  *tick = [this, pid, timer, tick]() {
+    timer->expires_after(std::chrono::milliseconds(300));
+    timer->async_wait([this, pid, timer, tick](boost::system::error_code ec) {
+      if (ec) return;
+      if (::kill(pid, 0) != 0 && errno == ESRCH) { io_.stop(); return; }
+      (*tick)();
+    });
+  };
+  (*tick)();
+}
 
 int runLanguageServer() {
   Server s;

@@ -72,17 +72,17 @@ std::string defaultText(const ir::Value& v) {
 }
 }  // namespace
 
+std::string Param::text() const {
+  std::string s = kind == ParamKind::Variadic ? "*" + name : name;
+  if (defaultValue) s += "=" + defaultText(*defaultValue);
+  else if (optionalNone) s += "=None";
+  return s;
+}
+
 std::string OpDef::signature() const {
   std::string s = scriptName() + "(";
   if (!modelled) return s + "...)";
-  for (size_t i = 0; i < params.size(); ++i) {
-    auto& p = params[i];
-    s += i ? ", " : "";
-    if (p.kind == ParamKind::Variadic) s += "*";
-    s += p.name;
-    if (p.defaultValue) s += "=" + defaultText(*p.defaultValue);
-    else if (p.optionalNone) s += "=None";
-  }
+  for (size_t i = 0; i < params.size(); ++i) s += (i ? ", " : "") + params[i].text();
   return s + ")";
 }
 

@@ -43,6 +43,7 @@ struct Param {
   bool positional = false;                // attribute printed positionally
   std::string eraAlias;                   // the v0.26 spelling of the keyword (out_sinfo -> out_ty)
   bool required() const { return !defaultValue && !optionalNone; }
+  std::string text() const;  // as the signature shows it: "axis=-1", "*tensors"
 };
 
 // How the result's vdevice follows the operands (LANGUAGE.md §6.1).

@@ -3,7 +3,7 @@
 
 #include "compiler/format/formatter.h"
 #include "tools/tvms/commands.h"
-#include "tools/tvms/config.h"
+#include "config/project_config.h"
 #include "tools/tvms/source_io.h"
 
 namespace tvms::cli {
@@ -38,14 +38,14 @@ int runFmt(const Args& args) {
     std::cerr << "tvms fmt: give files, directories or - (stdin)\n";
     return 2;
   }
-  Config config;  // [tool.tvms]: line-length and exclude
-  if (!loadConfig(paths[0], config)) return 2;
-  if (config.lineLength && !widthGiven) opts.lineWidth = *config.lineLength;
+  config::Config project;  // [tool.tvms]: line-length and exclude
+  if (!config::loadConfig(paths[0], project)) return 2;
+  if (project.lineLength && !widthGiven) opts.lineWidth = *project.lineLength;
   bool ok = true;
   auto files = expandPaths(paths, ok);
   int wouldChange = 0;
   for (auto& path : files) {
-    if (excluded(config, path)) continue;
+    if (config::excluded(project, path)) continue;
     auto src = readSource(path);
     if (!src) { ok = false; continue; }
     format::FormatResult r;

@@ -12,7 +12,7 @@
 #include "compiler/diagnostics/render_text.h"
 #include "compiler/format/formatter.h"
 #include "tools/tvms/commands.h"
-#include "tools/tvms/config.h"
+#include "config/project_config.h"
 #include "tools/tvms/report_formats.h"
 #include "tools/tvms/source_io.h"
 
@@ -130,9 +130,9 @@ int runLint(const Args& args) {
     return 2;
   }
   if (paths.empty()) paths.push_back(".");
-  Config config;
-  if (!noConfig && !loadConfig(paths[0], config)) return 2;
-  analysis::RuleSelection rules = config.rules;
+  config::Config project;
+  if (!noConfig && !config::loadConfig(paths[0], project)) return 2;
+  analysis::RuleSelection rules = project.rules;
   if (cliSelect) rules.select = cli.select;
   rules.extendSelect.insert(rules.extendSelect.end(), cli.extendSelect.begin(), cli.extendSelect.end());
   rules.ignore.insert(rules.ignore.end(), cli.ignore.begin(), cli.ignore.end());
@@ -142,7 +142,7 @@ int runLint(const Args& args) {
   std::vector<LintedFile> files;
   int findings = 0, verifyFailures = 0, fixed = 0;
   for (auto& path : expandPaths(paths, ok)) {
-    if (excluded(config, path)) continue;
+    if (config::excluded(project, path)) continue;
     auto src = readSource(path);
     if (!src) { ok = false; continue; }
     if (!mayHoldTvmScript(src->text) && !verify) continue;

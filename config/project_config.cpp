@@ -1,5 +1,5 @@
 // Reading [tool.tvms] from pyproject.toml.
-#include "tools/tvms/config.h"
+#include "config/project_config.h"
 
 #define TOML_EXCEPTIONS 0
 #include <toml++/toml.h>
@@ -9,14 +9,20 @@
 #include <filesystem>
 #include <iostream>
 
-namespace tvms::cli {
+namespace tvms::config {
 
 namespace fs = std::filesystem;
 
 namespace {
 
+// The errors of the config being read ("pyproject.toml:3:1: error[TVS901]: ...").
+thread_local std::vector<std::string>* errors = nullptr;
+
 void error(const std::string& path, const toml::source_region& where, const std::string& msg) {
-  std::cerr << path << ":" << where.begin.line << ":" << where.begin.column << ": error[TVS901]: " << msg << "\n";
+  std::string line = path + ":" + std::to_string(where.begin.line) + ":" + std::to_string(where.begin.column) +
+                     ": error[TVS901]: " + msg;
+  if (errors) errors->push_back(line);
+  else std::cerr << line << "\n";
 }
 
 bool stringList(const std::string& path, const toml::node& n, const std::string& key, std::vector<std::string>& out) {
@@ -38,7 +44,9 @@ bool stringList(const std::string& path, const toml::node& n, const std::string&
 
 }  // namespace
 
-bool loadConfig(const std::string& start, Config& out) {
+bool loadConfig(const std::string& start, Config& out, std::vector<std::string>* errorsOut) {
+  errors = errorsOut;
+  struct Reset { ~Reset() { errors = nullptr; } } reset;
   std::error_code ec;
   fs::path dir = fs::absolute(start.empty() || start == "-" ? fs::path(".") : fs::path(start), ec);
   if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
@@ -98,4 +106,4 @@ bool excluded(const Config& c, const std::string& path) {
   return false;
 }
 
-}  // namespace tvms::cli
+}  // namespace tvms::config

@@ -1,0 +1,53 @@
+#include "server/lsp_json.h"
+
+#include <cctype>
+
+#include "compiler/diagnostics/catalogue.h"
+
+namespace tvms::server {
+
+json lspPosition(uint32_t offset, const syntax::LineIndex& lines, syntax::Encoding enc) {
+  auto lc = lines.toLineCol(offset, enc);
+  return {{"line", lc.line}, {"character", lc.column}};
+}
+
+json lspRange(syntax::ByteRange r, const syntax::LineIndex& lines, syntax::Encoding enc) {
+  return {{"start", lspPosition(r.begin, lines, enc)}, {"end", lspPosition(r.end, lines, enc)}};
+}
+
+uint32_t byteOffset(const json& p, const syntax::LineIndex& lines, syntax::Encoding enc) {
+  return lines.toOffset({p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()}, enc);
+}
+
+syntax::ByteRange byteRange(const json& r, const syntax::LineIndex& lines, syntax::Encoding enc) {
+  uint32_t a = byteOffset(r.at("start"), lines, enc), b = byteOffset(r.at("end"), lines, enc);
+  return {std::min(a, b), std::max(a, b)};
+}
+
+std::string ruleAnchor(std::string_view code) {
+  std::string out;
+  const diag::Rule* rule = diag::findRule(code);
+  std::string heading = std::string(code) + (rule ? " " + std::string(rule->title) : "");
+  for (char c : heading) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (c == ' ') out += '-';
+  }
+  return out;
+}
+
+json lspDiagnostic(const diag::Diagnostic& d, const syntax::LineIndex& lines, syntax::Encoding enc,
+                   const std::string& uri, const std::string& rulesDoc) {
+  int severity = d.severity == diag::Severity::Error ? 1 : d.severity == diag::Severity::Warning ? 2 : 3;
+  json out = {{"range", lspRange(d.range, lines, enc)}, {"severity", severity}, {"code", d.code}, {"source", "tvms"},
+              {"message", d.message}};
+  if (!rulesDoc.empty()) out["codeDescription"] = {{"href", rulesDoc + "#" + ruleAnchor(d.code)}};
+  if (!d.related.empty()) {
+    json rel = json::array();
+    for (auto& r : d.related) rel.push_back({{"location", {{"uri", uri}, {"range", lspRange(r.range, lines, enc)}}}, {"message", r.message}});
+    out["relatedInformation"] = rel;
+  }
+  if (d.code == "TVS900") out["tags"] = json::array({1});  // unnecessary
+  return out;
+}
+
+}  // namespace tvms::server

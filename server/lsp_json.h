@@ -1,0 +1,27 @@
+#pragma once
+// Conversions between the compiler's types (byte ranges, diagnostics) and LSP's JSON shapes.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "compiler/diagnostics/diagnostic.h"
+#include "compiler/syntax/line_index.h"
+
+namespace tvms::server {
+
+using nlohmann::json;
+
+json lspPosition(uint32_t offset, const syntax::LineIndex& lines, syntax::Encoding enc);
+json lspRange(syntax::ByteRange r, const syntax::LineIndex& lines, syntax::Encoding enc);
+// A position's byte offset (clamped to the text, as LineIndex::toOffset clamps).
+uint32_t byteOffset(const json& position, const syntax::LineIndex& lines, syntax::Encoding enc);
+syntax::ByteRange byteRange(const json& range, const syntax::LineIndex& lines, syntax::Encoding enc);
+
+// A diagnostic as LSP's Diagnostic: code, codeDescription (when `rulesDoc` names the rules page),
+// related information, the "unnecessary" tag for TVS900.
+json lspDiagnostic(const diag::Diagnostic& d, const syntax::LineIndex& lines, syntax::Encoding enc,
+                   const std::string& uri, const std::string& rulesDoc);
+
+// The anchor of a rule's section in docs/rules.md ("tvs201-undeclared-vdevice").
+std::string ruleAnchor(std::string_view code);
+
+}  // namespace tvms::server

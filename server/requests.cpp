@@ -1,0 +1,272 @@
+// The feature requests: the features' results (server/features*.cpp, no JSON there) as LSP JSON.
+#include <algorithm>
+#include <cstdio>
+
+#include "compiler/format/formatter.h"
+#include "compiler/ir/printer.h"
+#include "server/session.h"
+
+namespace tvms::server {
+
+void Server::hover(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  auto h = hoverAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()));
+  if (!h) return reply(id, nullptr);
+  reply(id, {{"contents", {{"kind", "markdown"}, {"value", h->markdown}}}, {"range", lspRange(h->range, s.doc->lines(), enc())}});
+}
+
+void Server::codeAction(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  syntax::ByteRange r = byteRange(params.at("range"), s.doc->lines(), enc());
+  json actions = json::array();
+  for (auto& f : quickFixes(s, r)) {
+    json edits = json::array();
+    for (auto& e : f.edits) edits.push_back({{"range", lspRange(e.range, s.doc->lines(), enc())}, {"newText", e.newText}});
+    actions.push_back({{"title", f.title}, {"kind", "quickfix"}, {"isPreferred", f.preferred},
+                       {"diagnostics", json::array({lspDiagnostic(*f.diagnostic, s.doc->lines(), enc(), uri, rulesDoc_)})},
+                       {"edit", {{"changes", {{uri, edits}}}}}});
+  }
+  reply(id, actions);
+}
+
+void Server::definition(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  auto t = nameAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()));
+  if (!t) return reply(id, nullptr);
+  json out = json::array();
+  for (auto* n : t->all)
+    if (n->isDefinition) out.push_back({{"uri", uri}, {"range", lspRange(n->range, s.doc->lines(), enc())}});
+  reply(id, out);
+}
+
+void Server::references(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  auto t = nameAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()));
+  if (!t) return reply(id, nullptr);
+  bool withDecl = params.contains("context") ? params["context"].value("includeDeclaration", true) : true;
+  json out = json::array();
+  for (auto* n : t->all)
+    if (withDecl || !n->isDefinition) out.push_back({{"uri", uri}, {"range", lspRange(n->range, s.doc->lines(), enc())}});
+  reply(id, out);
+}
+
+void Server::highlight(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  auto t = nameAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()));
+  if (!t) return reply(id, nullptr);
+  json out = json::array();
+  for (auto* n : t->all) out.push_back({{"range", lspRange(n->range, s.doc->lines(), enc())}, {"kind", n->isDefinition ? 3 : 2}});
+  reply(id, out);
+}
+
+void Server::prepareRename(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  uint32_t at = byteOffset(params.at("position"), s.doc->lines(), enc());
+  auto r = renameRange(s, at);
+  if (!r) return reply(id, nullptr);
+  reply(id, {{"range", lspRange(*r, s.doc->lines(), enc())}, {"placeholder", std::string(s.doc->slice(*r))}});
+}
+
+void Server::rename(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  auto r = renameAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()), params.at("newName").get<std::string>());
+  if (!r.error.empty()) return error(id, RequestFailed, r.error);
+  json edits = json::array();
+  for (auto& e : r.edits) edits.push_back({{"range", lspRange(e.range, s.doc->lines(), enc())}, {"newText", e.newText}});
+  reply(id, {{"changes", {{uri, edits}}}});
+}
+
+namespace {
+json symbolJson(const Symbol& sym, const syntax::LineIndex& lines, syntax::Encoding enc) {
+  int kind = sym.kind == Symbol::Kind::Module ? 2 : sym.kind == Symbol::Kind::Function ? 12 : 13;
+  json children = json::array();
+  for (auto& c : sym.children) children.push_back(symbolJson(c, lines, enc));
+  return {{"name", sym.name}, {"detail", sym.detail}, {"kind", kind}, {"range", lspRange(sym.range, lines, enc)},
+          {"selectionRange", lspRange(sym.selection, lines, enc)}, {"children", children}};
+}
+}  // namespace
+
+void Server::symbols(const json& id, const json&, const std::string&, const Snapshot& s) {
+  json out = json::array();
+  for (auto& sym : documentSymbols(s)) out.push_back(symbolJson(sym, s.doc->lines(), enc()));
+  reply(id, out);
+}
+
+// Over every open document whose analysis is current; the others are skipped rather than waited for.
+void Server::workspaceSymbol(const json& id, const json& params) {
+  std::string query = params.value("query", "");
+  json out = json::array();
+  for (auto& [uri, d] : docs_) {
+    auto a = worker_->analysed(uri);
+    if (!a || a->version.load() != d->version) continue;
+    std::lock_guard<std::mutex> lock(a->mutex);
+    const Snapshot& s = a->snapshot;
+    std::function<void(const Symbol&, const std::string&)> visit = [&](const Symbol& sym, const std::string& container) {
+      int kind = sym.kind == Symbol::Kind::Module ? 2 : sym.kind == Symbol::Kind::Function ? 12 : 13;
+      if (fuzzyMatches(query, sym.name))
+        out.push_back({{"name", sym.name}, {"kind", kind}, {"containerName", container},
+                       {"location", {{"uri", uri}, {"range", lspRange(sym.selection, s.doc->lines(), enc())}}}});
+      for (auto& c : sym.children) visit(c, sym.name);
+    };
+    for (auto& sym : documentSymbols(s)) visit(sym, "");
+  }
+  reply(id, out);
+}
+
+void Server::hints(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  syntax::ByteRange r = byteRange(params.at("range"), s.doc->lines(), enc());
+  json out = json::array();
+  for (auto& h : inlayHints(s, r))
+    out.push_back({{"position", lspPosition(h.offset, s.doc->lines(), enc())}, {"label", h.label}, {"kind", 1}});
+  reply(id, out);
+}
+
+void Server::completion(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  json items = json::array();
+  for (auto& c : completionsAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()))) {
+    int kind = c.kind == Completion::Kind::Function ? 3 : c.kind == Completion::Kind::Variable ? 6
+               : c.kind == Completion::Kind::Value ? 12 : 14;
+    json item = {{"label", c.label}, {"kind", kind}, {"detail", c.detail}};
+    if (!c.documentation.empty()) item["documentation"] = {{"kind", "markdown"}, {"value", c.documentation}};
+    items.push_back(item);
+  }
+  reply(id, {{"isIncomplete", false}, {"items", items}});
+}
+
+void Server::signatureHelp(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  auto h = signatureAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()));
+  if (!h) return reply(id, nullptr);
+  json ps = json::array();
+  for (auto& [b, e] : h->parameters) ps.push_back({{"label", json::array({b, e})}});
+  reply(id, {{"signatures", json::array({{{"label", h->label}, {"documentation", {{"kind", "markdown"}, {"value", h->documentation}}},
+                                           {"parameters", ps}}})},
+             {"activeSignature", 0}, {"activeParameter", h->active}});
+}
+
+// LSP's relative encoding: per token, line delta, start delta (from the previous token on the same
+// line), length, type, modifiers; positions in the negotiated encoding.
+std::vector<uint32_t> Server::encodeTokens(const Snapshot& s) const {
+  std::vector<uint32_t> data;
+  uint32_t line = 0, col = 0;
+  for (auto& t : semanticTokens(s)) {
+    auto a = s.doc->lines().toLineCol(t.offset, enc()), b = s.doc->lines().toLineCol(t.offset + t.length, enc());
+    data.insert(data.end(), {a.line - line, a.line == line ? a.column - col : a.column, b.column - a.column, t.type, t.modifiers});
+    line = a.line;
+    col = a.column;
+  }
+  return data;
+}
+
+void Server::semanticTokensFull(const json& id, const json&, const std::string& uri, const Snapshot& s) {
+  auto data = encodeTokens(s);
+  std::string resultId = std::to_string(++tokenResults_);
+  tokens_[uri] = {resultId, data};
+  reply(id, {{"resultId", resultId}, {"data", data}});
+}
+
+// One edit: the common prefix and suffix of the previous and the new data are kept.
+void Server::semanticTokensDelta(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  auto data = encodeTokens(s);
+  std::string resultId = std::to_string(++tokenResults_);
+  auto prev = tokens_.find(uri);
+  bool known = prev != tokens_.end() && params.value("previousResultId", "") == prev->second.first;
+  if (!known) {
+    tokens_[uri] = {resultId, data};
+    return reply(id, {{"resultId", resultId}, {"data", data}});
+  }
+  const auto& old = prev->second.second;
+  size_t p = 0;
+  while (p < old.size() && p < data.size() && old[p] == data[p]) ++p;
+  size_t q = 0;
+  while (q < old.size() - p && q < data.size() - p && old[old.size() - 1 - q] == data[data.size() - 1 - q]) ++q;
+  json edits = json::array();
+  if (p != old.size() || p != data.size())
+    edits.push_back({{"start", p}, {"deleteCount", old.size() - p - q},
+                     {"data", std::vector<uint32_t>(data.begin() + static_cast<long>(p), data.end() - static_cast<long>(q))}});
+  tokens_[uri] = {resultId, data};
+  reply(id, {{"resultId", resultId}, {"edits", edits}});
+}
+
+void Server::folding(const json& id, const json&, const std::string&, const Snapshot& s) {
+  json out = json::array();
+  for (auto& r : foldingRanges(s)) {
+    uint32_t a = s.doc->lines().lineOf(r.begin), b = s.doc->lines().lineOf(r.end ? r.end - 1 : 0);
+    if (b > a) out.push_back({{"startLine", a}, {"endLine", b}});
+  }
+  reply(id, out);
+}
+
+void Server::selection(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  json out = json::array();
+  for (auto& p : params.at("positions")) {
+    auto chain = selectionChain(s, byteOffset(p, s.doc->lines(), enc()));
+    json node = nullptr;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      json next = {{"range", lspRange(*it, s.doc->lines(), enc())}};
+      if (!node.is_null()) next["parent"] = node;
+      node = next;
+    }
+    out.push_back(node.is_null() ? json{{"range", {{"start", p}, {"end", p}}}} : node);
+  }
+  reply(id, out);
+}
+
+// Pull diagnostics: the result id is the document version, so an unchanged document answers "unchanged".
+void Server::pullDiagnostics(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  std::string resultId = std::to_string(s.version);
+  if (params.value("previousResultId", "") == resultId) return reply(id, {{"kind", "unchanged"}, {"resultId", resultId}});
+  reply(id, {{"kind", "full"}, {"resultId", resultId}, {"items", diagnosticsOf(s, uri)}});
+}
+
+// The module as tvms sees it after a pass. The passes come with the compiler; until then the only
+// stage is "parsed" (the parsed and deduced IR, printed canonically).
+void Server::viewIR(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  std::string pass = params.value("pass", "parsed");
+  if (pass != "parsed") return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed)");
+  std::string out;
+  for (auto& region : s.lint.file.regions)
+    if (region.module) out += ir::printModule(*region.module, ir::PrintOptions{}) + "\n";
+  reply(id, {{"text", out}, {"pass", pass}});
+}
+
+// Formatting works on the reader's text (tvms fmt's code): it needs no analysis. A range formats the
+// regions it touches: the edit spans from the first to the last line that changed, if inside the range.
+void Server::formatting(const json& id, const json& params, bool rangeOnly) {
+  std::string uri = params.at("textDocument").at("uri");
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
+  const OpenDocument& d = *it->second;
+  auto r = format::formatSource(d.text);
+  if (!r.changed) return reply(id, json::array());
+  // The changed span: common prefix and suffix of the two texts, widened to whole lines.
+  size_t p = 0;
+  while (p < d.text.size() && p < r.text.size() && d.text[p] == r.text[p]) ++p;
+  size_t q = 0;
+  while (q < d.text.size() - p && q < r.text.size() - p && d.text[d.text.size() - 1 - q] == r.text[r.text.size() - 1 - q]) ++q;
+  uint32_t begin = d.lines.lineStart(d.lines.lineOf(static_cast<uint32_t>(p)));
+  p = begin;
+  syntax::ByteRange changed{begin, static_cast<uint32_t>(d.text.size() - q)};
+  if (rangeOnly) {
+    syntax::ByteRange want = byteRange(params.at("range"), d.lines, enc());
+    if (changed.end < want.begin || changed.begin > want.end) return reply(id, json::array());
+  }
+  std::string newText = r.text.substr(p, r.text.size() - q - p);
+  reply(id, json::array({{{"range", lspRange(changed, d.lines, enc())}, {"newText", newText}}}));
+}
+
+// Documents, resident memory and the last analysis time, for users and benchmarks.
+void Server::status(const json& id) {
+  json docs = json::array();
+  for (auto& [uri, d] : docs_) docs.push_back({{"uri", uri}, {"version", d->version}, {"bytes", d->text.size()}});
+  long rssKb = 0;
+  if (FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "VmRSS: %ld kB", &rssKb) == 1) break;
+    std::fclose(f);
+  }
+  reply(id, {{"documents", docs}, {"rssBytes", rssKb * 1024}, {"lastAnalysisMs", worker_->lastAnalysisMs()},
+             {"incrementalAnalyses", worker_->incrementalRuns()}, {"wholeAnalyses", worker_->wholeRuns()}});
+}
+
+void Server::documentText(const json& id, const json& params) {
+  std::string uri = params.at("uri");
+  auto it = docs_.find(uri);
+  if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
+  reply(id, {{"text", it->second->text}, {"version", it->second->version}});
+}
+
+}  // namespace tvms::server

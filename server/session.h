@@ -1,0 +1,117 @@
+#pragma once
+// The language server's state on the reader thread: open documents (text + line index, kept in step
+// with the client's edits), requests waiting for their document's analysis, settings. Dispatch,
+// lifecycle and text synchronisation are in server.cpp, the feature requests in requests.cpp.
+#include <chrono>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "compiler/analysis/lint.h"
+#include "server/lsp_json.h"
+#include "server/transport.h"
+#include "server/worker.h"
+
+namespace tvms::server {
+
+enum ErrorCode { ParseError = -32700, InvalidRequest = -32600, MethodNotFound = -32601, InvalidParams = -32602,
+                 ServerNotInitialized = -32002, RequestFailed = -32803, ContentModified = -32801,
+                 RequestCancelled = -32800 };
+
+struct OpenDocument {
+  std::string uri;
+  std::string text;
+  syntax::LineIndex lines;  // views `text`
+  int64_t version = 0;
+};
+
+// What the client configured (initializationOptions, workspace/didChangeConfiguration). Rule lists
+// given here replace the ones of [tool.tvms].
+struct ClientSettings {
+  std::optional<std::vector<std::string>> select, extendSelect, ignore;
+  std::chrono::milliseconds debounce{30};
+};
+
+class Server {
+ public:
+  Server();
+  int run();
+
+  // Requests answered from a document's analysis get it as a locked Snapshot of the latest version.
+  using Handler = void (Server::*)(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+
+ private:
+  friend struct Requests;
+  void reply(const json& id, json result);
+  void error(const json& id, int code, const std::string& message);
+  void notify(const std::string& method, json params);
+  void log(const std::string& message);
+
+  void onMessage(const std::string& body);
+  void initialize(const json& id, const json& params);
+  void didOpen(const json& params);
+  void didChange(const json& params);
+  void didClose(const json& params);
+  void didChangeConfiguration(const json& params);
+  void cancel(const json& params);
+  void watchClient(int pid);
+
+  // Runs `h` now when the document's analysis is of its latest version, else when it is.
+  void withSnapshot(const json& id, const json& params, const std::string& uri, Handler h);
+  void analysisFinished(const std::string& uri, int64_t version);  // worker thread
+  void answerWaiting(const std::string& uri);
+
+  analysis::RuleSelection rulesFor(const std::string& uri);
+  void readSettings(const json& settings);
+  syntax::Encoding enc() const { return encoding_; }
+
+  // requests.cpp
+  void hover(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void codeAction(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void definition(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void references(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void highlight(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void prepareRename(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void rename(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void symbols(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void hints(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void completion(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void signatureHelp(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void semanticTokensFull(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void semanticTokensDelta(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void folding(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void selection(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void pullDiagnostics(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void viewIR(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void workspaceSymbol(const json& id, const json& params);
+  void formatting(const json& id, const json& params, bool rangeOnly);
+  void status(const json& id);
+  void documentText(const json& id, const json& params);
+  json diagnosticsOf(const Snapshot& s, const std::string& uri) const;
+  std::vector<uint32_t> encodeTokens(const Snapshot& s) const;
+
+  boost::asio::io_context io_;
+  Transport transport_;
+  bool initialized_ = false, shutdown_ = false;
+  bool pullDiagnostics_ = false;  // the client asks (textDocument/diagnostic); nothing is pushed
+  syntax::Encoding encoding_ = syntax::Encoding::Utf16;
+  ClientSettings settings_;
+  std::string rulesDoc_;  // file URI of docs/rules.md, for codeDescription
+  std::map<std::string, std::unique_ptr<OpenDocument>> docs_;
+
+  struct Waiting {
+    json id, params;
+    std::string uri;
+    Handler handler;
+  };
+  std::list<Waiting> waiting_;
+  // The last semantic tokens sent per document, for deltas: result id -> data.
+  std::map<std::string, std::pair<std::string, std::vector<uint32_t>>> tokens_;
+  uint64_t tokenResults_ = 0;
+
+  std::unique_ptr<AnalysisWorker> worker_;  // last: its thread calls back into the members above
+};
+
+}  // namespace tvms::server
