@@ -6,7 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -96,8 +99,10 @@ class Client {
       if (m.value("method", "") == "textDocument/publishDiagnostics" && m["params"].value("version", -1) == version) return m["params"];
     return nullptr;
   }
-  void initialize(json processId = nullptr) {
-    request(1, "initialize", {{"processId", processId}, {"capabilities", json::object()}});
+  void initialize(json processId = nullptr, json capabilities = json::object(), json options = nullptr) {
+    json params = {{"processId", processId}, {"capabilities", capabilities}};
+    if (!options.is_null()) params["initializationOptions"] = options;
+    request(1, "initialize", params);
     REQUIRE(response(1).contains("result"));
     notify("initialized", json::object());
   }
@@ -126,6 +131,40 @@ json changeAt(const tvms::syntax::LineIndex& lines, uint32_t begin, uint32_t end
   auto a = lines.toLineCol(begin, tvms::syntax::Encoding::Utf16), b = lines.toLineCol(end, tvms::syntax::Encoding::Utf16);
   return {{"range", {{"start", {{"line", a.line}, {"character", a.column}}}, {"end", {{"line", b.line}, {"character", b.column}}}}},
           {"text", text}};
+}
+
+const char* kThreeDevices = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0), I.vdevice("llvm"), I.vdevice("cuda", 1)]})
+
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32", "cuda:0"), y: R.Tensor((2, 3), "float32", "cuda:1")):
+        with R.dataflow():
+            s = R.add(x, x)
+            t = R.nn.softmax(s, axis=-1)
+            u = R.to_vdevice(t, "llvm")
+            R.output(u)
+        return (u, y)
+)";
+
+json positionIn(const std::string& text, size_t offset) {
+  tvms::syntax::LineIndex lines(text);
+  auto lc = lines.toLineCol(static_cast<uint32_t>(offset), tvms::syntax::Encoding::Utf16);
+  return json{{"line", lc.line}, {"character", lc.column}};
+}
+
+std::string applyEdits(std::string text, json edits) {
+  tvms::syntax::LineIndex lines(text);
+  std::vector<std::tuple<uint32_t, uint32_t, std::string>> byteEdits;
+  auto off = [&](const json& p) { return lines.toOffset({p["line"], p["character"]}, tvms::syntax::Encoding::Utf16); };
+  for (auto& e : edits) byteEdits.emplace_back(off(e["range"]["start"]), off(e["range"]["end"]), e["newText"]);
+  std::sort(byteEdits.begin(), byteEdits.end(), [](auto& a, auto& b) { return std::get<0>(a) > std::get<0>(b); });
+  for (auto& [b, e, t] : byteEdits) text.replace(b, e - b, t);
+  return text;
 }
 
 }  // namespace
@@ -413,4 +452,185 @@ TEST_CASE("lsp: hostile client: a 50 MB message, a burst of 10,000 changes, bad 
   // A header claiming more than the limit is refused (and what follows is skipped as its body).
   c.raw("Content-Length: 99999999999\r\n\r\n");
   CHECK(c.next()["error"]["code"] == -32600);
+}
+
+TEST_CASE("lsp: rename, signature help, semantic tokens full and delta, workspace symbols, range formatting") {
+  Client c;
+  c.initialize();
+  std::string text = kThreeDevices;
+  const std::string uri = "file:///work/three.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  REQUIRE(!c.diagnosticsFor(1).is_null());
+  // Rename the first cuda entry's kind: uses re-indexed.
+  size_t use = text.find("\"cuda:0\"") + 1;
+  c.request(2, "textDocument/prepareRename", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, use)}});
+  CHECK(c.response(2)["result"]["placeholder"] == "cuda:0");
+  c.request(3, "textDocument/rename", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, use)}, {"newName", "rocm"}});
+  json edit = c.response(3);
+  REQUIRE(edit.contains("result"));
+  std::string renamed = applyEdits(text, edit["result"]["changes"][uri]);
+  CHECK(renamed.find("I.vdevice(\"rocm\", 0)") != std::string::npos);
+  CHECK(renamed.find("\"rocm:0\")") != std::string::npos);
+  CHECK(renamed.find("y: R.Tensor((2, 3), \"float32\", \"cuda:0\")") != std::string::npos);
+  c.request(4, "textDocument/rename", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, text.find("s = R.add"))}, {"newName", "t"}});
+  json refused = c.response(4);
+  CHECK(refused["error"]["code"] == -32803);
+  CHECK(refused["error"]["message"].get<std::string>().find("already bound") != std::string::npos);
+
+  c.request(5, "textDocument/signatureHelp", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, text.find("axis=-1") + 2)}});
+  json sig = c.response(5)["result"];
+  CHECK(sig["signatures"][0]["label"] == "R.nn.softmax(data, axis=-1)");
+  CHECK(sig["activeParameter"] == 1);
+
+  c.request(6, "textDocument/semanticTokens/full", {{"textDocument", {{"uri", uri}}}});
+  json full = c.response(6)["result"];
+  std::vector<uint32_t> data = full["data"];
+  REQUIRE(data.size() > 50);
+  CHECK(data.size() % 5 == 0);
+  // Type a line into main; the delta applied to the old data gives the new full data.
+  tvms::syntax::LineIndex lines(text);
+  uint32_t at = static_cast<uint32_t>(text.find("            u = R.to_vdevice"));
+  std::string line = "            w = R.multiply(t, t)\n";
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", json::array({changeAt(lines, at, at, line)})}});
+  text.insert(at, line);
+  c.request(7, "textDocument/semanticTokens/full/delta", {{"textDocument", {{"uri", uri}}}, {"previousResultId", full["resultId"]}});
+  json delta = c.response(7)["result"];
+  REQUIRE(delta.contains("edits"));
+  REQUIRE(delta["edits"].size() == 1);
+  auto& e = delta["edits"][0];
+  std::vector<uint32_t> inserted = e["data"];
+  data.erase(data.begin() + e["start"].get<long>(), data.begin() + e["start"].get<long>() + e["deleteCount"].get<long>());
+  data.insert(data.begin() + e["start"].get<long>(), inserted.begin(), inserted.end());
+  c.request(8, "textDocument/semanticTokens/full", {{"textDocument", {{"uri", uri}}}});
+  CHECK(c.response(8)["result"]["data"].get<std::vector<uint32_t>>() == data);
+
+  c.request(9, "workspace/symbol", {{"query", "mn"}});
+  json symbols = c.response(9)["result"];
+  bool foundMain = false;
+  for (auto& sym : symbols) foundMain |= sym["name"] == "main" && sym["location"]["uri"] == uri;
+  CHECK(foundMain);
+
+  // Range formatting: a badly spaced binding in an otherwise canonical module is reformatted, and only
+  // the lines around it are edited.
+  c.request(10, "textDocument/formatting", {{"textDocument", {{"uri", uri}}}, {"options", {{"tabSize", 4}, {"insertSpaces", true}}}});
+  std::string canonical = applyEdits(text, c.response(10)["result"]);
+  std::string messy = canonical;
+  messy.replace(messy.find("s = R.add(x, x)"), 15, "s = R.add( x,x )");
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 3}}}, {"contentChanges", json::array({{{"text", messy}}})}});
+  size_t sLine = messy.find("s = R.add");
+  c.request(12, "textDocument/rangeFormatting", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", positionIn(messy, sLine)}, {"end", positionIn(messy, sLine + 5)}}},
+                                                  {"options", {{"tabSize", 4}, {"insertSpaces", true}}}});
+  json fmt = c.response(12)["result"];
+  REQUIRE(fmt.size() == 1);
+  CHECK(applyEdits(messy, fmt) == canonical);
+  CHECK(fmt[0]["range"]["start"]["line"] == positionIn(messy, sLine)["line"]);
+  c.request(11, "shutdown");
+  c.response(11);
+  c.notify("exit", json::object());
+  CHECK(c.waitExit() == 0);
+}
+
+TEST_CASE("lsp: requests wait for the analysis, $/cancelRequest cancels a waiting one, debounce comes from the settings") {
+  Client c;
+  c.initialize(nullptr, json::object(), {{"debounceMs", 1500}});
+  std::string text = kThreeDevices;
+  const std::string uri = "file:///work/wait.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  REQUIRE(!c.diagnosticsFor(1).is_null());  // opening is not debounced
+  tvms::syntax::LineIndex lines(text);
+  uint32_t at = static_cast<uint32_t>(text.find("s = R.add") + 1);
+  auto sent = std::chrono::steady_clock::now();
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", json::array({changeAt(lines, at, at, "x")})}});
+  text.insert(at, "x");
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 3}}}, {"contentChanges", json::array({changeAt(tvms::syntax::LineIndex(text), at + 1, at + 1, "y")})}});
+  text.insert(at + 1, "y");
+  c.request(20, "textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, text.find("sxy = "))}});
+  c.request(21, "textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, text.find("sxy = "))}});
+  c.notify("$/cancelRequest", {{"id", 20}});
+  json cancelled = c.response(20);
+  CHECK(cancelled["error"]["code"] == -32800);
+  CHECK(std::chrono::steady_clock::now() - sent < std::chrono::milliseconds(1200));  // not after the analysis
+  json answered = c.response(21);  // answered from version 3's analysis, once it exists
+  CHECK(std::chrono::steady_clock::now() - sent >= std::chrono::milliseconds(1400));
+  REQUIRE(answered.contains("result"));
+  CHECK(answered["result"]["contents"]["value"].get<std::string>().find("sxy: R.Tensor((2, 3)") != std::string::npos);
+  // Both edits were followed by the incremental analysis, in one job (the debounce merged them).
+  c.request(22, "tvms/status");
+  json status = c.response(22)["result"];
+  CHECK(status["incrementalAnalyses"] == 1);
+  CHECK(status["wholeAnalyses"] == 1);  // the open
+  c.request(23, "shutdown");
+  c.response(23);
+  c.notify("exit", json::object());
+  CHECK(c.waitExit() == 0);
+}
+
+TEST_CASE("lsp: pull diagnostics, codeDescription, [tool.tvms] and didChangeConfiguration") {
+  char dir[] = "/tmp/tvms-lsp-config-XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  std::string root = dir;
+  {
+    FILE* f = std::fopen((root + "/pyproject.toml").c_str(), "w");
+    std::fputs("[tool.tvms]\nignore = [\"TVS201\"]\n", f);
+    std::fclose(f);
+  }
+  std::string text = tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/undeclared_vdevice.py");
+  auto codes = [](const json& diags) {
+    std::multiset<std::string> out;
+    for (auto& d : diags) out.insert(d["code"].get<std::string>());
+    return out;
+  };
+  {
+    // A client that pulls: nothing is pushed; the answer carries codeDescription links to docs/rules.md.
+    Client c;
+    c.initialize(nullptr, {{"textDocument", {{"diagnostic", {{"dynamicRegistration", false}}}}}});
+    const std::string uri = "file:///work/pull.py";
+    c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+    c.request(2, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}});
+    json r = c.response(2);
+    REQUIRE(r.contains("result"));
+    CHECK(r["result"]["kind"] == "full");
+    CHECK(codes(r["result"]["items"]).count("TVS201") == 2);
+    std::string href = r["result"]["items"][0]["codeDescription"]["href"];
+    CHECK(href.find("docs/rules.md#tvs201-") != std::string::npos);
+    c.request(3, "textDocument/diagnostic", {{"textDocument", {{"uri", uri}}}, {"previousResultId", r["result"]["resultId"]}});
+    CHECK(c.response(3)["result"]["kind"] == "unchanged");
+    c.request(4, "tvms/status");
+    c.response(4);
+    CHECK(c.next(0.3).is_null());  // no publishDiagnostics came
+  }
+  {
+    Client c;
+    c.initialize();
+    // [tool.tvms] of the file's pyproject.toml applies.
+    const std::string uri = "file://" + root + "/configured.py";
+    c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+    json first = c.diagnosticsFor(1);
+    REQUIRE(!first.is_null());
+    CHECK(codes(first["diagnostics"]).count("TVS201") == 0);
+    // Settings from the client replace the file's lists.
+    c.notify("workspace/didChangeConfiguration", {{"settings", {{"tvms", {{"lint", {{"ignore", json::array({"TVS2"})}}}}}}}});
+    json second = c.diagnosticsFor(1);
+    REQUIRE(!second.is_null());
+    for (auto& code : codes(second["diagnostics"])) CHECK(code.rfind("TVS2", 0) != 0);
+    c.notify("workspace/didChangeConfiguration", {{"settings", {{"tvms", {{"lint", {{"ignore", json::array()}}}}}}}});
+    json third = c.diagnosticsFor(1);
+    REQUIRE(!third.is_null());
+    CHECK(codes(third["diagnostics"]).count("TVS201") == 2);
+  }
+  {
+    // An invalid [tool.tvms] is shown to the user, not fatal.
+    FILE* f = std::fopen((root + "/pyproject.toml").c_str(), "w");
+    std::fputs("[tool.tvms]\nselekt = [\"TVS2\"]\n", f);
+    std::fclose(f);
+    Client c;
+    c.initialize();
+    c.notify("textDocument/didOpen", {{"textDocument", {{"uri", "file://" + root + "/bad.py"}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+    bool shown = false;
+    for (json m = c.next(5); !m.is_null() && !shown; m = c.next(5))
+      shown = m.value("method", "") == "window/showMessage" && m["params"]["message"].get<std::string>().find("selekt") != std::string::npos;
+    CHECK(shown);
+  }
+  std::remove((root + "/pyproject.toml").c_str());
+  rmdir(dir);
 }
