@@ -21,21 +21,36 @@ std::vector<diag::Diagnostic> ModuleAnalysis::all() const {
 }
 
 namespace {
-// What a function's deduction depends on beyond its own body: the vdevice list and every signature.
-std::string contextKey(const ir::IRModule& m) {
+std::string vdeviceKey(const ir::IRModule& m) {
   std::string key;
   for (auto& v : m.vdevices) key += v->target.kind + "/" + std::to_string(v->vdeviceId) + "/" + v->memoryScope + ";";
-  for (auto& f : m.functions) {
-    key += f.name + "(";
-    if (f.relax) {
-      for (auto& p : f.relax->params) key += ir::printStructInfo(p->annotation, m) + ",";
-      key += ")" + ir::printStructInfo(f.relax->retAnnotation, m);
-    } else if (f.tir) {
-      for (auto& p : f.tir->params) key += p.annotation + ",";
-      for (auto& b : f.tir->matchedBuffers) key += b.name + b.dtype + std::to_string(b.shape.size()) + ",";
-      key += ")";
-    }
-    key += "\n";
+  return key + "\n";
+}
+
+std::string signatureKey(const ir::IRModule& m, const ir::ModuleFunction& f) {
+  std::string key = f.name + "(";
+  if (f.relax) {
+    for (auto& p : f.relax->params) key += ir::printStructInfo(p->annotation, m) + ",";
+    key += ")" + ir::printStructInfo(f.relax->retAnnotation, m);
+  } else if (f.tir) {
+    for (auto& p : f.tir->params) key += p.annotation + ",";
+    for (auto& b : f.tir->matchedBuffers) key += b.name + b.dtype + std::to_string(b.shape.size()) + ",";
+    key += ")";
+  }
+  return key + "\n";
+}
+
+// What a function's deduction depends on beyond its own body: the vdevice list and every signature.
+// A function whose analysis is reused (same object, same vdevice list) keeps its printed signature:
+// printing 500 signatures per keystroke was a tenth of the language server's time.
+std::string contextKey(const ir::IRModule& m, const ModuleAnalysis* previous, std::vector<std::string>& signatures) {
+  std::string key = vdeviceKey(m);
+  bool sameDevices = previous && previous->contextKey.compare(0, key.size(), key) == 0;
+  for (size_t i = 0; i < m.functions.size(); ++i) {
+    const auto& f = m.functions[i];
+    const FunctionAnalysis* prev = sameDevices && i < previous->functions.size() ? previous->functions[i].get() : nullptr;
+    signatures.push_back(prev && f.relax && prev->function == f.relax.get() ? prev->signatureKey : signatureKey(m, f));
+    key += signatures.back();
   }
   return key;
 }
@@ -46,7 +61,8 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
   if (!region.module) return out;
   const ir::IRModule& m = *region.module;
   DeduceContext ctx{m, region.map, text};
-  out.contextKey = contextKey(m);
+  std::vector<std::string> signatures;
+  out.contextKey = contextKey(m, previous, signatures);
   bool sameContext = previous && previous->contextKey == out.contextKey;
   for (size_t i = 0; i < m.functions.size(); ++i) {
     const auto& f = m.functions[i];
@@ -57,6 +73,10 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
       continue;
     }
     auto fa = deduceFunction(ctx, *f.relax);
+    fa->signatureKey = signatures[i];
+    // The chains served the function's own diagnostics (already made); kept, their ranges would have to
+    // follow every edit.
+    for (auto& [var, fact] : fa->vars) std::vector<diag::Related>().swap(fact.placement);
     checkPlacement(ctx, *f.relax, fa->diagnostics, fa->diagnostics);
     out.functions.push_back(fa);
     ++out.deduced;

@@ -16,7 +16,9 @@ using syntax::ByteRange;
 
 struct VarFact {
   ir::StructInfoPtr sinfo;             // null: unknown (after an error, or an unmodelled op)
-  std::vector<diag::Related> placement;  // where its vdevice came from, root first
+  // Where its vdevice came from, root first: built and used while deducing the function (TVS203/214
+  // carry it as related information), emptied afterwards.
+  std::vector<diag::Related> placement;
 };
 
 struct FunctionAnalysis {
@@ -24,6 +26,7 @@ struct FunctionAnalysis {
   std::unordered_map<const ir::Var*, VarFact> vars;
   ir::StructInfoPtr ret;  // the return struct info after refinement from the body
   std::vector<diag::Diagnostic> diagnostics;
+  std::string signatureKey;  // its part of the module's context key
 };
 
 struct ModuleAnalysis {

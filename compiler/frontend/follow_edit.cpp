@@ -57,11 +57,11 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
   // The edited function's names, ranges and diagnostics go (its IR is replaced); everything after moves.
   std::erase_if(region.map.names, [&](const NameRef& n) { return inside(n.range, oldSpan); });
   for (auto& n : region.map.names) n.range = shift.of(n.range);
-  for (auto it = region.map.ranges.begin(); it != region.map.ranges.end();) {
-    if (inside(it->second, oldSpan)) { it = region.map.ranges.erase(it); continue; }
-    it->second = shift.of(it->second);
-    ++it;
-  }
+  region.map.ranges.update([&](ByteRange& r) {
+    if (inside(r, oldSpan)) return false;
+    r = shift.of(r);
+    return true;
+  });
   for (auto it = region.map.operands.begin(); it != region.map.operands.end();) {
     auto first = std::find_if(it->second.begin(), it->second.end(), [](ByteRange r) { return r.end > r.begin; });
     if (first != it->second.end() && inside(*first, oldSpan)) { it = region.map.operands.erase(it); continue; }
@@ -80,7 +80,7 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
       other.range = shift.of(other.range);
       for (auto& f : other.functions) f.range = shift.of(f.range);
       for (auto& n : other.map.names) n.range = shift.of(n.range);
-      for (auto& [k, v] : other.map.ranges) v = shift.of(v);
+      other.map.ranges.update([&](ByteRange& r) { r = shift.of(r); return true; });
       for (auto& [k, v] : other.map.operands)
         for (auto& x : v) x = shift.of(x);
       shiftDiagnostics(other.diagnostics, shift);

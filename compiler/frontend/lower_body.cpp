@@ -28,7 +28,7 @@ struct BodyBuilder {
     auto v = std::make_shared<Var>(name, std::move(ann), dataflow);
     l.scopes_.back()[name] = v;
     l.expiredDataflow_.erase(name);
-    l.region_.map.ranges[v.get()] = rangeOf(ident);
+    l.region_.map.ranges.set(v.get(), rangeOf(ident));
     l.defineName(NameRef::Kind::Var, ident, name, v.get());
     return v;
   }
@@ -82,7 +82,7 @@ struct BodyBuilder {
       auto v = std::make_shared<Var>("_", nullptr, block.dataflow);
       b->vars.push_back(v);
       b->value = l.lowerExpr(e);
-      l.region_.map.ranges[b.get()] = rangeOf(stmt);
+      l.region_.map.ranges.set(b.get(), rangeOf(stmt));
       l.anchor(b.get(), stmt);
       block.bindings.push_back(b);
       return;
@@ -170,7 +170,7 @@ struct BodyBuilder {
       l.reportUnsupported(left, "the left side of a binding is a name or a tuple of names");
       return;
     }
-    l.region_.map.ranges[b.get()] = rangeOf(stmt);
+    l.region_.map.ranges.set(b.get(), rangeOf(stmt));
     l.anchor(b.get(), stmt);
     block.bindings.push_back(b);
   }
@@ -275,11 +275,11 @@ struct BodyBuilder {
     TSNode nameNode = field(stmt, "condition");
     auto v = std::make_shared<Var>(thenName, nullptr, false);
     l.scopes_.back()[thenName] = v;
-    l.region_.map.ranges[v.get()] = rangeOf(nameNode);
+    l.region_.map.ranges.set(v.get(), rangeOf(nameNode));
     b->vars.push_back(v);
     b->value = iff;
-    l.region_.map.ranges[b.get()] = rangeOf(stmt);
-    l.region_.map.ranges[iff.get()] = rangeOf(stmt);
+    l.region_.map.ranges.set(b.get(), rangeOf(stmt));
+    l.region_.map.ranges.set(iff.get(), rangeOf(stmt));
     l.anchor(b.get(), ByteRange{ts_node_start_byte(stmt), ts_node_end_byte(field(stmt, "condition")) + 1});
     block.bindings.push_back(b);
   }
@@ -331,7 +331,7 @@ void Lowerer::lowerParameters(TSNode params, Function& fn) {
     std::string name = text(nameNode);
     auto v = std::make_shared<Var>(name, ann, false);
     scopes_.back()[name] = v;
-    region_.map.ranges[v.get()] = rangeOf(nameNode);
+    region_.map.ranges.set(v.get(), rangeOf(nameNode));
     defineName(NameRef::Kind::Var, nameNode, name, v.get());
     anchor(v.get(), p);
     fn.params.push_back(v);
@@ -355,7 +355,7 @@ FunctionPtr Lowerer::lowerRelaxFunction(const FunctionNode& f) {
   fn->decoratorArgs = f.args;
   anchor(fn.get(), f.decorated);
   anchorDecorators(&fn->decoratorArgs, f.decorated);
-  region_.map.ranges[fn.get()] = rangeOf(f.decorated);
+  region_.map.ranges.set(fn.get(), rangeOf(f.decorated));
   scopes_.assign(1, {});
   expiredDataflow_.clear();
   symbolic_.clear();

@@ -9,7 +9,7 @@ using namespace ir;
 
 ExprPtr Lowerer::opaque(TSNode n) {
   auto e = std::make_shared<OpaqueExpr>(text(n));
-  region_.map.ranges[e.get()] = rangeOf(n);
+  region_.map.ranges.set(e.get(), rangeOf(n));
   return e;
 }
 
@@ -160,7 +160,7 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     return opaque(n);
   }
   // A variable's range is its definition; its uses are recorded as operands of what uses them.
-  if (out->kind != Expr::Kind::Var) region_.map.ranges[out.get()] = rangeOf(n);
+  if (out->kind != Expr::Kind::Var) region_.map.ranges.set(out.get(), rangeOf(n));
   return out;
 }
 
@@ -452,7 +452,7 @@ ExprPtr Lowerer::argumentForKind(const op::Param& p, TSNode arg) {
       if (isType(arg, "tuple") || isType(arg, "list")) {
         auto dims = lowerShapeDims(arg);
         auto e = std::make_shared<ShapeExpr>(dims ? *dims : std::vector<PrimExprPtr>{});
-        region_.map.ranges[e.get()] = rangeOf(arg);
+        region_.map.ranges.set(e.get(), rangeOf(arg));
         return e;
       }
       return lowerExpr(arg);
@@ -460,14 +460,14 @@ ExprPtr Lowerer::argumentForKind(const op::Param& p, TSNode arg) {
       if (isType(arg, "integer") || isType(arg, "float") || isType(arg, "unary_operator") ||
           (isType(arg, "identifier") && symbolic_.count(text(arg)))) {
         auto e = std::make_shared<PrimValue>(lowerDim(arg));
-        region_.map.ranges[e.get()] = rangeOf(arg);
+        region_.map.ranges.set(e.get(), rangeOf(arg));
         return e;
       }
       return lowerExpr(arg);
     case op::ParamKind::Callee:
       if (auto s = stringLiteral(doc_, arg)) {
         auto e = std::make_shared<ExternFunc>(*s);
-        region_.map.ranges[e.get()] = rangeOf(arg);
+        region_.map.ranges.set(e.get(), rangeOf(arg));
         return e;
       }
       return lowerExpr(arg);

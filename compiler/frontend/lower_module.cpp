@@ -212,7 +212,7 @@ void Lowerer::lowerModuleStatement(TSNode stmt) {
             auto v = lowerVDeviceDecl(item);
             if (!v) continue;
             mod_.vdevices.push_back(v);
-            region_.map.ranges[v.get()] = rangeOf(item);
+            region_.map.ranges.set(v.get(), rangeOf(item));
             defineName(NameRef::Kind::VDevice, item, v->target.kind, v.get());
           }
         }
@@ -314,7 +314,7 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   pf->decoratorArgs = f.args;
   anchor(pf.get(), f.decorated);
   anchorDecorators(&pf->decoratorArgs, f.decorated);
-  region_.map.ranges[pf.get()] = rangeOf(f.decorated);
+  region_.map.ranges.set(pf.get(), rangeOf(f.decorated));
   TSNode params = field(f.def, "parameters");
   std::vector<std::pair<size_t, TSNode>> paramNodes;
   for (TSNode p : namedChildren(params)) {

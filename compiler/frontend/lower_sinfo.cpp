@@ -151,7 +151,7 @@ StructInfoPtr Lowerer::lowerSInfo(TSNode n) {
                          "R.Object, R.Callable)");
     return objectSInfo();
   }
-  region_.map.ranges[out.get()] = rangeOf(n);
+  region_.map.ranges.set(out.get(), rangeOf(n));
   return out;
 }
 
@@ -397,7 +397,7 @@ std::shared_ptr<const VDeviceRef> Lowerer::lowerVDeviceUse(TSNode n) {
     r->spelling = *s;
     if (std::count(s->begin(), s->end(), ':') >= 2) mod_.era = Era::V026;
     r->device = mod_.lookup(*s);
-    region_.map.ranges[r.get()] = rangeOf(n);
+    region_.map.ranges.set(r.get(), rangeOf(n));
     useName(NameRef::Kind::VDevice, n, *s, r->device.get());
     return r;
   }
@@ -406,7 +406,7 @@ std::shared_ptr<const VDeviceRef> Lowerer::lowerVDeviceUse(TSNode n) {
     if (name == "I.vdevice" || name == "tvm.ir.VDevice") {
       r->device = lowerVDeviceDecl(n);
       r->isInline = true;
-      region_.map.ranges[r.get()] = rangeOf(n);
+      region_.map.ranges.set(r.get(), rangeOf(n));
       return r;
     }
   }

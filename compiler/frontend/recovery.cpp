@@ -113,7 +113,7 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     }
     for (auto& f : r.module->functions) merged.module->functions.push_back(f);
     for (auto& f : r.functions) merged.functions.push_back(f);
-    merged.map.ranges.insert(r.map.ranges.begin(), r.map.ranges.end());
+    merged.map.ranges.merge(r.map.ranges);
     merged.map.operands.insert(r.map.operands.begin(), r.map.operands.end());
     // Every part lowers the module statements again; their names are kept once, from the first part.
     for (auto& n : r.map.names)
