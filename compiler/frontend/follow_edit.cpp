@@ -62,12 +62,11 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
     r = shift.of(r);
     return true;
   });
-  for (auto it = region.map.operands.begin(); it != region.map.operands.end();) {
-    auto first = std::find_if(it->second.begin(), it->second.end(), [](ByteRange r) { return r.end > r.begin; });
-    if (first != it->second.end() && inside(*first, oldSpan)) { it = region.map.operands.erase(it); continue; }
-    for (auto& r : it->second) r = shift.of(r);
-    ++it;
-  }
+  region.map.operands.update([&](ByteRange& r) {
+    if (inside(r, oldSpan)) return false;
+    r = shift.of(r);
+    return true;
+  });
   std::erase_if(region.diagnostics, [&](auto& d) { return d.range.begin >= oldSpan.begin && d.range.begin < oldSpan.end; });
   shiftDiagnostics(region.diagnostics, shift);
   shiftDiagnostics(file.diagnostics, shift);
@@ -81,8 +80,7 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
       for (auto& f : other.functions) f.range = shift.of(f.range);
       for (auto& n : other.map.names) n.range = shift.of(n.range);
       other.map.ranges.update([&](ByteRange& r) { r = shift.of(r); return true; });
-      for (auto& [k, v] : other.map.operands)
-        for (auto& x : v) x = shift.of(x);
+      other.map.operands.update([&](ByteRange& r) { r = shift.of(r); return true; });
       shiftDiagnostics(other.diagnostics, shift);
     }
 

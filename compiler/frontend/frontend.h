@@ -31,31 +31,32 @@ struct NameRef {
 // IR object -> byte range. Entries live in one contiguous array (an index finds them by key) because
 // the language server shifts every range after each keystroke: walking an array is ~20x cheaper than
 // walking a node-based hash map of the same 100k entries.
-class RangeTable {
+template <class Key, class Hash = std::hash<Key>>
+class RangeTableOf {
  public:
-  void set(const void* key, ByteRange r) {
+  void set(const Key& key, ByteRange r) {
     auto [it, fresh] = index_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
-    if (fresh) entries_.push_back({key, r});
+    if (fresh) entries_.push_back({Entry{key}, r});
     else entries_[it->second].second = r;
   }
-  const ByteRange* find(const void* key) const {
+  const ByteRange* find(const Key& key) const {
     auto it = index_.find(key);
     return it == index_.end() ? nullptr : &entries_[it->second].second;
   }
   size_t size() const { return index_.size(); }
-  void merge(const RangeTable& other) {
-    for (auto& [k, r] : other.entries_)
-      if (k && !index_.count(k)) set(k, r);
+  void merge(const RangeTableOf& other) {
+    for (auto& [e, r] : other.entries_)
+      if (e.live && !index_.count(e.key)) set(e.key, r);
   }
   // Calls `f(range)` on every entry, which may change it; entries for which it returns false go.
   template <class F>
   void update(F&& f) {
     size_t dropped = 0;
-    for (auto& [k, r] : entries_) {
-      if (!k) { ++dropped; continue; }
+    for (auto& [e, r] : entries_) {
+      if (!e.live) { ++dropped; continue; }
       if (!f(r)) {
-        index_.erase(k);
-        k = nullptr;
+        index_.erase(e.key);
+        e.live = false;
         ++dropped;
       }
     }
@@ -64,17 +65,32 @@ class RangeTable {
 
  private:
   void compact() {
-    std::vector<std::pair<const void*, ByteRange>> kept;
+    std::vector<std::pair<Entry, ByteRange>> kept;
     kept.reserve(index_.size());
     for (auto& e : entries_)
-      if (e.first) {
-        index_[e.first] = static_cast<uint32_t>(kept.size());
+      if (e.first.live) {
+        index_[e.first.key] = static_cast<uint32_t>(kept.size());
         kept.push_back(e);
       }
     entries_ = std::move(kept);
   }
-  std::vector<std::pair<const void*, ByteRange>> entries_;  // key null: dropped
-  std::unordered_map<const void*, uint32_t> index_;
+  struct Entry {
+    Key key;
+    bool live = true;
+  };
+  std::vector<std::pair<Entry, ByteRange>> entries_;
+  std::unordered_map<Key, uint32_t, Hash> index_;
+};
+using RangeTable = RangeTableOf<const void*>;
+
+// The i-th operand of a Call / Tuple / return / binding.
+struct OperandKey {
+  const void* parent;
+  uint32_t index;
+  bool operator==(const OperandKey&) const = default;
+};
+struct OperandKeyHash {
+  size_t operator()(const OperandKey& k) const { return std::hash<const void*>()(k.parent) * 31 + k.index; }
 };
 
 struct SourceMap {
@@ -83,11 +99,10 @@ struct SourceMap {
   // The text of each operand of a Call (aligned with Call::args; empty range for an absent optional
   // argument) and of each field of a Tuple. A variable's own entry in `ranges` is its definition, so a
   // use of it is found here.
-  std::unordered_map<const void*, std::vector<ByteRange>> operands;
+  RangeTableOf<OperandKey, OperandKeyHash> operands;
   ByteRange operand(const void* parent, size_t i) const {
-    auto it = operands.find(parent);
-    if (it == operands.end() || i >= it->second.size()) return {};
-    return it->second[i];
+    const ByteRange* r = operands.find({parent, static_cast<uint32_t>(i)});
+    return r ? *r : ByteRange{};
   }
   const ByteRange* find(const void* node) const { return ranges.find(node); }
 };

@@ -82,9 +82,7 @@ class Lowerer {
   void report(std::string_view code, ByteRange range, std::string message);
   void reportUnsupported(TSNode n, const std::string& what);
   void operandAt(const void* parent, size_t index, TSNode n) {
-    auto& v = region_.map.operands[parent];
-    if (v.size() <= index) v.resize(index + 1);
-    v[index] = rangeOf(n);
+    region_.map.operands.set({parent, static_cast<uint32_t>(index)}, rangeOf(n));
   }
   void anchor(const void* key, TSNode n) { anchors_.push_back({key, rangeOf(n)}); }
   void anchor(const void* key, ByteRange r) { anchors_.push_back({key, r}); }

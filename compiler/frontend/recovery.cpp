@@ -114,7 +114,7 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     for (auto& f : r.module->functions) merged.module->functions.push_back(f);
     for (auto& f : r.functions) merged.functions.push_back(f);
     merged.map.ranges.merge(r.map.ranges);
-    merged.map.operands.insert(r.map.operands.begin(), r.map.operands.end());
+    merged.map.operands.merge(r.map.operands);
     // Every part lowers the module statements again; their names are kept once, from the first part.
     for (auto& n : r.map.names)
       if (!only || (n.range.begin >= scope.begin && n.range.begin < scope.end)) merged.map.names.push_back(n);
