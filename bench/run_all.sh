@@ -17,3 +17,5 @@ if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; t
 fi
 echo
 python3 bench/lint/bench_lint.py "$BUILD_DIR/bin/tvms" "$GEN/module_10000.py" "$GEN/module_100000.py"
+echo
+python3 bench/lsp/bench_lsp.py "$BUILD_DIR/bin/tvms" "$GEN/module_10000.py" 300

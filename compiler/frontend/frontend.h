@@ -96,8 +96,9 @@ struct OperandKeyHash {
 struct SourceMap {
   RangeTable ranges;  // IR object (Expr, Binding, Var, Function, StructInfo, VDeviceRef, VDevice) -> text
   std::vector<NameRef> names;
-  // The text of each operand of a Call (aligned with Call::args; empty range for an absent optional
-  // argument) and of each field of a Tuple. A variable's own entry in `ranges` is its definition, so a
+  // The text of each operand of a Call (keyed by (call, index of Call::args); no entry or an empty
+  // range for an absent optional argument) and of each field of a Tuple, in one contiguous table so an
+  // edit shifts them in one pass. A variable's own entry in `ranges` is its definition, so a
   // use of it is found here.
   RangeTableOf<OperandKey, OperandKeyHash> operands;
   ByteRange operand(const void* parent, size_t i) const {
