@@ -85,4 +85,10 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
   return out;
 }
 
+std::shared_ptr<const FunctionAnalysis> deduceWithoutSource(const ir::IRModule& m, const ir::Function& fn) {
+  static const frontend::SourceMap kNoSource;
+  DeduceContext ctx{m, kNoSource, ""};
+  return deduceFunction(ctx, fn);
+}
+
 }  // namespace tvms::analysis

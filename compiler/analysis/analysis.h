@@ -41,6 +41,10 @@ struct ModuleAnalysis {
 ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view text,
                              const ModuleAnalysis* previous = nullptr);
 
+// Deduction of a function built by a pass (no source text, no ranges): what Normalize annotates
+// every variable with.
+std::shared_ptr<const FunctionAnalysis> deduceWithoutSource(const ir::IRModule& m, const ir::Function& fn);
+
 // "kind:i", the spelling that names a declared entry.
 std::string spellingOf(const ir::IRModule& m, const ir::VDevice* v);
 

@@ -1,0 +1,113 @@
+// Normalize: every op operand becomes a variable or a constant (nested calls get their own bindings,
+// as TVM's BlockBuilder does), then every variable is annotated with its deduced struct info, so the
+// passes after it read struct info off the variables.
+#include <unordered_set>
+
+#include "compiler/analysis/analysis.h"
+#include "compiler/transform/passes.h"
+#include "compiler/transform/rewriter.h"
+
+namespace tvms::transform {
+
+using namespace ir;
+
+namespace {
+
+// Step 1: nested calls (and tuples of them) in operand position become bindings before their use.
+class Flatten : public Rewriter {
+ public:
+  explicit Flatten(const Function& fn) {
+    for (auto& p : fn.params) taken_.insert(p->name);
+    collect(fn.body.get());
+  }
+
+ protected:
+  void binding(const Binding& b, std::vector<BindingPtr>& out) override {
+    // An If's branches are bindings of their own: keep where this binding's new bindings go.
+    auto* outerOut = out_;
+    bool outerDataflow = dataflow_;
+    out_ = &out;
+    dataflow_ = false;
+    for (auto& v : b.vars) dataflow_ = dataflow_ || v->isDataflow;
+    ExprPtr value = b.value;
+    if (auto* c = as<Call>(value)) value = flatCall(*c);
+    else value = expr(value);
+    out.push_back(copyBinding(b, value));
+    out_ = outerOut;
+    dataflow_ = outerDataflow;
+  }
+
+ private:
+  ExprPtr flatCall(const Call& c) {
+    auto out = std::make_shared<Call>(c);
+    out->callee = expr(c.callee);
+    for (auto& a : out->args) a = operand(a);
+    return out;
+  }
+  ExprPtr operand(const ExprPtr& a) {
+    if (auto* c = as<Call>(a)) return bindFresh(flatCall(*c));
+    if (auto* t = as<Tuple>(a)) {
+      std::vector<ExprPtr> fields;
+      for (auto& f : t->fields) fields.push_back(operand(f));
+      return std::make_shared<Tuple>(std::move(fields));
+    }
+    return expr(a);
+  }
+  ExprPtr bindFresh(ExprPtr value) {
+    std::string name;
+    do name = counter_ == 0 ? "lv" : "lv" + std::to_string(counter_); while (++counter_, taken_.count(name));
+    taken_.insert(name);
+    auto b = std::make_shared<Binding>();
+    auto v = std::make_shared<Var>(name, nullptr, dataflow_);
+    b->vars.push_back(v);
+    b->value = std::move(value);
+    out_->push_back(b);
+    return v;
+  }
+  void collect(const SeqExpr* s) {
+    if (!s) return;
+    for (auto& blk : s->blocks)
+      for (auto& b : blk->bindings) {
+        for (auto& v : b->vars) taken_.insert(v->name);
+        if (auto* i = as<If>(b->value)) { collect(i->thenBranch.get()); collect(i->elseBranch.get()); }
+      }
+  }
+  std::unordered_set<std::string> taken_;
+  int counter_ = 0;
+  std::vector<BindingPtr>* out_ = nullptr;
+  bool dataflow_ = false;
+};
+
+// Step 2: every variable annotated with what deduction found (its written annotation where deduction
+// knows nothing more).
+class Annotate : public Rewriter {
+ public:
+  explicit Annotate(const analysis::FunctionAnalysis& fa) : fa_(fa) {}
+
+ protected:
+  StructInfoPtr known(const Var& v) {
+    auto it = fa_.vars.find(&v);
+    if (it != fa_.vars.end() && it->second.sinfo) return it->second.sinfo;
+    return v.annotation ? v.annotation : objectSInfo();
+  }
+  StructInfoPtr paramAnnotation(const Var& p) override { return p.annotation ? p.annotation : objectSInfo(); }
+  StructInfoPtr bindingAnnotation(const Var& v, const Binding&) override { return known(v); }
+  StructInfoPtr returnAnnotation(const Function& fn, const SeqExpr&) override {
+    return fn.retAnnotation ? fn.retAnnotation : fa_.ret;
+  }
+
+ private:
+  const analysis::FunctionAnalysis& fa_;
+};
+
+}  // namespace
+
+IRModule normalize(const IRModule& m) {
+  IRModule flat = mapFunctions(m, [](const Function& fn) { return Flatten(fn).function(fn); });
+  return mapFunctions(flat, [&](const Function& fn) {
+    auto fa = analysis::deduceWithoutSource(flat, fn);
+    return Annotate(*fa).function(fn);
+  });
+}
+
+}  // namespace tvms::transform

@@ -1,0 +1,25 @@
+#pragma once
+// The passes of `tvms build`, each IRModule -> IRModule (the input is never mutated), in pipeline
+// order. LANGUAGE.md §7 specifies UpdateVDevice and RealizeVDevice.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/diagnostics/diagnostic.h"
+#include "compiler/ir/module.h"
+
+namespace tvms::transform {
+
+// ANF (every op operand a variable or constant) and deduced struct info on every variable.
+ir::IRModule normalize(const ir::IRModule& m);
+
+// Replaces list entry `index` by `vdevice`; everything placed on the old entry (params, bindings,
+// returns, to_vdevice targets, out_sinfo) moves to the new one. Requires 0 <= index < list size.
+ir::IRModule updateVDevice(const ir::IRModule& m, std::shared_ptr<const ir::VDevice> vdevice, size_t index);
+
+// Propagates known placements over co-location ties (both directions), resolves hint_on_device to
+// the value itself or an R.to_vdevice copy. Input: a normalized module. Where two devices meet, the
+// first in source order wins and a TVS204 diagnostic (no source range) is added to `conflicts`.
+ir::IRModule realizeVDevice(const ir::IRModule& m, std::vector<diag::Diagnostic>* conflicts = nullptr);
+
+}  // namespace tvms::transform

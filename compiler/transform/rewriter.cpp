@@ -1,0 +1,90 @@
+#include "compiler/transform/rewriter.h"
+
+namespace tvms::transform {
+
+using namespace ir;
+
+VarPtr Rewriter::define(const VarPtr& old, StructInfoPtr annotation) {
+  auto v = std::make_shared<Var>(old->name, std::move(annotation), old->isDataflow);
+  vars_[old.get()] = v;
+  return v;
+}
+
+ExprPtr Rewriter::use(const VarPtr& v) const {
+  auto it = vars_.find(v.get());
+  return it == vars_.end() ? v : it->second;
+}
+
+ExprPtr Rewriter::expr(const ExprPtr& e) {
+  if (!e) return e;
+  switch (e->kind) {
+    case Expr::Kind::Var: return use(std::static_pointer_cast<Var>(e));
+    case Expr::Kind::Call: return call(*as<Call>(e));
+    case Expr::Kind::Tuple: {
+      std::vector<ExprPtr> fields;
+      for (auto& f : as<Tuple>(e)->fields) fields.push_back(expr(f));
+      return std::make_shared<Tuple>(std::move(fields));
+    }
+    case Expr::Kind::TupleGetItem: {
+      auto* g = as<TupleGetItem>(e);
+      return std::make_shared<TupleGetItem>(expr(g->tuple), g->index);
+    }
+    case Expr::Kind::If: {
+      auto* i = as<If>(e);
+      auto out = std::make_shared<If>();
+      out->cond = expr(i->cond);
+      if (i->thenBranch) out->thenBranch = seq(*i->thenBranch);
+      if (i->elseBranch) out->elseBranch = seq(*i->elseBranch);
+      return out;
+    }
+    case Expr::Kind::SeqExpr: return seq(*std::static_pointer_cast<SeqExpr>(e));
+    default: return e;  // leaves: constants, prim values, strings, shapes, global vars
+  }
+}
+
+ExprPtr Rewriter::call(const Call& c) {
+  auto out = std::make_shared<Call>(c);
+  out->callee = expr(c.callee);
+  for (auto& a : out->args) a = expr(a);
+  return out;
+}
+
+BindingPtr Rewriter::copyBinding(const Binding& b, ExprPtr value) {
+  auto nb = std::make_shared<Binding>(b);
+  nb->value = std::move(value);
+  nb->vars.clear();
+  for (auto& v : b.vars) nb->vars.push_back(define(v, bindingAnnotation(*v, b)));
+  return nb;
+}
+
+void Rewriter::binding(const Binding& b, std::vector<BindingPtr>& out) { out.push_back(copyBinding(b, expr(b.value))); }
+
+SeqExprPtr Rewriter::seq(const SeqExpr& s) {
+  auto out = std::make_shared<SeqExpr>();
+  for (auto& blk : s.blocks) {
+    auto nb = std::make_shared<BindingBlock>();
+    nb->dataflow = blk->dataflow;
+    for (auto& b : blk->bindings) binding(*b, nb->bindings);
+    out->blocks.push_back(std::move(nb));
+  }
+  out->body = expr(s.body);
+  return out;
+}
+
+FunctionPtr Rewriter::function(const Function& fn) {
+  auto out = std::make_shared<Function>(fn);
+  out->params.clear();
+  for (auto& p : fn.params) out->params.push_back(define(p, paramAnnotation(*p)));
+  if (fn.body) out->body = seq(*fn.body);
+  if (out->body) out->retAnnotation = returnAnnotation(fn, *out->body);
+  return out;
+}
+
+IRModule mapFunctions(const IRModule& m, const std::function<FunctionPtr(const Function&)>& f) {
+  IRModule out = m;
+  for (auto& mf : out.functions)
+    if (mf.relax) mf.relax = f(*mf.relax);
+  return out;
+}
+
+}  // namespace tvms::transform

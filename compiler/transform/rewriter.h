@@ -1,0 +1,54 @@
+#pragma once
+// Copying a function with its variables replaced: the tool every pass is written with. Passes never
+// mutate their input (LANGUAGE.md §7): a Rewriter builds new Vars, Bindings and expressions, and
+// shares what it does not change (struct info, constants, prim funcs).
+#include <functional>
+#include <unordered_map>
+
+#include "compiler/ir/module.h"
+
+namespace tvms::transform {
+
+class Rewriter {
+ public:
+  virtual ~Rewriter() = default;
+
+  // The copy of `fn` through the hooks below.
+  ir::FunctionPtr function(const ir::Function& fn);
+
+  // A fresh definition standing for `old` (same name and kind), annotated with `annotation`.
+  ir::VarPtr define(const ir::VarPtr& old, ir::StructInfoPtr annotation);
+  // The replacement of a use of `v` (itself when it was not redefined).
+  ir::ExprPtr use(const ir::VarPtr& v) const;
+
+ protected:
+  // Hooks. The defaults copy.
+  virtual ir::StructInfoPtr paramAnnotation(const ir::Var& p) { return p.annotation; }
+  // Rewrites one binding into zero or more bindings appended to `out` (the default copies it, with
+  // `bindingAnnotation` on its variables).
+  virtual void binding(const ir::Binding& b, std::vector<ir::BindingPtr>& out);
+  virtual ir::StructInfoPtr bindingAnnotation(const ir::Var& v, const ir::Binding&) { return v.annotation; }
+  virtual ir::ExprPtr call(const ir::Call& c);
+  virtual ir::StructInfoPtr returnAnnotation(const ir::Function& fn, const ir::SeqExpr& rewrittenBody) {
+    (void)rewrittenBody;
+    return fn.retAnnotation;
+  }
+
+  ir::ExprPtr expr(const ir::ExprPtr& e);
+  ir::SeqExprPtr seq(const ir::SeqExpr& s);
+  // The binding `b` with a new value and its variables defined anew through bindingAnnotation.
+  ir::BindingPtr copyBinding(const ir::Binding& b, ir::ExprPtr value);
+
+  std::unordered_map<const ir::Var*, ir::VarPtr> vars_;
+};
+
+// The struct info a variable is known by after Normalize: its annotation (every variable has one).
+inline const ir::StructInfo* sinfoOf(const ir::ExprPtr& e) {
+  auto* v = ir::as<ir::Var>(e);
+  return v ? v->annotation.get() : nullptr;
+}
+
+// A copy of `m` with each Relax function replaced by f(function); prim funcs are shared.
+ir::IRModule mapFunctions(const ir::IRModule& m, const std::function<ir::FunctionPtr(const ir::Function&)>& f);
+
+}  // namespace tvms::transform
