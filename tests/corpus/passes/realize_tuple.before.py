@@ -5,7 +5,7 @@ from tvm.script import relax as R
 
 @I.ir_module
 class Module:
-    I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 0)]})
+    I.module_global_infos({"vdevice": [I.vdevice("llvm")]})
 
     @R.function
     def main(x: R.Tensor((2,), "float32"), y: R.Tensor((2,), "float32", "llvm")):
