@@ -164,6 +164,7 @@ void addElementwiseOps(std::vector<OpDef>& out) {
     bool compare = n == "equal" || n == "not_equal" || n == "less" || n == "less_equal" || n == "greater" ||
                    n == "greater_equal";
     d.infer = compare ? inferCompare : inferArith;
+    d.legalize = kernels::elementwise;
     out.push_back(std::move(d));
   }
 
@@ -176,18 +177,19 @@ void addElementwiseOps(std::vector<OpDef>& out) {
                  std::string("Elementwise ") + u + ". The result has x's shape and vdevice.");
     if (std::string_view(u) == "negative") d.pythonOperator = "-";
     d.infer = inferUnary;
+    d.legalize = kernels::elementwise;
     out.push_back(std::move(d));
   }
-  out.push_back(op("clip", {tensor("x"), expr("min", ParamKind::Prim), expr("max", ParamKind::Prim)},
-                   DeviceRule::PrimaryInput, "Clamps x to [min, max]. The result has x's shape and vdevice.", inferClip));
+  out.push_back(withKernel(op("clip", {tensor("x"), expr("min", ParamKind::Prim), expr("max", ParamKind::Prim)},
+                   DeviceRule::PrimaryInput, "Clamps x to [min, max]. The result has x's shape and vdevice.", inferClip), kernels::elementwise));
 
   const char* reductions[] = {"sum", "mean", "max", "min", "prod", "std", "variance", "median"};
   for (auto* r : reductions)
-    out.push_back(op(r, {tensor("x"), optional("axis", ParamKind::IntList), attr("keepdims", ParamKind::Bool, b(false))},
+    out.push_back(withKernel(op(r, {tensor("x"), optional("axis", ParamKind::IntList), attr("keepdims", ParamKind::Bool, b(false))},
                      DeviceRule::PrimaryInput,
                      std::string("Reduces x by ") + r +
                          " over `axis` (all axes when None); `keepdims` keeps reduced axes as size 1.",
-                     inferReduce));
+                     inferReduce), kernels::reduce));
   for (auto* r : {"argmax", "argmin"})
     out.push_back(op(r, {tensor("x"), optional("axis", ParamKind::Int), attr("keepdims", ParamKind::Bool, b(false))},
                      DeviceRule::PrimaryInput, std::string("Index of the ") + (r[3] == 'm' && r[4] == 'a' ? "maximum" : "minimum") +

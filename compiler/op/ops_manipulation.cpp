@@ -383,15 +383,16 @@ InferResult inferTopk(const InferInput& in) {
 
 void addManipulationOps(std::vector<OpDef>& out) {
   const auto P = DeviceRule::PrimaryInput;
-  out.push_back(op("reshape", {tensor("x"), expr("shape", ParamKind::Shape)}, P,
-                   "Reshapes x to `shape` (one dimension may be -1); the element count must not change.", inferReshape));
+  out.push_back(withKernel(op("reshape", {tensor("x"), expr("shape", ParamKind::Shape)}, P,
+                   "Reshapes x to `shape` (one dimension may be -1); the element count must not change.", inferReshape),
+                           kernels::copyLike));
   out.push_back(op("permute_dims", {tensor("x"), optional("axes", ParamKind::IntList)}, P,
                    "Permutes the axes of x (reverses them when `axes` is None).", inferPermute));
-  out.push_back(op("expand_dims", {tensor("x"), required("axis", ParamKind::IntList)}, P,
-                   "Inserts size-1 axes at `axis`.", inferExpandDims));
-  out.push_back(op("squeeze", {tensor("x"), optional("axis", ParamKind::IntList)}, P,
-                   "Removes size-1 axes (those in `axis`, or all of them).", inferSqueeze));
-  out.push_back(op("flatten", {tensor("x")}, P, "Flattens x to one dimension.", inferFlatten));
+  out.push_back(withKernel(op("expand_dims", {tensor("x"), required("axis", ParamKind::IntList)}, P,
+                   "Inserts size-1 axes at `axis`.", inferExpandDims), kernels::copyLike));
+  out.push_back(withKernel(op("squeeze", {tensor("x"), optional("axis", ParamKind::IntList)}, P,
+                   "Removes size-1 axes (those in `axis`, or all of them).", inferSqueeze), kernels::copyLike));
+  out.push_back(withKernel(op("flatten", {tensor("x")}, P, "Flattens x to one dimension.", inferFlatten), kernels::copyLike));
   out.push_back(op("broadcast_to", {tensor("x"), expr("shape", ParamKind::Shape)}, P,
                    "Broadcasts x to `shape`, numpy-style.", inferBroadcastTo));
   out.push_back(op("take", {tensor("x"), tensor("indices"), optional("axis", ParamKind::Int),

@@ -230,10 +230,10 @@ InferResult inferPool(const InferInput& in) {
 
 void addNnOps(std::vector<OpDef>& out) {
   const auto P = DeviceRule::PrimaryInput;
-  out.push_back(op("nn.relu", {tensor("data")}, P, "Rectified linear unit, max(data, 0).", inferSame));
-  out.push_back(op("nn.gelu", {tensor("data")}, P, "Gaussian error linear unit (erf form).", inferSame));
+  out.push_back(withKernel(op("nn.relu", {tensor("data")}, P, "Rectified linear unit, max(data, 0).", inferSame), kernels::elementwise));
+  out.push_back(withKernel(op("nn.gelu", {tensor("data")}, P, "Gaussian error linear unit (erf form).", inferSame), kernels::elementwise));
   out.push_back(op("nn.gelu_tanh", {tensor("data")}, P, "Gaussian error linear unit (tanh approximation).", inferSame));
-  out.push_back(op("nn.silu", {tensor("data")}, P, "Sigmoid linear unit, data * sigmoid(data).", inferSame));
+  out.push_back(withKernel(op("nn.silu", {tensor("data")}, P, "Sigmoid linear unit, data * sigmoid(data).", inferSame), kernels::elementwise));
   out.push_back(op("nn.selu", {tensor("data")}, P, "Scaled exponential linear unit.", inferSame));
   out.push_back(op("nn.leakyrelu", {tensor("data"), attr("alpha", ParamKind::Float, f(0.01))}, P,
                    "Leaky ReLU: data where positive, alpha * data elsewhere.", inferSame));
@@ -242,9 +242,9 @@ void addNnOps(std::vector<OpDef>& out) {
   out.push_back(op("nn.softplus", {tensor("data"), attr("beta", ParamKind::Float, f(1.0)),
                                    attr("threshold", ParamKind::Float, f(20.0))},
                    P, "Softplus, log(1 + exp(beta * data)) / beta.", inferSame));
-  out.push_back(op("nn.softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P, "Softmax along `axis`.", inferSoftmax));
-  out.push_back(op("nn.log_softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P,
-                   "Log of the softmax along `axis`.", inferSoftmax));
+  out.push_back(withKernel(op("nn.softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P, "Softmax along `axis`.", inferSoftmax), kernels::softmax));
+  out.push_back(withKernel(op("nn.log_softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P,
+                   "Log of the softmax along `axis`.", inferSoftmax), kernels::softmax));
   out.push_back(op("nn.layer_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), required("axes", ParamKind::IntList),
                     attr("epsilon", ParamKind::Float, f(1e-5)), attr("center", ParamKind::Bool, b(true)),

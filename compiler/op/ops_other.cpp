@@ -168,9 +168,9 @@ InferResult inferPrint(const InferInput&) {
 
 void addOtherOps(std::vector<OpDef>& out) {
   const auto L = DeviceRule::Lenient;
-  out.push_back(op("matmul", {tensor("x1"), tensor("x2"), optional("out_dtype", ParamKind::DType)}, L,
+  out.push_back(withKernel(op("matmul", {tensor("x1"), tensor("x2"), optional("out_dtype", ParamKind::DType)}, L,
                    "Matrix product with numpy semantics (batch dimensions broadcast). Operands on different vdevices "
-                   "give a result with no vdevice in TVM (no error): it lands on the default device.", inferMatmul));
+                   "give a result with no vdevice in TVM (no error): it lands on the default device.", inferMatmul), kernels::matmul));
   out.push_back(op("einsum", {expr("operands", ParamKind::TensorList), required("subscripts", ParamKind::String)}, L,
                    "Einstein summation over the operands.", inferEinsum));
   out.push_back(op("where", {tensor("condition"), tensor("x1"), tensor("x2")}, L,

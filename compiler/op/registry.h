@@ -13,6 +13,13 @@
 #include "compiler/op/infer.h"
 
 namespace tvms::op {
+struct LegalizeInput;
+struct LegalizeResult;
+// Lowers one call of the op to a loop-IR kernel (compiler/op/legalize.h).
+using LegalizeFn = LegalizeResult (*)(const LegalizeInput&);
+}  // namespace tvms::op
+
+namespace tvms::op {
 
 enum class ParamKind {
   // Expression parameters (Call::args)
@@ -58,8 +65,8 @@ struct OpDef {
   bool modelled = false;       // arguments checked and (next issues) deduced and legalized
   // Shape and dtype deduction (the vdevice follows deviceRule); null for unmodelled ops.
   InferFn infer = nullptr;
-  // Filled by the compiler issue; kept here so that an op stays declared in one place.
-  std::function<void()> legalize;
+  // Its kernel in the loop IR (LegalizeOps); null: the op cannot be compiled yet.
+  LegalizeFn legalize = nullptr;
 
   const Param* param(std::string_view n) const;
   std::string signature() const;  // "R.nn.softmax(data, axis=-1)"

@@ -3,6 +3,7 @@
 // share to write a declaration in one line.
 #include <vector>
 
+#include "compiler/op/legalize.h"
 #include "compiler/op/registry.h"
 
 namespace tvms::op {
@@ -38,6 +39,10 @@ inline OpDef op(std::string name, std::vector<Param> params, DeviceRule rule, st
   d.deviceRule = rule;
   d.doc = std::move(doc);
   d.modelled = true;
+  return d;
+}
+inline OpDef withKernel(OpDef d, LegalizeFn f) {
+  d.legalize = f;
   return d;
 }
 inline OpDef unmodelled(std::string name) {

@@ -191,30 +191,4 @@ int runLint(const Args& args) {
   return findings ? 1 : 0;
 }
 
-int runRun(const Args& args) {
-  if (args.size() != 1) {
-    std::cerr << "usage: tvms run FILE\n";
-    return 2;
-  }
-  auto src = readSource(args[0]);
-  if (!src) return 2;
-  syntax::Document doc(src->text);
-  auto r = analysis::lintDocument(doc);
-  LintedFile f{displayPath(args[0]), src->text, syntax::LineIndex(src->text), r.diagnostics};
-  diag::TextSource ts{f.path, f.text, &f.lines};
-  int errors = 0;
-  for (auto& d : f.diagnostics) {
-    std::cout << diag::renderText(d, ts, isatty(STDOUT_FILENO));
-    errors += d.severity == diag::Severity::Error;
-  }
-  std::cout << (errors ? "" : "no errors\n");
-  auto formatted = format::formatSource(src->text);
-  for (auto& n : formatted.notes) std::cerr << "tvms run: " << n << "\n";
-  syntax::Document out(formatted.text);
-  auto file = frontend::lowerDocument(out);
-  for (auto& region : file.regions) std::cout << "\n" << out.slice(frontend::regionLines(out, region.range)) << "\n";
-  std::cout << "\n(compiling and running on the vdevices comes with the compiler issue)\n";
-  return errors ? 1 : 0;
-}
-
 }  // namespace tvms::cli

@@ -13,5 +13,6 @@ int runParse(const Args& args);
 int runLint(const Args& args);
 int runExplain(const Args& args);
 int runRun(const Args& args);
+int runBuild(const Args& args);
 
 }  // namespace tvms::cli

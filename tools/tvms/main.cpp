@@ -16,7 +16,8 @@ commands:
                            format the TVMScript regions of Python files in place
   parse --dump-ir FILE     print the parsed module canonically (deterministic)
   explain CODE             explain a diagnostic code (e.g. TVS201)
-  run FILE                 lint FILE and print its formatted modules (compiling comes later)
+  build FILE [-o X.tvmx]   compile the module (--print-after=PASS, --print-after-all)
+  run FILE [--input ...]   compile (or load a .tvmx) and run a function on the vdevices
   lsp                      the language server over stdio (diagnostics for now)
   --version                print the version
 )";
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (cmd == "lint") return tvms::cli::runLint(args);
     if (cmd == "explain") return tvms::cli::runExplain(args);
     if (cmd == "run") return tvms::cli::runRun(args);
+    if (cmd == "build") return tvms::cli::runBuild(args);
     if (cmd == "lsp") return tvms::server::runLanguageServer();
   } catch (const std::exception& e) {
     std::cerr << "tvms: internal error: " << e.what() << "\n";

@@ -1,0 +1,23 @@
+#pragma once
+// The CPU backend: loop IR -> LLVM IR -> O3 (host CPU features, so inner loops vectorize for the
+// machine that runs them) -> ORC LLJIT for in-process runs, or an object file linked by the system
+// linker into the shared library of a .tvmx artifact. LLVM's headers stay inside this folder.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/loop_ir.h"
+#include "runtime/kernel_library.h"
+
+namespace tvms::codegen::llvm_backend {
+
+// JIT-compiles the kernels; throws std::runtime_error with LLVM's message on failure.
+std::unique_ptr<runtime::KernelLibrary> jitCompile(const std::vector<Kernel>& kernels);
+
+// Writes `soPath`: the kernels compiled for the host CPU, linked as a shared library with `cc`.
+void buildSharedLibrary(const std::vector<Kernel>& kernels, const std::string& soPath);
+
+// The optimized LLVM IR (after O3), for tests and --emit-llvm.
+std::string optimizedIR(const std::vector<Kernel>& kernels);
+
+}  // namespace tvms::codegen::llvm_backend

@@ -1,0 +1,321 @@
+// Loop IR -> LLVM IR. Each kernel becomes:
+//   name(buffers, dims, env)          the C ABI entry: loads the buffer pointers, calls name.impl
+//   name.impl(noalias b0..bn, dims, env)  the body; buffers are noalias so loops vectorize
+//   name.parK(noalias b.., dims, begin, end) + name.parK.thunk(closure, begin, end) per parallel loop,
+//                                     run by env->parallel_for
+#include "compiler/codegen/llvm/llvm_emit.h"
+
+#include <stdexcept>
+#include <unordered_map>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace tvms::codegen::llvm_backend {
+
+namespace {
+
+using llvm::IRBuilder;
+using llvm::Value;
+
+class FunctionEmitter {
+ public:
+  FunctionEmitter(const Kernel& k, llvm::Module& m, llvm::Function* fn, std::vector<Value*> buffers, Value* dims)
+      : k_(k), m_(m), ctx_(m.getContext()), fn_(fn), b_(ctx_), buffers_(std::move(buffers)), dims_(dims) {
+    llvm::FastMathFlags fmf;
+    fmf.setAllowReassoc();  // reductions and register tiles vectorize; results stay within float tolerance
+    fmf.setAllowContract(); // a * b + c may become an FMA
+    b_.setFastMathFlags(fmf);
+    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+    b_.SetInsertPoint(entry);
+    // Locals and local arrays live in this function's frame (a parallel body gets its own).
+    for (size_t i = 0; i < k_.buffers.size(); ++i)
+      if (!k_.buffers[i].param) {
+        auto* a = b_.CreateAlloca(memType(k_.buffers[i].type), b_.getInt64(k_.buffers[i].localSize), k_.buffers[i].name);
+        a->setAlignment(llvm::Align(64));
+        buffers_.push_back(a);
+      }
+    for (size_t i = 0; i < k_.vars.size(); ++i)
+      if (k_.vars[i].role == Variable::Role::Local) locals_[static_cast<int>(i)] = b_.CreateAlloca(regType(k_.vars[i].type), nullptr, k_.vars[i].name);
+  }
+
+  IRBuilder<>& builder() { return b_; }
+  void bindVar(int id, Value* v) { vars_[id] = v; }
+
+  void stmt(const StmtP& s) {
+    switch (s->kind) {
+      case Stmt::Kind::Seq: for (auto& c : s->body) stmt(c); break;
+      case Stmt::Kind::Store: {
+        Value* v = expr(s->value);
+        ScalarType t = k_.buffers[s->buffer].type;
+        if (t == ScalarType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+        b_.CreateStore(v, address(s->buffer, s->index));
+        break;
+      }
+      case Stmt::Kind::Assign: b_.CreateStore(expr(s->value), locals_.at(s->var)); break;
+      case Stmt::Kind::For: loop(s->var, b_.getInt64(0), expr(s->extent), s->body); break;
+    }
+  }
+
+  // for var in [begin, end): body
+  void loop(int var, Value* begin, Value* end, const std::vector<StmtP>& body) {
+    auto* pre = b_.GetInsertBlock();
+    auto* head = llvm::BasicBlock::Create(ctx_, k_.vars[var].name + ".head", fn_);
+    auto* bodyBlock = llvm::BasicBlock::Create(ctx_, k_.vars[var].name + ".body", fn_);
+    auto* exit = llvm::BasicBlock::Create(ctx_, k_.vars[var].name + ".exit", fn_);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    auto* i = b_.CreatePHI(b_.getInt64Ty(), 2, k_.vars[var].name);
+    i->addIncoming(begin, pre);
+    b_.CreateCondBr(b_.CreateICmpSLT(i, end), bodyBlock, exit);
+    b_.SetInsertPoint(bodyBlock);
+    vars_[var] = i;
+    for (auto& s : body) stmt(s);
+    auto* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(exit);
+  }
+
+  Value* expr(const ExprP& e) {
+    switch (e->kind) {
+      case Expr::Kind::Int:
+        if (e->type == ScalarType::Bool) return b_.getInt1(e->intValue != 0);
+        return llvm::ConstantInt::get(regType(e->type), e->intValue, true);
+      case Expr::Kind::Float: return llvm::ConstantFP::get(regType(e->type), e->floatValue);
+      case Expr::Kind::Var: {
+        const Variable& v = k_.vars[e->id];
+        if (v.role == Variable::Role::Local) return b_.CreateLoad(regType(v.type), locals_.at(e->id));
+        if (v.role == Variable::Role::Dim)
+          return b_.CreateLoad(b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), dims_, v.dimIndex), v.name);
+        auto it = vars_.find(e->id);
+        if (it == vars_.end()) throw std::runtime_error("kernel " + k_.name + ": loop variable " + v.name + " used outside its loop");
+        return it->second;
+      }
+      case Expr::Kind::Load: {
+        ScalarType t = k_.buffers[e->id].type;
+        Value* v = b_.CreateLoad(memType(t), address(e->id, e->a));
+        return t == ScalarType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+      }
+      case Expr::Kind::Binary: return binaryOp(e->op, expr(e->a), expr(e->b), e->a->type);
+      case Expr::Kind::Unary: return unaryOp(e->op, expr(e->a), e->a->type);
+      case Expr::Kind::Select: return b_.CreateSelect(expr(e->a), expr(e->b), expr(e->c));
+      case Expr::Kind::Cast: return castTo(expr(e->a), e->a->type, e->type);
+    }
+    throw std::runtime_error("unknown loop IR expression");
+  }
+
+  llvm::Type* regType(ScalarType t) {
+    switch (t) {
+      case ScalarType::Bool: return b_.getInt1Ty();
+      case ScalarType::I32: return b_.getInt32Ty();
+      case ScalarType::I64: return b_.getInt64Ty();
+      case ScalarType::F32: return b_.getFloatTy();
+      case ScalarType::F64: return b_.getDoubleTy();
+    }
+    return nullptr;
+  }
+  llvm::Type* memType(ScalarType t) { return t == ScalarType::Bool ? b_.getInt8Ty() : regType(t); }
+
+ private:
+  Value* address(int buffer, const ExprP& index) {
+    return b_.CreateInBoundsGEP(memType(k_.buffers[buffer].type), buffers_.at(buffer), expr(index));
+  }
+  Value* intrinsic(llvm::Intrinsic::ID id, std::vector<Value*> args) {
+    return b_.CreateIntrinsic(id, {args[0]->getType()}, args);
+  }
+  Value* libm(const char* f32, const char* f64, Value* x, ScalarType t) {
+    auto* ty = x->getType();
+    auto callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32 : f64, llvm::FunctionType::get(ty, {ty}, false));
+    return b_.CreateCall(callee, {x});
+  }
+  Value* binaryOp(const std::string& op, Value* a, Value* b, ScalarType t) {
+    bool f = isFloat(t);
+    if (op == "+") return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+    if (op == "-") return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+    if (op == "*") return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    if (op == "/") return f ? b_.CreateFDiv(a, b) : b_.CreateSDiv(a, b);
+    if (op == "mod") return f ? b_.CreateFRem(a, b) : b_.CreateSRem(a, b);
+    if (op == "pow") return f ? intrinsic(llvm::Intrinsic::pow, {a, b}) : throw std::runtime_error("integer power is not supported");
+    if (op == "floordiv") {
+      if (f) return intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(a, b)});
+      Value* q = b_.CreateSDiv(a, b);
+      Value* r = b_.CreateSRem(a, b);
+      Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, llvm::ConstantInt::get(a->getType(), 0)),
+                                   b_.CreateICmpNE(b_.CreateICmpSLT(r, llvm::ConstantInt::get(a->getType(), 0)),
+                                                   b_.CreateICmpSLT(b, llvm::ConstantInt::get(a->getType(), 0))));
+      return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
+    }
+    if (op == "floormod") {
+      if (f) return b_.CreateFSub(a, b_.CreateFMul(b, intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(a, b)})));
+      Value* r = b_.CreateSRem(a, b);
+      Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, llvm::ConstantInt::get(a->getType(), 0)),
+                                   b_.CreateICmpNE(b_.CreateICmpSLT(r, llvm::ConstantInt::get(a->getType(), 0)),
+                                                   b_.CreateICmpSLT(b, llvm::ConstantInt::get(a->getType(), 0))));
+      return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+    }
+    // NaN-propagating, as numpy's maximum / minimum.
+    if (op == "max") return f ? intrinsic(llvm::Intrinsic::maximum, {a, b}) : b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
+    if (op == "min") return f ? intrinsic(llvm::Intrinsic::minimum, {a, b}) : b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
+    if (op == "and") return b_.CreateAnd(a, b);
+    if (op == "or") return b_.CreateOr(a, b);
+    if (op == "xor") return b_.CreateXor(a, b);
+    using P = llvm::CmpInst::Predicate;
+    struct Cmp { const char* op; P fp, ip; };
+    static const Cmp cmps[] = {{"<", P::FCMP_OLT, P::ICMP_SLT}, {"<=", P::FCMP_OLE, P::ICMP_SLE}, {">", P::FCMP_OGT, P::ICMP_SGT},
+                               {">=", P::FCMP_OGE, P::ICMP_SGE}, {"==", P::FCMP_OEQ, P::ICMP_EQ}, {"!=", P::FCMP_UNE, P::ICMP_NE}};
+    for (auto& c : cmps)
+      if (op == c.op) return f ? b_.CreateFCmp(c.fp, a, b) : b_.CreateICmp(c.ip, a, b);
+    throw std::runtime_error("loop IR: unknown binary op " + op);
+  }
+  Value* unaryOp(const std::string& op, Value* x, ScalarType t) {
+    bool f = isFloat(t);
+    auto one = [&] { return llvm::ConstantFP::get(x->getType(), 1.0); };
+    if (op == "neg") return f ? b_.CreateFNeg(x) : b_.CreateNeg(x);
+    if (op == "not") return b_.CreateNot(x);
+    if (op == "abs") return f ? intrinsic(llvm::Intrinsic::fabs, {x}) : b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
+    if (!f) throw std::runtime_error("loop IR: " + op + " needs a float operand");
+    if (op == "exp") return intrinsic(llvm::Intrinsic::exp, {x});
+    if (op == "log") return intrinsic(llvm::Intrinsic::log, {x});
+    if (op == "sqrt") return intrinsic(llvm::Intrinsic::sqrt, {x});
+    if (op == "floor") return intrinsic(llvm::Intrinsic::floor, {x});
+    if (op == "ceil") return intrinsic(llvm::Intrinsic::ceil, {x});
+    if (op == "trunc") return intrinsic(llvm::Intrinsic::trunc, {x});
+    if (op == "round") return intrinsic(llvm::Intrinsic::roundeven, {x});  // numpy rounds half to even
+    if (op == "sin") return intrinsic(llvm::Intrinsic::sin, {x});
+    if (op == "cos") return intrinsic(llvm::Intrinsic::cos, {x});
+    if (op == "sigmoid") return b_.CreateFDiv(one(), b_.CreateFAdd(one(), intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)})));
+    if (op == "tanh") return libm("tanhf", "tanh", x, t);
+    if (op == "erf") return libm("erff", "erf", x, t);
+    if (op == "rsqrt") return b_.CreateFDiv(one(), intrinsic(llvm::Intrinsic::sqrt, {x}));
+    throw std::runtime_error("loop IR: unknown unary op " + op);
+  }
+  Value* castTo(Value* v, ScalarType from, ScalarType to) {
+    llvm::Type* ty = regType(to);
+    if (from == ScalarType::Bool) return isFloat(to) ? b_.CreateUIToFP(v, ty) : b_.CreateZExt(v, ty);
+    if (to == ScalarType::Bool)
+      return isFloat(from) ? b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+    if (isFloat(from) && isFloat(to)) return b_.CreateFPCast(v, ty);
+    if (isFloat(from)) return b_.CreateFPToSI(v, ty);
+    if (isFloat(to)) return b_.CreateSIToFP(v, ty);
+    return b_.CreateSExtOrTrunc(v, ty);
+  }
+
+  const Kernel& k_;
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+  llvm::Function* fn_;
+  IRBuilder<> b_;
+  std::vector<Value*> buffers_;
+  Value* dims_;
+  std::unordered_map<int, Value*> vars_;
+  std::unordered_map<int, Value*> locals_;
+};
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const Kernel& k, llvm::Module& m) : k_(k), m_(m), ctx_(m.getContext()) {}
+
+  void emit() {
+    auto* ptr = llvm::PointerType::getUnqual(ctx_);
+    auto* i64 = llvm::Type::getInt64Ty(ctx_);
+    auto* i32 = llvm::Type::getInt32Ty(ctx_);
+    size_t n = k_.paramCount();
+    std::vector<llvm::Type*> implParams(n, ptr);
+    implParams.push_back(ptr);  // dims
+    implParams.push_back(ptr);  // env
+    auto* impl = llvm::Function::Create(llvm::FunctionType::get(i32, implParams, false), llvm::Function::InternalLinkage,
+                                        k_.name + ".impl", m_);
+    markNoAlias(impl, n);
+    std::vector<Value*> bufs;
+    for (size_t i = 0; i < n; ++i) bufs.push_back(impl->getArg(i));
+    FunctionEmitter body(k_, m_, impl, bufs, impl->getArg(n));
+    Value* env = impl->getArg(n + 1);
+    int parallelIndex = 0;
+    for (auto& s : k_.body) {
+      if (s->kind == Stmt::Kind::For && s->parallel) parallelFor(body, *s, bufs, impl->getArg(n), env, parallelIndex++);
+      else body.stmt(s);
+    }
+    body.builder().CreateRet(llvm::ConstantInt::get(i32, 0));
+
+    // The C ABI entry point.
+    auto* entry = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false), llvm::Function::ExternalLinkage,
+                                         k_.name, m_);
+    IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", entry));
+    std::vector<Value*> args;
+    for (size_t i = 0; i < n; ++i) args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), i)));
+    args.push_back(entry->getArg(1));
+    args.push_back(entry->getArg(2));
+    b.CreateRet(b.CreateCall(impl, args));
+    (void)i64;
+  }
+
+ private:
+  void markNoAlias(llvm::Function* f, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      f->addParamAttr(i, llvm::Attribute::NoAlias);
+      f->addParamAttr(i, llvm::Attribute::NoCapture);
+    }
+  }
+
+  // The loop's body outlined as name.parK(b.., dims, begin, end), called through a thunk by
+  // env->parallel_for with a closure of {b.., dims}.
+  void parallelFor(FunctionEmitter& caller, const Stmt& s, const std::vector<Value*>& bufs, Value* dims, Value* env, int index) {
+    auto* ptr = llvm::PointerType::getUnqual(ctx_);
+    auto* i64 = llvm::Type::getInt64Ty(ctx_);
+    size_t n = bufs.size();
+    std::string base = k_.name + ".par" + std::to_string(index);
+    std::vector<llvm::Type*> params(n + 1, ptr);
+    params.push_back(i64);
+    params.push_back(i64);
+    auto* part = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false),
+                                        llvm::Function::InternalLinkage, base, m_);
+    markNoAlias(part, n);
+    std::vector<Value*> partBufs;
+    for (size_t i = 0; i < n; ++i) partBufs.push_back(part->getArg(i));
+    FunctionEmitter pe(k_, m_, part, partBufs, part->getArg(n));
+    pe.loop(s.var, part->getArg(n + 1), part->getArg(n + 2), s.body);
+    pe.builder().CreateRetVoid();
+
+    auto* thunk = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr, i64, i64}, false),
+                                         llvm::Function::InternalLinkage, base + ".thunk", m_);
+    {
+      IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", thunk));
+      std::vector<Value*> args;
+      for (size_t i = 0; i <= n; ++i) args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, thunk->getArg(0), i)));
+      args.push_back(thunk->getArg(1));
+      args.push_back(thunk->getArg(2));
+      b.CreateCall(part, args);
+      b.CreateRetVoid();
+    }
+
+    auto& b = caller.builder();
+    auto* closure = b.CreateAlloca(ptr, b.getInt64(n + 1), "closure");
+    for (size_t i = 0; i < n; ++i) b.CreateStore(bufs[i], b.CreateConstInBoundsGEP1_64(ptr, closure, i));
+    b.CreateStore(dims, b.CreateConstInBoundsGEP1_64(ptr, closure, n));
+    // env: {void* pool; void (*parallel_for)(pool, n, body, closure)}
+    Value* pool = b.CreateLoad(ptr, env);
+    Value* pf = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, env, 1));
+    auto* pfType = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr, i64, ptr, ptr}, false);
+    b.CreateCall(pfType, pf, {pool, caller.expr(s.extent), thunk, closure});
+  }
+
+  const Kernel& k_;
+  llvm::Module& m_;
+  llvm::LLVMContext& ctx_;
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> emitModule(const std::vector<Kernel>& kernels, llvm::LLVMContext& ctx) {
+  auto m = std::make_unique<llvm::Module>("tvms_kernels", ctx);
+  for (auto& k : kernels) KernelEmitter(k, *m).emit();
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  if (llvm::verifyModule(*m, &os)) throw std::runtime_error("internal error: invalid LLVM IR for the kernels: " + os.str());
+  return m;
+}
+
+}  // namespace tvms::codegen::llvm_backend

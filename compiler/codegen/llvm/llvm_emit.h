@@ -1,0 +1,15 @@
+#pragma once
+// Internal to the LLVM backend: loop IR -> an LLVM module (unoptimized).
+#include <memory>
+#include <vector>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "compiler/codegen/loop_ir.h"
+
+namespace tvms::codegen::llvm_backend {
+
+std::unique_ptr<llvm::Module> emitModule(const std::vector<Kernel>& kernels, llvm::LLVMContext& ctx);
+
+}  // namespace tvms::codegen::llvm_backend

@@ -1,0 +1,225 @@
+#include "compiler/codegen/loop_ir.h"
+
+#include <sstream>
+
+namespace tvms::codegen {
+
+std::optional<ScalarType> scalarTypeOf(std::string_view d) {
+  if (d == "float32") return ScalarType::F32;
+  if (d == "float64") return ScalarType::F64;
+  if (d == "int32") return ScalarType::I32;
+  if (d == "int64") return ScalarType::I64;
+  if (d == "bool") return ScalarType::Bool;
+  return std::nullopt;
+}
+
+std::string_view dtypeName(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return "bool";
+    case ScalarType::I32: return "int32";
+    case ScalarType::I64: return "int64";
+    case ScalarType::F32: return "float32";
+    case ScalarType::F64: return "float64";
+  }
+  return "?";
+}
+
+bool isFloat(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F64; }
+
+size_t Kernel::paramCount() const {
+  size_t n = 0;
+  for (auto& b : buffers) n += b.param;
+  return n;
+}
+
+int KernelBuilder::param(std::string name, ScalarType t, std::vector<std::string> shape) {
+  k_.buffers.push_back({std::move(name), t, true, 0, std::move(shape)});
+  return static_cast<int>(k_.buffers.size()) - 1;
+}
+int KernelBuilder::localArray(std::string name, ScalarType t, int64_t size) {
+  k_.buffers.push_back({std::move(name), t, false, size, {}});
+  return static_cast<int>(k_.buffers.size()) - 1;
+}
+ExprP KernelBuilder::dim(const std::string& name) {
+  for (size_t i = 0; i < k_.vars.size(); ++i)
+    if (k_.vars[i].role == Variable::Role::Dim && k_.vars[i].name == name) return var(static_cast<int>(i));
+  k_.vars.push_back({name, ScalarType::I64, Variable::Role::Dim, static_cast<int>(k_.dims.size())});
+  k_.dims.push_back(name);
+  return var(static_cast<int>(k_.vars.size()) - 1);
+}
+int KernelBuilder::loopVar(std::string name) {
+  k_.vars.push_back({std::move(name), ScalarType::I64, Variable::Role::Loop, -1});
+  return static_cast<int>(k_.vars.size()) - 1;
+}
+int KernelBuilder::local(std::string name, ScalarType t) {
+  k_.vars.push_back({std::move(name), t, Variable::Role::Local, -1});
+  return static_cast<int>(k_.vars.size()) - 1;
+}
+ExprP KernelBuilder::var(int id) const {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Var;
+  e->id = id;
+  e->type = k_.vars[id].type;
+  return e;
+}
+ExprP KernelBuilder::load(int buffer, ExprP index) const {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Load;
+  e->id = buffer;
+  e->type = k_.buffers[buffer].type;
+  e->a = std::move(index);
+  return e;
+}
+
+ExprP intImm(int64_t v) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Int;
+  e->intValue = v;
+  return e;
+}
+ExprP floatImm(double v, ScalarType t) {
+  auto e = std::make_shared<Expr>();
+  e->kind = isFloat(t) ? Expr::Kind::Float : Expr::Kind::Int;
+  e->type = t;
+  e->floatValue = v;
+  e->intValue = static_cast<int64_t>(v);
+  return e;
+}
+ExprP binary(std::string op, ExprP a, ExprP b) {
+  // Integer constants fold (shape arithmetic is mostly static).
+  if (a->kind == Expr::Kind::Int && b->kind == Expr::Kind::Int && a->type == ScalarType::I64 && b->type == ScalarType::I64) {
+    int64_t x = a->intValue, y = b->intValue;
+    if (op == "+") return intImm(x + y);
+    if (op == "*") return intImm(x * y);
+    if (op == "-") return intImm(x - y);
+    if (op == "min") return intImm(std::min(x, y));
+    if (op == "max") return intImm(std::max(x, y));
+    if (op == "floordiv" && y > 0) return intImm(x >= 0 ? x / y : -((-x + y - 1) / y));
+  }
+  if (a->kind == Expr::Kind::Int && a->type == ScalarType::I64) {
+    if (op == "*" && a->intValue == 1) return b;
+    if (op == "+" && a->intValue == 0) return b;
+    if (op == "*" && a->intValue == 0) return a;
+  }
+  if (b->kind == Expr::Kind::Int && b->type == ScalarType::I64) {
+    if ((op == "*" || op == "floordiv") && b->intValue == 1) return a;
+    if ((op == "+" || op == "-") && b->intValue == 0) return a;
+  }
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Binary;
+  bool compare = op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
+  e->type = compare ? ScalarType::Bool : a->type;
+  e->op = std::move(op);
+  e->a = std::move(a);
+  e->b = std::move(b);
+  return e;
+}
+ExprP unary(std::string op, ExprP a) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Unary;
+  e->type = op == "not" ? ScalarType::Bool : a->type;
+  e->op = std::move(op);
+  e->a = std::move(a);
+  return e;
+}
+ExprP select(ExprP cond, ExprP a, ExprP b) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Select;
+  e->type = a->type;
+  e->a = std::move(cond);
+  e->b = std::move(a);
+  e->c = std::move(b);
+  return e;
+}
+ExprP cast(ScalarType t, ExprP a) {
+  if (a->type == t) return a;
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Cast;
+  e->type = t;
+  e->a = std::move(a);
+  return e;
+}
+
+StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool parallel) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Kind::For;
+  s->var = var;
+  s->extent = std::move(extent);
+  s->parallel = parallel;
+  s->body = std::move(body);
+  return s;
+}
+StmtP store(int buffer, ExprP index, ExprP value) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Kind::Store;
+  s->buffer = buffer;
+  s->index = std::move(index);
+  s->value = std::move(value);
+  return s;
+}
+StmtP assign(int local, ExprP value) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Kind::Assign;
+  s->var = local;
+  s->value = std::move(value);
+  return s;
+}
+StmtP seq(std::vector<StmtP> body) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Kind::Seq;
+  s->body = std::move(body);
+  return s;
+}
+
+namespace {
+struct Printer {
+  const Kernel& k;
+  std::vector<std::string> lines;
+  std::string expr(const ExprP& e) {
+    switch (e->kind) {
+      case Expr::Kind::Int: return e->type == ScalarType::I64 ? std::to_string(e->intValue) : "T." + std::string(dtypeName(e->type)) + "(" + std::to_string(e->intValue) + ")";
+      case Expr::Kind::Float: {
+        std::ostringstream o;
+        o.precision(17);
+        o << "T." << dtypeName(e->type) << "(" << e->floatValue << ")";
+        return o.str();
+      }
+      case Expr::Kind::Var: return k.vars[e->id].name;
+      case Expr::Kind::Load: return k.buffers[e->id].name + "[" + expr(e->a) + "]";
+      case Expr::Kind::Binary:
+        if (e->op == "min" || e->op == "max" || e->op == "floordiv" || e->op == "floormod" || e->op == "pow" || e->op == "mod")
+          return "T." + e->op + "(" + expr(e->a) + ", " + expr(e->b) + ")";
+        return "(" + expr(e->a) + " " + e->op + " " + expr(e->b) + ")";
+      case Expr::Kind::Unary: return "T." + e->op + "(" + expr(e->a) + ")";
+      case Expr::Kind::Select: return "T.Select(" + expr(e->a) + ", " + expr(e->b) + ", " + expr(e->c) + ")";
+      case Expr::Kind::Cast: return "T.Cast(\"" + std::string(dtypeName(e->type)) + "\", " + expr(e->a) + ")";
+    }
+    return "?";
+  }
+  void stmt(const StmtP& s, int depth) {
+    std::string pad(depth * 4, ' ');
+    switch (s->kind) {
+      case Stmt::Kind::For:
+        lines.push_back(pad + "for " + k.vars[s->var].name + " in " + (s->parallel ? "T.parallel(" : "T.serial(") + expr(s->extent) + "):");
+        for (auto& b : s->body) stmt(b, depth + 1);
+        break;
+      case Stmt::Kind::Store: lines.push_back(pad + k.buffers[s->buffer].name + "[" + expr(s->index) + "] = " + expr(s->value)); break;
+      case Stmt::Kind::Assign: lines.push_back(pad + k.vars[s->var].name + " = " + expr(s->value)); break;
+      case Stmt::Kind::Seq: for (auto& b : s->body) stmt(b, depth); break;
+    }
+  }
+};
+}  // namespace
+
+std::vector<std::string> printKernelBody(const Kernel& k) {
+  Printer p{k, {}};
+  p.lines.push_back("T.func_attr({\"global_symbol\": \"" + k.name + "\", \"tir.noalias\": True})");
+  for (auto& b : k.buffers)
+    if (!b.param) p.lines.push_back(b.name + " = T.alloc_buffer((" + std::to_string(b.localSize) + ",), \"" + std::string(dtypeName(b.type)) + "\", scope=\"local\")");
+  for (auto& v : k.vars)
+    if (v.role == Variable::Role::Local) p.lines.push_back(v.name + " = T.decl_scalar(\"" + std::string(dtypeName(v.type)) + "\")");
+  for (auto& s : k.body) p.stmt(s, 0);
+  return p.lines;
+}
+
+}  // namespace tvms::codegen

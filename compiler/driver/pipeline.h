@@ -1,0 +1,40 @@
+#pragma once
+// The build pipeline shared by `tvms build`, `tvms run` and the language server's tvms/viewIR:
+// Normalize -> RealizeVDevice -> LegalizeOps -> LowerToVM, printable after each pass, then the CPU
+// kernels through LLVM (JIT or a shared library for the artifact).
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/module.h"
+#include "runtime/executable.h"
+
+namespace tvms::driver {
+
+const std::vector<std::string>& passNames();  // in pipeline order
+
+struct BuildOptions {
+  std::map<std::string, std::string> remap;  // "cuda:0" -> "cpu"
+  // Called after each pass with its name and the module printed as TVMScript (LowerToVM: the
+  // bytecode listing as comments).
+  std::function<void(const std::string& pass, const std::string& text)> afterPass;
+  bool compileKernels = true;   // JIT the CPU kernels into exe.library
+  std::string sharedLibrary;    // when set: also build the kernels as this shared library (for .tvmx)
+};
+
+struct BuildResult {
+  std::optional<runtime::Executable> exe;
+  std::vector<std::string> errors;
+  int64_t storageAllocations = 0, storageReuses = 0;
+};
+
+// Never throws for a bad module: problems come back in `errors`.
+BuildResult build(const ir::IRModule& m, const BuildOptions& options);
+
+// The module after `pass` as text (tvms/viewIR), or an error message.
+std::string printAfter(const ir::IRModule& m, const std::string& pass, std::string* error);
+
+}  // namespace tvms::driver

@@ -1,0 +1,42 @@
+#pragma once
+// The contract between LegalizeOps (compiler/transform) and each op's kernel builder: the call with
+// its operands' struct info (static or symbolic shapes), operands known at compile time as scalars
+// (R.const(2, "float32"), Python numbers) inlined into the kernel, and the result's struct info.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/loop_ir.h"
+#include "compiler/op/registry.h"
+
+namespace tvms::op {
+
+struct LegalizeInput {
+  const OpDef& def;
+  const ir::Call& call;
+  std::vector<const ir::StructInfo*> args;    // struct info of each of call.args
+  std::vector<std::optional<double>> scalars; // the value of an operand that is a compile-time scalar
+  const ir::StructInfo& out;
+  std::string kernelName;
+  const ir::Value* attr(std::string_view name) const {
+    const ir::CallAttr* a = call.attr(name);
+    return a ? &a->value : nullptr;
+  }
+};
+
+struct LegalizeResult {
+  std::optional<codegen::Kernel> kernel;
+  std::vector<size_t> bufferArgs;  // which of call.args are the kernel's input buffers, in order (the output follows)
+  std::string error;               // why it cannot be lowered (unsupported dtype, unknown rank, ...)
+};
+
+// The kernel builders, attached to their ops' registry entries.
+namespace kernels {
+LegalizeResult elementwise(const LegalizeInput& in);  // binary and unary ops, relu, silu, gelu, clip
+LegalizeResult reduce(const LegalizeInput& in);       // sum, mean, max, min, prod
+LegalizeResult softmax(const LegalizeInput& in);      // nn.softmax, nn.log_softmax
+LegalizeResult matmul(const LegalizeInput& in);       // tiled, outer loop on the thread pool
+LegalizeResult copyLike(const LegalizeInput& in);     // reshape, flatten, expand_dims, squeeze (same bytes)
+}  // namespace kernels
+
+}  // namespace tvms::op

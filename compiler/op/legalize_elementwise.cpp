@@ -1,0 +1,162 @@
+// Elementwise kernels. Same-shape operands run as one flat loop split into chunks on the thread pool
+// (the inner loop vectorizes); broadcasting runs a loop nest over the output, the outermost loop
+// parallel. Compile-time scalars (R.const(2, "float32"), Python numbers) are inlined.
+#include <cmath>
+#include <map>
+
+#include "compiler/ir/printer.h"
+#include "compiler/op/legalize_util.h"
+
+namespace tvms::op::kernels {
+
+using namespace codegen;
+
+namespace {
+
+constexpr int64_t kChunk = 16384;  // elements per parallel part of a flat loop
+
+const std::map<std::string, std::string>& binaryOps() {
+  static const std::map<std::string, std::string> m = {
+      {"add", "+"}, {"subtract", "-"}, {"multiply", "*"}, {"divide", "/"}, {"floor_divide", "floordiv"},
+      {"mod", "mod"}, {"floor_mod", "floormod"}, {"power", "pow"}, {"maximum", "max"}, {"minimum", "min"},
+      {"equal", "=="}, {"not_equal", "!="}, {"less", "<"}, {"less_equal", "<="}, {"greater", ">"}, {"greater_equal", ">="},
+      {"logical_and", "and"}, {"logical_or", "or"}, {"logical_xor", "xor"}};
+  return m;
+}
+
+// The scalar function of a unary op, or null when it has no kernel yet.
+ExprP unaryValue(const std::string& op, ExprP x, const LegalizeInput& in) {
+  ScalarType t = x->type;
+  auto k = [&](double v) { return floatImm(v, t); };
+  static const std::map<std::string, std::string> direct = {
+      {"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"tanh", "tanh"}, {"sigmoid", "sigmoid"}, {"abs", "abs"},
+      {"negative", "neg"}, {"floor", "floor"}, {"ceil", "ceil"}, {"round", "round"}, {"trunc", "trunc"},
+      {"sin", "sin"}, {"cos", "cos"}, {"erf", "erf"}, {"rsqrt", "rsqrt"}, {"logical_not", "not"}};
+  if (auto it = direct.find(op); it != direct.end()) return unary(it->second, x);
+  if (op == "square") return x * x;
+  if (op == "nn.relu") return binary("max", x, k(0));
+  if (op == "nn.silu") return x * unary("sigmoid", x);
+  if (op == "nn.gelu") return k(0.5) * x * (k(1) + unary("erf", x * k(M_SQRT1_2)));
+  if (op == "sign") return select(binary(">", x, k(0)), k(1), select(binary("<", x, k(0)), k(-1), k(0)));
+  if (op == "clip") {
+    auto bound = [&](size_t i) -> ExprP {
+      if (i < in.scalars.size() && in.scalars[i]) return k(*in.scalars[i]);
+      return nullptr;
+    };
+    ExprP lo = bound(1), hi = bound(2);
+    if (!lo || !hi) return nullptr;
+    return binary("min", binary("max", x, lo), hi);
+  }
+  return nullptr;
+}
+
+bool sameDims(const std::vector<ExprP>& a, const std::vector<ExprP>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] == b[i]) continue;
+    if (a[i]->kind == Expr::Kind::Int && b[i]->kind == Expr::Kind::Int && a[i]->intValue == b[i]->intValue) continue;
+    if (a[i]->kind == Expr::Kind::Var && b[i]->kind == Expr::Kind::Var && a[i]->id == b[i]->id) continue;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+LegalizeResult elementwise(const LegalizeInput& in) {
+  std::string op = in.def.name.substr(6);  // "relax.add" -> "add"
+  auto outType = elementType(&in.out);
+  if (!outType) return failure("dtype " + in.out.dtype + " has no kernels yet");
+  KernelBuilder kb(in.kernelName);
+  LegalizeResult r;
+  auto outDims = shapeExprs(kb, &in.out);
+  if (!outDims) return failure("the result's shape must be known to compile " + in.def.scriptName());
+  bool binaryOp = binaryOps().count(op) > 0;
+  size_t operands = binaryOp ? 2 : 1;
+  struct Operand { int buffer = -1; std::vector<ExprP> dims; ExprP scalar; };
+  std::vector<Operand> ops(operands);
+  for (size_t i = 0; i < operands; ++i) {
+    const ir::StructInfo* s = i < in.args.size() ? in.args[i] : nullptr;
+    auto t = elementType(s);
+    if (!t) return failure("operand " + std::to_string(i + 1) + " of " + in.def.scriptName() + " has dtype '" + (s ? s->dtype : "?") + "', which has no kernels yet");
+    if (i < in.scalars.size() && in.scalars[i]) {
+      ops[i].scalar = floatImm(*in.scalars[i], *t);
+      continue;
+    }
+    auto dims = shapeExprs(kb, s);
+    if (!dims) return failure("the shape of operand " + std::to_string(i + 1) + " must be known to compile " + in.def.scriptName());
+    ops[i].dims = *dims;
+    ops[i].buffer = kb.param(std::string(1, static_cast<char>('A' + i)), *t, shapeText(s));
+    r.bufferArgs.push_back(i);
+  }
+  int out = kb.param("C", *outType, shapeText(&in.out));
+
+  auto value = [&](const std::vector<ExprP>& loads) -> ExprP {
+    if (binaryOp) {
+      ExprP v = binary(binaryOps().at(op), loads[0], loads[1]);
+      return v->type == *outType ? v : cast(*outType, v);
+    }
+    return unaryValue(op, loads[0], in);
+  };
+
+  bool flat = true;
+  for (auto& o : ops) flat = flat && (o.scalar || sameDims(o.dims, *outDims));
+  if (flat) {
+    ExprP n = product(*outDims);
+    int o = kb.loopVar("o"), i = kb.loopVar("i");
+    ExprP idx = kb.var(o) * intImm(kChunk) + kb.var(i);
+    std::vector<ExprP> loads;
+    for (auto& x : ops) loads.push_back(x.scalar ? x.scalar : kb.load(x.buffer, idx));
+    ExprP v = value(loads);
+    if (!v) return failure(in.def.scriptName() + " has no kernel yet");
+    ExprP parts = binary("floordiv", n + intImm(kChunk - 1), intImm(kChunk));
+    ExprP inner = binary("min", intImm(kChunk), n - kb.var(o) * intImm(kChunk));
+    kb.add(forLoop(o, parts, {forLoop(i, inner, {store(out, idx, v)})}, true));
+  } else {
+    // A loop nest over the output; each operand indexed with its broadcast (right-aligned) dims.
+    size_t rank = outDims->size();
+    std::vector<int> loops;
+    for (size_t d = 0; d < rank; ++d) loops.push_back(kb.loopVar("i" + std::to_string(d)));
+    std::vector<ExprP> loads;
+    for (auto& x : ops) {
+      if (x.scalar) { loads.push_back(x.scalar); continue; }
+      std::vector<ExprP> idx;
+      size_t offset = rank - x.dims.size();
+      for (size_t d = 0; d < x.dims.size(); ++d) {
+        bool broadcast = x.dims[d]->kind == Expr::Kind::Int && x.dims[d]->intValue == 1;
+        idx.push_back(broadcast ? intImm(0) : kb.var(loops[offset + d]));
+      }
+      loads.push_back(kb.load(x.buffer, flatIndex(idx, x.dims)));
+    }
+    ExprP v = value(loads);
+    if (!v) return failure(in.def.scriptName() + " has no kernel yet");
+    std::vector<ExprP> outIdx;
+    for (int l : loops) outIdx.push_back(kb.var(l));
+    StmtP body = store(out, flatIndex(outIdx, *outDims), v);
+    for (size_t d = rank; d-- > 0;) body = forLoop(loops[d], (*outDims)[d], {body}, d == 0);
+    kb.add(body);
+  }
+  r.kernel = kb.take();
+  return r;
+}
+
+LegalizeResult copyLike(const LegalizeInput& in) {
+  auto t = elementType(&in.out);
+  if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");
+  KernelBuilder kb(in.kernelName);
+  auto dims = shapeExprs(kb, in.args.empty() ? nullptr : in.args[0]);
+  if (!dims) return failure("the shape of the operand must be known to compile " + in.def.scriptName());
+  int a = kb.param("A", *t, shapeText(in.args[0]));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  int o = kb.loopVar("o"), i = kb.loopVar("i");
+  ExprP n = product(*dims);
+  ExprP idx = kb.var(o) * intImm(kChunk) + kb.var(i);
+  kb.add(forLoop(o, binary("floordiv", n + intImm(kChunk - 1), intImm(kChunk)),
+                 {forLoop(i, binary("min", intImm(kChunk), n - kb.var(o) * intImm(kChunk)), {store(c, idx, kb.load(a, idx))})}, true));
+  LegalizeResult r;
+  r.bufferArgs = {0};
+  r.kernel = kb.take();
+  return r;
+}
+
+}  // namespace tvms::op::kernels

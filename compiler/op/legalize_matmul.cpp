@@ -1,0 +1,74 @@
+// matmul: C[b] = A[b] @ B[b or shared]. Register tiles of kMR x kNR outputs accumulate in a local
+// array over the whole K loop (B's rows are contiguous, so the kNR loop vectorizes and A's element is
+// broadcast); the tile rows run on the thread pool; the edges that do not fill a tile take a plain
+// dot-product loop. No BLAS: this is the codegen's own kernel.
+#include "compiler/op/legalize_util.h"
+
+namespace tvms::op::kernels {
+
+using namespace codegen;
+
+namespace {
+constexpr int64_t kMR = 4;
+constexpr int64_t kNR = 32;
+}  // namespace
+
+LegalizeResult matmul(const LegalizeInput& in) {
+  const ir::StructInfo* x1 = in.args.size() > 0 ? in.args[0] : nullptr;
+  const ir::StructInfo* x2 = in.args.size() > 1 ? in.args[1] : nullptr;
+  auto t = elementType(x1);
+  if (!t || !isFloat(*t) || !x2 || x2->dtype != x1->dtype || in.out.dtype != x1->dtype)
+    return failure("matmul kernels take two float32 or two float64 tensors (and out_dtype equal to theirs)");
+  KernelBuilder kb(in.kernelName);
+  auto d1 = shapeExprs(kb, x1), d2 = shapeExprs(kb, x2), dc = shapeExprs(kb, &in.out);
+  if (!d1 || !d2 || !dc) return failure("the operands' shapes must be known to compile R.matmul");
+  if (d1->size() < 2 || d2->size() < 2) return failure("R.matmul of a 1-D operand has no kernel yet (reshape it to 2-D)");
+  if (d2->size() > 2 && d2->size() != d1->size()) return failure("R.matmul with broadcast batch dims has no kernel yet");
+  size_t r1 = d1->size();
+  ExprP M = (*d1)[r1 - 2], K = (*d1)[r1 - 1], N = (*d2)[d2->size() - 1];
+  ExprP batch = product(*d1, 0, r1 - 2);
+  bool batchedB = d2->size() > 2;
+  int A = kb.param("A", *t, shapeText(x1));
+  int B = kb.param("B", *t, shapeText(x2));
+  int C = kb.param("C", *t, shapeText(&in.out));
+  int acc = kb.localArray("acc", *t, kMR * kNR);
+  int sum = kb.local("sum", *t);
+  auto zero = floatImm(0, *t);
+
+  ExprP mTiles = binary("floordiv", M, intImm(kMR)), nTiles = binary("floordiv", N, intImm(kNR));
+  ExprP mFull = mTiles * intImm(kMR), nFull = nTiles * intImm(kNR);
+  int bt = kb.loopVar("bt"), jo = kb.loopVar("jo"), k = kb.loopVar("k"), ii = kb.loopVar("ii"), jj = kb.loopVar("jj"), t0 = kb.loopVar("t");
+  ExprP b = binary("floordiv", kb.var(bt), mTiles), io = binary("floormod", kb.var(bt), mTiles);
+  ExprP aBase = b * M * K, bBase = batchedB ? b * K * N : intImm(0), cBase = b * M * N;
+  ExprP row = io * intImm(kMR) + kb.var(ii);
+  ExprP col = kb.var(jo) * intImm(kNR) + kb.var(jj);
+  ExprP accAt = kb.var(ii) * intImm(kNR) + kb.var(jj);
+  StmtP tile = seq({
+      forLoop(t0, intImm(kMR * kNR), {store(acc, kb.var(t0), zero)}),
+      forLoop(k, K, {forLoop(ii, intImm(kMR), {forLoop(jj, intImm(kNR), {
+          store(acc, accAt, kb.load(acc, accAt) + kb.load(A, aBase + row * K + kb.var(k)) * kb.load(B, bBase + kb.var(k) * N + col))})})}),
+      forLoop(ii, intImm(kMR), {forLoop(jj, intImm(kNR), {store(C, cBase + row * N + col, kb.load(acc, accAt))})}),
+  });
+  // Columns past the last full tile, for these kMR rows.
+  int jr = kb.loopVar("jr"), kr = kb.loopVar("kr");
+  ExprP colR = nFull + kb.var(jr);
+  StmtP edgeCols = forLoop(ii, intImm(kMR), {forLoop(jr, N - nFull, {
+      assign(sum, zero),
+      forLoop(kr, K, {assign(sum, kb.var(sum) + kb.load(A, aBase + row * K + kb.var(kr)) * kb.load(B, bBase + kb.var(kr) * N + colR))}),
+      store(C, cBase + row * N + colR, kb.var(sum))})});
+  kb.add(forLoop(bt, batch * mTiles, {forLoop(jo, nTiles, {tile}), edgeCols}, true));
+  // Rows past the last full tile, every column.
+  int br = kb.loopVar("br"), ir_ = kb.loopVar("ir"), jc = kb.loopVar("jc"), kc = kb.loopVar("kc");
+  ExprP rowR = mFull + kb.var(ir_);
+  ExprP aB = kb.var(br) * M * K, bB = batchedB ? kb.var(br) * K * N : intImm(0), cB = kb.var(br) * M * N;
+  kb.add(forLoop(br, batch, {forLoop(ir_, M - mFull, {forLoop(jc, N, {
+      assign(sum, zero),
+      forLoop(kc, K, {assign(sum, kb.var(sum) + kb.load(A, aB + rowR * K + kb.var(kc)) * kb.load(B, bB + kb.var(kc) * N + kb.var(jc)))}),
+      store(C, cB + rowR * N + kb.var(jc), kb.var(sum))})})}));
+  LegalizeResult r;
+  r.bufferArgs = {0, 1};
+  r.kernel = kb.take();
+  return r;
+}
+
+}  // namespace tvms::op::kernels

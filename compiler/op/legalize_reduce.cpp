@@ -1,0 +1,103 @@
+// Reductions and softmax: the kept dims are the loop nest (outermost parallel), the reduced dims an
+// inner nest accumulating into a local scalar.
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "compiler/op/infer_util.h"
+#include "compiler/op/legalize_util.h"
+
+namespace tvms::op::kernels {
+
+using namespace codegen;
+
+LegalizeResult reduce(const LegalizeInput& in) {
+  std::string op = in.def.name.substr(6);
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  auto t = elementType(x);
+  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");
+  KernelBuilder kb(in.kernelName);
+  auto dims = shapeExprs(kb, x);
+  if (!dims) return failure("the shape of the operand must be known to compile " + in.def.scriptName());
+  int rank = static_cast<int>(dims->size());
+  std::set<int> reduced;
+  if (auto written = infer::intList(in.attr("axis"))) {
+    for (auto a : *written) reduced.insert(static_cast<int>(a < 0 ? a + rank : a));
+  } else {
+    for (int i = 0; i < rank; ++i) reduced.insert(i);
+  }
+  double init = op == "max" ? -std::numeric_limits<double>::infinity() : op == "min" ? std::numeric_limits<double>::infinity() : op == "prod" ? 1 : 0;
+  if (op != "sum" && op != "mean" && op != "max" && op != "min" && op != "prod") return failure(in.def.scriptName() + " has no kernel yet");
+  int a = kb.param("A", *t, shapeText(x));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  int acc = kb.local("acc", *t);
+  std::vector<int> loops(rank);
+  for (int d = 0; d < rank; ++d) loops[d] = kb.loopVar("i" + std::to_string(d));
+  std::vector<ExprP> idx;
+  for (int d = 0; d < rank; ++d) idx.push_back(kb.var(loops[d]));
+  ExprP v = kb.load(a, flatIndex(idx, *dims));
+  ExprP cur = kb.var(acc);
+  ExprP next = op == "max" ? binary("max", cur, v) : op == "min" ? binary("min", cur, v) : op == "prod" ? cur * v : cur + v;
+  StmtP inner = assign(acc, next);
+  for (int d = rank; d-- > 0;)
+    if (reduced.count(d)) inner = forLoop(loops[d], (*dims)[d], {inner});
+  ExprP count = intImm(1);
+  for (int d : reduced) count = count * (*dims)[d];
+  ExprP result = op == "mean" ? binary("/", kb.var(acc), cast(*t, count)) : kb.var(acc);
+  // The output index: kept dims in order (a reduced dim kept with keepdims indexes 0 of size 1).
+  ExprP outIdx = intImm(0);
+  for (int d = 0; d < rank; ++d)
+    if (!reduced.count(d)) outIdx = outIdx * (*dims)[d] + kb.var(loops[d]);
+  StmtP body = seq({assign(acc, floatImm(init, *t)), inner, store(c, outIdx, result)});
+  bool first = true;
+  for (int d = rank; d-- > 0;)
+    if (!reduced.count(d)) body = forLoop(loops[d], (*dims)[d], {body});
+  // The outermost kept loop is parallel (rebuilt with the flag).
+  for (int d = 0; d < rank && first; ++d)
+    if (!reduced.count(d)) {
+      auto s = std::make_shared<Stmt>(*body);
+      s->parallel = true;
+      body = s;
+      first = false;
+    }
+  kb.add(body);
+  LegalizeResult r;
+  r.bufferArgs = {0};
+  r.kernel = kb.take();
+  return r;
+}
+
+LegalizeResult softmax(const LegalizeInput& in) {
+  bool logSoftmax = in.def.name == "relax.nn.log_softmax";
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  auto t = elementType(x);
+  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");
+  KernelBuilder kb(in.kernelName);
+  auto dims = shapeExprs(kb, x);
+  if (!dims || dims->empty()) return failure("the shape of the operand must be known to compile " + in.def.scriptName());
+  int rank = static_cast<int>(dims->size());
+  int64_t axis = infer::intAttr(in.attr("axis")).value_or(-1);
+  if (axis < 0) axis += rank;
+  // [outer, axis, inner]
+  ExprP outer = product(*dims, 0, static_cast<size_t>(axis)), len = (*dims)[axis], innerN = product(*dims, static_cast<size_t>(axis) + 1);
+  int a = kb.param("A", *t, shapeText(x));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  int o = kb.loopVar("o"), i = kb.loopVar("i"), k1 = kb.loopVar("k"), k2 = kb.loopVar("k2"), k3 = kb.loopVar("k3");
+  int mx = kb.local("mx", *t), sum = kb.local("sum", *t);
+  auto at = [&](int k) { return (kb.var(o) * len + kb.var(k)) * innerN + kb.var(i); };
+  StmtP body = seq({
+      assign(mx, floatImm(-std::numeric_limits<double>::infinity(), *t)),
+      forLoop(k1, len, {assign(mx, binary("max", kb.var(mx), kb.load(a, at(k1))))}),
+      assign(sum, floatImm(0, *t)),
+      forLoop(k2, len, {assign(sum, kb.var(sum) + unary("exp", kb.load(a, at(k2)) - kb.var(mx)))}),
+      forLoop(k3, len, {store(c, at(k3), logSoftmax ? kb.load(a, at(k3)) - kb.var(mx) - unary("log", kb.var(sum))
+                                                     : binary("/", unary("exp", kb.load(a, at(k3)) - kb.var(mx)), kb.var(sum)))}),
+  });
+  kb.add(forLoop(o, outer, {forLoop(i, innerN, {body})}, true));
+  LegalizeResult r;
+  r.bufferArgs = {0};
+  r.kernel = kb.take();
+  return r;
+}
+
+}  // namespace tvms::op::kernels

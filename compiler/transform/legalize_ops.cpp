@@ -1,0 +1,118 @@
+#include "compiler/transform/legalize_ops.h"
+
+#include <map>
+#include <unordered_map>
+
+#include "compiler/ir/printer.h"
+#include "compiler/op/legalize.h"
+#include "compiler/transform/rewriter.h"
+
+namespace tvms::transform {
+
+using namespace ir;
+
+namespace {
+
+std::optional<double> scalarValue(const ExprPtr& e) {
+  if (auto* c = as<Constant>(e)) {
+    if (c->value.kind == Value::Kind::Int) return static_cast<double>(c->value.integer);
+    if (c->value.kind == Value::Kind::Float) return c->value.real;
+    if (c->value.kind == Value::Kind::Bool) return c->value.boolean ? 1.0 : 0.0;
+  }
+  if (auto* p = as<PrimValue>(e); p && p->value && p->value->kind == PrimExpr::Kind::Int) return static_cast<double>(p->value->value);
+  return std::nullopt;
+}
+
+class Legalize : public Rewriter {
+ public:
+  explicit Legalize(LegalizedModule& out) : out_(out) {}
+
+ protected:
+  void binding(const Binding& b, std::vector<BindingPtr>& out) override {
+    auto* c = as<Call>(b.value);
+    const op::OpDef* def = c && !c->callee ? op::findOp(c->op) : nullptr;
+    if (!def || c->op == "relax.to_vdevice" || c->op == "relax.call_tir" || b.vars.size() != 1)
+      return Rewriter::binding(b, out);
+    if (!def->legalize) {
+      out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");
+      return Rewriter::binding(b, out);
+    }
+    const StructInfo* result = b.vars[0]->annotation.get();
+    if (!result || result->kind != StructInfo::Kind::Tensor) {
+      out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): its result's struct info is unknown");
+      return Rewriter::binding(b, out);
+    }
+    std::vector<StructInfoPtr> holders;
+    op::LegalizeInput in{*def, *c, {}, {}, *result, ""};
+    for (auto& a : c->args) {
+      in.scalars.push_back(scalarValue(a));
+      if (auto* k = as<Constant>(a)) {
+        holders.push_back(tensorSInfo(std::vector<PrimExprPtr>{}, k->dtype.empty() ? result->dtype : k->dtype));
+        in.args.push_back(holders.back().get());
+      } else {
+        in.args.push_back(sinfoOf(a));
+      }
+    }
+    std::string base = def->name.substr(6);
+    for (auto& ch : base) if (ch == '.') ch = '_';
+    int n = counts_[base]++;
+    std::string name = n ? base + std::to_string(n) : base;
+    in.kernelName = kKernelSymbolPrefix + name;
+    op::LegalizeResult r = def->legalize(in);
+    if (!r.kernel) {
+      out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): " + r.error);
+      return Rewriter::binding(b, out);
+    }
+    auto call = std::make_shared<Call>();
+    call->op = "relax.call_tir";
+    std::vector<ExprPtr> operands;
+    auto prim = std::make_shared<PrimFunc>();
+    prim->name = name;
+    for (size_t i : r.bufferArgs) {
+      operands.push_back(expr(c->args[i]));
+      prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, in.args[i]));
+    }
+    prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, result));
+    prim->bodyLines = codegen::printKernelBody(*r.kernel);
+    call->args = {std::make_shared<GlobalVar>(name), std::make_shared<Tuple>(operands)};
+    call->sinfoArgs = {b.vars[0]->annotation};
+    call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
+    out.push_back(copyBinding(b, call));
+    prims.push_back({name, nullptr, prim});
+    out_.kernels.push_back(std::move(*r.kernel));
+  }
+
+ private:
+  static TirParam bufferParam(const std::string& name, const StructInfo* s) {
+    TirParam p;
+    p.name = name;
+    p.kind = TirParam::Kind::Buffer;
+    p.buffer.name = name;
+    p.buffer.dtype = s->dtype;
+    if (s->shape) p.buffer.shape = *s->shape;
+    std::string shape;
+    for (size_t i = 0; i < p.buffer.shape.size(); ++i) shape += (i ? ", " : "") + printPrimExpr(p.buffer.shape[i]);
+    if (p.buffer.shape.size() == 1) shape += ",";
+    p.annotation = "T.Buffer((" + shape + "), \"" + s->dtype + "\")";
+    return p;
+  }
+  LegalizedModule& out_;
+  std::map<std::string, int> counts_;
+
+ public:
+  std::vector<ModuleFunction> prims;  // added after the walk (the module's function list is being rewritten)
+};
+
+}  // namespace
+
+LegalizedModule legalizeOps(const IRModule& m) {
+  LegalizedModule out;
+  out.module = m;
+  Legalize l(out);
+  for (auto& mf : out.module.functions)
+    if (mf.relax) mf.relax = l.function(*mf.relax);
+  out.module.functions.insert(out.module.functions.end(), l.prims.begin(), l.prims.end());
+  return out;
+}
+
+}  // namespace tvms::transform

@@ -1,0 +1,391 @@
+#include "compiler/transform/lower_to_vm.h"
+
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "compiler/analysis/analysis.h"
+#include "compiler/ir/printer.h"
+
+namespace tvms::transform {
+
+using namespace ir;
+using runtime::Instruction;
+using runtime::Opcode;
+
+namespace {
+
+struct Storage {
+  int reg;
+  int slot;
+  int64_t bytes;
+};
+
+class FunctionLowering {
+ public:
+  FunctionLowering(const IRModule& m, LoweredVM& out, const std::unordered_map<std::string, int>& kernelIndex,
+                   const std::unordered_map<std::string, int>& functionIndex)
+      : m_(m), out_(out), kernelIndex_(kernelIndex), functionIndex_(functionIndex) {}
+
+  runtime::VMFunction lower(const Function& fn) {
+    f_.name = fn.name;
+    for (auto& p : fn.params) {
+      int reg = regOf(p.get());
+      (void)reg;
+      f_.params.push_back(paramSpec(*p));
+    }
+    countUses(fn.body.get());
+    if (fn.body) {
+      seq(*fn.body);
+      int ret = valueReg(fn.body->body);
+      emit(Opcode::Ret, -1, {ret});
+      outputs(fn.body->body);
+    }
+    f_.retSInfo = printStructInfo(fn.retAnnotation, m_);
+    f_.numRegisters = nextReg_;
+    f_.numDims = static_cast<int>(dims_.size()) + tempDims_;
+    return std::move(f_);
+  }
+
+ private:
+  void error(std::string s) { out_.errors.push_back(f_.name + ": " + std::move(s)); }
+  void emit(Opcode op, int dst, std::vector<int64_t> args) { f_.code.push_back({op, dst, std::move(args)}); }
+  int newReg() { return nextReg_++; }
+  int regOf(const Var* v) {
+    auto it = regs_.find(v);
+    if (it != regs_.end()) return it->second;
+    return regs_[v] = newReg();
+  }
+
+  int slotOf(const StructInfo* s) {
+    const VDevice* v = placedOn(s);
+    if (v) return m_.indexOf(v);
+    for (size_t i = 0; i < m_.vdevices.size(); ++i)
+      if (m_.vdevices[i]->memoryScope == "global") return static_cast<int>(i);
+    return 0;
+  }
+
+  runtime::ParamSpec paramSpec(const Var& p) {
+    runtime::ParamSpec spec;
+    spec.name = p.name;
+    const StructInfo* s = p.annotation.get();
+    spec.sinfo = printStructInfo(p.annotation, m_);
+    spec.tensor = s && s->kind == StructInfo::Kind::Tensor;
+    if (!spec.tensor) return spec;
+    spec.dtype = s->dtype;
+    spec.ndim = s->rank();
+    spec.slot = slotOf(s);
+    if (s->shape)
+      for (auto& d : *s->shape) {
+        runtime::ParamSpec::Dim dim;
+        if (d->kind == PrimExpr::Kind::Int) {
+          dim.kind = runtime::ParamSpec::Dim::Fixed;
+          dim.value = d->value;
+        } else if (d->kind == PrimExpr::Kind::Var) {
+          auto it = dims_.find(d->name);
+          dim.kind = it == dims_.end() ? runtime::ParamSpec::Dim::Bind : runtime::ParamSpec::Dim::Check;
+          dim.value = it == dims_.end() ? (dims_[d->name] = static_cast<int>(dims_.size())) : it->second;
+          dim.name = d->name;
+        }
+        spec.dims.push_back(dim);
+      }
+    return spec;
+  }
+
+  // A dim as a VM operand: an immediate, a bound symbolic dim, or a temporary computed into the heap.
+  runtime::DimOperand dimOperand(const PrimExprPtr& d) {
+    if (!d) return {false, 0};
+    if (d->kind == PrimExpr::Kind::Int) return {false, d->value};
+    if (d->kind == PrimExpr::Kind::Var) {
+      auto it = dims_.find(d->name);
+      if (it == dims_.end()) { error("symbolic dim '" + d->name + "' is not bound by any parameter"); return {false, 0}; }
+      return {true, it->second};
+    }
+    if (d->kind == PrimExpr::Kind::Binary || d->kind == PrimExpr::Kind::Neg) {
+      runtime::DimOperand a = d->kind == PrimExpr::Kind::Neg ? runtime::DimOperand{false, 0} : dimOperand(d->lhs);
+      runtime::DimOperand b = dimOperand(d->kind == PrimExpr::Kind::Neg ? d->lhs : d->rhs);
+      std::string op = d->kind == PrimExpr::Kind::Neg ? "-" : d->name;
+      int64_t code = op == "//" ? '/' : op[0];
+      int slot = static_cast<int>(dims_.size()) + tempDims_++;
+      emit(Opcode::ComputeDim, slot, {code, a.isSlot, a.value, b.isSlot, b.value});
+      return {true, slot};
+    }
+    error("shape " + printPrimExpr(d) + " cannot be computed by the VM");
+    return {false, 0};
+  }
+
+  void countUses(const SeqExpr* s) {
+    if (!s) return;
+    for (auto& blk : s->blocks)
+      for (auto& b : blk->bindings) {
+        visitUses(b->value, [&](const Var* v) { lastUse_[v] = &b; });
+        if (auto* i = as<If>(b->value)) { countUses(i->thenBranch.get()); countUses(i->elseBranch.get()); }
+        // A value stored elsewhere (tuples, aliases, branches, other functions) keeps its storage.
+        if (!as<Call>(b->value) || as<Call>(b->value)->callee) visitUses(b->value, [&](const Var* v) { escapes_.insert(v); });
+        if (auto* c = as<Call>(b->value); c && c->op != "relax.call_tir" && c->op != "relax.to_vdevice")
+          visitUses(b->value, [&](const Var* v) { escapes_.insert(v); });
+      }
+    visitUses(s->body, [&](const Var* v) { escapes_.insert(v); });
+  }
+  template <typename F>
+  void visitUses(const ExprPtr& e, F&& f) {
+    if (!e) return;
+    if (auto* v = as<Var>(e)) return f(v);
+    if (auto* c = as<Call>(e)) { for (auto& a : c->args) visitUses(a, f); return; }
+    if (auto* t = as<Tuple>(e)) { for (auto& x : t->fields) visitUses(x, f); return; }
+    if (auto* g = as<TupleGetItem>(e)) return visitUses(g->tuple, f);
+    if (auto* i = as<If>(e)) {
+      visitUses(i->cond, f);
+      for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
+        if (br) visitUses(br->body, f);
+    }
+  }
+
+  int valueReg(const ExprPtr& e) {
+    if (auto* v = as<Var>(e)) return regOf(v);
+    if (auto* t = as<Tuple>(e)) {
+      std::vector<int64_t> fields;
+      for (auto& x : t->fields) fields.push_back(valueReg(x));
+      int r = newReg();
+      emit(Opcode::MakeTuple, r, fields);
+      return r;
+    }
+    if (auto* c = as<Constant>(e)) return constant(*c, 0);
+    error("cannot lower the expression " + printExpr(e, m_) + " to the VM yet");
+    return newReg();
+  }
+
+  int constant(const Constant& c, int slot) {
+    runtime::ConstantData d;
+    auto dt = runtime::dtypeFromName(c.dtype.empty() ? "float32" : c.dtype);
+    if (!dt || (c.value.kind != Value::Kind::Int && c.value.kind != Value::Kind::Float && c.value.kind != Value::Kind::Bool)) {
+      error("only scalar constants are supported in the VM yet");
+      return newReg();
+    }
+    d.dtype = *dt;
+    double v = c.value.kind == Value::Kind::Float ? c.value.real : static_cast<double>(c.value.integer);
+    d.bytes.resize(runtime::dtypeBytes(*dt));
+    switch (*dt) {
+      case runtime::DType::F32: { float x = static_cast<float>(v); memcpy(d.bytes.data(), &x, 4); break; }
+      case runtime::DType::F64: memcpy(d.bytes.data(), &v, 8); break;
+      case runtime::DType::I32: { int32_t x = static_cast<int32_t>(v); memcpy(d.bytes.data(), &x, 4); break; }
+      case runtime::DType::I64: { int64_t x = static_cast<int64_t>(v); memcpy(d.bytes.data(), &x, 8); break; }
+      default: d.bytes[0] = v != 0; break;
+    }
+    out_.exe.constants.push_back(std::move(d));
+    int r = newReg();
+    emit(Opcode::LoadConst, r, {static_cast<int64_t>(out_.exe.constants.size() - 1), slot});
+    return r;
+  }
+
+  // An output tensor: storage from the pool of its device when a dead one is large enough.
+  int allocTensor(const StructInfo& s, const Var* owner) {
+    int slot = slotOf(&s);
+    auto dt = runtime::dtypeFromName(s.dtype);
+    if (!dt || !s.shape) { error("'" + owner->name + "': a tensor needs a known dtype and shape to be allocated"); return newReg(); }
+    std::vector<int64_t> args{0, static_cast<int64_t>(*dt)};
+    bool staticSize = true;
+    int64_t bytes = static_cast<int64_t>(runtime::dtypeBytes(*dt));
+    for (auto& d : *s.shape) {
+      runtime::DimOperand o = dimOperand(d);
+      args.push_back(o.isSlot);
+      args.push_back(o.value);
+      if (o.isSlot) staticSize = false; else bytes *= o.value;
+    }
+    int storageReg = -1;
+    if (staticSize)
+      for (size_t i = 0; i < pool_.size(); ++i)
+        if (pool_[i].slot == slot && pool_[i].bytes >= bytes) {
+          storageReg = pool_[i].reg;
+          storage_[owner] = pool_[i];
+          pool_.erase(pool_.begin() + static_cast<long>(i));
+          ++out_.storageReuses;
+          break;
+        }
+    if (storageReg < 0) {
+      storageReg = newReg();
+      ++out_.storageAllocations;
+      if (staticSize) {
+        emit(Opcode::AllocStorage, storageReg, {slot, 0, bytes});
+        storage_[owner] = {storageReg, slot, bytes};
+      } else {
+        // bytes = dtype size * product of the dims, computed into the heap
+        runtime::DimOperand total{false, static_cast<int64_t>(runtime::dtypeBytes(*dt))};
+        for (auto& d : *s.shape) {
+          runtime::DimOperand o = dimOperand(d);
+          int t = static_cast<int>(dims_.size()) + tempDims_++;
+          emit(Opcode::ComputeDim, t, {'*', total.isSlot, total.value, o.isSlot, o.value});
+          total = {true, t};
+        }
+        emit(Opcode::AllocStorage, storageReg, {slot, 1, total.value});
+      }
+    }
+    args[0] = storageReg;
+    int r = regOf(owner);
+    emit(Opcode::AllocTensor, r, args);
+    return r;
+  }
+
+  void releaseDead(const BindingPtr* b) {
+    for (auto it = lastUse_.begin(); it != lastUse_.end();) {
+      if (it->second != b) { ++it; continue; }
+      const Var* v = it->first;
+      auto st = storage_.find(v);
+      if (st != storage_.end() && !escapes_.count(v)) pool_.push_back(st->second);
+      if (!escapes_.count(v) && regs_.count(v)) emit(Opcode::Release, -1, {regs_[v]});
+      it = lastUse_.erase(it);
+    }
+  }
+
+  void seq(const SeqExpr& s) {
+    for (auto& blk : s.blocks)
+      for (auto& b : blk->bindings) {
+        binding(*b);
+        releaseDead(&b);
+      }
+  }
+
+  void binding(const Binding& b) {
+    if (b.vars.empty()) return;
+    const Var* var = b.vars[0].get();
+    if (b.kind == Binding::Kind::Unpack) {
+      int src = valueReg(b.value);
+      for (size_t i = 0; i < b.vars.size(); ++i) emit(Opcode::GetItem, regOf(b.vars[i].get()), {src, static_cast<int64_t>(i)});
+      return;
+    }
+    const ExprPtr& e = b.value;
+    if (auto* c = as<Call>(e)) {
+      if (c->op == "relax.call_tir") return callKernel(*c, var);
+      if (c->op == "relax.to_vdevice") {
+        int src = valueReg(c->args[0]);
+        emit(Opcode::ToDevice, regOf(var), {src, slotOf(var->annotation.get())});
+        return;
+      }
+      if (auto* g = as<GlobalVar>(c->callee)) {
+        auto it = functionIndex_.find(g->name);
+        if (it == functionIndex_.end()) return error("call of unknown function " + g->name);
+        std::vector<int64_t> args{it->second};
+        for (auto& a : c->args) args.push_back(valueReg(a));
+        emit(Opcode::CallFunc, regOf(var), args);
+        return;
+      }
+      return error("'" + var->name + "': " + (c->op.empty() ? std::string("this call") : c->op) + " cannot run in the VM yet");
+    }
+    if (auto* g = as<TupleGetItem>(e)) {
+      emit(Opcode::GetItem, regOf(var), {valueReg(g->tuple), g->index});
+      return;
+    }
+    if (auto* i = as<If>(e)) {
+      int cond = valueReg(i->cond);
+      int dst = regOf(var);
+      size_t jumpIf = f_.code.size();
+      emit(Opcode::IfNot, -1, {cond, 0});
+      branch(*i->thenBranch, dst);
+      size_t jumpEnd = f_.code.size();
+      emit(Opcode::Goto, -1, {0});
+      f_.code[jumpIf].args[1] = static_cast<int64_t>(f_.code.size());
+      branch(*i->elseBranch, dst);
+      f_.code[jumpEnd].args[0] = static_cast<int64_t>(f_.code.size());
+      return;
+    }
+    if (auto* k = as<Constant>(e)) {
+      int r = constant(*k, slotOf(var->annotation.get()));
+      emit(Opcode::Move, regOf(var), {r});
+      return;
+    }
+    emit(Opcode::Move, regOf(var), {valueReg(e)});
+  }
+
+  void branch(const SeqExpr& s, int dst) {
+    for (auto& blk : s.blocks)
+      for (auto& b : blk->bindings) binding(*b);
+    emit(Opcode::Move, dst, {valueReg(s.body)});
+  }
+
+  void callKernel(const Call& c, const Var* var) {
+    auto* g = as<GlobalVar>(c.args[0]);
+    auto it = g ? kernelIndex_.find(g->name) : kernelIndex_.end();
+    if (it == kernelIndex_.end()) return error("'" + var->name + "': R.call_tir of a prim func tvms did not build (user T.prim_func bodies are not compiled yet)");
+    std::vector<int64_t> regs;
+    if (auto* t = as<Tuple>(c.args[1])) for (auto& a : t->fields) regs.push_back(valueReg(a));
+    const StructInfo* outS = var->annotation.get();
+    if (!outS || outS->kind != StructInfo::Kind::Tensor) return error("'" + var->name + "': a kernel's output must be one tensor");
+    int slot = slotOf(outS);
+    const codegen::Kernel& k = out_.kernels[it->second];
+    int& kernelSlot = out_.exe.kernels[it->second].slot;
+    kernelSlot = slot;
+    int outReg = allocTensor(*outS, var);
+    regs.push_back(outReg);
+    std::vector<int64_t> args{it->second, static_cast<int64_t>(regs.size())};
+    args.insert(args.end(), regs.begin(), regs.end());
+    for (auto& name : k.dims) {
+      auto d = dims_.find(name);
+      if (d == dims_.end()) return error("kernel " + k.name + " reads symbolic dim '" + name + "', which no parameter binds");
+      args.push_back(d->second);
+    }
+    emit(Opcode::CallKernel, -1, args);
+  }
+
+  void outputs(const ExprPtr& body) {
+    if (auto* v = as<Var>(body)) f_.outputNames.push_back(v->name);
+    else if (auto* t = as<Tuple>(body))
+      for (size_t i = 0; i < t->fields.size(); ++i) {
+        auto* v = as<Var>(t->fields[i]);
+        f_.outputNames.push_back(v ? v->name : "output_" + std::to_string(i));
+      }
+  }
+
+  const IRModule& m_;
+  LoweredVM& out_;
+  const std::unordered_map<std::string, int>& kernelIndex_;
+  const std::unordered_map<std::string, int>& functionIndex_;
+  runtime::VMFunction f_;
+  int nextReg_ = 0;
+  int tempDims_ = 0;
+  std::unordered_map<const Var*, int> regs_;
+  std::unordered_map<std::string, int> dims_;
+  std::unordered_map<const Var*, const BindingPtr*> lastUse_;
+  std::unordered_set<const Var*> escapes_;
+  std::unordered_map<const Var*, Storage> storage_;
+  std::vector<Storage> pool_;
+};
+
+}  // namespace
+
+LoweredVM lowerToVM(LegalizedModule legalized, const std::map<std::string, std::string>& remap) {
+  LoweredVM out;
+  const IRModule& m = legalized.module;
+  out.kernels = std::move(legalized.kernels);
+  out.errors = std::move(legalized.errors);
+  if (m.vdevices.empty()) {
+    out.exe.devices.push_back({"llvm", 1, 0, "global", "llvm:0"});
+  } else {
+    for (auto& v : m.vdevices) {
+      std::string spelling = analysis::spellingOf(m, v.get());
+      out.exe.devices.push_back({v->target.kind, deviceTypeOfKind(v->target.kind), v->vdeviceId, v->memoryScope, spelling});
+    }
+  }
+  std::unordered_map<std::string, int> kernelIndex, functionIndex;
+  for (size_t i = 0; i < out.kernels.size(); ++i) {
+    const std::string& sym = out.kernels[i].name;
+    kernelIndex[sym.substr(std::string(kKernelSymbolPrefix).size())] = static_cast<int>(i);
+    out.exe.kernels.push_back({sym, 0});
+  }
+  for (auto& f : m.functions)
+    if (f.relax) functionIndex[f.name] = static_cast<int>(functionIndex.size());
+  for (auto& f : m.functions)
+    if (f.relax) out.exe.functions.push_back(FunctionLowering(m, out, kernelIndex, functionIndex).lower(*f.relax));
+  // Kernels run on the CPU unless their device is a CPU one or remapped to it; other backends come
+  // with their issues.
+  for (auto& k : out.exe.kernels) {
+    const runtime::DeviceSlot& d = out.exe.devices[k.slot];
+    auto it = remap.find(d.spelling);
+    bool cpu = d.kind == "llvm" || d.kind == "c" || (it != remap.end() && it->second == "cpu");
+    if (!cpu)
+      out.errors.push_back("kernel " + k.name + " runs on vdevice \"" + d.spelling + "\" (" + d.kind +
+                           "): tvms compiles CPU kernels only so far; `--device " + d.spelling + "=cpu` runs it on the CPU");
+  }
+  return out;
+}
+
+}  // namespace tvms::transform

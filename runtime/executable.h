@@ -1,0 +1,105 @@
+#pragma once
+// A compiled module as the VM runs it: the device list (slot i = vdevice i of global_infos), the
+// kernels by name, constants, and each function's bytecode. Written to and read from .tvmx files
+// together with the shared library holding the CPU kernels.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/kernel_library.h"
+#include "runtime/ndarray.h"
+
+namespace tvms::runtime {
+
+struct DeviceSlot {
+  std::string kind;      // target kind: "llvm", "cuda"
+  int deviceType = 1;    // DLPack code
+  int64_t vdeviceId = 0;
+  std::string scope = "global";
+  std::string spelling;  // "llvm:0", for messages
+};
+
+// An operand of shape arithmetic: an immediate or a slot of the frame's dim heap.
+struct DimOperand {
+  bool isSlot = false;
+  int64_t value = 0;
+};
+
+enum class Opcode : uint8_t {
+  ComputeDim,   // heap[a] = b <op c> d            args: dst, op, b.isSlot, b.value, d.isSlot, d.value
+  AllocStorage, // r[dst] = storage on slot a, bytes (operand)   args: dst, slot, isSlot, value
+  AllocTensor,  // r[dst] = view of storage r[a] at offset 0, dtype, dims (operands)
+  CallKernel,   // kernel a (r[args]..., dims heap[slots]...)
+  ToDevice,     // r[dst] = copy of r[a] on slot b
+  LoadConst,    // r[dst] = constant a on slot b
+  MakeTuple,    // r[dst] = (r[args]...)
+  GetItem,      // r[dst] = r[a][b]
+  Move,         // r[dst] = r[a]
+  CallFunc,     // r[dst] = function a (r[args]...)
+  IfNot,        // if not r[a]: pc = b
+  Goto,         // pc = a
+  Ret,          // return r[a]
+  Release,      // r[a] = nothing (its last use: storage may go back to the device)
+};
+
+struct Instruction {
+  Opcode op;
+  int32_t dst = -1;
+  std::vector<int64_t> args;
+};
+
+// What a parameter must be: a tensor of this dtype and rank on this slot; each dim either fixed,
+// bound to a heap slot at its first appearance, or checked against the slot after that.
+struct ParamSpec {
+  std::string name;
+  bool tensor = true;
+  std::string dtype;     // empty: any
+  int ndim = -1;         // -1: any rank
+  struct Dim { enum Kind { Any, Fixed, Bind, Check } kind = Any; int64_t value = 0; std::string name; };
+  std::vector<Dim> dims;
+  int slot = -1;         // -1: anywhere
+  std::string sinfo;     // the parameter's struct info as TVMScript, for messages
+};
+
+struct VMFunction {
+  std::string name;
+  std::vector<ParamSpec> params;
+  std::string retSInfo;
+  int numRegisters = 0;  // params occupy registers 0..params-1
+  int numDims = 0;       // heap slots
+  std::vector<Instruction> code;
+  std::vector<std::string> outputNames;  // for printing: the returned variable, or its tuple fields
+};
+
+struct KernelRef {
+  std::string name;
+  int slot = 0;          // the device it runs on
+};
+
+struct ConstantData {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::vector<char> bytes;
+};
+
+struct Executable {
+  std::vector<DeviceSlot> devices;
+  std::vector<KernelRef> kernels;
+  std::vector<ConstantData> constants;
+  std::vector<VMFunction> functions;
+  std::shared_ptr<KernelLibrary> library;  // CPU kernels (JIT or the artifact's shared library)
+  std::vector<char> sharedLibrary;          // the artifact's shared library bytes, when built for one
+
+  const VMFunction* function(const std::string& name) const;
+};
+
+// .tvmx: "TVMX" + version, metadata (JSON), constants, the kernels' shared library.
+void saveExecutable(const Executable& e, const std::string& path);
+// Loads and dlopens the kernels; throws std::runtime_error with a clear message.
+Executable loadExecutable(const std::string& path);
+
+// A listing of the bytecode, for --print-after=LowerToVM and tests.
+std::string disassemble(const Executable& e);
+
+}  // namespace tvms::runtime

@@ -1,0 +1,46 @@
+#pragma once
+// Tensors of the runtime: a dtype, a shape, the device slot they live on, and shared storage (views of
+// one storage at offsets are how memory planning reuses memory).
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tvms::runtime {
+
+enum class DType : uint8_t { Bool, I32, I64, F16, F32, F64 };
+std::optional<DType> dtypeFromName(std::string_view name);  // "float32" -> F32
+std::string_view dtypeName(DType t);
+size_t dtypeBytes(DType t);
+
+class DeviceAPI;
+
+// One allocation on one device; freed through the device when the last tensor on it goes (the
+// storage keeps its device alive, so tensors may outlive the VM that made them).
+struct Storage {
+  std::shared_ptr<DeviceAPI> device;
+  int slot = 0;
+  void* data = nullptr;
+  size_t bytes = 0;
+  Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+};
+
+struct NDArray {
+  std::shared_ptr<Storage> storage;
+  size_t offset = 0;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+
+  int64_t numel() const;
+  size_t bytes() const { return static_cast<size_t>(numel()) * dtypeBytes(dtype); }
+  int slot() const { return storage ? storage->slot : -1; }
+  void* data() const { return static_cast<char*>(storage->data) + offset; }
+  std::string shapeText() const;  // "(2, 3)"
+};
+
+}  // namespace tvms::runtime

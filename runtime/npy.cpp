@@ -1,0 +1,79 @@
+#include "runtime/npy.h"
+
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <stdexcept>
+
+#include "runtime/device_api.h"
+
+namespace tvms::runtime {
+
+namespace {
+
+const char* descrOf(DType t) {
+  switch (t) {
+    case DType::Bool: return "|b1";
+    case DType::I32: return "<i4";
+    case DType::I64: return "<i8";
+    case DType::F16: return "<f2";
+    case DType::F32: return "<f4";
+    case DType::F64: return "<f8";
+  }
+  return "?";
+}
+
+}  // namespace
+
+NDArray readNpy(const std::string& path, const std::shared_ptr<DeviceAPI>& host) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  char magic[8];
+  in.read(magic, 8);
+  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + " is not a .npy file");
+  uint32_t headerLen = 0;
+  if (magic[6] == 1) {
+    uint16_t n;
+    in.read(reinterpret_cast<char*>(&n), 2);
+    headerLen = n;
+  } else {
+    in.read(reinterpret_cast<char*>(&headerLen), 4);
+  }
+  if (!in || headerLen > (1u << 20)) throw std::runtime_error(path + ": damaged .npy header");
+  std::string header(headerLen, '\0');
+  in.read(header.data(), headerLen);
+  std::smatch m;
+  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']+)')"))) throw std::runtime_error(path + ": no dtype in the .npy header");
+  std::string descr = m[1];
+  NDArray a;
+  bool found = false;
+  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64})
+    if (descr == descrOf(t) || (t == DType::Bool && descr == "<b1")) { a.dtype = t; found = true; }
+  if (!found) throw std::runtime_error(path + ": dtype '" + descr + "' is not supported (float16/32/64, int32/64, bool, little-endian)");
+  if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)"))) throw std::runtime_error(path + ": Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
+  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw std::runtime_error(path + ": no shape in the .npy header");
+  std::string dims = m[1];
+  static const std::regex number(R"(\d+)");
+  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it) a.shape.push_back(std::stoll(it->str()));
+  a.storage = std::make_shared<Storage>(host, -1, a.bytes());
+  in.read(static_cast<char*>(a.data()), static_cast<std::streamsize>(a.bytes()));
+  if (!in) throw std::runtime_error(path + ": fewer bytes than its shape " + a.shapeText() + " needs");
+  return a;
+}
+
+void writeNpy(const std::string& path, const NDArray& a) {
+  std::string header = "{'descr': '" + std::string(descrOf(a.dtype)) + "', 'fortran_order': False, 'shape': " + a.shapeText() + ", }";
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out.write("\x93NUMPY\x01\x00", 8);
+  uint16_t n = static_cast<uint16_t>(header.size());
+  out.write(reinterpret_cast<const char*>(&n), 2);
+  out << header;
+  out.write(static_cast<const char*>(a.data()), static_cast<std::streamsize>(a.bytes()));
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace tvms::runtime

@@ -1,0 +1,233 @@
+#include "runtime/vm.h"
+
+#include <stdexcept>
+
+namespace tvms::runtime {
+
+namespace {
+
+int64_t operand(const std::vector<int64_t>& heap, int64_t isSlot, int64_t value) {
+  return isSlot ? heap.at(static_cast<size_t>(value)) : value;
+}
+
+int64_t computeDim(int64_t op, int64_t a, int64_t b) {
+  switch (op) {
+    case '+': return a + b;
+    case '-': return a - b;
+    case '*': return a * b;
+    case '/':  // floor division, as TIR's floordiv
+      if (b == 0) throw std::runtime_error("shape arithmetic divides by zero");
+      return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+    case '%':
+      if (b == 0) throw std::runtime_error("shape arithmetic divides by zero");
+      return ((a % b) + b) % b;
+  }
+  throw std::runtime_error("bad shape arithmetic in the bytecode");
+}
+
+const NDArray& tensorIn(const Value& v, const char* what) {
+  if (auto* t = std::get_if<NDArray>(&v)) return *t;
+  throw std::runtime_error(std::string("the VM expected a tensor ") + what);
+}
+
+}  // namespace
+
+const VMFunction* Executable::function(const std::string& name) const {
+  for (auto& f : functions) if (f.name == name) return &f;
+  return nullptr;
+}
+
+VirtualMachine::VirtualMachine(const Executable& exe, std::vector<std::shared_ptr<DeviceAPI>> devices)
+    : exe_(exe), devices_(std::move(devices)), host_(makeCpuDevice(-1)) {
+  if (devices_.size() != exe.devices.size())
+    throw std::runtime_error("the VM got " + std::to_string(devices_.size()) + " devices for a module with " +
+                             std::to_string(exe.devices.size()) + " vdevices");
+  for (auto& k : exe.kernels) {
+    TvmsKernelFn f = exe.library ? exe.library->find(k.name) : nullptr;
+    if (!f) throw std::runtime_error("kernel " + k.name + " is missing from the executable's library");
+    kernels_.push_back(f);
+  }
+  constants_.resize(exe.constants.size());
+  stats_.kernelSeconds.assign(exe.devices.size(), 0);
+  stats_.kernelCalls.assign(exe.devices.size(), 0);
+}
+
+NDArray VirtualMachine::toDevice(const NDArray& a, int slot, int64_t* counter) {
+  NDArray out;
+  out.dtype = a.dtype;
+  out.shape = a.shape;
+  out.storage = std::make_shared<Storage>(devices_.at(slot), slot, a.bytes());
+  DeviceAPI& from = *a.storage->device;
+  copyBetween(*devices_[slot], out.data(), from, a.data(), a.bytes());
+  if (counter) {
+    *counter += static_cast<int64_t>(a.bytes());
+  } else {
+    stats_.bytesCopied += static_cast<int64_t>(a.bytes());
+    ++stats_.copies;
+  }
+  return out;
+}
+
+NDArray VirtualMachine::hostCopy(const NDArray& a) {
+  if (a.storage->device->hostAccessible()) return a;
+  NDArray out;
+  out.dtype = a.dtype;
+  out.shape = a.shape;
+  out.storage = std::make_shared<Storage>(host_, -1, a.bytes());
+  a.storage->device->copyToHost(out.data(), a.data(), a.bytes());
+  a.storage->device->synchronize();
+  return out;
+}
+
+Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs) {
+  const VMFunction* f = exe_.function(name);
+  if (!f) {
+    std::string known;
+    for (auto& g : exe_.functions) known += (known.empty() ? "" : ", ") + g.name;
+    throw std::runtime_error("no function '" + name + "' in the module (it has: " + known + ")");
+  }
+  if (inputs.size() != f->params.size())
+    throw std::runtime_error(name + " takes " + std::to_string(f->params.size()) + " inputs, got " + std::to_string(inputs.size()));
+  return run(*f, std::move(inputs));
+}
+
+Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
+  std::vector<Value> r(static_cast<size_t>(f.numRegisters));
+  std::vector<int64_t> heap(static_cast<size_t>(f.numDims), 0);
+  // Parameters: checked against their struct info, bound symbolic dims, placed on their slot.
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const ParamSpec& p = f.params[i];
+    if (p.tensor) {
+      auto* t = std::get_if<NDArray>(&args[i]);
+      auto fail = [&](const std::string& why) {
+        throw std::runtime_error("input '" + p.name + "' of " + f.name + ": " + why + "; expected " + p.sinfo);
+      };
+      if (!t) fail("not a tensor");
+      if (!p.dtype.empty() && dtypeName(t->dtype) != p.dtype) fail("dtype " + std::string(dtypeName(t->dtype)));
+      if (p.ndim >= 0 && static_cast<int>(t->shape.size()) != p.ndim) fail("shape " + t->shapeText());
+      for (size_t d = 0; d < p.dims.size() && d < t->shape.size(); ++d) {
+        const auto& dim = p.dims[d];
+        int64_t got = t->shape[d];
+        if (dim.kind == ParamSpec::Dim::Fixed && got != dim.value) fail("shape " + t->shapeText());
+        if (dim.kind == ParamSpec::Dim::Bind) heap.at(static_cast<size_t>(dim.value)) = got;
+        if (dim.kind == ParamSpec::Dim::Check && heap.at(static_cast<size_t>(dim.value)) != got)
+          fail("shape " + t->shapeText() + " (" + dim.name + " is " + std::to_string(heap[static_cast<size_t>(dim.value)]) +
+               " from an earlier input)");
+      }
+      if (p.slot >= 0 && t->slot() != p.slot) args[i] = toDevice(*t, p.slot, &stats_.inputBytesPlaced);
+    }
+    r[i] = std::move(args[i]);
+  }
+  size_t pc = 0;
+  std::vector<void*> buffers;
+  std::vector<int64_t> dims;
+  const auto& code = f.code;
+  while (pc < code.size()) {
+    const Instruction& in = code[pc++];
+    const auto& a = in.args;
+    ++stats_.instructions;
+    switch (in.op) {
+      case Opcode::ComputeDim:
+        heap.at(static_cast<size_t>(in.dst)) = computeDim(a[0], operand(heap, a[1], a[2]), operand(heap, a[3], a[4]));
+        break;
+      case Opcode::AllocStorage: {
+        int slot = static_cast<int>(a[0]);
+        r[in.dst] = std::make_shared<Storage>(devices_.at(slot), slot, static_cast<size_t>(operand(heap, a[1], a[2])));
+        break;
+      }
+      case Opcode::AllocTensor: {
+        NDArray t;
+        t.storage = std::get<std::shared_ptr<Storage>>(r[a[0]]);
+        t.dtype = static_cast<DType>(a[1]);
+        for (size_t k = 2; k + 1 < a.size(); k += 2) t.shape.push_back(operand(heap, a[k], a[k + 1]));
+        if (t.bytes() > t.storage->bytes) throw std::runtime_error("internal error: a tensor larger than its storage");
+        r[in.dst] = std::move(t);
+        break;
+      }
+      case Opcode::CallKernel: {
+        size_t nBuf = static_cast<size_t>(a[1]);
+        buffers.clear();
+        dims.clear();
+        for (size_t k = 0; k < nBuf; ++k) buffers.push_back(tensorIn(r[a[2 + k]], "as a kernel argument").data());
+        for (size_t k = 2 + nBuf; k < a.size(); ++k) dims.push_back(heap.at(static_cast<size_t>(a[k])));
+        int slot = exe_.kernels[a[0]].slot;
+        auto t0 = std::chrono::steady_clock::now();
+        int32_t rc = kernels_[a[0]](buffers.data(), dims.data(), pool_.env());
+        stats_.kernelSeconds[slot] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        ++stats_.kernelCalls[slot];
+        if (rc != 0) throw std::runtime_error("kernel " + exe_.kernels[a[0]].name + " failed (" + std::to_string(rc) + ")");
+        break;
+      }
+      case Opcode::ToDevice: r[in.dst] = toDevice(tensorIn(r[a[0]], "to copy"), static_cast<int>(a[1])); break;
+      case Opcode::LoadConst: {
+        auto& perSlot = constants_[a[0]];
+        int slot = static_cast<int>(a[1]);
+        if (perSlot.empty()) perSlot.resize(devices_.size());
+        if (!perSlot[slot].storage) {
+          const ConstantData& c = exe_.constants[a[0]];
+          NDArray t;
+          t.dtype = c.dtype;
+          t.shape = c.shape;
+          t.storage = std::make_shared<Storage>(devices_[slot], slot, c.bytes.size());
+          devices_[slot]->copyFromHost(t.data(), c.bytes.data(), c.bytes.size());
+          devices_[slot]->synchronize();
+          perSlot[slot] = t;
+        }
+        r[in.dst] = perSlot[slot];
+        break;
+      }
+      case Opcode::MakeTuple: {
+        auto t = std::make_shared<TupleValue>();
+        for (auto reg : a) t->fields.push_back(r[reg]);
+        r[in.dst] = std::move(t);
+        break;
+      }
+      case Opcode::GetItem: {
+        auto* t = std::get_if<std::shared_ptr<TupleValue>>(&r[a[0]]);
+        if (!t || static_cast<size_t>(a[1]) >= (*t)->fields.size()) throw std::runtime_error("the VM expected a tuple");
+        Value v = (*t)->fields[a[1]];
+        r[in.dst] = std::move(v);
+        break;
+      }
+      case Opcode::Move: r[in.dst] = r[a[0]]; break;
+      case Opcode::CallFunc: {
+        std::vector<Value> callArgs;
+        for (size_t k = 1; k < a.size(); ++k) callArgs.push_back(r[a[k]]);
+        r[in.dst] = run(exe_.functions.at(a[0]), std::move(callArgs));
+        break;
+      }
+      case Opcode::IfNot: {
+        const NDArray& c = tensorIn(r[a[0]], "as an if condition");
+        NDArray h = hostCopy(c);
+        bool v = h.dtype == DType::Bool ? *static_cast<const uint8_t*>(h.data()) != 0 : *static_cast<const int64_t*>(h.data()) != 0;
+        if (!v) pc = static_cast<size_t>(a[1]);
+        break;
+      }
+      case Opcode::Goto: pc = static_cast<size_t>(a[0]); break;
+      case Opcode::Ret: return r[a[0]];
+      case Opcode::Release: r[a[0]] = std::monostate{}; break;
+    }
+  }
+  throw std::runtime_error("function " + f.name + " ended without returning");
+}
+
+std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const std::map<std::string, std::string>& remap) {
+  std::vector<std::shared_ptr<DeviceAPI>> out;
+  for (size_t i = 0; i < exe.devices.size(); ++i) {
+    const DeviceSlot& d = exe.devices[i];
+    std::string kind = d.kind;
+    auto it = remap.find(d.spelling);
+    if (it != remap.end()) kind = it->second == "cpu" ? "llvm" : it->second;
+    if (kind == "llvm" || kind == "c" || kind == "cpu") {
+      out.push_back(makeCpuDevice(static_cast<int>(d.vdeviceId)));
+      continue;
+    }
+    throw std::runtime_error("vdevice " + std::to_string(i) + " (\"" + d.spelling + "\", I.vdevice(\"" + d.kind + "\", " +
+                             std::to_string(d.vdeviceId) + ")) needs a " + d.kind +
+                             " device, which this build of tvms cannot open yet; `--device " + d.spelling +
+                             "=cpu` runs it on the CPU instead");
+  }
+  return out;
+}
+
+}  // namespace tvms::runtime

@@ -1,0 +1,61 @@
+#pragma once
+// The VM: registers holding tensors, tuples and ints, a dim heap per frame for symbolic shapes, and
+// one DeviceAPI per slot of the executable's device list.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "runtime/device_api.h"
+#include "runtime/executable.h"
+#include "runtime/thread_pool.h"
+
+namespace tvms::runtime {
+
+struct TupleValue;
+using Value = std::variant<std::monostate, NDArray, std::shared_ptr<TupleValue>, int64_t, std::shared_ptr<Storage>>;
+struct TupleValue {
+  std::vector<Value> fields;
+};
+
+struct RunStats {
+  std::vector<double> kernelSeconds;   // per device slot
+  std::vector<int64_t> kernelCalls;    // per device slot
+  int64_t bytesCopied = 0;             // between devices by to_device
+  int64_t copies = 0;
+  int64_t inputBytesPlaced = 0;        // inputs copied onto their parameter's device
+  int64_t instructions = 0;
+};
+
+class VirtualMachine {
+ public:
+  // `devices[i]` serves slot i; the VM checks their count against the executable.
+  VirtualMachine(const Executable& exe, std::vector<std::shared_ptr<DeviceAPI>> devices);
+  // Runs `function`. Inputs may live anywhere: each is checked against its ParamSpec (a clear error
+  // naming the parameter) and copied onto its parameter's slot when it is elsewhere.
+  Value invoke(const std::string& function, std::vector<Value> inputs);
+  const RunStats& stats() const { return stats_; }
+  DeviceAPI& device(int slot) { return *devices_.at(slot); }
+  // A copy of `a` on `slot`.
+  NDArray toDevice(const NDArray& a, int slot, int64_t* counter = nullptr);
+  // A host tensor (slot -1 means host memory owned by a CPU device of its own).
+  NDArray hostCopy(const NDArray& a);
+
+ private:
+  Value run(const VMFunction& f, std::vector<Value> args);
+  const Executable& exe_;
+  std::vector<std::shared_ptr<DeviceAPI>> devices_;
+  std::shared_ptr<DeviceAPI> host_;
+  std::vector<TvmsKernelFn> kernels_;
+  std::vector<std::vector<NDArray>> constants_;  // per constant, per slot (made on first use)
+  ThreadPool pool_;
+  RunStats stats_;
+};
+
+// Devices for an executable on this machine: CPU slots get CPU devices; `remap` maps a spelling
+// ("cuda:0") to "cpu" for testing without the device. Throws naming a vdevice whose device is missing.
+std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const std::map<std::string, std::string>& remap);
+
+}  // namespace tvms::runtime

@@ -1,0 +1,264 @@
+// The compiler and the VM end to end on the CPU: every op with a kernel against a float64 reference
+// computed here, on fresh random inputs each run; multi-vdevice modules against their single-device
+// twins; storage reuse; bad inputs as clear errors.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "compiler/driver/pipeline.h"
+#include "runtime/vm.h"
+#include "tests/support/corpus.h"
+
+namespace {
+
+using namespace tvms;
+
+struct Host {
+  std::shared_ptr<runtime::DeviceAPI> device = runtime::makeCpuDevice(-1);
+  runtime::NDArray tensor(std::vector<int64_t> shape, std::mt19937& rng, double lo = -1, double hi = 1) {
+    runtime::NDArray a;
+    a.dtype = runtime::DType::F32;
+    a.shape = std::move(shape);
+    a.storage = std::make_shared<runtime::Storage>(device, -1, a.bytes());
+    std::uniform_real_distribution<float> u(static_cast<float>(lo), static_cast<float>(hi));
+    for (int64_t i = 0; i < a.numel(); ++i) static_cast<float*>(a.data())[i] = u(rng);
+    return a;
+  }
+};
+
+std::mt19937 freshRng() { return std::mt19937(std::random_device{}()); }
+
+float at(const runtime::NDArray& a, int64_t i) { return static_cast<const float*>(a.data())[i]; }
+
+struct Run {
+  runtime::Executable exe;
+  std::vector<runtime::NDArray> outputs;
+  runtime::RunStats stats;
+  int64_t allocations = 0, reuses = 0;
+};
+
+Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap = {}) {
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildOptions o;
+  o.remap = remap;
+  driver::BuildResult b = driver::build(lowered.module(), o);
+  INFO((b.errors.empty() ? "" : b.errors.front()));
+  REQUIRE(b.exe);
+  Run r;
+  r.exe = std::move(*b.exe);
+  r.allocations = b.storageAllocations;
+  r.reuses = b.storageReuses;
+  runtime::VirtualMachine vm(r.exe, runtime::openDevices(r.exe, remap));
+  std::vector<runtime::Value> in(inputs.begin(), inputs.end());
+  runtime::Value out = vm.invoke("main", in);
+  if (auto* t = std::get_if<runtime::NDArray>(&out)) r.outputs.push_back(*t);
+  if (auto* t = std::get_if<std::shared_ptr<runtime::TupleValue>>(&out))
+    for (auto& f : (*t)->fields) r.outputs.push_back(std::get<runtime::NDArray>(f));
+  r.stats = vm.stats();
+  return r;
+}
+
+// max |got - want| / max(1, |want|) over all elements
+void checkClose(const runtime::NDArray& got, const std::vector<double>& want, double tol = 2e-5) {
+  REQUIRE(got.numel() == static_cast<int64_t>(want.size()));
+  double worst = 0;
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(at(got, static_cast<int64_t>(i)) - want[i]) / std::max(1.0, std::abs(want[i])));
+  CHECK(worst <= tol);
+}
+
+std::string module(const std::string& params, const std::string& ret, const std::string& body) {
+  return "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+         "    @R.function\n    def main(" + params + ") -> " + ret + ":\n" + body;
+}
+
+std::vector<double> matmulRef(const runtime::NDArray& a, const runtime::NDArray& b, int64_t batch, int64_t M, int64_t K, int64_t N, bool batchedB) {
+  std::vector<double> c(static_cast<size_t>(batch * M * N));
+  for (int64_t p = 0; p < batch; ++p)
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        double s = 0;
+        for (int64_t k = 0; k < K; ++k) s += double(at(a, p * M * K + i * K + k)) * at(b, (batchedB ? p * K * N : 0) + k * N + j);
+        c[static_cast<size_t>(p * M * N + i * N + j)] = s;
+      }
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("compile and run: unary ops against float64 references") {
+  auto rng = freshRng();
+  Host h;
+  struct U { const char* op; std::function<double(double)> f; double lo, hi; };
+  const U ops[] = {
+      {"R.exp", [](double x) { return std::exp(x); }, -3, 3}, {"R.log", [](double x) { return std::log(x); }, 0.1, 5},
+      {"R.sqrt", [](double x) { return std::sqrt(x); }, 0, 9}, {"R.tanh", [](double x) { return std::tanh(x); }, -4, 4},
+      {"R.sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -6, 6}, {"R.abs", [](double x) { return std::abs(x); }, -2, 2},
+      {"R.negative", [](double x) { return -x; }, -2, 2}, {"R.floor", [](double x) { return std::floor(x); }, -5, 5},
+      {"R.square", [](double x) { return x * x; }, -3, 3}, {"R.nn.relu", [](double x) { return std::max(x, 0.0); }, -2, 2},
+      {"R.nn.silu", [](double x) { return x / (1 + std::exp(-x)); }, -4, 4},
+      {"R.nn.gelu", [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }, -3, 3},
+  };
+  for (auto& u : ops) {
+    INFO(u.op);
+    auto x = h.tensor({37, 53}, rng, u.lo, u.hi);
+    Run r = compileAndRun(module("x: R.Tensor((37, 53), \"float32\")", "R.Tensor((37, 53), \"float32\")",
+                                 std::string("        y = ") + u.op + "(x)\n        return y\n"), {x});
+    std::vector<double> want;
+    for (int64_t i = 0; i < x.numel(); ++i) want.push_back(u.f(at(x, i)));
+    checkClose(r.outputs.at(0), want, 1e-5);
+  }
+}
+
+TEST_CASE("compile and run: binary ops, broadcasting, inlined constants") {
+  auto rng = freshRng();
+  Host h;
+  auto a = h.tensor({8, 1, 33}, rng), b = h.tensor({5, 33}, rng, 0.5, 2);
+  struct B { const char* op; std::function<double(double, double)> f; };
+  const B ops[] = {{"R.add", [](double x, double y) { return x + y; }}, {"R.subtract", [](double x, double y) { return x - y; }},
+                   {"R.multiply", [](double x, double y) { return x * y; }}, {"R.divide", [](double x, double y) { return x / y; }},
+                   {"R.maximum", [](double x, double y) { return std::max(x, y); }}, {"R.minimum", [](double x, double y) { return std::min(x, y); }},
+                   {"R.power", [](double x, double y) { return std::pow(std::abs(x), y); }}};
+  for (auto& o : ops) {
+    INFO(o.op);
+    std::string lhs = std::string(o.op) == "R.power" ? "R.abs(a)" : "a";
+    Run r = compileAndRun(module("a: R.Tensor((8, 1, 33), \"float32\"), b: R.Tensor((5, 33), \"float32\")", "R.Tensor((8, 5, 33), \"float32\")",
+                                 std::string("        y = ") + o.op + "(" + lhs + ", b)\n        return y\n"), {a, b});
+    std::vector<double> want;
+    for (int i = 0; i < 8; ++i)
+      for (int j = 0; j < 5; ++j)
+        for (int k = 0; k < 33; ++k) want.push_back(o.f(at(a, i * 33 + k), at(b, j * 33 + k)));
+    checkClose(r.outputs.at(0), want, 1e-5);
+  }
+  // Same shapes take the flat loop; a constant and a Python number are inlined.
+  auto x = h.tensor({100003}, rng), y = h.tensor({100003}, rng);
+  Run r = compileAndRun(module("x: R.Tensor((100003,), \"float32\"), y: R.Tensor((100003,), \"float32\")", "R.Tensor((100003,), \"float32\")",
+                               "        z = R.add(R.multiply(x, R.const(3, \"float32\")), y)\n        w = z - 1.5\n        return w\n"),
+                        {x, y});
+  std::vector<double> want;
+  for (int64_t i = 0; i < x.numel(); ++i) want.push_back(double(at(x, i)) * 3 + at(y, i) - 1.5);
+  checkClose(r.outputs.at(0), want);
+}
+
+TEST_CASE("compile and run: matmul (tiles and edges, batches), reductions, softmax, reshape") {
+  auto rng = freshRng();
+  Host h;
+  for (auto [M, K, N] : {std::array<int64_t, 3>{37, 45, 70}, {64, 128, 32}, {3, 5, 2}, {130, 67, 97}}) {
+    auto a = h.tensor({M, K}, rng), b = h.tensor({K, N}, rng);
+    auto dims = [](int64_t x, int64_t y) { return "(" + std::to_string(x) + ", " + std::to_string(y) + ")"; };
+    Run r = compileAndRun(module("a: R.Tensor(" + dims(M, K) + ", \"float32\"), b: R.Tensor(" + dims(K, N) + ", \"float32\")",
+                                 "R.Tensor(" + dims(M, N) + ", \"float32\")", "        c = R.matmul(a, b)\n        return c\n"),
+                          {a, b});
+    checkClose(r.outputs.at(0), matmulRef(a, b, 1, M, K, N, false), 1e-4);
+  }
+  auto a = h.tensor({3, 9, 20}, rng), b = h.tensor({3, 20, 40}, rng);
+  Run r = compileAndRun(module("a: R.Tensor((3, 9, 20), \"float32\"), b: R.Tensor((3, 20, 40), \"float32\")", "R.Tensor((3, 9, 40), \"float32\")",
+                               "        c = R.matmul(a, b)\n        return c\n"), {a, b});
+  checkClose(r.outputs.at(0), matmulRef(a, b, 3, 9, 20, 40, true), 1e-4);
+
+  auto x = h.tensor({6, 7, 5}, rng);
+  Run red = compileAndRun(module("x: R.Tensor((6, 7, 5), \"float32\")", "R.Tuple(R.Tensor((6, 5), \"float32\"), R.Tensor((6, 1, 5), \"float32\"), R.Tensor((), \"float32\"), R.Tensor((6, 7, 5), \"float32\"), R.Tensor((35, 6), \"float32\"))",
+                                 "        s = R.sum(x, axis=[1])\n        m = R.max(x, axis=[1], keepdims=True)\n        a = R.mean(x)\n"
+                                 "        p = R.nn.softmax(x, axis=1)\n        q = R.reshape(x, (35, 6))\n        return (s, m, a, p, q)\n"),
+                          {x});
+  std::vector<double> sum, mx, soft, all{0};
+  for (int i = 0; i < 6; ++i)
+    for (int k = 0; k < 5; ++k) {
+      double s = 0, m = -INFINITY, e = 0;
+      for (int j = 0; j < 7; ++j) { s += at(x, (i * 7 + j) * 5 + k); m = std::max(m, double(at(x, (i * 7 + j) * 5 + k))); }
+      sum.push_back(s);
+      mx.push_back(m);
+      for (int j = 0; j < 7; ++j) e += std::exp(at(x, (i * 7 + j) * 5 + k) - m);
+      (void)e;
+    }
+  for (int64_t i = 0; i < x.numel(); ++i) all[0] += at(x, i) / double(x.numel());
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 7; ++j)
+      for (int k = 0; k < 5; ++k) {
+        double e = 0;
+        for (int jj = 0; jj < 7; ++jj) e += std::exp(double(at(x, (i * 7 + jj) * 5 + k)) - mx[i * 5 + k]);
+        soft.push_back(std::exp(double(at(x, (i * 7 + j) * 5 + k)) - mx[i * 5 + k]) / e);
+      }
+  std::vector<double> same;
+  for (int64_t i = 0; i < x.numel(); ++i) same.push_back(at(x, i));
+  REQUIRE(red.outputs.size() == 5);
+  checkClose(red.outputs[0], sum);
+  checkClose(red.outputs[1], mx);
+  checkClose(red.outputs[2], all);
+  checkClose(red.outputs[3], soft);
+  checkClose(red.outputs[4], same, 0);
+  CHECK(red.outputs[4].shape == std::vector<int64_t>{35, 6});
+}
+
+TEST_CASE("compile and run: a module with two CPU vdevices equals its single-device twin; copies are real") {
+  auto rng = freshRng();
+  Host h;
+  std::string two = test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/multi_cpu.py");
+  std::string one = two;
+  for (std::string from : {"\"llvm:1\"", "\"llvm:0\""})
+    for (size_t p; (p = one.find(from)) != std::string::npos;) one.replace(p, from.size(), "\"llvm\"");
+  one.replace(one.find("I.vdevice(\"llvm\", 0), I.vdevice(\"llvm\", 1)"), 42, "I.vdevice(\"llvm\", 0)");
+  auto x = h.tensor({64, 128}, rng), y = h.tensor({128, 32}, rng), z = h.tensor({32, 16}, rng);
+  Run a = compileAndRun(two, {x, y, z});
+  Run b = compileAndRun(one, {x, y, z});
+  REQUIRE(a.exe.devices.size() == 2);
+  REQUIRE(b.exe.devices.size() == 1);
+  CHECK(a.outputs[0].slot() == 1);
+  CHECK(a.stats.copies == 1);                       // lv0 moved from llvm:0 to llvm:1
+  CHECK(a.stats.bytesCopied == 64 * 32 * 4);
+  CHECK(a.stats.kernelCalls == std::vector<int64_t>{1, 1});
+  CHECK(b.stats.kernelCalls == std::vector<int64_t>{2});
+  std::vector<double> want;
+  for (int64_t i = 0; i < b.outputs[0].numel(); ++i) want.push_back(at(b.outputs[0], i));
+  checkClose(a.outputs[0], want, 0);
+  auto xy = matmulRef(x, y, 1, 64, 128, 32, false);
+  (void)xy;
+}
+
+TEST_CASE("compile and run: storage is reused after a tensor's last use, per device") {
+  auto rng = freshRng();
+  Host h;
+  auto x = h.tensor({256}, rng);
+  Run r = compileAndRun(module("x: R.Tensor((256,), \"float32\")", "R.Tensor((256,), \"float32\")",
+                               "        a = R.tanh(x)\n        b = R.tanh(a)\n        c = R.tanh(b)\n        d = R.tanh(c)\n        return d\n"),
+                        {x});
+  CHECK(r.allocations == 2);  // a and b; c takes a's storage, d takes b's
+  CHECK(r.reuses == 2);
+  std::vector<double> want;
+  for (int64_t i = 0; i < 256; ++i) want.push_back(std::tanh(std::tanh(std::tanh(std::tanh(double(at(x, i)))))));
+  checkClose(r.outputs[0], want, 1e-4);
+}
+
+TEST_CASE("compile and run: wrong inputs are clear errors naming the parameter and its struct info") {
+  auto rng = freshRng();
+  Host h;
+  auto lowered = test::lower(module("x: R.Tensor((\"n\", 8), \"float32\"), y: R.Tensor((\"n\", 8), \"float32\")", "R.Tensor((\"n\", 8), \"float32\")",
+                                    "        z = R.add(x, y)\n        return z\n"));
+  driver::BuildResult b = driver::build(lowered.module(), {});
+  REQUIRE(b.exe);
+  runtime::VirtualMachine vm(*b.exe, runtime::openDevices(*b.exe, {}));
+  auto ok = h.tensor({5, 8}, rng), badShape = h.tensor({5, 9}, rng), otherN = h.tensor({4, 8}, rng);
+  auto error = [&](std::vector<runtime::Value> in, const std::string& fn = "main") {
+    try { vm.invoke(fn, std::move(in)); } catch (const std::exception& e) { return std::string(e.what()); }
+    return std::string();
+  };
+  CHECK(error({ok, badShape}).find("input 'y' of main: shape (5, 9); expected R.Tensor((n, 8), dtype=\"float32\"") == 0);
+  CHECK(error({ok, otherN}).find("(n is 5 from an earlier input)") != std::string::npos);
+  CHECK(error({ok}).find("takes 2 inputs") != std::string::npos);
+  CHECK(error({ok, ok}, "nope").find("no function 'nope'") == 0);
+  auto out = std::get<runtime::NDArray>(vm.invoke("main", {ok, ok}));
+  CHECK(out.shape == std::vector<int64_t>{5, 8});
+}
+
+TEST_CASE("compile: a vdevice this build cannot compile for is a clear error with the remap hint") {
+  auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/cpu_gpu_mlp.py"));
+  driver::BuildResult b = driver::build(lowered.module(), {});
+  REQUIRE_FALSE(b.exe);
+  REQUIRE_FALSE(b.errors.empty());
+  CHECK(b.errors[0].find("--device cuda:0=cpu") != std::string::npos);
+  driver::BuildOptions o;
+  o.remap = {{"cuda:0", "cpu"}};
+  CHECK(driver::build(lowered.module(), o).exe);
+}

@@ -1,0 +1,250 @@
+// tvms build / tvms run: lint, compile through the pipeline, write a .tvmx or run on the VM.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "compiler/analysis/lint.h"
+#include "compiler/diagnostics/render_text.h"
+#include "compiler/driver/pipeline.h"
+#include "compiler/frontend/frontend.h"
+#include "runtime/npy.h"
+#include "runtime/vm.h"
+#include "tools/tvms/commands.h"
+#include "tools/tvms/source_io.h"
+
+namespace tvms::cli {
+
+namespace {
+
+struct BuildArgs {
+  std::string file, output, entry = "main", outputDir;
+  std::vector<std::string> printAfter;
+  bool printAll = false;
+  std::map<std::string, std::string> remap, inputs;
+  std::map<std::string, int64_t> dims;
+};
+
+bool splitPair(const std::string& s, std::string& k, std::string& v) {
+  auto eq = s.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  k = s.substr(0, eq);
+  v = s.substr(eq + 1);
+  return true;
+}
+
+std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage) {
+  BuildArgs b;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= args.size()) return false;
+      out = args[++i];
+      return true;
+    };
+    std::string v, k, x;
+    if (a == "-o" && !run && value(b.output)) continue;
+    if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
+    if (a == "--print-after-all") { b.printAll = true; continue; }
+    if (a == "--device" && value(v) && splitPair(v, k, x)) { b.remap[k] = x; continue; }
+    if (run && a == "--entry" && value(b.entry)) continue;
+    if (run && a == "--input" && value(v) && splitPair(v, k, x)) { b.inputs[k] = x; continue; }
+    if (run && a == "--output" && value(b.outputDir)) continue;
+    if (run && a == "--dim" && value(v) && splitPair(v, k, x)) { b.dims[k] = std::stoll(x); continue; }
+    if (!a.empty() && a[0] != '-' && b.file.empty()) { b.file = a; continue; }
+    std::cerr << "tvms: bad argument '" << a << "'\n" << usage;
+    return std::nullopt;
+  }
+  if (b.file.empty()) { std::cerr << usage; return std::nullopt; }
+  for (auto& p : b.printAfter) {
+    bool known = false;
+    for (auto& n : driver::passNames()) known |= n == p;
+    if (!known) { std::cerr << "tvms: unknown pass '" << p << "' (passes: Normalize, RealizeVDevice, LegalizeOps, LowerToVM)\n"; return std::nullopt; }
+  }
+  return b;
+}
+
+// Lints the file; prints its errors and returns nullopt when it has any. Keeps the document alive
+// with the module (the module refers to nothing in it, but the caller prints with it).
+std::optional<driver::BuildResult> compileFile(const BuildArgs& b, const std::string& soPath, bool jit) {
+  auto src = readSource(b.file);
+  if (!src) return std::nullopt;
+  syntax::Document doc(src->text);
+  auto lint = analysis::lintDocument(doc);
+  syntax::LineIndex lines(src->text);
+  diag::TextSource ts{b.file, src->text, &lines};
+  int errors = 0;
+  for (auto& d : lint.diagnostics)
+    if (d.severity == diag::Severity::Error) {
+      std::cerr << diag::renderText(d, ts, isatty(STDERR_FILENO));
+      ++errors;
+    }
+  if (errors) {
+    std::cerr << "tvms: " << b.file << ": " << errors << " error(s); fix them before building\n";
+    return std::nullopt;
+  }
+  const ir::IRModule* module = nullptr;
+  for (auto& r : lint.file.regions)
+    if (r.module && !r.module->standalone) { module = r.module.get(); break; }
+  if (!module)
+    for (auto& r : lint.file.regions)
+      if (r.module) { module = r.module.get(); break; }
+  if (!module) { std::cerr << "tvms: " << b.file << ": no TVMScript module to build\n"; return std::nullopt; }
+  driver::BuildOptions o;
+  o.remap = b.remap;
+  o.compileKernels = jit;
+  o.sharedLibrary = soPath;
+  o.afterPass = [&](const std::string& pass, const std::string& text) {
+    bool wanted = b.printAll;
+    for (auto& p : b.printAfter) wanted |= p == pass;
+    if (wanted) std::cout << "# after " << pass << "\n" << text << (text.empty() || text.back() == '\n' ? "" : "\n") << "\n";
+  };
+  driver::BuildResult r = driver::build(*module, o);
+  for (auto& e : r.errors) std::cerr << "tvms: " << b.file << ": " << e << "\n";
+  if (!r.exe) return std::nullopt;
+  return r;
+}
+
+std::string fillRandom(runtime::NDArray& a, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int64_t n = a.numel();
+  switch (a.dtype) {
+    case runtime::DType::F32: { auto* p = static_cast<float*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(u(rng)); break; }
+    case runtime::DType::F64: { auto* p = static_cast<double*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = u(rng); break; }
+    case runtime::DType::I32: { auto* p = static_cast<int32_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(rng() % 10); break; }
+    case runtime::DType::I64: { auto* p = static_cast<int64_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int64_t>(rng() % 10); break; }
+    case runtime::DType::Bool: { auto* p = static_cast<uint8_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = rng() & 1; break; }
+    case runtime::DType::F16: return "random float16 inputs are not supported; pass a .npy file";
+  }
+  return "";
+}
+
+std::string summary(const runtime::NDArray& a) {
+  if (a.dtype != runtime::DType::F32 && a.dtype != runtime::DType::F64) return "";
+  int64_t n = a.numel();
+  double mn = INFINITY, mx = -INFINITY, sum = 0;
+  auto at = [&](int64_t i) { return a.dtype == runtime::DType::F32 ? static_cast<const float*>(a.data())[i] : static_cast<const double*>(a.data())[i]; };
+  for (int64_t i = 0; i < n; ++i) { double v = at(i); mn = std::min(mn, v); mx = std::max(mx, v); sum += v; }
+  std::ostringstream o;
+  o.precision(6);
+  o << "min " << mn << ", max " << mx << ", mean " << (n ? sum / n : 0) << ", first [";
+  for (int64_t i = 0; i < std::min<int64_t>(n, 4); ++i) o << (i ? ", " : "") << at(i);
+  o << (n > 4 ? ", ...]" : "]");
+  return o.str();
+}
+
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--device SPELLING=cpu]\n";
+const char* kRunUsage =
+    "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
+    "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]...\n"
+    "       without any --input, every parameter gets random values (seed 0, 1, ...)\n";
+
+}  // namespace
+
+int runBuild(const Args& args) {
+  auto b = parseArgs(args, false, kBuildUsage);
+  if (!b) return 2;
+  std::string so = b->output.empty() ? "" : b->output + ".so.tmp";
+  auto r = compileFile(*b, so, false);
+  if (!so.empty()) std::filesystem::remove(so);
+  if (!r) return 1;
+  if (!b->output.empty()) {
+    runtime::saveExecutable(*r->exe, b->output);
+    std::cerr << "tvms: wrote " << b->output << " (" << r->exe->kernels.size() << " kernels, " << r->exe->functions.size()
+              << " functions, " << r->exe->devices.size() << " devices)\n";
+  }
+  return 0;
+}
+
+int runRun(const Args& args) {
+  auto b = parseArgs(args, true, kRunUsage);
+  if (!b) return 2;
+  std::optional<runtime::Executable> exe;
+  auto t0 = std::chrono::steady_clock::now();
+  if (b->file.size() > 5 && b->file.substr(b->file.size() - 5) == ".tvmx") {
+    exe = runtime::loadExecutable(b->file);
+  } else {
+    auto r = compileFile(*b, "", true);
+    if (!r) return 1;
+    exe = std::move(r->exe);
+  }
+  double compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const runtime::VMFunction* f = exe->function(b->entry);
+  if (!f) {
+    std::cerr << "tvms: no function '" << b->entry << "' in " << b->file << " (functions:";
+    for (auto& g : exe->functions) std::cerr << " " << g.name;
+    std::cerr << ")\n";
+    return 2;
+  }
+  for (auto& [name, v] : b->inputs) {
+    bool known = false;
+    for (auto& p : f->params) known |= p.name == name;
+    if (!known) { std::cerr << "tvms: " << b->entry << " has no parameter '" << name << "'\n"; return 2; }
+  }
+  runtime::VirtualMachine vm(*exe, runtime::openDevices(*exe, b->remap));
+  std::shared_ptr<runtime::DeviceAPI> host = runtime::makeCpuDevice(-1);
+  std::vector<runtime::Value> inputs;
+  std::map<std::string, int64_t> bound = b->dims;
+  for (size_t i = 0; i < f->params.size(); ++i) {
+    const runtime::ParamSpec& p = f->params[i];
+    auto it = b->inputs.find(p.name);
+    std::string spec = it != b->inputs.end() ? it->second : b->inputs.empty() ? "random:" + std::to_string(i) : "";
+    if (spec.empty()) { std::cerr << "tvms: missing input '" << p.name << "' (" << p.sinfo << "): pass --input " << p.name << "=FILE.npy or =random\n"; return 2; }
+    if (!p.tensor) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is not a tensor; only tensor inputs can be given\n"; return 2; }
+    if (spec.rfind("random", 0) == 0) {
+      runtime::NDArray a;
+      a.dtype = runtime::dtypeFromName(p.dtype).value_or(runtime::DType::F32);
+      for (auto& d : p.dims) {
+        if (d.kind == runtime::ParamSpec::Dim::Fixed) { a.shape.push_back(d.value); continue; }
+        auto dv = bound.find(d.name);
+        if (dv == bound.end()) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") has the symbolic dim '" << d.name << "': pass --dim " << d.name << "=VALUE or a .npy file\n"; return 2; }
+        a.shape.push_back(dv->second);
+      }
+      a.storage = std::make_shared<runtime::Storage>(host, -1, a.bytes());
+      uint64_t seed = spec.size() > 7 ? std::stoull(spec.substr(7)) : i;
+      if (auto err = fillRandom(a, seed); !err.empty()) { std::cerr << "tvms: input '" << p.name << "': " << err << "\n"; return 2; }
+      inputs.push_back(a);
+    } else {
+      runtime::NDArray a = runtime::readNpy(spec, host);
+      for (size_t d = 0; d < p.dims.size() && d < a.shape.size(); ++d)
+        if (p.dims[d].kind == runtime::ParamSpec::Dim::Bind) bound[p.dims[d].name] = a.shape[d];
+      inputs.push_back(a);
+    }
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  runtime::Value result = vm.invoke(b->entry, std::move(inputs));
+  double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  // Outputs: one tensor, or a tuple's fields.
+  std::vector<std::pair<std::string, runtime::NDArray>> outs;
+  std::string base = f->outputNames.size() == 1 ? f->outputNames[0] : "output";
+  if (auto* t = std::get_if<runtime::NDArray>(&result)) outs.push_back({base, *t});
+  else if (auto* tup = std::get_if<std::shared_ptr<runtime::TupleValue>>(&result))
+    for (size_t i = 0; i < (*tup)->fields.size(); ++i)
+      if (auto* ft = std::get_if<runtime::NDArray>(&(*tup)->fields[i])) outs.push_back({"output_" + std::to_string(i), *ft});
+  if (!b->outputDir.empty()) std::filesystem::create_directories(b->outputDir);
+  for (auto& [name, t] : outs) {
+    runtime::NDArray h = vm.hostCopy(t);
+    std::string where = t.slot() >= 0 ? exe->devices[t.slot()].spelling : "host";
+    std::cout << name << ": shape " << t.shapeText() << ", " << runtime::dtypeName(t.dtype) << ", on \"" << where << "\"";
+    std::string s = summary(h);
+    std::cout << (s.empty() ? "" : ": " + s) << "\n";
+    if (!b->outputDir.empty()) runtime::writeNpy(b->outputDir + "/" + name + ".npy", h);
+  }
+  const runtime::RunStats& st = vm.stats();
+  std::cout.precision(3);
+  std::cout << std::fixed << "compile " << compileSeconds * 1e3 << " ms, run " << runSeconds * 1e3 << " ms\n";
+  for (size_t i = 0; i < exe->devices.size(); ++i)
+    std::cout << "device " << i << " \"" << exe->devices[i].spelling << "\" (" << vm.device(static_cast<int>(i)).name()
+              << "): " << st.kernelCalls[i] << " kernels, " << st.kernelSeconds[i] * 1e3 << " ms\n";
+  std::cout << "copied between devices: " << st.bytesCopied << " bytes in " << st.copies << " copies (inputs placed: "
+            << st.inputBytesPlaced << " bytes)\n";
+  return 0;
+}
+
+}  // namespace tvms::cli
