@@ -109,7 +109,7 @@ Executable loadExecutable(const std::string& path) {
   Executable e;
   try {
     uint64_t n = readU64(in);
-    if (n > (1ull << 32)) throw std::runtime_error("bad metadata length");
+    if (!in || n > (1ull << 32)) throw std::runtime_error(path + ": damaged artifact metadata (bad length)");
     std::string text(n, '\0');
     in.read(text.data(), static_cast<std::streamsize>(n));
     json meta = json::parse(text);

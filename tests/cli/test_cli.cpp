@@ -183,10 +183,68 @@ TEST_CASE("cli: explain and run") {
   CHECK(e.out.find("TVS202 (inline-vdevice), error") == 0);
   CHECK(e.out.find("The vdevice is not in the ir_module.") != std::string::npos);
   CHECK(runTvms({"explain", "TVS999"}).exitCode == 2);
-  auto run = runTvms({"run", corpus("run/multi_cpu.py")});
+}
+
+TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy in and out, clear input errors") {
+  auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3"});
   CHECK(run.exitCode == 0);
-  CHECK(run.out.find("no errors") == 0);
-  CHECK(run.out.find("I.vdevice(\"llvm\", 1, \"global\")") != std::string::npos);
+  CHECK(run.out.find("gv: shape (64, 16), float32, on \"llvm:1\": min ") == 0);
+  CHECK(run.out.find("copied between devices: 8192 bytes in 1 copies") != std::string::npos);
+  CHECK(run.out.find("device 1 \"llvm:1\" (cpu:1): 1 kernels") != std::string::npos);
+
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_run_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string artifact = (dir / "multi.tvmx").string();
+  auto build = runTvms({"build", corpus("run/multi_cpu.py"), "-o", artifact});
+  CHECK(build.exitCode == 0);
+  REQUIRE(std::filesystem::exists(artifact));
+  auto fromArtifact = runTvms({"run", artifact, "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3", "--output", dir.string()});
+  CHECK(fromArtifact.exitCode == 0);
+  // The same inputs give the same numbers from the source and from the artifact.
+  CHECK(fromArtifact.out.substr(0, fromArtifact.out.find('\n')) == run.out.substr(0, run.out.find('\n')));
+  CHECK(std::filesystem::exists(dir / "gv.npy"));
+
+  // An output fed back as an input; its symbolic dim comes from the file.
+  auto sym = runTvms({"run", corpus("run/symbolic_batch.py"), "--dim", "n=5", "--output", dir.string()});
+  CHECK(sym.exitCode == 0);
+  CHECK(sym.out.find("z: shape (5, 8), float32") == 0);
+  auto again = runTvms({"run", corpus("run/symbolic_batch.py"), "--input", "x=" + (dir / "z.npy").string()});
+  CHECK(again.exitCode == 0);
+  CHECK(again.out.find("z: shape (5, 8), float32") == 0);
+
+  auto wrong = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=" + (dir / "z.npy").string(), "--input", "y=random", "--input", "z=random"});
+  CHECK(wrong.exitCode == 1);
+  CHECK(wrong.err.find("input 'x' of main: shape (5, 8); expected R.Tensor((64, 128), dtype=\"float32\", vdevice=\"llvm:0\")") != std::string::npos);
+  auto missing = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random"});
+  CHECK(missing.exitCode == 2);
+  CHECK(missing.err.find("missing input 'y' (R.Tensor((128, 32)") != std::string::npos);
+  auto entry = runTvms({"run", corpus("run/multi_cpu.py"), "--entry", "nope"});
+  CHECK(entry.exitCode == 2);
+  CHECK(entry.err.find("no function 'nope'") != std::string::npos);
+  auto symbolic = runTvms({"run", corpus("run/symbolic_batch.py")});
+  CHECK(symbolic.exitCode == 2);
+  CHECK(symbolic.err.find("--dim n=VALUE") != std::string::npos);
+  auto cuda = runTvms({"run", corpus("run/cpu_gpu_mlp.py")});
+  CHECK(cuda.exitCode == 1);
+  CHECK(cuda.err.find("`--device cuda:0=cpu` runs it on the CPU") != std::string::npos);
+  auto remapped = runTvms({"run", corpus("run/cpu_gpu_mlp.py"), "--device", "cuda:0=cpu"});
+  CHECK(remapped.exitCode == 0);
+  CHECK(remapped.out.find("out: shape (256, 10), float32, on \"llvm:0\"") == 0);
+  auto damaged = runTvms({"run", tempFile("bad.tvmx", "TVMX0001garbage")});
+  CHECK(damaged.exitCode == 1);
+  CHECK(damaged.err.find("damaged artifact metadata") != std::string::npos);
+
+  // --print-after prints TVMScript that lints clean again (kernels as T.prim_func, bytecode as comments).
+  auto printed = runTvms({"build", corpus("run/multi_cpu.py"), "--print-after=LegalizeOps"});
+  CHECK(printed.exitCode == 0);
+  CHECK(printed.out.find("R.call_tir(") != std::string::npos);
+  CHECK(printed.out.find("@T.prim_func") != std::string::npos);
+  CHECK(runTvms({"lint", tempFile("legalized.py", printed.out)}).exitCode == 0);
+  auto all = runTvms({"build", corpus("run/multi_cpu.py"), "--print-after-all"});
+  for (const char* pass : {"# after Normalize", "# after RealizeVDevice", "# after LegalizeOps", "# after LowerToVM", "call_kernel", "to_device"})
+    CHECK(all.out.find(pass) != std::string::npos);
+  CHECK(runTvms({"build", corpus("run/multi_cpu.py"), "--print-after=Nope"}).exitCode == 2);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("cli: fmt walks directories for .py files and --check writes nothing") {

@@ -162,9 +162,22 @@ int runBuild(const Args& args) {
   return 0;
 }
 
+int runOnVM(const BuildArgs& b);
+
 int runRun(const Args& args) {
   auto b = parseArgs(args, true, kRunUsage);
   if (!b) return 2;
+  // Bad inputs, missing devices and damaged artifacts are errors of the run, not of tvms.
+  try {
+    return runOnVM(*b);
+  } catch (const std::exception& e) {
+    std::cerr << "tvms: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int runOnVM(const BuildArgs& args) {
+  const BuildArgs* b = &args;
   std::optional<runtime::Executable> exe;
   auto t0 = std::chrono::steady_clock::now();
   if (b->file.size() > 5 && b->file.substr(b->file.size() - 5) == ".tvmx") {
