@@ -63,8 +63,28 @@ class Legalize : public Rewriter {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): " + r.error);
       return Rewriter::binding(b, out);
     }
+    // The same kernel (same loop nest, buffer types and shapes) is built and compiled once.
+    std::vector<std::string> body = codegen::printKernelBody(*r.kernel);
+    std::string key;
+    for (size_t i = 1; i < body.size(); ++i) key += body[i] + "\n";
+    for (auto& buf : r.kernel->buffers) {
+      key += std::string(codegen::dtypeName(buf.type)) + "(";
+      for (auto& d : buf.shape) key += d + ",";
+      key += ")";
+    }
     auto call = std::make_shared<Call>();
     call->op = "relax.call_tir";
+    if (auto same = kernelByKey_.find(key); same != kernelByKey_.end()) {
+      --counts_[base];
+      std::vector<ExprPtr> operands;
+      for (size_t i : r.bufferArgs) operands.push_back(expr(c->args[i]));
+      call->args = {std::make_shared<GlobalVar>(same->second), std::make_shared<Tuple>(operands)};
+      call->sinfoArgs = {b.vars[0]->annotation};
+      call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
+      out.push_back(copyBinding(b, call));
+      return;
+    }
+    kernelByKey_[key] = name;
     std::vector<ExprPtr> operands;
     auto prim = std::make_shared<PrimFunc>();
     prim->name = name;
@@ -98,6 +118,7 @@ class Legalize : public Rewriter {
   }
   LegalizedModule& out_;
   std::map<std::string, int> counts_;
+  std::unordered_map<std::string, std::string> kernelByKey_;
 
  public:
   std::vector<ModuleFunction> prims;  // added after the walk (the module's function list is being rewritten)

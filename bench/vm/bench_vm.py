@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""bench/vm: tvms' compiled kernels and VM against numpy, measured in the same run.
+
+usage: bench_vm.py BUILD_DIR [EXAMPLE]   (bench/run_all.sh passes build and examples/multi_cpu.py)
+Runs BUILD_DIR/bin/bench_vm (JSON lines), then the same work in numpy (Debian's python3-numpy under
+/usr/bin/python3; with libopenblas0-pthread installed numpy's matmul is OpenBLAS, else the reference
+BLAS), and prints one table with ratios. Goals: matmul 1024 >= 0.5x numpy's GFLOP/s with 2 threads,
+add >= 0.8x numpy, dispatch <= 1 us per instruction.
+"""
+import json
+import os
+import subprocess
+import sys
+
+NUMPY_SCRIPT = r'''
+import json, time, numpy as np
+def best(f, reps):
+    f(); b = 1e30
+    for _ in range(reps):
+        t = time.perf_counter(); f(); b = min(b, time.perf_counter() - t)
+    return b
+out = {}
+for n in (1000000, 16000000):
+    a = np.random.rand(n).astype(np.float32); b = np.random.rand(n).astype(np.float32); c = np.empty_like(a)
+    out["add", n] = best(lambda: np.add(a, b, out=c), 10 if n > 4000000 else 50)
+for n in (256, 512, 1024, 2048):
+    a = np.random.rand(n, n).astype(np.float32); b = np.random.rand(n, n).astype(np.float32)
+    out["matmul", n] = best(lambda: a @ b, 2 if n >= 2048 else 5)
+cfg = np.__config__
+blas = "unknown"
+try:
+    import numpy.core._multiarray_umath as m  # noqa
+    blas = open("/proc/self/maps").read()
+    blas = "openblas" if "openblas" in blas else ("reference BLAS (libblas)" if "libblas" in blas else "unknown")
+except Exception:
+    pass
+print(json.dumps({"version": np.__version__, "blas": blas, "results": [[k[0], k[1], v] for k, v in out.items()]}))
+'''
+
+
+def main():
+    build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    example = sys.argv[2] if len(sys.argv) > 2 else "examples/multi_cpu.py"
+    ours = [json.loads(l) for l in subprocess.run([os.path.join(build, "bin", "bench_vm"), example], check=True,
+                                                    capture_output=True, text=True).stdout.splitlines()]
+    py = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else "python3"
+    np_run = subprocess.run([py, "-c", NUMPY_SCRIPT], capture_output=True, text=True)
+    numpy = json.loads(np_run.stdout) if np_run.returncode == 0 else None
+    ref = {(r[0], r[1]): r[2] for r in numpy["results"]} if numpy else {}
+    print(f"== bench/vm: {os.cpu_count()} cores, threads {os.environ.get('TVMS_NUM_THREADS', 'all')}; numpy "
+          + (f"{numpy['version']} ({numpy['blas']})" if numpy else "not available (apt-get install python3-numpy)"))
+    print(f"   reproduce: python3 bench/vm/bench_vm.py {build} {example}")
+    print("| measure | tvms | numpy | ratio (tvms / numpy throughput) | goal |")
+    print("|---|---|---|---|---|")
+    for r in ours:
+        if r["bench"] == "add":
+            gbs = 12 * r["n"] / r["seconds"] / 1e9
+            ref_s = ref.get(("add", r["n"]))
+            print(f"| add {r['n']:,} float32 | {gbs:.1f} GB/s | " + (f"{12 * r['n'] / ref_s / 1e9:.1f} GB/s | {ref_s / r['seconds']:.2f}x" if ref_s else "- | -") + " | >= 0.8x |")
+        elif r["bench"] == "matmul":
+            n = r["n"]
+            gf = 2 * n ** 3 / r["seconds"] / 1e9
+            ref_s = ref.get(("matmul", n))
+            print(f"| matmul {n}^3 float32 | {gf:.1f} GFLOP/s | " + (f"{2 * n ** 3 / ref_s / 1e9:.1f} GFLOP/s | {ref_s / r['seconds']:.2f}x" if ref_s else "- | -") + (" | >= 0.5x |" if n == 1024 else " | |"))
+        elif r["bench"] == "dispatch":
+            print(f"| VM dispatch, {r['instructions']:,} instructions (10,000 tiny adds) | {r['seconds'] / r['instructions'] * 1e9:.0f} ns per instruction | | | <= 1000 ns |")
+            print(f"| build of the 10,000-op function | {r['compile_seconds'] * 1e3:.0f} ms | | | |")
+        elif r["bench"] == "build":
+            print(f"| tvms build of {r['file']} (passes + LLVM JIT) | {r['seconds'] * 1e3:.1f} ms | | | |")
+
+
+if __name__ == "__main__":
+    main()
