@@ -7,7 +7,10 @@
 #include <functional>
 #include <random>
 
+#include "compiler/codegen/llvm/llvm_backend.h"
 #include "compiler/driver/pipeline.h"
+#include "compiler/transform/legalize_ops.h"
+#include "compiler/transform/passes.h"
 #include "runtime/vm.h"
 #include "tests/support/corpus.h"
 
@@ -261,4 +264,22 @@ TEST_CASE("compile: a vdevice this build cannot compile for is a clear error wit
   driver::BuildOptions o;
   o.remap = {{"cuda:0", "cpu"}};
   CHECK(driver::build(lowered.module(), o).exe);
+}
+
+TEST_CASE("codegen: the inner loops of elementwise and matmul kernels vectorize (vector types in the O3 IR)") {
+  auto lowered = test::lower(module("a: R.Tensor((4096,), \"float32\"), b: R.Tensor((256, 256), \"float32\")", "R.Tuple(R.Tensor((4096,), \"float32\"), R.Tensor((256, 256), \"float32\"))",
+                                    "        c = R.add(a, a)\n        d = R.matmul(b, b)\n        return (c, d)\n"));
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  std::vector<std::string> names;
+  driver::BuildResult b = driver::build(lowered.module(), o);
+  REQUIRE(b.exe);
+  // The kernels come back through LegalizeOps; compile them to IR the way the JIT does.
+  transform::LegalizedModule legal = transform::legalizeOps(transform::realizeVDevice(transform::normalize(lowered.module())));
+  REQUIRE(legal.kernels.size() == 2);
+  for (auto& k : legal.kernels) {
+    std::string ir = codegen::llvm_backend::optimizedIR({k});
+    INFO(k.name);
+    CHECK(ir.find(" x float>") != std::string::npos);
+  }
 }
