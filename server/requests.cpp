@@ -4,6 +4,7 @@
 
 #include "compiler/format/formatter.h"
 #include "compiler/ir/printer.h"
+#include "compiler/driver/pipeline.h"
 #include "server/session.h"
 
 namespace tvms::server {
@@ -215,10 +216,21 @@ void Server::pullDiagnostics(const json& id, const json& params, const std::stri
 // stage is "parsed" (the parsed and deduced IR, printed canonically).
 void Server::viewIR(const json& id, const json& params, const std::string&, const Snapshot& s) {
   std::string pass = params.value("pass", "parsed");
-  if (pass != "parsed") return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed)");
+  bool known = pass == "parsed";
+  for (auto& p : driver::passNames()) known |= p == pass;
+  if (!known) return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed, Normalize, RealizeVDevice, LegalizeOps, LowerToVM)");
   std::string out;
-  for (auto& region : s.lint.file.regions)
-    if (region.module) out += ir::printModule(*region.module, ir::PrintOptions{}) + "\n";
+  for (auto& region : s.lint.file.regions) {
+    if (!region.module) continue;
+    if (pass == "parsed") { out += ir::printModule(*region.module, ir::PrintOptions{}) + "\n"; continue; }
+    // The module after a pass of `tvms build`'s pipeline (no kernels compiled).
+    for (auto& d : s.lint.diagnostics)
+      if (d.severity == diag::Severity::Error) return error(id, RequestFailed, "the module has errors; fix them to see it after " + pass);
+    std::string why;
+    std::string text = driver::printAfter(*region.module, pass, &why);
+    if (text.empty()) return error(id, RequestFailed, why);
+    out += text + "\n";
+  }
   reply(id, {{"text", out}, {"pass", pass}});
 }
 

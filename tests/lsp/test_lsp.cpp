@@ -406,8 +406,13 @@ TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf
   std::string ir = c.response(11)["result"]["text"];
   CHECK(ir.find("@I.ir_module") != std::string::npos);
   CHECK(ir.find(R"(lv1: R.Tensor((2, 4), dtype="float32", vdevice="cuda:0") = R.to_vdevice()") != std::string::npos);
-  c.request(12, "tvms/viewIR", {{"uri", uri}, {"pass", "LegalizeOps"}});
+  c.request(12, "tvms/viewIR", {{"uri", uri}, {"pass", "Nope"}});
   CHECK(c.response(12)["error"]["code"] == -32602);
+  // After a pass of the build pipeline: what `tvms build --print-after=PASS` prints.
+  c.request(13, "tvms/viewIR", {{"uri", uri}, {"pass", "LegalizeOps"}});
+  std::string legal = c.response(13)["result"]["text"];
+  CHECK(legal.find("R.call_tir(") != std::string::npos);
+  CHECK(legal.find("@T.prim_func") != std::string::npos);
 }
 
 TEST_CASE("lsp: hostile client: a 50 MB message, a burst of 10,000 changes, bad params; no crash, no lost text") {
