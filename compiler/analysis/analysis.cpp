@@ -33,7 +33,7 @@ std::string signatureKey(const ir::IRModule& m, const ir::ModuleFunction& f) {
     for (auto& p : f.relax->params) key += ir::printStructInfo(p->annotation, m) + ",";
     key += ")" + ir::printStructInfo(f.relax->retAnnotation, m);
   } else if (f.tir) {
-    for (auto& p : f.tir->params) key += p.annotation + ",";
+    for (auto& p : f.tir->params) key += p.name + ":" + p.annotation + ",";  // names appear in TVS107
     for (auto& b : f.tir->matchedBuffers) key += b.name + b.dtype + std::to_string(b.shape.size()) + ",";
     key += ")";
   }

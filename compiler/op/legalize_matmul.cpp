@@ -1,6 +1,5 @@
-// matmul: C[b] = A[b] @ B[b or shared]. Register tiles of kMR x kNR outputs accumulate in a local
-// array over the whole K loop (B's rows are contiguous, so the kNR loop vectorizes and A's element is
-// broadcast); the tile rows run on the thread pool; the edges that do not fill a tile take a plain
+// matmul: C[b] = A[b] @ B[b or shared]. Register tiles of kMR x kNR outputs accumulate over the whole
+// K loop (B's rows are contiguous, so each row of the tile vectorizes and A's element is broadcast); the tile rows run on the thread pool; the edges that do not fill a tile take a plain
 // dot-product loop. No BLAS: this is the codegen's own kernel.
 #include "compiler/op/legalize_util.h"
 
@@ -10,7 +9,7 @@ using namespace codegen;
 
 namespace {
 constexpr int64_t kMR = 4;
-constexpr int64_t kNR = 32;
+constexpr int64_t kNR = 16;
 }  // namespace
 
 LegalizeResult matmul(const LegalizeInput& in) {
@@ -31,24 +30,34 @@ LegalizeResult matmul(const LegalizeInput& in) {
   int A = kb.param("A", *t, shapeText(x1));
   int B = kb.param("B", *t, shapeText(x2));
   int C = kb.param("C", *t, shapeText(&in.out));
-  int acc = kb.localArray("acc", *t, kMR * kNR);
   int sum = kb.local("sum", *t);
   auto zero = floatImm(0, *t);
 
   ExprP mTiles = binary("floordiv", M, intImm(kMR)), nTiles = binary("floordiv", N, intImm(kNR));
   ExprP mFull = mTiles * intImm(kMR), nFull = nTiles * intImm(kNR);
-  int bt = kb.loopVar("bt"), jo = kb.loopVar("jo"), k = kb.loopVar("k"), ii = kb.loopVar("ii"), jj = kb.loopVar("jj"), t0 = kb.loopVar("t");
+  int bt = kb.loopVar("bt"), jo = kb.loopVar("jo"), k = kb.loopVar("k"), ii = kb.loopVar("ii");
   ExprP b = binary("floordiv", kb.var(bt), mTiles), io = binary("floormod", kb.var(bt), mTiles);
   ExprP aBase = b * M * K, bBase = batchedB ? b * K * N : intImm(0), cBase = b * M * N;
   ExprP row = io * intImm(kMR) + kb.var(ii);
-  ExprP col = kb.var(jo) * intImm(kNR) + kb.var(jj);
-  ExprP accAt = kb.var(ii) * intImm(kNR) + kb.var(jj);
-  StmtP tile = seq({
-      forLoop(t0, intImm(kMR * kNR), {store(acc, kb.var(t0), zero)}),
-      forLoop(k, K, {forLoop(ii, intImm(kMR), {forLoop(jj, intImm(kNR), {
-          store(acc, accAt, kb.load(acc, accAt) + kb.load(A, aBase + row * K + kb.var(k)) * kb.load(B, bBase + kb.var(k) * N + col))})})}),
-      forLoop(ii, intImm(kMR), {forLoop(jj, intImm(kNR), {store(C, cBase + row * N + col, kb.load(acc, accAt))})}),
-  });
+  // The tile is written out unrolled, one scalar local per output: LLVM promotes them to registers
+  // and the SLP vectorizer turns each row's kNR multiply-adds (B's row is contiguous) into vector FMAs.
+  std::vector<int> acc;
+  for (int64_t i = 0; i < kMR * kNR; ++i) acc.push_back(kb.local("acc" + std::to_string(i), *t));
+  std::vector<StmtP> init, step, flush;
+  for (int64_t i = 0; i < kMR; ++i) {
+    ExprP r = io * intImm(kMR) + intImm(i);
+    ExprP a = kb.load(A, aBase + r * K + kb.var(k));
+    for (int64_t j = 0; j < kNR; ++j) {
+      int x = acc[static_cast<size_t>(i * kNR + j)];
+      ExprP col = kb.var(jo) * intImm(kNR) + intImm(j);
+      init.push_back(assign(x, zero));
+      step.push_back(assign(x, kb.var(x) + a * kb.load(B, bBase + kb.var(k) * N + col)));
+      flush.push_back(store(C, cBase + r * N + col, kb.var(x)));
+    }
+  }
+  std::vector<StmtP> tile = init;
+  tile.push_back(forLoop(k, K, step));
+  tile.insert(tile.end(), flush.begin(), flush.end());
   // Columns past the last full tile, for these kMR rows.
   int jr = kb.loopVar("jr"), kr = kb.loopVar("kr");
   ExprP colR = nFull + kb.var(jr);
@@ -56,7 +65,7 @@ LegalizeResult matmul(const LegalizeInput& in) {
       assign(sum, zero),
       forLoop(kr, K, {assign(sum, kb.var(sum) + kb.load(A, aBase + row * K + kb.var(kr)) * kb.load(B, bBase + kb.var(kr) * N + colR))}),
       store(C, cBase + row * N + colR, kb.var(sum))})});
-  kb.add(forLoop(bt, batch * mTiles, {forLoop(jo, nTiles, {tile}), edgeCols}, true));
+  kb.add(forLoop(bt, batch * mTiles, {forLoop(jo, nTiles, tile), edgeCols}, true));
   // Rows past the last full tile, every column.
   int br = kb.loopVar("br"), ir_ = kb.loopVar("ir"), jc = kb.loopVar("jc"), kc = kb.loopVar("kc");
   ExprP rowR = mFull + kb.var(ir_);
