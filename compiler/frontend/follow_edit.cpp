@@ -52,6 +52,14 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
   if (regionIndex == file.regions.size()) return std::nullopt;
   Region& region = file.regions[regionIndex];
   const ByteRange oldSpan = region.functions[fn].range;
+  // File-level diagnostics (TVS010 at the first implicit `R.`) are made while lowering the whole file:
+  // one inside the edited function would have to be made again, so the file is lowered again.
+  if (std::any_of(file.diagnostics.begin(), file.diagnostics.end(),
+                  [&](auto& d) { return d.range.end >= oldSpan.begin && d.range.begin <= oldSpan.end; }))
+    return std::nullopt;
+  // Other functions resolve `cls.name` against the module's names while they are lowered (TVS003):
+  // a renamed function changes what they say, so it is lowered again as a whole.
+  const std::string oldName = fn < region.module->functions.size() ? region.module->functions[fn].name : "";
   const Shift shift{edit.end, static_cast<int64_t>(newLength) - static_cast<int64_t>(edit.end - edit.begin)};
 
   // The edited function's names, ranges and diagnostics go (its IR is replaced); everything after moves.
@@ -92,6 +100,7 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
   // A function the edit broke: a whole lowering recovers more of it (lowerDocument's chunked recovery)
   // than its island alone shows, and the two must agree.
   if (region.functions[fn].broken) return std::nullopt;
+  if (fn >= region.module->functions.size() || region.module->functions[fn].name != oldName) return std::nullopt;
   return regionIndex;
 }
 
