@@ -10,6 +10,7 @@ using namespace codegen;
 namespace {
 constexpr int64_t kMR = 4;
 constexpr int64_t kNR = 16;
+constexpr int64_t kBlock = 16;  // row tiles per block (64 rows)
 }  // namespace
 
 LegalizeResult matmul(const LegalizeInput& in) {
@@ -35,8 +36,13 @@ LegalizeResult matmul(const LegalizeInput& in) {
 
   ExprP mTiles = binary("floordiv", M, intImm(kMR)), nTiles = binary("floordiv", N, intImm(kNR));
   ExprP mFull = mTiles * intImm(kMR), nFull = nTiles * intImm(kNR);
-  int bt = kb.loopVar("bt"), jo = kb.loopVar("jo"), k = kb.loopVar("k"), ii = kb.loopVar("ii");
-  ExprP b = binary("floordiv", kb.var(bt), mTiles), io = binary("floormod", kb.var(bt), mTiles);
+  // Row tiles are grouped in blocks of kBlock: one block sweeps B's column panels once, each panel
+  // (K x kNR) staying in cache while the block's row tiles reuse it.
+  int bt = kb.loopVar("bt"), jo = kb.loopVar("jo"), k = kb.loopVar("k"), ii = kb.loopVar("ii"), it = kb.loopVar("it"), ie = kb.loopVar("ie");
+  ExprP blocks = binary("floordiv", mTiles + intImm(kBlock - 1), intImm(kBlock));
+  ExprP b = binary("floordiv", kb.var(bt), blocks), blockStart = binary("floormod", kb.var(bt), blocks) * intImm(kBlock);
+  ExprP inBlock = binary("min", intImm(kBlock), mTiles - blockStart);
+  ExprP io = blockStart + kb.var(it);
   ExprP aBase = b * M * K, bBase = batchedB ? b * K * N : intImm(0), cBase = b * M * N;
   ExprP row = io * intImm(kMR) + kb.var(ii);
   // The tile is written out unrolled, one scalar local per output: LLVM promotes them to registers
@@ -58,14 +64,15 @@ LegalizeResult matmul(const LegalizeInput& in) {
   std::vector<StmtP> tile = init;
   tile.push_back(forLoop(k, K, step));
   tile.insert(tile.end(), flush.begin(), flush.end());
-  // Columns past the last full tile, for these kMR rows.
+  // Columns past the last full tile, for the block's rows.
   int jr = kb.loopVar("jr"), kr = kb.loopVar("kr");
   ExprP colR = nFull + kb.var(jr);
-  StmtP edgeCols = forLoop(ii, intImm(kMR), {forLoop(jr, N - nFull, {
+  ExprP rowE = (blockStart + kb.var(ie)) * intImm(kMR) + kb.var(ii);
+  StmtP edgeCols = forLoop(ie, inBlock, {forLoop(ii, intImm(kMR), {forLoop(jr, N - nFull, {
       assign(sum, zero),
-      forLoop(kr, K, {assign(sum, kb.var(sum) + kb.load(A, aBase + row * K + kb.var(kr)) * kb.load(B, bBase + kb.var(kr) * N + colR))}),
-      store(C, cBase + row * N + colR, kb.var(sum))})});
-  kb.add(forLoop(bt, batch * mTiles, {forLoop(jo, nTiles, tile), edgeCols}, true));
+      forLoop(kr, K, {assign(sum, kb.var(sum) + kb.load(A, aBase + rowE * K + kb.var(kr)) * kb.load(B, bBase + kb.var(kr) * N + colR))}),
+      store(C, cBase + rowE * N + colR, kb.var(sum))})})});
+  kb.add(forLoop(bt, batch * blocks, {forLoop(jo, nTiles, {forLoop(it, inBlock, tile)}), edgeCols}, true));
   // Rows past the last full tile, every column.
   int br = kb.loopVar("br"), ir_ = kb.loopVar("ir"), jc = kb.loopVar("jc"), kc = kb.loopVar("kc");
   ExprP rowR = mFull + kb.var(ir_);
