@@ -37,6 +37,7 @@ LegalizeResult reduce(const LegalizeInput& in);       // sum, mean, max, min, pr
 LegalizeResult softmax(const LegalizeInput& in);      // nn.softmax, nn.log_softmax
 LegalizeResult matmul(const LegalizeInput& in);       // tiled, outer loop on the thread pool
 LegalizeResult copyLike(const LegalizeInput& in);     // reshape, flatten, expand_dims, squeeze (same bytes)
+LegalizeResult permuteDims(const LegalizeInput& in);  // permute_dims (transpose)
 }  // namespace kernels
 
 }  // namespace tvms::op

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "compiler/ir/printer.h"
+#include "compiler/op/infer_util.h"
 #include "compiler/op/legalize_util.h"
 
 namespace tvms::op::kernels {
@@ -153,6 +154,47 @@ LegalizeResult copyLike(const LegalizeInput& in) {
   ExprP idx = kb.var(o) * intImm(kChunk) + kb.var(i);
   kb.add(forLoop(o, binary("floordiv", n + intImm(kChunk - 1), intImm(kChunk)),
                  {forLoop(i, binary("min", intImm(kChunk), n - kb.var(o) * intImm(kChunk)), {store(c, idx, kb.load(a, idx))})}, true));
+  LegalizeResult r;
+  r.bufferArgs = {0};
+  r.kernel = kb.take();
+  return r;
+}
+
+}  // namespace tvms::op::kernels
+
+namespace tvms::op::kernels {
+
+using namespace codegen;
+
+// permute_dims: a loop nest over the output (outermost parallel), each element read from the input at
+// the permuted index.
+LegalizeResult permuteDims(const LegalizeInput& in) {
+  auto t = elementType(&in.out);
+  if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");
+  KernelBuilder kb(in.kernelName);
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  auto inDims = shapeExprs(kb, x);
+  auto outDims = shapeExprs(kb, &in.out);
+  if (!inDims || !outDims || inDims->empty()) return failure("the shapes must be known to compile R.permute_dims");
+  int rank = static_cast<int>(inDims->size());
+  std::vector<int> axes;
+  if (auto written = infer::intList(in.attr("axes"))) {
+    for (auto a : *written) axes.push_back(static_cast<int>(a < 0 ? a + rank : a));
+  } else {
+    for (int d = rank; d-- > 0;) axes.push_back(d);
+  }
+  int a = kb.param("A", *t, shapeText(x));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  std::vector<int> loops;
+  for (int d = 0; d < rank; ++d) loops.push_back(kb.loopVar("i" + std::to_string(d)));
+  std::vector<ExprP> inIdx(static_cast<size_t>(rank)), outIdx;
+  for (int d = 0; d < rank; ++d) {
+    inIdx[static_cast<size_t>(axes[static_cast<size_t>(d)])] = kb.var(loops[static_cast<size_t>(d)]);
+    outIdx.push_back(kb.var(loops[static_cast<size_t>(d)]));
+  }
+  StmtP body = store(c, flatIndex(outIdx, *outDims), kb.load(a, flatIndex(inIdx, *inDims)));
+  for (int d = rank; d-- > 0;) body = forLoop(loops[static_cast<size_t>(d)], (*outDims)[static_cast<size_t>(d)], {body}, d == 0);
+  kb.add(body);
   LegalizeResult r;
   r.bufferArgs = {0};
   r.kernel = kb.take();

@@ -386,8 +386,8 @@ void addManipulationOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("reshape", {tensor("x"), expr("shape", ParamKind::Shape)}, P,
                    "Reshapes x to `shape` (one dimension may be -1); the element count must not change.", inferReshape),
                            kernels::copyLike));
-  out.push_back(op("permute_dims", {tensor("x"), optional("axes", ParamKind::IntList)}, P,
-                   "Permutes the axes of x (reverses them when `axes` is None).", inferPermute));
+  out.push_back(withKernel(op("permute_dims", {tensor("x"), optional("axes", ParamKind::IntList)}, P,
+                   "Permutes the axes of x (reverses them when `axes` is None).", inferPermute), kernels::permuteDims));
   out.push_back(withKernel(op("expand_dims", {tensor("x"), required("axis", ParamKind::IntList)}, P,
                    "Inserts size-1 axes at `axis`.", inferExpandDims), kernels::copyLike));
   out.push_back(withKernel(op("squeeze", {tensor("x"), optional("axis", ParamKind::IntList)}, P,
