@@ -65,10 +65,8 @@ int main(int argc, char** argv) {
     std::string ns = std::to_string(n);
     auto c = compile(header() + "    def main(a: R.Tensor((" + ns + ",), \"float32\"), b: R.Tensor((" + ns + ",), \"float32\")) -> R.Tensor((" + ns +
                      ",), \"float32\"):\n        c = R.add(a, b)\n        return c\n");
-    runtime::VirtualMachine vm(c.exe, runtime::openDevices(c.exe, {}));
-    auto& dev = vm.device(0);
-    (void)dev;
     auto devs = runtime::openDevices(c.exe, {});
+    runtime::VirtualMachine vm(c.exe, devs);
     std::vector<runtime::Value> in{tensor(devs[0], {n}), tensor(devs[0], {n})};
     double s = timeMain(vm, in, n > 4000000 ? 10 : 50);
     std::printf("{\"bench\": \"add\", \"n\": %lld, \"seconds\": %.9f}\n", static_cast<long long>(n), s);

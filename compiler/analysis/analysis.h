@@ -45,6 +45,10 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
 // every variable with.
 std::shared_ptr<const FunctionAnalysis> deduceWithoutSource(const ir::IRModule& m, const ir::Function& fn);
 
+// RealizeVDevice's device boundaries: a call whose result is not tied to its operands' device (a call
+// of another function, hint_on_device, to_vdevice, an op whose result's vdevice is written).
+bool isDeviceBoundary(const ir::Call& c);
+
 // "kind:i", the spelling that names a declared entry.
 std::string spellingOf(const ir::IRModule& m, const ir::VDevice* v);
 

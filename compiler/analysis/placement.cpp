@@ -66,9 +66,7 @@ class Placement {
     if (!e) return;
     if (auto* v = as<Var>(e)) { out.push_back({v, ctx_.map.operand(parent, index)}); return; }
     if (auto* c = as<Call>(e)) {
-      if (c->callee) return;  // calls do not tie across functions
-      if (c->op == "relax.hint_on_device" || c->op == "relax.to_vdevice") return;  // device boundaries
-      if (const op::OpDef* def = op::findOp(c->op); def && def->deviceRule == op::DeviceRule::Written) return;
+      if (isDeviceBoundary(*c)) return;
       for (size_t i = 0; i < c->args.size(); ++i) uses(c->args[i], out, c, i);
     } else if (auto* t = as<Tuple>(e)) {
       for (size_t i = 0; i < t->fields.size(); ++i) uses(t->fields[i], out, t, i);
@@ -99,7 +97,7 @@ class Placement {
       if (v.get() != var) { Component a, c; tie(var, v.get(), a, c); }
     }
     if (auto* c = as<Call>(b.value); c && c->op == "relax.hint_on_device") {
-      if (const VDevice* d = hintTarget(*c)) place(var, d, range(c), "hinted onto \"" + spellingOf(ctx_.module, d) + "\" here");
+      if (const VDevice* d = ctx_.module.hintedEntry(*c)) place(var, d, range(c), "hinted onto \"" + spellingOf(ctx_.module, d) + "\" here");
       return;
     }
     std::vector<std::pair<const Var*, ByteRange>> used;
@@ -124,14 +122,6 @@ class Placement {
     }
   }
 
-  const VDevice* hintTarget(const Call& c) const {
-    const CallAttr* dev = c.attr("device");
-    if (!dev || dev->value.kind != Value::Kind::Device) return nullptr;
-    const CallAttr* s = c.attr("memory_scope");
-    std::string scope = s && s->value.kind == Value::Kind::String ? s->value.text : "global";
-    return ctx_.module.hintedEntry(dev->value.device, scope);
-  }
-
   bool alreadyReported(ByteRange where) const {
     for (auto& d : reported_)
       if ((d.code == "TVS203" || d.code == "TVS214") && d.range.begin >= where.begin && d.range.end <= where.end) return true;
@@ -146,6 +136,13 @@ class Placement {
 };
 
 }  // namespace
+
+bool isDeviceBoundary(const Call& c) {
+  if (c.callee) return true;  // calls of other functions do not tie across the call
+  if (c.op == "relax.hint_on_device" || c.op == "relax.to_vdevice") return true;
+  const op::OpDef* def = op::findOp(c.op);
+  return def && def->deviceRule == op::DeviceRule::Written;
+}
 
 void checkPlacement(const DeduceContext& ctx, const Function& fn, const std::vector<diag::Diagnostic>& reported,
                     std::vector<diag::Diagnostic>& out) {

@@ -140,6 +140,13 @@ std::shared_ptr<const VDevice> IRModule::lookup(std::string_view spelling) const
   return nullptr;
 }
 
+const VDevice* IRModule::hintedEntry(const Call& c) const {
+  const CallAttr* dev = c.attr("device");
+  if (!dev || dev->value.kind != Value::Kind::Device) return nullptr;
+  const CallAttr* s = c.attr("memory_scope");
+  return hintedEntry(dev->value.device, s && s->value.kind == Value::Kind::String ? s->value.text : "global");
+}
+
 const VDevice* IRModule::hintedEntry(const DeviceHint& device, std::string_view scope) const {
   for (auto& v : vdevices)
     if (deviceTypeOfKind(v->target.kind) == device.deviceType && v->vdeviceId == device.index && v->memoryScope == scope)

@@ -43,6 +43,8 @@ struct IRModule {
   // The entry R.hint_on_device(x, device, scope) resolves to: the first with that device type,
   // vdevice_id and memory scope (TVM's RealizeVDevice lookup); null when none matches.
   const VDevice* hintedEntry(const DeviceHint& device, std::string_view scope) const;
+  // The same for a call R.hint_on_device(x, device, memory_scope); null when it names none.
+  const VDevice* hintedEntry(const Call& hint) const;
 };
 
 // True when both references are the very same declared entry of `m` (TVM's identity), which an inline

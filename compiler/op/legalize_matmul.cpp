@@ -1,5 +1,6 @@
 // matmul: C[b] = A[b] @ B[b or shared]. Register tiles of kMR x kNR outputs accumulate over the whole
-// K loop (B's rows are contiguous, so each row of the tile vectorizes and A's element is broadcast); the tile rows run on the thread pool; the edges that do not fill a tile take a plain
+// K loop (B's rows are contiguous, so each row of the tile vectorizes and A's element is broadcast);
+// blocks of row tiles run on the thread pool; the edges that do not fill a tile take a plain
 // dot-product loop. No BLAS: this is the codegen's own kernel.
 #include "compiler/op/legalize_util.h"
 
@@ -44,7 +45,6 @@ LegalizeResult matmul(const LegalizeInput& in) {
   ExprP inBlock = binary("min", intImm(kBlock), mTiles - blockStart);
   ExprP io = blockStart + kb.var(it);
   ExprP aBase = b * M * K, bBase = batchedB ? b * K * N : intImm(0), cBase = b * M * N;
-  ExprP row = io * intImm(kMR) + kb.var(ii);
   // The tile is written out unrolled, one scalar local per output: LLVM promotes them to registers
   // and the SLP vectorizer turns each row's kNR multiply-adds (B's row is contiguous) into vector FMAs.
   std::vector<int> acc;

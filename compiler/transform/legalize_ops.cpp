@@ -72,32 +72,24 @@ class Legalize : public Rewriter {
       for (auto& d : buf.shape) key += d + ",";
       key += ")";
     }
+    std::vector<ExprPtr> operands;
+    for (size_t i : r.bufferArgs) operands.push_back(expr(c->args[i]));
+    auto same = kernelByKey_.find(key);
+    bool reused = same != kernelByKey_.end();
+    if (reused) --counts_[base];
     auto call = std::make_shared<Call>();
     call->op = "relax.call_tir";
-    if (auto same = kernelByKey_.find(key); same != kernelByKey_.end()) {
-      --counts_[base];
-      std::vector<ExprPtr> operands;
-      for (size_t i : r.bufferArgs) operands.push_back(expr(c->args[i]));
-      call->args = {std::make_shared<GlobalVar>(same->second), std::make_shared<Tuple>(operands)};
-      call->sinfoArgs = {b.vars[0]->annotation};
-      call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
-      out.push_back(copyBinding(b, call));
-      return;
-    }
-    kernelByKey_[key] = name;
-    std::vector<ExprPtr> operands;
-    auto prim = std::make_shared<PrimFunc>();
-    prim->name = name;
-    for (size_t i : r.bufferArgs) {
-      operands.push_back(expr(c->args[i]));
-      prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, in.args[i]));
-    }
-    prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, result));
-    prim->bodyLines = codegen::printKernelBody(*r.kernel);
-    call->args = {std::make_shared<GlobalVar>(name), std::make_shared<Tuple>(operands)};
+    call->args = {std::make_shared<GlobalVar>(reused ? same->second : name), std::make_shared<Tuple>(operands)};
     call->sinfoArgs = {b.vars[0]->annotation};
     call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
     out.push_back(copyBinding(b, call));
+    if (reused) return;
+    kernelByKey_[key] = name;
+    auto prim = std::make_shared<PrimFunc>();
+    prim->name = name;
+    for (size_t i : r.bufferArgs) prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, in.args[i]));
+    prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, result));
+    prim->bodyLines = std::move(body);
     prims.push_back({name, nullptr, prim});
     out_.kernels.push_back(std::move(*r.kernel));
   }

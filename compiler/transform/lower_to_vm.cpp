@@ -30,8 +30,7 @@ class FunctionLowering {
   runtime::VMFunction lower(const Function& fn) {
     f_.name = fn.name;
     for (auto& p : fn.params) {
-      int reg = regOf(p.get());
-      (void)reg;
+      regOf(p.get());  // parameters take registers 0..n-1, in order
       f_.params.push_back(paramSpec(*p));
     }
     countUses(fn.body.get());

@@ -13,20 +13,6 @@ using namespace ir;
 
 namespace {
 
-const VDevice* hintedEntry(const IRModule& m, const Call& c) {
-  const CallAttr* dev = c.attr("device");
-  if (!dev || dev->value.kind != Value::Kind::Device) return nullptr;
-  const CallAttr* s = c.attr("memory_scope");
-  return m.hintedEntry(dev->value.device, s && s->value.kind == Value::Kind::String ? s->value.text : "global");
-}
-
-bool isDeviceBoundary(const Call& c) {
-  if (c.callee) return true;  // calls of other functions do not tie across the call
-  if (c.op == "relax.hint_on_device" || c.op == "relax.to_vdevice") return true;
-  const op::OpDef* def = op::findOp(c.op);
-  return def && def->deviceRule == op::DeviceRule::Written;
-}
-
 // Union-find over variables; each component remembers the first device placed on it.
 class Flood {
  public:
@@ -85,7 +71,7 @@ class Flood {
     if (!e) return;
     if (auto* v = as<Var>(e)) return tie(var, v);
     if (auto* c = as<Call>(e)) {
-      if (isDeviceBoundary(*c)) return;
+      if (analysis::isDeviceBoundary(*c)) return;
       for (auto& a : c->args) uses(var, a);
     } else if (auto* t = as<Tuple>(e)) {
       for (auto& f : t->fields) uses(var, f);
@@ -108,7 +94,7 @@ class Flood {
           if (v.get() != var) tie(var, v.get());
         }
         if (hint) {
-          const VDevice* d = hintedEntry(m_, *c);
+          const VDevice* d = m_.hintedEntry(*c);
           place(var, d);
           if (auto* input = c->args.empty() ? nullptr : as<Var>(c->args[0])) hintInputs_.push_back({input, d});
           continue;
@@ -148,7 +134,7 @@ class Realize : public Rewriter {
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
     auto* c = as<Call>(b.value);
     if (!c || c->op != "relax.hint_on_device" || c->args.empty()) return Rewriter::binding(b, out);
-    const VDevice* want = hintedEntry(m_, *c);
+    const VDevice* want = m_.hintedEntry(*c);
     auto* input = as<Var>(c->args[0]);
     ExprPtr value = expr(c->args[0]);
     if (want && input && flood_.deviceOf(input) != want) {

@@ -176,38 +176,37 @@ int runRun(const Args& args) {
   }
 }
 
-int runOnVM(const BuildArgs& args) {
-  const BuildArgs* b = &args;
+int runOnVM(const BuildArgs& b) {
   std::optional<runtime::Executable> exe;
   auto t0 = std::chrono::steady_clock::now();
-  if (b->file.size() > 5 && b->file.substr(b->file.size() - 5) == ".tvmx") {
-    exe = runtime::loadExecutable(b->file);
+  if (b.file.size() > 5 && b.file.substr(b.file.size() - 5) == ".tvmx") {
+    exe = runtime::loadExecutable(b.file);
   } else {
-    auto r = compileFile(*b, "", true);
+    auto r = compileFile(b, "", true);
     if (!r) return 1;
     exe = std::move(r->exe);
   }
   double compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const runtime::VMFunction* f = exe->function(b->entry);
+  const runtime::VMFunction* f = exe->function(b.entry);
   if (!f) {
-    std::cerr << "tvms: no function '" << b->entry << "' in " << b->file << " (functions:";
+    std::cerr << "tvms: no function '" << b.entry << "' in " << b.file << " (functions:";
     for (auto& g : exe->functions) std::cerr << " " << g.name;
     std::cerr << ")\n";
     return 2;
   }
-  for (auto& [name, v] : b->inputs) {
+  for (auto& [name, v] : b.inputs) {
     bool known = false;
     for (auto& p : f->params) known |= p.name == name;
-    if (!known) { std::cerr << "tvms: " << b->entry << " has no parameter '" << name << "'\n"; return 2; }
+    if (!known) { std::cerr << "tvms: " << b.entry << " has no parameter '" << name << "'\n"; return 2; }
   }
-  runtime::VirtualMachine vm(*exe, runtime::openDevices(*exe, b->remap));
+  runtime::VirtualMachine vm(*exe, runtime::openDevices(*exe, b.remap));
   std::shared_ptr<runtime::DeviceAPI> host = runtime::makeCpuDevice(-1);
   std::vector<runtime::Value> inputs;
-  std::map<std::string, int64_t> bound = b->dims;
+  std::map<std::string, int64_t> bound = b.dims;
   for (size_t i = 0; i < f->params.size(); ++i) {
     const runtime::ParamSpec& p = f->params[i];
-    auto it = b->inputs.find(p.name);
-    std::string spec = it != b->inputs.end() ? it->second : b->inputs.empty() ? "random:" + std::to_string(i) : "";
+    auto it = b.inputs.find(p.name);
+    std::string spec = it != b.inputs.end() ? it->second : b.inputs.empty() ? "random:" + std::to_string(i) : "";
     if (spec.empty()) { std::cerr << "tvms: missing input '" << p.name << "' (" << p.sinfo << "): pass --input " << p.name << "=FILE.npy or =random\n"; return 2; }
     if (!p.tensor) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is not a tensor; only tensor inputs can be given\n"; return 2; }
     if (spec.rfind("random", 0) == 0) {
@@ -231,7 +230,7 @@ int runOnVM(const BuildArgs& args) {
     }
   }
   auto t1 = std::chrono::steady_clock::now();
-  runtime::Value result = vm.invoke(b->entry, std::move(inputs));
+  runtime::Value result = vm.invoke(b.entry, std::move(inputs));
   double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   // Outputs: one tensor, or a tuple's fields.
   std::vector<std::pair<std::string, runtime::NDArray>> outs;
@@ -240,14 +239,14 @@ int runOnVM(const BuildArgs& args) {
   else if (auto* tup = std::get_if<std::shared_ptr<runtime::TupleValue>>(&result))
     for (size_t i = 0; i < (*tup)->fields.size(); ++i)
       if (auto* ft = std::get_if<runtime::NDArray>(&(*tup)->fields[i])) outs.push_back({"output_" + std::to_string(i), *ft});
-  if (!b->outputDir.empty()) std::filesystem::create_directories(b->outputDir);
+  if (!b.outputDir.empty()) std::filesystem::create_directories(b.outputDir);
   for (auto& [name, t] : outs) {
     runtime::NDArray h = vm.hostCopy(t);
     std::string where = t.slot() >= 0 ? exe->devices[t.slot()].spelling : "host";
     std::cout << name << ": shape " << t.shapeText() << ", " << runtime::dtypeName(t.dtype) << ", on \"" << where << "\"";
     std::string s = summary(h);
     std::cout << (s.empty() ? "" : ": " + s) << "\n";
-    if (!b->outputDir.empty()) runtime::writeNpy(b->outputDir + "/" + name + ".npy", h);
+    if (!b.outputDir.empty()) runtime::writeNpy(b.outputDir + "/" + name + ".npy", h);
   }
   const runtime::RunStats& st = vm.stats();
   std::cout.precision(3);

@@ -47,6 +47,12 @@ llvm::orc::JITTargetMachineBuilder hostMachine(bool pic) {
   return std::move(*jtmb);
 }
 
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(bool pic) {
+  auto tm = hostMachine(pic).createTargetMachine();
+  if (!tm) throw std::runtime_error("LLVM: " + errorText(tm.takeError()));
+  return std::move(*tm);
+}
+
 void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(tm.getTargetTriple().str());
@@ -113,11 +119,10 @@ std::unique_ptr<runtime::KernelLibrary> jitCompile(const std::vector<Kernel>& ke
 
 std::string optimizedIR(const std::vector<Kernel>& kernels) {
   initializeLlvm();
-  auto tm = hostMachine(false).createTargetMachine();
-  if (!tm) throw std::runtime_error("LLVM: " + errorText(tm.takeError()));
+  auto tm = hostTargetMachine(false);
   llvm::LLVMContext ctx;
   auto m = emitModule(kernels, ctx);
-  optimize(*m, **tm);
+  optimize(*m, *tm);
   std::string s;
   llvm::raw_string_ostream os(s);
   m->print(os, nullptr);
@@ -126,18 +131,17 @@ std::string optimizedIR(const std::vector<Kernel>& kernels) {
 
 void buildSharedLibrary(const std::vector<Kernel>& kernels, const std::string& soPath) {
   initializeLlvm();
-  auto tm = hostMachine(true).createTargetMachine();
-  if (!tm) throw std::runtime_error("LLVM: " + errorText(tm.takeError()));
+  auto tm = hostTargetMachine(true);
   llvm::LLVMContext ctx;
   auto m = emitModule(kernels, ctx);
-  optimize(*m, **tm);
+  optimize(*m, *tm);
   std::string objPath = soPath + ".o";
   {
     std::error_code ec;
     llvm::raw_fd_ostream out(objPath, ec, llvm::sys::fs::OF_None);
     if (ec) throw std::runtime_error("cannot write " + objPath + ": " + ec.message());
     llvm::legacy::PassManager pm;
-    if ((*tm)->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
+    if (tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile))
       throw std::runtime_error("LLVM cannot emit an object file for this host");
     pm.run(*m);
   }
