@@ -149,6 +149,12 @@ StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool parallel) {
   s->body = std::move(body);
   return s;
 }
+StmtP tileLoop(int var, ExprP extent, std::vector<StmtP> body) {
+  auto s = std::make_shared<Stmt>(*forLoop(var, std::move(extent), std::move(body)));
+  s->keepScalar = true;
+  return s;
+}
+
 StmtP store(int buffer, ExprP index, ExprP value) {
   auto s = std::make_shared<Stmt>();
   s->kind = Stmt::Kind::Store;

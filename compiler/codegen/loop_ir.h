@@ -39,6 +39,8 @@ struct Stmt {
   int var = -1;          // For: its loop variable; Assign: the local scalar
   ExprP extent;          // For: runs var over [0, extent)
   bool parallel = false; // For: split across the runtime's thread pool (only at the top of a kernel)
+  bool keepScalar = false; // For: a register tile's reduction loop; the loop vectorizer leaves it (the
+                           // SLP vectorizer vectorizes its body across the tile's columns instead)
   int buffer = -1;       // Store
   ExprP index, value;    // Store: buffer[index] = value; Assign: var = value
   std::vector<StmtP> body;  // For, Seq
@@ -101,6 +103,7 @@ inline ExprP operator*(ExprP a, ExprP b) { return binary("*", std::move(a), std:
 inline ExprP operator-(ExprP a, ExprP b) { return binary("-", std::move(a), std::move(b)); }
 
 StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool parallel = false);
+StmtP tileLoop(int var, ExprP extent, std::vector<StmtP> body);  // a For with keepScalar
 StmtP store(int buffer, ExprP index, ExprP value);
 StmtP assign(int local, ExprP value);
 StmtP seq(std::vector<StmtP> body);

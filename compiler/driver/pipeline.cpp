@@ -35,6 +35,8 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   r.errors = std::move(vm.errors);
   if (!r.errors.empty()) return r;
   try {
+    if (options.emit == "llvm") r.kernelText = codegen::llvm_backend::optimizedIR(vm.kernels);
+    if (options.emit == "asm") r.kernelText = codegen::llvm_backend::assembly(vm.kernels);
     if (options.compileKernels && !vm.kernels.empty()) vm.exe.library = codegen::llvm_backend::jitCompile(vm.kernels);
     if (!options.sharedLibrary.empty()) {
       codegen::llvm_backend::buildSharedLibrary(vm.kernels, options.sharedLibrary);

@@ -23,12 +23,14 @@ struct BuildOptions {
   std::function<void(const std::string& pass, const std::string& text)> afterPass;
   bool compileKernels = true;   // JIT the CPU kernels into exe.library
   std::string sharedLibrary;    // when set: also build the kernels as this shared library (for .tvmx)
+  std::string emit;             // "llvm" or "asm": BuildResult::kernelText gets the kernels' optimized IR or assembly
 };
 
 struct BuildResult {
   std::optional<runtime::Executable> exe;
   std::vector<std::string> errors;
   int64_t storageAllocations = 0, storageReuses = 0;
+  std::string kernelText;  // BuildOptions::emit
 };
 
 // Never throws for a bad module: problems come back in `errors`.

@@ -148,7 +148,7 @@ TEST_CASE("compile and run: binary ops, broadcasting, inlined constants") {
 TEST_CASE("compile and run: matmul (tiles and edges, batches), reductions, softmax, reshape") {
   auto rng = freshRng();
   Host h;
-  for (auto [M, K, N] : {std::array<int64_t, 3>{37, 45, 70}, {64, 128, 32}, {3, 5, 2}, {130, 67, 97}}) {
+  for (auto [M, K, N] : {std::array<int64_t, 3>{37, 45, 70}, {64, 128, 32}, {3, 5, 2}, {130, 67, 97}, {20, 600, 45}, {9, 257, 33}}) {
     auto a = h.tensor({M, K}, rng), b = h.tensor({K, N}, rng);
     auto dims = [](int64_t x, int64_t y) { return "(" + std::to_string(x) + ", " + std::to_string(y) + ")"; };
     Run r = compileAndRun(module("a: R.Tensor(" + dims(M, K) + ", \"float32\"), b: R.Tensor(" + dims(K, N) + ", \"float32\")",

@@ -23,7 +23,7 @@ namespace tvms::cli {
 namespace {
 
 struct BuildArgs {
-  std::string file, output, entry = "main", outputDir;
+  std::string file, output, entry = "main", outputDir, emit;
   std::vector<std::string> printAfter;
   bool printAll = false;
   std::map<std::string, std::string> remap, inputs;
@@ -51,6 +51,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a == "-o" && !run && value(b.output)) continue;
     if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
     if (a == "--print-after-all") { b.printAll = true; continue; }
+    if (!run && (a == "--emit=llvm" || a == "--emit=asm")) { b.emit = a.substr(7); continue; }
     if (a == "--device" && value(v) && splitPair(v, k, x)) { b.remap[k] = x; continue; }
     if (run && a == "--entry" && value(b.entry)) continue;
     if (run && a == "--input" && value(v) && splitPair(v, k, x)) { b.inputs[k] = x; continue; }
@@ -99,12 +100,14 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, const std::st
   o.remap = b.remap;
   o.compileKernels = jit;
   o.sharedLibrary = soPath;
+  o.emit = b.emit;
   o.afterPass = [&](const std::string& pass, const std::string& text) {
     bool wanted = b.printAll;
     for (auto& p : b.printAfter) wanted |= p == pass;
     if (wanted) std::cout << "# after " << pass << "\n" << text << (text.empty() || text.back() == '\n' ? "" : "\n") << "\n";
   };
   driver::BuildResult r = driver::build(*module, o);
+  std::cout << r.kernelText;
   for (auto& e : r.errors) std::cerr << "tvms: " << b.file << ": " << e << "\n";
   if (!r.exe) return std::nullopt;
   return r;
@@ -139,7 +142,7 @@ std::string summary(const runtime::NDArray& a) {
   return o.str();
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--device SPELLING=cpu]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm] [--device SPELLING=cpu]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]...\n"

@@ -17,7 +17,9 @@ std::unique_ptr<runtime::KernelLibrary> jitCompile(const std::vector<Kernel>& ke
 // Writes `soPath`: the kernels compiled for the host CPU, linked as a shared library with `cc`.
 void buildSharedLibrary(const std::vector<Kernel>& kernels, const std::string& soPath);
 
-// The optimized LLVM IR (after O3), for tests and --emit-llvm.
+// The optimized LLVM IR (after O3), for tests and `tvms build --emit=llvm`.
 std::string optimizedIR(const std::vector<Kernel>& kernels);
+// The host assembly of the kernels, for `tvms build --emit=asm`.
+std::string assembly(const std::vector<Kernel>& kernels);
 
 }  // namespace tvms::codegen::llvm_backend

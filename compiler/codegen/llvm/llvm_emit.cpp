@@ -55,12 +55,12 @@ class FunctionEmitter {
         break;
       }
       case Stmt::Kind::Assign: b_.CreateStore(expr(s->value), locals_.at(s->var)); break;
-      case Stmt::Kind::For: loop(s->var, b_.getInt64(0), expr(s->extent), s->body); break;
+      case Stmt::Kind::For: loop(s->var, b_.getInt64(0), expr(s->extent), s->body, s->keepScalar); break;
     }
   }
 
   // for var in [begin, end): body
-  void loop(int var, Value* begin, Value* end, const std::vector<StmtP>& body) {
+  void loop(int var, Value* begin, Value* end, const std::vector<StmtP>& body, bool keepScalar = false) {
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, k_.vars[var].name + ".head", fn_);
     auto* bodyBlock = llvm::BasicBlock::Create(ctx_, k_.vars[var].name + ".body", fn_);
@@ -75,7 +75,16 @@ class FunctionEmitter {
     for (auto& s : body) stmt(s);
     auto* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
     i->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateBr(head);
+    auto* latch = b_.CreateBr(head);
+    if (keepScalar) {
+      // llvm.loop.vectorize.enable = false: vectorizing across iterations would turn every accumulator
+      // of the tile into its own vector reduction and spill them all.
+      auto* off = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                           llvm::ConstantAsMetadata::get(b_.getFalse())});
+      auto* id = llvm::MDNode::getDistinct(ctx_, {nullptr, off});
+      id->replaceOperandWith(0, id);
+      latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+    }
     b_.SetInsertPoint(exit);
   }
 
