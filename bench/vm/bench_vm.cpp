@@ -2,6 +2,7 @@
 // (bench/vm/bench_vm.py runs it and numpy in the same run and prints the comparison).
 //   add N:       R.add of two float32 vectors of N elements (12 bytes moved per element)
 //   matmul N:    float32 N x N @ N x N
+//   conv2d:      the seed's conv2d, NHWC 16x32x32x16 by OHWI 32x3x3x16, padding 1
 //   dispatch:    a function of 10,000 tiny ops (8-element adds): time per VM instruction
 //   build:       Normalize..LowerToVM + JIT of the multi-vdevice example
 #include <algorithm>
@@ -80,6 +81,15 @@ int main(int argc, char** argv) {
     std::vector<runtime::Value> in{tensor(devs[0], {n, n}), tensor(devs[0], {n, n})};
     double s = timeMain(vm, in, n >= 2048 ? 2 : 5);
     std::printf("{\"bench\": \"matmul\", \"n\": %lld, \"seconds\": %.9f}\n", static_cast<long long>(n), s);
+  }
+  {
+    auto c = compile(header() + "    def main(x: R.Tensor((16, 32, 32, 16), \"float32\"), w: R.Tensor((32, 3, 3, 16), \"float32\")) -> "
+                                "R.Tensor((16, 32, 32, 32), \"float32\"):\n        y = R.nn.conv2d(x, w, padding=(1, 1), "
+                                "data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n        return y\n");
+    auto devs = runtime::openDevices(c.exe, {});
+    runtime::VirtualMachine vm(c.exe, devs);
+    std::vector<runtime::Value> in{tensor(devs[0], {16, 32, 32, 16}), tensor(devs[0], {32, 3, 3, 16})};
+    std::printf("{\"bench\": \"conv2d\", \"flops\": %lld, \"seconds\": %.9f}\n", 2LL * 16 * 32 * 32 * 32 * 3 * 3 * 16, timeMain(vm, in, 10));
   }
   {
     std::ostringstream body;

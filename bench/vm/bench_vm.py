@@ -26,6 +26,14 @@ for n in (1000000, 16000000):
 for n in (256, 512, 1024, 2048):
     a = np.random.rand(n, n).astype(np.float32); b = np.random.rand(n, n).astype(np.float32)
     out["matmul", n] = best(lambda: a @ b, 2 if n >= 2048 else 5)
+# conv2d as numpy does it best: im2col by sliding_window_view, then one BLAS matmul.
+x = np.random.rand(16, 34, 34, 16).astype(np.float32); w = np.random.rand(32, 3, 3, 16).astype(np.float32)
+wm = w.reshape(32, -1).T.copy()
+def conv():
+    cols = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(1, 2))  # (16, 32, 32, 16, 3, 3)
+    cols = cols.transpose(0, 1, 2, 4, 5, 3).reshape(16 * 32 * 32, 144)
+    return cols @ wm
+out["conv2d", 0] = best(conv, 10)
 cfg = np.__config__
 blas = "unknown"
 try:
@@ -62,6 +70,10 @@ def main():
             gf = 2 * n ** 3 / r["seconds"] / 1e9
             ref_s = ref.get(("matmul", n))
             print(f"| matmul {n}^3 float32 | {gf:.1f} GFLOP/s | " + (f"{2 * n ** 3 / ref_s / 1e9:.1f} GFLOP/s | {ref_s / r['seconds']:.2f}x" if ref_s else "- | -") + (" | >= 0.5x |" if n == 1024 else " | |"))
+        elif r["bench"] == "conv2d":
+            ref_s = ref.get(("conv2d", 0))
+            print(f"| conv2d NHWC 16x32x32x16, OHWI 32x3x3x16, pad 1 (numpy: im2col + matmul) | {r['flops'] / r['seconds'] / 1e9:.1f} GFLOP/s | "
+                  + (f"{r['flops'] / ref_s / 1e9:.1f} GFLOP/s | {ref_s / r['seconds']:.2f}x" if ref_s else "- | -") + " | |")
         elif r["bench"] == "dispatch":
             print(f"| VM dispatch, {r['instructions']:,} instructions (10,000 tiny adds) | {r['seconds'] / r['instructions'] * 1e9:.0f} ns per instruction | | | <= 1000 ns |")
             print(f"| build of the 10,000-op function | {r['compile_seconds'] * 1e3:.0f} ms | | | |")

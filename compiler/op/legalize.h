@@ -38,6 +38,7 @@ LegalizeResult softmax(const LegalizeInput& in);      // nn.softmax, nn.log_soft
 LegalizeResult matmul(const LegalizeInput& in);       // tiled, outer loop on the thread pool
 LegalizeResult copyLike(const LegalizeInput& in);     // reshape, flatten, expand_dims, squeeze (same bytes)
 LegalizeResult permuteDims(const LegalizeInput& in);  // permute_dims (transpose)
+LegalizeResult conv(const LegalizeInput& in);         // nn.conv1d/2d/3d, any layout, as a tiled implicit GEMM
 }  // namespace kernels
 
 }  // namespace tvms::op

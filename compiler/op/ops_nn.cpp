@@ -1,11 +1,15 @@
 // R.nn.*: activations, normalisations, convolutions, pooling.
 #include "compiler/op/infer_util.h"
+#include "compiler/op/nn_attrs.h"
 #include "compiler/op/tables.h"
 
 namespace tvms::op {
 
 using namespace decl;
 using namespace infer;
+using nn::Layout;
+using nn::parseLayout;
+using nn::perDim;
 
 namespace {
 
@@ -64,66 +68,13 @@ InferResult inferDropout(const InferInput& in) {
   return r;
 }
 
-// A layout string as positions of its letters: "NHWC" -> N=0, C=3, spatial {H=1, W=2}.
-struct Layout {
-  int batch = -1, channel = -1;     // data: N, C; kernel: O (batch slot), I (channel slot)
-  std::vector<int> spatial;         // positions of D, H, W in that order
-  bool valid = false;
-};
-Layout parseLayout(const std::string& text, char batchLetter, char channelLetter, int dims) {
-  Layout l;
-  if (static_cast<int>(text.size()) != dims + 2) return l;
-  int pos[3] = {-1, -1, -1};
-  const char spatialLetters[] = {'D', 'H', 'W'};
-  for (int i = 0; i < static_cast<int>(text.size()); ++i) {
-    char c = text[i];
-    if (c == batchLetter) l.batch = i;
-    else if (c == channelLetter) l.channel = i;
-    else {
-      bool found = false;
-      for (int k = 0; k < 3; ++k) if (c == spatialLetters[k]) { pos[k] = i; found = true; }
-      if (!found) return l;
-    }
-  }
-  for (int k = 3 - dims; k < 3; ++k) {
-    if (pos[k] < 0) return l;
-    l.spatial.push_back(pos[k]);
-  }
-  l.valid = l.batch >= 0 && l.channel >= 0;
-  return l;
-}
-
-// strides / dilation given as one value or one per spatial dim.
-std::vector<int64_t> perDim(const ir::Value* v, int dims, int64_t fallback) {
-  auto xs = intList(v).value_or(std::vector<int64_t>{});
-  if (xs.size() == 1) return std::vector<int64_t>(dims, xs[0]);
-  if (static_cast<int>(xs.size()) == dims) return xs;
-  return std::vector<int64_t>(dims, fallback);
-}
-// padding as one value, one per dim, or (before..., after...): returns the sum per dim.
-std::vector<int64_t> paddingSum(const ir::Value* v, int dims) {
-  auto xs = intList(v).value_or(std::vector<int64_t>{});
-  std::vector<int64_t> out(dims, 0);
-  if (xs.size() == 1) for (auto& o : out) o = 2 * xs[0];
-  else if (static_cast<int>(xs.size()) == dims) for (int i = 0; i < dims; ++i) out[i] = 2 * xs[i];
-  else if (static_cast<int>(xs.size()) == 2 * dims) for (int i = 0; i < dims; ++i) out[i] = xs[i] + xs[i + dims];
-  return out;
-}
-
-int spatialDims(const OpDef& def) {
-  const std::string& n = def.name;
-  for (int d = 1; d <= 3; ++d)
-    if (n.find(std::to_string(d) + "d") != std::string::npos) return d;
-  return 2;
-}
-
 InferResult inferConv(const InferInput& in) {
   InferResult r;
   const StructInfo* data = tensorOperand(in, 0, r);
   const StructInfo* weight = tensorOperand(in, 1, r);
   if (!data || !weight) return r;
   const std::string name = in.def.scriptName();
-  const int dims = spatialDims(in.def);
+  const int dims = nn::spatialDims(in.def.name);
   const bool transpose = in.def.name.find("transpose") != std::string::npos;
   auto outDType = stringAttr(in.attr("out_dtype"));
   if (!outDType && !sameDType(*data, *weight, name, r, 0, 1)) return r;
@@ -157,7 +108,9 @@ InferResult inferConv(const InferInput& in) {
   PrimExprPtr outChannels = transpose ? mul(w[kl.channel], dim(groups)) : w[kl.batch];
   auto strides = perDim(in.attr("strides"), dims, 1);
   auto dilation = perDim(in.attr("dilation"), dims, 1);
-  auto pad = paddingSum(in.attr("padding"), dims);
+  auto padded = nn::padding(in.attr("padding"), dims);
+  std::vector<int64_t> pad(dims);
+  for (int i = 0; i < dims; ++i) pad[i] = padded.before[i] + padded.after[i];
   auto outPad = perDim(in.attr("output_padding"), dims, 0);
   Dims out(dims + 2);
   out[ol.batch] = x[dl.batch];
@@ -185,7 +138,7 @@ InferResult inferPool(const InferInput& in) {
   InferResult r;
   const StructInfo* data = tensorOperand(in, 0, r);
   if (!data) return r;
-  const int dims = spatialDims(in.def);
+  const int dims = nn::spatialDims(in.def.name);
   const std::string layoutText = stringAttr(in.attr("layout")).value_or("");
   Layout l = parseLayout(layoutText, 'N', 'C', dims);
   Layout ol = parseLayout(stringAttr(in.attr("out_layout")).value_or(layoutText), 'N', 'C', dims);
@@ -212,7 +165,9 @@ InferResult inferPool(const InferInput& in) {
   auto poolSize = perDim(in.attr("pool_size"), dims, 1);
   auto strides = perDim(in.attr("strides"), dims, 1);
   auto dilation = perDim(in.attr("dilation"), dims, 1);
-  auto pad = paddingSum(in.attr("padding"), dims);
+  auto padded = nn::padding(in.attr("padding"), dims);
+  std::vector<int64_t> pad(dims);
+  for (int i = 0; i < dims; ++i) pad[i] = padded.before[i] + padded.after[i];
   bool ceil = boolAttr(in.attr("ceil_mode"), false);
   for (int i = 0; i < dims; ++i) {
     PrimExprPtr numer = sub(add(x[l.spatial[i]], dim(pad[i])), dim(dilation[i] * (poolSize[i] - 1) + 1));
@@ -289,11 +244,12 @@ void addNnOps(std::vector<OpDef>& out) {
     ps.push_back(attr("kernel_layout", ParamKind::String, s(c.kernel)));
     ps.push_back(optional("out_layout", ParamKind::String));
     ps.push_back(optional("out_dtype", ParamKind::DType));
-    out.push_back(op(c.name, std::move(ps), DeviceRule::Strict,
-                     std::string(c.transpose ? "Transposed " : "") + std::to_string(c.dims) +
-                         "-D convolution of data by weight. data and weight must share a dtype (or set out_dtype) "
-                         "and a vdevice; the result lives on that vdevice.",
-                     inferConv));
+    OpDef conv = op(c.name, std::move(ps), DeviceRule::Strict,
+                    std::string(c.transpose ? "Transposed " : "") + std::to_string(c.dims) +
+                        "-D convolution of data by weight. data and weight must share a dtype (or set out_dtype) "
+                        "and a vdevice; the result lives on that vdevice.",
+                    inferConv);
+    out.push_back(c.transpose ? conv : withKernel(conv, kernels::conv));
   }
 
   struct Pool { const char* name; int dims; const char* layout; };

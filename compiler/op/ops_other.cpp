@@ -193,7 +193,7 @@ void addOtherOps(std::vector<OpDef>& out) {
   }
 
   auto sinfo = [](const char* name, const char* alias) {
-    Param p{name, ParamKind::SInfo, std::nullopt};
+    Param p = make(name, ParamKind::SInfo, std::nullopt);
     p.eraAlias = alias;
     return p;
   };

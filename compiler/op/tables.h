@@ -15,12 +15,19 @@ void addOtherOps(std::vector<OpDef>& out);
 
 namespace decl {
 using ir::Value;
-inline Param tensor(std::string n) { return {std::move(n), ParamKind::Tensor, std::nullopt}; }
-inline Param expr(std::string n, ParamKind k = ParamKind::Expr) { return {std::move(n), k, std::nullopt}; }
-inline Param optExpr(std::string n, ParamKind k) { Param p{std::move(n), k, std::nullopt}; p.optionalNone = true; return p; }
-inline Param attr(std::string n, ParamKind k, Value def) { return {std::move(n), k, std::move(def)}; }
-inline Param required(std::string n, ParamKind k) { return {std::move(n), k, std::nullopt}; }
-inline Param optional(std::string n, ParamKind k) { return {std::move(n), k, Value::none()}; }
+inline Param make(std::string n, ParamKind k, std::optional<Value> def) {
+  Param p;
+  p.name = std::move(n);
+  p.kind = k;
+  p.defaultValue = std::move(def);
+  return p;
+}
+inline Param tensor(std::string n) { return make(std::move(n), ParamKind::Tensor, std::nullopt); }
+inline Param expr(std::string n, ParamKind k = ParamKind::Expr) { return make(std::move(n), k, std::nullopt); }
+inline Param optExpr(std::string n, ParamKind k) { Param p = make(std::move(n), k, std::nullopt); p.optionalNone = true; return p; }
+inline Param attr(std::string n, ParamKind k, Value def) { return make(std::move(n), k, std::move(def)); }
+inline Param required(std::string n, ParamKind k) { return make(std::move(n), k, std::nullopt); }
+inline Param optional(std::string n, ParamKind k) { return make(std::move(n), k, Value::none()); }
 inline Value i(int64_t v) { return Value::ofInt(v); }
 inline Value f(double v) { return Value::ofFloat(v); }
 inline Value b(bool v) { return Value::ofBool(v); }

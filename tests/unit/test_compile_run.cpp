@@ -13,69 +13,18 @@
 #include "compiler/transform/passes.h"
 #include "runtime/vm.h"
 #include "tests/support/corpus.h"
+#include "tests/support/run_helpers.h"
 
 namespace {
 
 using namespace tvms;
-
-struct Host {
-  std::shared_ptr<runtime::DeviceAPI> device = runtime::makeCpuDevice(-1);
-  runtime::NDArray tensor(std::vector<int64_t> shape, std::mt19937& rng, double lo = -1, double hi = 1) {
-    runtime::NDArray a;
-    a.dtype = runtime::DType::F32;
-    a.shape = std::move(shape);
-    a.storage = std::make_shared<runtime::Storage>(device, -1, a.bytes());
-    std::uniform_real_distribution<float> u(static_cast<float>(lo), static_cast<float>(hi));
-    for (int64_t i = 0; i < a.numel(); ++i) static_cast<float*>(a.data())[i] = u(rng);
-    return a;
-  }
-};
-
-std::mt19937 freshRng() { return std::mt19937(std::random_device{}()); }
-
-float at(const runtime::NDArray& a, int64_t i) { return static_cast<const float*>(a.data())[i]; }
-
-struct Run {
-  runtime::Executable exe;
-  std::vector<runtime::NDArray> outputs;
-  runtime::RunStats stats;
-  int64_t allocations = 0, reuses = 0;
-};
-
-Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap = {}) {
-  auto lowered = test::lower(text);
-  REQUIRE(lowered.codes().empty());
-  driver::BuildOptions o;
-  o.remap = remap;
-  driver::BuildResult b = driver::build(lowered.module(), o);
-  INFO((b.errors.empty() ? "" : b.errors.front()));
-  REQUIRE(b.exe);
-  Run r;
-  r.exe = std::move(*b.exe);
-  r.allocations = b.storageAllocations;
-  r.reuses = b.storageReuses;
-  runtime::VirtualMachine vm(r.exe, runtime::openDevices(r.exe, remap));
-  std::vector<runtime::Value> in(inputs.begin(), inputs.end());
-  runtime::Value out = vm.invoke("main", in);
-  if (auto* t = std::get_if<runtime::NDArray>(&out)) r.outputs.push_back(*t);
-  if (auto* t = std::get_if<std::shared_ptr<runtime::TupleValue>>(&out))
-    for (auto& f : (*t)->fields) r.outputs.push_back(std::get<runtime::NDArray>(f));
-  r.stats = vm.stats();
-  return r;
-}
-
-// max |got - want| / max(1, |want|) over all elements
-void checkClose(const runtime::NDArray& got, const std::vector<double>& want, double tol = 2e-5) {
-  REQUIRE(got.numel() == static_cast<int64_t>(want.size()));
-  double worst = 0;
-  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(at(got, static_cast<int64_t>(i)) - want[i]) / std::max(1.0, std::abs(want[i])));
-  CHECK(worst <= tol);
-}
-
-std::string module(const std::string& params, const std::string& ret, const std::string& body) {
-  return "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
-         "    @R.function\n    def main(" + params + ") -> " + ret + ":\n" + body;
-}
+using test::Host;
+using test::Run;
+using test::at;
+using test::checkClose;
+using test::compileAndRun;
+using test::freshRng;
+using test::module;
 
 std::vector<double> matmulRef(const runtime::NDArray& a, const runtime::NDArray& b, int64_t batch, int64_t M, int64_t K, int64_t N, bool batchedB) {
   std::vector<double> c(static_cast<size_t>(batch * M * N));

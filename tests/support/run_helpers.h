@@ -1,0 +1,35 @@
+#pragma once
+// Test helpers for the compile-and-run tests: host tensors of fresh random values, building a module
+// through the whole pipeline and running main on the VM, comparing against float64 references.
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/vm.h"
+
+namespace tvms::test {
+
+struct Host {
+  std::shared_ptr<runtime::DeviceAPI> device = runtime::makeCpuDevice(-1);
+  runtime::NDArray tensor(std::vector<int64_t> shape, std::mt19937& rng, double lo = -1, double hi = 1);
+};
+
+std::mt19937 freshRng();
+float at(const runtime::NDArray& a, int64_t i);
+
+struct Run {
+  runtime::Executable exe;
+  std::vector<runtime::NDArray> outputs;
+  runtime::RunStats stats;
+  int64_t allocations = 0, reuses = 0;
+};
+
+// Builds `text` (which must lint clean), runs main on `inputs`; REQUIREs that both work.
+Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap = {});
+// max |got - want| / max(1, |want|) over all elements is within tol.
+void checkClose(const runtime::NDArray& got, const std::vector<double>& want, double tol = 2e-5);
+// A module of one function main(params) -> ret with `body` (indented 8 spaces).
+std::string module(const std::string& params, const std::string& ret, const std::string& body);
+
+}  // namespace tvms::test

@@ -1,0 +1,92 @@
+// Convolution kernels end to end against a float64 reference written here over logical indices, so
+// one reference checks every layout; fresh random inputs each run.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/support/run_helpers.h"
+
+namespace {
+
+using namespace tvms;
+using test::checkClose;
+using test::compileAndRun;
+using test::module;
+
+struct Conv2dCase {
+  int64_t n, c, h, w, o, kh, kw;
+  int64_t stride, dilation, groups;
+  int64_t padTop, padLeft, padBottom, padRight;
+  std::string dataLayout, kernelLayout;
+};
+
+// Position of each logical axis (N or O, C or I, H, W) in a layout string, as row-major strides.
+std::vector<int64_t> stridesOf(const std::string& layout, const std::string& letters, const std::vector<int64_t>& logical) {
+  std::vector<int64_t> extent(4), stride(4);
+  for (int i = 0; i < 4; ++i) extent[layout.find(letters[i])] = logical[i];
+  std::vector<int64_t> physical(4, 1);
+  for (int i = 2; i >= 0; --i) physical[i] = physical[i + 1] * extent[i + 1];
+  for (int i = 0; i < 4; ++i) stride[i] = physical[layout.find(letters[i])];
+  return stride;
+}
+
+std::string shapeIn(const std::string& layout, const std::string& letters, const std::vector<int64_t>& logical) {
+  std::string s = "(";
+  for (size_t i = 0; i < layout.size(); ++i) s += (i ? ", " : "") + std::to_string(logical[letters.find(layout[i])]);
+  return s + ")";
+}
+
+void checkConv2d(const Conv2dCase& c) {
+  auto rng = test::freshRng();
+  test::Host h;
+  int64_t oh = (c.h + c.padTop + c.padBottom - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
+  int64_t ow = (c.w + c.padLeft + c.padRight - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
+  int64_t icg = c.c / c.groups, ocg = c.o / c.groups;
+  std::vector<int64_t> xl{c.n, c.c, c.h, c.w}, wl{c.o, icg, c.kh, c.kw}, yl{c.n, c.o, oh, ow};
+  auto xs = stridesOf(c.dataLayout, "NCHW", xl), ws = stridesOf(c.kernelLayout, "OIHW", wl), ys = stridesOf(c.dataLayout, "NCHW", yl);
+  auto physical = [](const std::string& layout, const std::string& letters, const std::vector<int64_t>& l) {
+    std::vector<int64_t> s;
+    for (char ch : layout) s.push_back(l[letters.find(ch)]);
+    return s;
+  };
+  auto x = h.tensor(physical(c.dataLayout, "NCHW", xl), rng), w = h.tensor(physical(c.kernelLayout, "OIHW", wl), rng);
+  std::vector<double> want(static_cast<size_t>(c.n * c.o * oh * ow));
+  for (int64_t n = 0; n < c.n; ++n)
+    for (int64_t o = 0; o < c.o; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t z = 0; z < ow; ++z) {
+          double s = 0;
+          int64_t g = o / ocg;
+          for (int64_t i = 0; i < icg; ++i)
+            for (int64_t a = 0; a < c.kh; ++a)
+              for (int64_t b = 0; b < c.kw; ++b) {
+                int64_t iy = y * c.stride + a * c.dilation - c.padTop, iz = z * c.stride + b * c.dilation - c.padLeft;
+                if (iy < 0 || iy >= c.h || iz < 0 || iz >= c.w) continue;
+                s += static_cast<double>(test::at(x, n * xs[0] + (g * icg + i) * xs[1] + iy * xs[2] + iz * xs[3])) *
+                     test::at(w, o * ws[0] + i * ws[1] + a * ws[2] + b * ws[3]);
+              }
+          want[static_cast<size_t>(n * ys[0] + o * ys[1] + y * ys[2] + z * ys[3])] = s;
+        }
+  std::string call = "        y = R.nn.conv2d(x, w, strides=(" + std::to_string(c.stride) + ", " + std::to_string(c.stride) +
+                     "), padding=(" + std::to_string(c.padTop) + ", " + std::to_string(c.padLeft) + ", " + std::to_string(c.padBottom) +
+                     ", " + std::to_string(c.padRight) + "), dilation=(" + std::to_string(c.dilation) + ", " + std::to_string(c.dilation) +
+                     "), groups=" + std::to_string(c.groups) + ", data_layout=\"" + c.dataLayout + "\", kernel_layout=\"" +
+                     c.kernelLayout + "\")\n        return y\n";
+  std::string text = module("x: R.Tensor(" + shapeIn(c.dataLayout, "NCHW", xl) + ", \"float32\"), w: R.Tensor(" +
+                                shapeIn(c.kernelLayout, "OIHW", wl) + ", \"float32\")",
+                            "R.Tensor(" + shapeIn(c.dataLayout, "NCHW", yl) + ", \"float32\")", call);
+  INFO(text);
+  test::Run r = compileAndRun(text, {x, w});
+  checkClose(r.outputs.at(0), want, 1e-4);
+}
+
+}  // namespace
+
+TEST_CASE("compile and run: conv2d in NCHW/OIHW and NHWC/OHWI, strides, asymmetric padding, dilation, groups") {
+  // The seed's shape (NHWC/OHWI, 3x3, padding 1) and tiles with edges in every direction.
+  checkConv2d({2, 16, 9, 11, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, "NHWC", "OHWI"});
+  checkConv2d({1, 3, 13, 10, 37, 3, 3, 2, 1, 1, 1, 0, 2, 1, "NCHW", "OIHW"});
+  checkConv2d({2, 8, 12, 12, 12, 3, 2, 1, 2, 4, 2, 1, 2, 1, "NCHW", "OIHW"});
+  checkConv2d({1, 20, 7, 7, 40, 5, 5, 1, 1, 1, 2, 2, 2, 2, "NHWC", "HWIO"});
+  checkConv2d({1, 300, 4, 4, 9, 1, 1, 1, 1, 1, 0, 0, 0, 0, "NCHW", "OIHW"});  // K past one block of 256
+}
