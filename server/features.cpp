@@ -116,6 +116,18 @@ std::vector<Symbol> documentSymbols(const Snapshot& s) {
   return out;
 }
 
+std::vector<RunLens> runLenses(const Snapshot& s) {
+  std::vector<RunLens> out;
+  for (auto& region : s.lint.file.regions) {
+    if (!region.module) continue;
+    for (auto& f : region.module->functions) {
+      if (!f.relax) continue;
+      if (const syntax::ByteRange* r = region.map.find(f.relax.get())) out.push_back({f.name, {r->begin, r->begin}});
+    }
+  }
+  return out;
+}
+
 std::vector<InlayHint> inlayHints(const Snapshot& s, syntax::ByteRange range) {
   std::vector<InlayHint> out;
   for (size_t ri = 0; ri < s.lint.file.regions.size(); ++ri) {

@@ -54,6 +54,13 @@ struct Symbol {
 };
 std::vector<Symbol> documentSymbols(const Snapshot& s);
 
+// The Relax functions a code lens offers to run ("Run main"), at their first line (the decorator).
+struct RunLens {
+  std::string function;
+  syntax::ByteRange range;
+};
+std::vector<RunLens> runLenses(const Snapshot& s);
+
 struct InlayHint {
   uint32_t offset;  // after the bound name
   std::string label;  // ": R.Tensor((2, 3), dtype=\"float32\", vdevice=\"cuda:0\")"

@@ -50,4 +50,20 @@ json lspDiagnostic(const diag::Diagnostic& d, const syntax::LineIndex& lines, sy
   return out;
 }
 
+// file:///a%20b/c.py -> /a b/c.py; other schemes give "".
+std::string pathOfUri(const std::string& uri) {
+  if (uri.rfind("file://", 0) != 0) return "";
+  std::string out;
+  for (size_t i = 7; i < uri.size(); ++i) {
+    auto hex = [&](char c) { return std::isxdigit(static_cast<unsigned char>(c)) ? (std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10) : -1; };
+    if (uri[i] == '%' && i + 2 < uri.size() && hex(uri[i + 1]) >= 0 && hex(uri[i + 2]) >= 0) {
+      out += static_cast<char>(hex(uri[i + 1]) * 16 + hex(uri[i + 2]));
+      i += 2;
+    } else {
+      out += uri[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace tvms::server

@@ -21,6 +21,9 @@ syntax::ByteRange byteRange(const json& range, const syntax::LineIndex& lines, s
 json lspDiagnostic(const diag::Diagnostic& d, const syntax::LineIndex& lines, syntax::Encoding enc,
                    const std::string& uri, const std::string& rulesDoc);
 
+// file:///a%20b/c.py -> /a b/c.py; other schemes give "".
+std::string pathOfUri(const std::string& uri);
+
 // The anchor of a rule's section in docs/rules.md ("tvs201-undeclared-vdevice").
 std::string ruleAnchor(std::string_view code);
 

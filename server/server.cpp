@@ -26,21 +26,6 @@ std::string findRulesDoc() {
   return "";
 }
 
-// file:///a%20b/c.py -> /a b/c.py; other schemes give "".
-std::string pathOfUri(const std::string& uri) {
-  if (uri.rfind("file://", 0) != 0) return "";
-  std::string out;
-  for (size_t i = 7; i < uri.size(); ++i) {
-    if (uri[i] == '%' && i + 2 < uri.size()) {
-      out += static_cast<char>(std::stoi(uri.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += uri[i];
-    }
-  }
-  return out;
-}
-
 std::optional<std::vector<std::string>> stringList(const json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_array()) return std::nullopt;
   std::vector<std::string> out;
@@ -76,6 +61,8 @@ void Server::log(const std::string& message) { notify("window/logMessage", {{"ty
 void Server::onMessage(const std::string& body) {
   json msg = json::parse(body, nullptr, false);
   if (msg.is_discarded()) return error(nullptr, ParseError, "the message is not valid JSON");
+  if (msg.is_object() && !msg.contains("method") && msg.contains("id") && (msg.contains("result") || msg.contains("error")))
+    return onResponse(msg);  // the client's answer to a request of the server
   if (!msg.is_object() || !msg.contains("method") || !msg["method"].is_string())
     return error(msg.is_object() && msg.contains("id") ? msg["id"] : json(nullptr), InvalidRequest,
                  "a request needs a string \"method\"");
@@ -102,6 +89,7 @@ void Server::onMessage(const std::string& body) {
       {"textDocument/selectionRange", &Server::selection},
       {"textDocument/diagnostic", &Server::pullDiagnostics},
       {"tvms/viewIR", &Server::viewIR},
+      {"textDocument/codeLens", &Server::codeLens},
   };
   try {
     if (method == "exit") return io_.stop();
@@ -118,6 +106,8 @@ void Server::onMessage(const std::string& body) {
     if (method == "textDocument/didClose") return didClose(params);
     if (method == "textDocument/didSave") return;
     if (method == "workspace/didChangeConfiguration") return didChangeConfiguration(params);
+    if (method == "workspace/executeCommand") return executeCommand(id, params);
+    if (method == "window/workDoneProgress/cancel") return cancelProgress(params);
     if (method == "workspace/symbol") return workspaceSymbol(id, params);
     if (method == "textDocument/formatting") return formatting(id, params, false);
     if (method == "textDocument/rangeFormatting") return formatting(id, params, true);
@@ -141,6 +131,7 @@ void Server::initialize(const json& id, const json& params) {
   if (caps.contains("general") && caps["general"].contains("positionEncodings") && caps["general"]["positionEncodings"].is_array())
     for (auto& e : caps["general"]["positionEncodings"])
       if (e == "utf-8") { encoding_ = syntax::Encoding::Utf8; chosen = "utf-8"; }
+  clientProgress_ = caps.contains("window") && caps["window"].is_object() && caps["window"].value("workDoneProgress", false);
   pullDiagnostics_ = caps.contains("textDocument") && caps["textDocument"].is_object() && caps["textDocument"].contains("diagnostic");
   if (params.contains("initializationOptions") && params["initializationOptions"].is_object())
     readSettings(params["initializationOptions"]);
@@ -160,6 +151,8 @@ void Server::initialize(const json& id, const json& params) {
       {"documentSymbolProvider", true},
       {"workspaceSymbolProvider", true},
       {"inlayHintProvider", true},
+      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"executeCommandProvider", {{"commands", json::array({"tvms.run"})}}},
       {"foldingRangeProvider", true},
       {"selectionRangeProvider", true},
       {"completionProvider", {{"triggerCharacters", json::array({".", "\""})}}},
@@ -265,6 +258,7 @@ void Server::didClose(const json& params) {
 
 void Server::cancel(const json& params) {
   if (!params.contains("id")) return;
+  if (cancelRun(params["id"])) return;
   for (auto it = waiting_.begin(); it != waiting_.end(); ++it)
     if (it->id == params["id"]) {
       error(it->id, RequestCancelled, "cancelled");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "compiler/analysis/lint.h"
+#include "server/child_process.h"
 #include "server/lsp_json.h"
 #include "server/transport.h"
 #include "server/worker.h"
@@ -90,6 +91,17 @@ class Server {
   void status(const json& id);
   void documentText(const json& id, const json& params);
   json diagnosticsOf(const Snapshot& s, const std::string& uri) const;
+
+  // run_command.cpp: tvms.run in a child process, its progress and cancellation, code lenses.
+  void executeCommand(const json& id, const json& params);
+  void codeLens(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void reportProgress(const std::string& key, const std::string& kind, const std::string& message);
+  void runFinished(const std::string& key, const ChildProcess::Result& r, const std::string& shownAs, int64_t timeoutMs);
+  bool cancelRun(const json& id);           // $/cancelRequest of a running command
+  void cancelProgress(const json& params);  // window/workDoneProgress/cancel
+  // Requests from the server to the client, and their answers.
+  void sendRequest(const std::string& method, json params, std::function<void(const json& result, bool ok)> onAnswer);
+  void onResponse(const json& msg);
   std::vector<uint32_t> encodeTokens(const Snapshot& s) const;
 
   boost::asio::io_context io_;
@@ -110,6 +122,17 @@ class Server {
   // The last semantic tokens sent per document, for deltas: result id -> data.
   std::map<std::string, std::pair<std::string, std::vector<uint32_t>>> tokens_;
   uint64_t tokenResults_ = 0;
+
+  struct RunningCommand {
+    json id, token;  // token: null until progress may be reported
+    bool progressBegun = false;
+    std::string tempFile, function;
+    std::shared_ptr<ChildProcess> child;
+  };
+  std::map<std::string, RunningCommand> runs_;  // by the request id's JSON
+  std::map<std::string, std::function<void(const json&, bool)>> pendingRequests_;
+  uint64_t serverRequests_ = 0;
+  bool clientProgress_ = false;  // the client accepts window/workDoneProgress/create
 
   std::unique_ptr<AnalysisWorker> worker_;  // last: its thread calls back into the members above
 };

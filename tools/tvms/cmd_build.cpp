@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "runtime/npy.h"
 #include "runtime/vm.h"
 #include "tools/tvms/commands.h"
+#include "tools/tvms/run_report.h"
 #include "tools/tvms/source_io.h"
 
 namespace tvms::cli {
@@ -23,7 +26,8 @@ namespace tvms::cli {
 namespace {
 
 struct BuildArgs {
-  std::string file, output, entry = "main", outputDir, emit;
+  std::string file, output, entry = "main", outputDir, emit, format = "text";
+  bool progress = false, randomMissing = false;
   std::vector<std::string> printAfter;
   bool printAll = false;
   std::map<std::string, std::string> remap, inputs;
@@ -56,6 +60,9 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (run && a == "--entry" && value(b.entry)) continue;
     if (run && a == "--input" && value(v) && splitPair(v, k, x)) { b.inputs[k] = x; continue; }
     if (run && a == "--output" && value(b.outputDir)) continue;
+    if (run && a == "--format" && value(b.format) && (b.format == "text" || b.format == "json")) continue;
+    if (run && a == "--progress") { b.progress = true; continue; }
+    if (run && a == "--random-missing") { b.randomMissing = true; continue; }
     if (run && a == "--dim" && value(v) && splitPair(v, k, x)) { b.dims[k] = std::stoll(x); continue; }
     if (!a.empty() && a[0] != '-' && b.file.empty()) { b.file = a; continue; }
     std::cerr << "tvms: bad argument '" << a << "'\n" << usage;
@@ -128,25 +135,18 @@ std::string fillRandom(runtime::NDArray& a, uint64_t seed) {
   return "";
 }
 
-std::string summary(const runtime::NDArray& a) {
-  if (a.dtype != runtime::DType::F32 && a.dtype != runtime::DType::F64) return "";
-  int64_t n = a.numel();
-  double mn = INFINITY, mx = -INFINITY, sum = 0;
-  auto at = [&](int64_t i) { return a.dtype == runtime::DType::F32 ? static_cast<const float*>(a.data())[i] : static_cast<const double*>(a.data())[i]; };
-  for (int64_t i = 0; i < n; ++i) { double v = at(i); mn = std::min(mn, v); mx = std::max(mx, v); sum += v; }
-  std::ostringstream o;
-  o.precision(6);
-  o << "min " << mn << ", max " << mx << ", mean " << (n ? sum / n : 0) << ", first [";
-  for (int64_t i = 0; i < std::min<int64_t>(n, 4); ++i) o << (i ? ", " : "") << at(i);
-  o << (n > 4 ? ", ...]" : "]");
-  return o.str();
+// With --progress, one line per stage on stderr, for the language server's $/progress.
+void progress(const BuildArgs& b, const std::string& stage) {
+  if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
 const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm] [--device SPELLING=cpu]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
-    "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]...\n"
-    "       without any --input, every parameter gets random values (seed 0, 1, ...)\n";
+    "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
+    "                [--random-missing]\n"
+    "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
+    "       values, seeded by its position (0, 1, ...)\n";
 
 }  // namespace
 
@@ -185,6 +185,7 @@ int runOnVM(const BuildArgs& b) {
   if (b.file.size() > 5 && b.file.substr(b.file.size() - 5) == ".tvmx") {
     exe = runtime::loadExecutable(b.file);
   } else {
+    progress(b, "compiling " + b.file);
     auto r = compileFile(b, "", true);
     if (!r) return 1;
     exe = std::move(r->exe);
@@ -209,7 +210,7 @@ int runOnVM(const BuildArgs& b) {
   for (size_t i = 0; i < f->params.size(); ++i) {
     const runtime::ParamSpec& p = f->params[i];
     auto it = b.inputs.find(p.name);
-    std::string spec = it != b.inputs.end() ? it->second : b.inputs.empty() ? "random:" + std::to_string(i) : "";
+    std::string spec = it != b.inputs.end() ? it->second : b.inputs.empty() || b.randomMissing ? "random:" + std::to_string(i) : "";
     if (spec.empty()) { std::cerr << "tvms: missing input '" << p.name << "' (" << p.sinfo << "): pass --input " << p.name << "=FILE.npy or =random\n"; return 2; }
     if (!p.tensor) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is not a tensor; only tensor inputs can be given\n"; return 2; }
     if (spec.rfind("random", 0) == 0) {
@@ -232,9 +233,18 @@ int runOnVM(const BuildArgs& b) {
       inputs.push_back(a);
     }
   }
+  progress(b, "running " + b.entry);
+  // Fault injection for the language server's isolation test (tests/lsp): the run dies the way a
+  // kernel with a wild store would, and the server must answer with an error and carry on.
+  if (const char* fault = std::getenv("TVMS_FAULT_INJECT"); fault && std::string(fault) == "segv-in-run") std::raise(SIGSEGV);
   auto t1 = std::chrono::steady_clock::now();
   runtime::Value result = vm.invoke(b.entry, std::move(inputs));
   double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  progress(b, "reporting");
+  RunReport report;
+  report.entry = b.entry;
+  report.compileMs = compileSeconds * 1e3;
+  report.runMs = runSeconds * 1e3;
   // Outputs: one tensor, or a tuple's fields.
   std::vector<std::pair<std::string, runtime::NDArray>> outs;
   std::string base = f->outputNames.size() == 1 ? f->outputNames[0] : "output";
@@ -245,20 +255,22 @@ int runOnVM(const BuildArgs& b) {
   if (!b.outputDir.empty()) std::filesystem::create_directories(b.outputDir);
   for (auto& [name, t] : outs) {
     runtime::NDArray h = vm.hostCopy(t);
-    std::string where = t.slot() >= 0 ? exe->devices[t.slot()].spelling : "host";
-    std::cout << name << ": shape " << t.shapeText() << ", " << runtime::dtypeName(t.dtype) << ", on \"" << where << "\"";
-    std::string s = summary(h);
-    std::cout << (s.empty() ? "" : ": " + s) << "\n";
-    if (!b.outputDir.empty()) runtime::writeNpy(b.outputDir + "/" + name + ".npy", h);
+    OutputReport o = describeOutput(name, h, t.slot() >= 0 ? exe->devices[t.slot()].spelling : "host");
+    if (!b.outputDir.empty()) {
+      o.npyPath = b.outputDir + "/" + name + ".npy";
+      runtime::writeNpy(o.npyPath, h);
+    }
+    report.outputs.push_back(std::move(o));
   }
   const runtime::RunStats& st = vm.stats();
-  std::cout.precision(3);
-  std::cout << std::fixed << "compile " << compileSeconds * 1e3 << " ms, run " << runSeconds * 1e3 << " ms\n";
   for (size_t i = 0; i < exe->devices.size(); ++i)
-    std::cout << "device " << i << " \"" << exe->devices[i].spelling << "\" (" << vm.device(static_cast<int>(i)).name()
-              << "): " << st.kernelCalls[i] << " kernels, " << st.kernelSeconds[i] * 1e3 << " ms\n";
-  std::cout << "copied between devices: " << st.bytesCopied << " bytes in " << st.copies << " copies (inputs placed: "
-            << st.inputBytesPlaced << " bytes)\n";
+    report.devices.push_back({static_cast<int>(i), exe->devices[i].spelling, vm.device(static_cast<int>(i)).name(), st.kernelCalls[i],
+                              st.kernelSeconds[i] * 1e3});
+  report.bytesCopied = st.bytesCopied;
+  report.copies = st.copies;
+  report.inputBytesPlaced = st.inputBytesPlaced;
+  if (b.format == "json") printJson(std::cout, report);
+  else printText(std::cout, report);
   return 0;
 }
 

@@ -1,0 +1,117 @@
+#include "tools/tvms/run_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace tvms::cli {
+
+namespace {
+constexpr int kHistogramBins = 20;
+constexpr int64_t kPreviewMax = 32;  // preview at most 32 x 32 cells
+constexpr int64_t kFirst = 4;
+}  // namespace
+
+OutputReport describeOutput(const std::string& name, const runtime::NDArray& a, const std::string& vdevice) {
+  OutputReport o;
+  o.name = name;
+  o.shape = a.shapeText();
+  o.dims = a.shape;
+  o.dtype = runtime::dtypeName(a.dtype);
+  o.vdevice = vdevice;
+  if (a.dtype != runtime::DType::F32 && a.dtype != runtime::DType::F64) return o;
+  o.numeric = true;
+  int64_t n = a.numel();
+  auto at = [&](int64_t i) { return a.dtype == runtime::DType::F32 ? static_cast<const float*>(a.data())[i] : static_cast<const double*>(a.data())[i]; };
+  o.min = INFINITY;
+  o.max = -INFINITY;
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = at(i);
+    o.min = std::min(o.min, v);
+    o.max = std::max(o.max, v);
+    sum += v;
+  }
+  if (n == 0) o.min = o.max = 0;
+  o.mean = n ? sum / static_cast<double>(n) : 0;
+  for (int64_t i = 0; i < std::min(n, kFirst); ++i) o.first.push_back(at(i));
+  o.histogram.assign(kHistogramBins, 0);
+  double width = o.max - o.min;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = at(i);
+    if (!std::isfinite(v)) continue;
+    int bin = width > 0 ? static_cast<int>((v - o.min) / width * kHistogramBins) : 0;
+    ++o.histogram[static_cast<size_t>(std::clamp(bin, 0, kHistogramBins - 1))];
+  }
+  // Preview: the first matrix of the last two dims (a vector is one row), averaged in blocks.
+  int64_t rows = a.shape.size() >= 2 ? a.shape[a.shape.size() - 2] : 1;
+  int64_t cols = a.shape.empty() ? 1 : a.shape.back();
+  if (rows > 0 && cols > 0 && n > 0) {
+    o.previewRows = std::min(rows, kPreviewMax);
+    o.previewCols = std::min(cols, kPreviewMax);
+    o.preview.assign(static_cast<size_t>(o.previewRows * o.previewCols), 0.0);
+    std::vector<int64_t> count(o.preview.size(), 0);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        size_t cell = static_cast<size_t>((r * o.previewRows / rows) * o.previewCols + c * o.previewCols / cols);
+        o.preview[cell] += at(r * cols + c);
+        ++count[cell];
+      }
+    for (size_t i = 0; i < o.preview.size(); ++i) o.preview[i] /= static_cast<double>(std::max<int64_t>(1, count[i]));
+  }
+  return o;
+}
+
+void printText(std::ostream& os, const RunReport& r) {
+  for (auto& o : r.outputs) {
+    os << o.name << ": shape " << o.shape << ", " << o.dtype << ", on \"" << o.vdevice << "\"";
+    if (o.numeric) {
+      std::ostringstream s;
+      s.precision(6);
+      s << ": min " << o.min << ", max " << o.max << ", mean " << o.mean << ", first [";
+      for (size_t i = 0; i < o.first.size(); ++i) s << (i ? ", " : "") << o.first[i];
+      int64_t n = 1;
+      for (auto d : o.dims) n *= d;
+      s << (n > static_cast<int64_t>(o.first.size()) ? ", ...]" : "]");
+      os << s.str();
+    }
+    os << "\n";
+  }
+  std::ostringstream t;
+  t << std::fixed << std::setprecision(3) << "compile " << r.compileMs << " ms, run " << r.runMs << " ms\n";
+  for (auto& d : r.devices)
+    t << "device " << d.index << " \"" << d.vdevice << "\" (" << d.device << "): " << d.kernels << " kernels, " << d.ms << " ms\n";
+  t << "copied between devices: " << r.bytesCopied << " bytes in " << r.copies << " copies (inputs placed: " << r.inputBytesPlaced
+    << " bytes)\n";
+  os << t.str();
+}
+
+void printJson(std::ostream& os, const RunReport& r) {
+  using nlohmann::json;
+  json outs = json::array();
+  for (auto& o : r.outputs) {
+    json j = {{"name", o.name}, {"shape", o.dims}, {"dtype", o.dtype}, {"vdevice", o.vdevice}};
+    if (o.numeric) {
+      j["min"] = o.min;
+      j["max"] = o.max;
+      j["mean"] = o.mean;
+      j["first"] = o.first;
+      j["histogram"] = o.histogram;
+      j["preview"] = {{"rows", o.previewRows}, {"cols", o.previewCols}, {"values", o.preview}};
+    }
+    if (!o.npyPath.empty()) j["npy"] = o.npyPath;
+    outs.push_back(std::move(j));
+  }
+  json devs = json::array();
+  for (auto& d : r.devices) devs.push_back({{"index", d.index}, {"vdevice", d.vdevice}, {"device", d.device}, {"kernels", d.kernels}, {"ms", d.ms}});
+  std::ostringstream text;
+  printText(text, r);
+  // NaN and infinities are not JSON: a kernel that produced them still reports (as null).
+  json out = {{"entry", r.entry}, {"outputs", outs}, {"devices", devs}, {"compileMs", r.compileMs}, {"runMs", r.runMs},
+              {"bytesCopied", r.bytesCopied}, {"copies", r.copies}, {"inputBytesPlaced", r.inputBytesPlaced}, {"text", text.str()}};
+  os << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace tvms::cli

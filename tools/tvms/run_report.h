@@ -1,0 +1,47 @@
+#pragma once
+// What `tvms run` reports about one run: each output's placement and a numeric summary (with a
+// histogram and a downsampled 2-D preview for editors to draw), time per device, bytes copied.
+// Printed as text for people, or as one JSON object (`--format json`) for the language server's
+// tvms.run command, which runs `tvms run` in a child process.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "runtime/ndarray.h"
+
+namespace tvms::cli {
+
+struct OutputReport {
+  std::string name, shape, dtype, vdevice;
+  std::vector<int64_t> dims;
+  bool numeric = false;  // float outputs get the statistics below
+  double min = 0, max = 0, mean = 0;
+  std::vector<double> first;            // the first few elements
+  std::vector<int64_t> histogram;       // kHistogramBins counts over [min, max]
+  int64_t previewRows = 0, previewCols = 0;
+  std::vector<double> preview;          // row-major previewRows x previewCols means of the last two dims' blocks
+  std::string npyPath;                  // where --output wrote it
+};
+
+struct DeviceReport {
+  int index = 0;
+  std::string vdevice, device;
+  int64_t kernels = 0;
+  double ms = 0;
+};
+
+struct RunReport {
+  std::string entry;
+  std::vector<OutputReport> outputs;
+  std::vector<DeviceReport> devices;
+  double compileMs = 0, runMs = 0;
+  int64_t bytesCopied = 0, copies = 0, inputBytesPlaced = 0;
+};
+
+// Statistics of a host tensor (the caller copies device tensors to the host first).
+OutputReport describeOutput(const std::string& name, const runtime::NDArray& hostTensor, const std::string& vdevice);
+
+void printText(std::ostream& os, const RunReport& r);
+void printJson(std::ostream& os, const RunReport& r);  // includes "text": what printText prints
+
+}  // namespace tvms::cli
