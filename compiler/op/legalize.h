@@ -32,13 +32,23 @@ struct LegalizeResult {
 
 // The kernel builders, attached to their ops' registry entries.
 namespace kernels {
-LegalizeResult elementwise(const LegalizeInput& in);  // binary and unary ops, relu, silu, gelu, clip
-LegalizeResult reduce(const LegalizeInput& in);       // sum, mean, max, min, prod
+LegalizeResult elementwise(const LegalizeInput& in);  // binary/unary ops, activations, clip, where, ewise_fma, astype, broadcast_to
+LegalizeResult reduce(const LegalizeInput& in);       // sum, mean, max, min, prod, std, variance
 LegalizeResult softmax(const LegalizeInput& in);      // nn.softmax, nn.log_softmax
 LegalizeResult matmul(const LegalizeInput& in);       // tiled, outer loop on the thread pool
 LegalizeResult copyLike(const LegalizeInput& in);     // reshape, flatten, expand_dims, squeeze (same bytes)
 LegalizeResult permuteDims(const LegalizeInput& in);  // permute_dims (transpose)
 LegalizeResult conv(const LegalizeInput& in);         // nn.conv1d/2d/3d, any layout, as a tiled implicit GEMM
+LegalizeResult pool(const LegalizeInput& in);         // nn.max_pool*/avg_pool*/adaptive_avg_pool*, any layout
+LegalizeResult fill(const LegalizeInput& in);         // full, full_like, zeros, ones, zeros_like, ones_like
+LegalizeResult triangle(const LegalizeInput& in);     // tril, triu
+LegalizeResult take(const LegalizeInput& in);         // take (clip / wrap)
+LegalizeResult stridedSlice(const LegalizeInput& in); // strided_slice
+LegalizeResult argReduce(const LegalizeInput& in);    // argmax, argmin
+LegalizeResult scan(const LegalizeInput& in);         // cumsum, cumprod (inclusive / exclusive)
+LegalizeResult norm(const LegalizeInput& in);         // nn.layer_norm, nn.rms_norm over the last axes
+LegalizeResult prelu(const LegalizeInput& in);        // nn.prelu
+LegalizeResult outer(const LegalizeInput& in);        // outer
 }  // namespace kernels
 
 }  // namespace tvms::op

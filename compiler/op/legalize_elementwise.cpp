@@ -35,6 +35,26 @@ ExprP unaryValue(const std::string& op, ExprP x, const LegalizeInput& in) {
       {"sin", "sin"}, {"cos", "cos"}, {"erf", "erf"}, {"rsqrt", "rsqrt"}, {"logical_not", "not"}};
   if (auto it = direct.find(op); it != direct.end()) return unary(it->second, x);
   if (op == "square") return x * x;
+  if (op == "broadcast_to") return x;
+  if (op == "astype") {
+    auto to = codegen::scalarTypeOf(in.out.dtype);
+    return to ? cast(*to, x) : nullptr;
+  }
+  if (op == "nn.leakyrelu") return select(binary(">", x, k(0)), x, k(floatAttr(in, "alpha", 0.01)) * x);
+  if (op == "nn.selu") {
+    // scale * (x > 0 ? x : alpha * (exp(x) - 1)), the constants of Klambauer et al. (as TVM uses)
+    const double alpha = 1.6732632423543772848170429916717, scale = 1.0507009873554804934193349852946;
+    return k(scale) * select(binary(">", x, k(0)), x, k(alpha) * (unary("exp", x) - k(1)));
+  }
+  if (op == "nn.softplus") {
+    double beta = floatAttr(in, "beta", 1.0), threshold = floatAttr(in, "threshold", 20.0);
+    ExprP bx = k(beta) * x;
+    return select(binary(">", bx, k(threshold)), x, binary("/", unary("log", k(1) + unary("exp", bx)), k(beta)));
+  }
+  if (op == "nn.gelu_tanh") {
+    ExprP inner = k(std::sqrt(2.0 / M_PI)) * (x + k(0.044715) * x * x * x);
+    return k(0.5) * x * (k(1) + unary("tanh", inner));
+  }
   if (op == "nn.relu") return binary("max", x, k(0));
   if (op == "nn.silu") return x * unary("sigmoid", x);
   if (op == "nn.gelu") return k(0.5) * x * (k(1) + unary("erf", x * k(M_SQRT1_2)));
@@ -73,7 +93,8 @@ LegalizeResult elementwise(const LegalizeInput& in) {
   auto outDims = shapeExprs(kb, &in.out);
   if (!outDims) return failure("the result's shape must be known to compile " + in.def.scriptName());
   bool binaryOp = binaryOps().count(op) > 0;
-  size_t operands = binaryOp ? 2 : 1;
+  bool ternaryOp = op == "where" || op == "ewise_fma";
+  size_t operands = ternaryOp ? 3 : binaryOp ? 2 : 1;
   struct Operand { int buffer = -1; std::vector<ExprP> dims; ExprP scalar; };
   std::vector<Operand> ops(operands);
   for (size_t i = 0; i < operands; ++i) {
@@ -93,6 +114,8 @@ LegalizeResult elementwise(const LegalizeInput& in) {
   int out = kb.param("C", *outType, shapeText(&in.out));
 
   auto value = [&](const std::vector<ExprP>& loads) -> ExprP {
+    if (op == "where") return select(loads[0]->type == ScalarType::Bool ? loads[0] : binary("!=", loads[0], intImm(0)), loads[1], loads[2]);
+    if (op == "ewise_fma") return loads[0] * loads[1] + loads[2];
     if (binaryOp) {
       ExprP v = binary(binaryOps().at(op), loads[0], loads[1]);
       return v->type == *outType ? v : cast(*outType, v);
@@ -199,6 +222,28 @@ LegalizeResult permuteDims(const LegalizeInput& in) {
   r.bufferArgs = {0};
   r.kernel = kb.take();
   return r;
+}
+
+}  // namespace tvms::op::kernels
+
+namespace tvms::op::kernels {
+
+using namespace codegen;
+
+// outer(x1, x2): C[i, j] = x1[i] * x2[j].
+LegalizeResult outer(const LegalizeInput& in) {
+  auto t = elementType(&in.out);
+  if (!t || in.args.size() < 2) return failure("dtype " + in.out.dtype + " has no kernels yet");
+  KernelBuilder kb(in.kernelName);
+  auto od = shapeExprs(kb, &in.out);
+  if (!od || od->size() != 2) return failure("R.outer needs two 1-D operands of known length");
+  int a = kb.param("A", *t, shapeText(in.args[0]));
+  int b = kb.param("B", *t, shapeText(in.args[1]));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& idx) {
+    return std::vector<StmtP>{store(c, flatIndex(idx, *od), kb.load(a, idx[0]) * kb.load(b, idx[1]))};
+  }));
+  return done(kb, {0, 1});
 }
 
 }  // namespace tvms::op::kernels

@@ -27,28 +27,43 @@ LegalizeResult reduce(const LegalizeInput& in) {
     for (int i = 0; i < rank; ++i) reduced.insert(i);
   }
   double init = op == "max" ? -std::numeric_limits<double>::infinity() : op == "min" ? std::numeric_limits<double>::infinity() : op == "prod" ? 1 : 0;
-  if (op != "sum" && op != "mean" && op != "max" && op != "min" && op != "prod") return failure(in.def.scriptName() + " has no kernel yet");
+  bool moments = op == "std" || op == "variance";  // two passes: the mean, then the mean squared deviation
+  if (op != "sum" && op != "mean" && op != "max" && op != "min" && op != "prod" && !moments) return failure(in.def.scriptName() + " has no kernel yet");
   int a = kb.param("A", *t, shapeText(x));
   int c = kb.param("C", *t, shapeText(&in.out));
-  int acc = kb.local("acc", *t);
+  int acc = kb.local("acc", *t), mean = kb.local("mean", *t);
   std::vector<int> loops(rank);
   for (int d = 0; d < rank; ++d) loops[d] = kb.loopVar("i" + std::to_string(d));
   std::vector<ExprP> idx;
   for (int d = 0; d < rank; ++d) idx.push_back(kb.var(loops[d]));
   ExprP v = kb.load(a, flatIndex(idx, *dims));
   ExprP cur = kb.var(acc);
+  auto overReduced = [&](StmtP leaf) {
+    for (int d = rank; d-- > 0;)
+      if (reduced.count(d)) leaf = forLoop(loops[d], (*dims)[d], {leaf});
+    return leaf;
+  };
   ExprP next = op == "max" ? binary("max", cur, v) : op == "min" ? binary("min", cur, v) : op == "prod" ? cur * v : cur + v;
-  StmtP inner = assign(acc, next);
-  for (int d = rank; d-- > 0;)
-    if (reduced.count(d)) inner = forLoop(loops[d], (*dims)[d], {inner});
+  StmtP inner = overReduced(assign(acc, next));
   ExprP count = intImm(1);
   for (int d : reduced) count = count * (*dims)[d];
-  ExprP result = op == "mean" ? binary("/", kb.var(acc), cast(*t, count)) : kb.var(acc);
+  ExprP n = cast(*t, count);
+  ExprP result = op == "mean" ? binary("/", kb.var(acc), n) : kb.var(acc);
+  std::vector<StmtP> steps{assign(acc, floatImm(init, *t)), inner};
+  if (moments) {
+    ExprP dev = v - kb.var(mean);
+    steps.push_back(assign(mean, binary("/", kb.var(acc), n)));
+    steps.push_back(assign(acc, floatImm(0, *t)));
+    steps.push_back(overReduced(assign(acc, kb.var(acc) + dev * dev)));
+    result = binary("/", kb.var(acc), n);
+    if (op == "std") result = unary("sqrt", result);
+  }
   // The output index: kept dims in order (a reduced dim kept with keepdims indexes 0 of size 1).
   ExprP outIdx = intImm(0);
   for (int d = 0; d < rank; ++d)
     if (!reduced.count(d)) outIdx = outIdx * (*dims)[d] + kb.var(loops[d]);
-  StmtP body = seq({assign(acc, floatImm(init, *t)), inner, store(c, outIdx, result)});
+  steps.push_back(store(c, outIdx, result));
+  StmtP body = seq(steps);
   bool first = true;
   for (int d = rank; d-- > 0;)
     if (!reduced.count(d)) body = forLoop(loops[d], (*dims)[d], {body});

@@ -1,6 +1,7 @@
 #include "compiler/op/legalize_util.h"
 
 #include "compiler/ir/printer.h"
+#include "compiler/op/infer_util.h"
 
 namespace tvms::op::kernels {
 
@@ -65,6 +66,40 @@ ExprP flatIndex(const std::vector<ExprP>& indices, const std::vector<ExprP>& dim
   ExprP idx = codegen::intImm(0);
   for (size_t i = 0; i < indices.size(); ++i) idx = idx * dims[i] + indices[i];
   return idx;
+}
+
+StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body) {
+  std::vector<int> loops;
+  std::vector<ExprP> idx;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    loops.push_back(kb.loopVar("i" + std::to_string(d)));
+    idx.push_back(kb.var(loops.back()));
+  }
+  std::vector<StmtP> inner = body(idx);
+  if (dims.empty()) return codegen::seq(inner);
+  StmtP s = codegen::forLoop(loops.back(), dims.back(), inner, dims.size() == 1);
+  for (size_t d = dims.size() - 1; d-- > 0;) s = codegen::forLoop(loops[d], dims[d], {s}, d == 0);
+  return s;
+}
+
+int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback) {
+  auto a = infer::intAttr(in.attr(name));
+  if (!a) return fallback;
+  return static_cast<int>(*a < 0 ? *a + rank : *a);
+}
+
+double floatAttr(const LegalizeInput& in, const char* name, double fallback) {
+  const ir::Value* v = in.attr(name);
+  if (v && v->kind == ir::Value::Kind::Float) return v->real;
+  if (v && v->kind == ir::Value::Kind::Int) return static_cast<double>(v->integer);
+  return fallback;
+}
+
+LegalizeResult done(KernelBuilder& kb, std::vector<size_t> buffers) {
+  LegalizeResult r;
+  r.bufferArgs = std::move(buffers);
+  r.kernel = kb.take();
+  return r;
 }
 
 }  // namespace tvms::op::kernels

@@ -1,5 +1,7 @@
 #pragma once
 // Internal to the kernel builders: shapes as loop-IR expressions and row-major indexing.
+#include <functional>
+
 #include "compiler/op/legalize.h"
 
 namespace tvms::op::kernels {
@@ -7,6 +9,7 @@ namespace tvms::op::kernels {
 using codegen::ExprP;
 using codegen::KernelBuilder;
 using codegen::ScalarType;
+using codegen::StmtP;
 
 // A dimension as a loop-IR expression (symbolic dims become the kernel's dims arguments); null
 // when it is not expressible (an opaque expression).
@@ -20,5 +23,13 @@ std::optional<ScalarType> elementType(const ir::StructInfo* s);
 LegalizeResult failure(std::string why);
 // Row-major flat index of `indices` in a tensor of `dims`.
 ExprP flatIndex(const std::vector<ExprP>& indices, const std::vector<ExprP>& dims);
+// A loop nest over every index of `dims` (the outermost loop parallel) around body(indices).
+StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body);
+// An axis attribute normalised into [0, rank); `fallback` when absent.
+int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback);
+// A float attribute (written as an int or a float), or `fallback`.
+double floatAttr(const LegalizeInput& in, const char* name, double fallback);
+// The kernel's result for `buffers` (indices into call.args), the kernel taken from kb.
+LegalizeResult done(KernelBuilder& kb, std::vector<size_t> buffers);
 
 }  // namespace tvms::op::kernels

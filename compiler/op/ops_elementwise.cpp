@@ -191,16 +191,16 @@ void addElementwiseOps(std::vector<OpDef>& out) {
                          " over `axis` (all axes when None); `keepdims` keeps reduced axes as size 1.",
                      inferReduce), kernels::reduce));
   for (auto* r : {"argmax", "argmin"})
-    out.push_back(op(r, {tensor("x"), optional("axis", ParamKind::Int), attr("keepdims", ParamKind::Bool, b(false))},
+    out.push_back(withKernel(op(r, {tensor("x"), optional("axis", ParamKind::Int), attr("keepdims", ParamKind::Bool, b(false))},
                      DeviceRule::PrimaryInput, std::string("Index of the ") + (r[3] == 'm' && r[4] == 'a' ? "maximum" : "minimum") +
                                                    " along `axis` (of the flattened tensor when None).",
-                     inferArgReduce));
+                     inferArgReduce), kernels::argReduce));
   for (auto* r : {"cumsum", "cumprod"})
-    out.push_back(op(r, {tensor("data"), optional("axis", ParamKind::Int), optional("dtype", ParamKind::DType),
+    out.push_back(withKernel(op(r, {tensor("data"), optional("axis", ParamKind::Int), optional("dtype", ParamKind::DType),
                          optional("exclusive", ParamKind::Bool)},
                      DeviceRule::PrimaryInput, std::string("Cumulative ") + (r[3] == 's' ? "sum" : "product") +
                                                    " along `axis` (of the flattened tensor when None).",
-                     inferScan));
+                     inferScan), kernels::scan));
 }
 
 }  // namespace tvms::op

@@ -393,16 +393,16 @@ void addManipulationOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("squeeze", {tensor("x"), optional("axis", ParamKind::IntList)}, P,
                    "Removes size-1 axes (those in `axis`, or all of them).", inferSqueeze), kernels::copyLike));
   out.push_back(withKernel(op("flatten", {tensor("x")}, P, "Flattens x to one dimension.", inferFlatten), kernels::copyLike));
-  out.push_back(op("broadcast_to", {tensor("x"), expr("shape", ParamKind::Shape)}, P,
-                   "Broadcasts x to `shape`, numpy-style.", inferBroadcastTo));
-  out.push_back(op("take", {tensor("x"), tensor("indices"), optional("axis", ParamKind::Int),
+  out.push_back(withKernel(op("broadcast_to", {tensor("x"), expr("shape", ParamKind::Shape)}, P,
+                   "Broadcasts x to `shape`, numpy-style.", inferBroadcastTo), kernels::elementwise));
+  out.push_back(withKernel(op("take", {tensor("x"), tensor("indices"), optional("axis", ParamKind::Int),
                             attr("mode", ParamKind::String, s("fast"))},
-                   P, "Gathers elements of x at `indices` along `axis` (of the flattened tensor when None).", inferTake));
-  out.push_back(op("strided_slice",
+                   P, "Gathers elements of x at `indices` along `axis` (of the flattened tensor when None).", inferTake), kernels::take));
+  out.push_back(withKernel(op("strided_slice",
                    {tensor("x"), required("axes", ParamKind::IntList), required("begin", ParamKind::IntList),
                     required("end", ParamKind::IntList), optional("strides", ParamKind::IntList),
                     attr("assume_inbound", ParamKind::Bool, b(false))},
-                   P, "Slices x along `axes` from `begin` to `end` with `strides`.", inferStridedSlice));
+                   P, "Slices x along `axes` from `begin` to `end` with `strides`.", inferStridedSlice), kernels::stridedSlice));
   out.push_back(op("split", {tensor("x"), required("indices_or_sections", ParamKind::IntList),
                              attr("axis", ParamKind::Int, i(0))},
                    P, "Splits x along `axis` into equal sections or at the given indices; returns a tuple.", inferSplit));
@@ -411,25 +411,25 @@ void addManipulationOps(std::vector<OpDef>& out) {
                                         "give a result with no vdevice in TVM (no error).", inferConcat));
   out.push_back(op("stack", {expr("tensors", ParamKind::TensorList), attr("axis", ParamKind::Int, i(0))},
                    DeviceRule::Lenient, "Stacks the tensors along a new axis `axis`.", inferStack));
-  out.push_back(op("tril", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Lower triangle of x.", inferTriangle));
-  out.push_back(op("triu", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Upper triangle of x.", inferTriangle));
+  out.push_back(withKernel(op("tril", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Lower triangle of x.", inferTriangle), kernels::triangle));
+  out.push_back(withKernel(op("triu", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Upper triangle of x.", inferTriangle), kernels::triangle));
 
-  out.push_back(op("full", {expr("shape", ParamKind::Shape), tensor("fill_value"), optional("dtype", ParamKind::DType)},
-                   DeviceRule::FillValue, "A tensor of `shape` filled with fill_value; it takes fill_value's vdevice.", inferFull));
+  out.push_back(withKernel(op("full", {expr("shape", ParamKind::Shape), tensor("fill_value"), optional("dtype", ParamKind::DType)},
+                   DeviceRule::FillValue, "A tensor of `shape` filled with fill_value; it takes fill_value's vdevice.", inferFull), kernels::fill));
   for (auto* n : {"full_like"})
-    out.push_back(op(n, {tensor("x"), tensor("fill_value"), optional("dtype", ParamKind::DType)}, P,
-                     "A tensor like x filled with fill_value.", inferSameShape));
+    out.push_back(withKernel(op(n, {tensor("x"), tensor("fill_value"), optional("dtype", ParamKind::DType)}, P,
+                     "A tensor like x filled with fill_value.", inferSameShape), kernels::fill));
   for (auto* n : {"zeros_like", "ones_like"})
-    out.push_back(op(n, {tensor("x"), optional("dtype", ParamKind::DType)}, P,
-                     std::string("A tensor like x filled with ") + (n[0] == 'z' ? "zeros." : "ones."), inferSameShape));
+    out.push_back(withKernel(op(n, {tensor("x"), optional("dtype", ParamKind::DType)}, P,
+                     std::string("A tensor like x filled with ") + (n[0] == 'z' ? "zeros." : "ones."), inferSameShape), kernels::fill));
   for (auto* n : {"zeros", "ones"})
-    out.push_back(op(n, {expr("shape", ParamKind::Shape), required("dtype", ParamKind::DType)}, DeviceRule::NoDevice,
+    out.push_back(withKernel(op(n, {expr("shape", ParamKind::Shape), required("dtype", ParamKind::DType)}, DeviceRule::NoDevice,
                      std::string("A tensor of `shape` filled with ") + (n[0] == 'z' ? "zeros" : "ones") +
-                         "; it has no vdevice.", inferFilled));
+                         "; it has no vdevice.", inferFilled), kernels::fill));
   out.push_back(op("arange", {expr("start", ParamKind::Prim), optExpr("end", ParamKind::Prim),
                               attr("step", ParamKind::Any, i(1)), optional("dtype", ParamKind::DType)},
                    DeviceRule::NoDevice, "Evenly spaced values in [start, end); it has no vdevice.", inferArange));
-  out.push_back(op("astype", {tensor("x"), required("dtype", ParamKind::DType)}, P, "Casts x to `dtype`.", inferAsType));
+  out.push_back(withKernel(op("astype", {tensor("x"), required("dtype", ParamKind::DType)}, P, "Casts x to `dtype`.", inferAsType), kernels::elementwise));
 
   out.push_back(op("sort", {tensor("x"), attr("axis", ParamKind::Int, i(-1)), attr("descending", ParamKind::Bool, b(false))},
                    P, "Sorts x along `axis`.", inferSort));

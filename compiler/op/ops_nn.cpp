@@ -187,24 +187,24 @@ void addNnOps(std::vector<OpDef>& out) {
   const auto P = DeviceRule::PrimaryInput;
   out.push_back(withKernel(op("nn.relu", {tensor("data")}, P, "Rectified linear unit, max(data, 0).", inferSame), kernels::elementwise));
   out.push_back(withKernel(op("nn.gelu", {tensor("data")}, P, "Gaussian error linear unit (erf form).", inferSame), kernels::elementwise));
-  out.push_back(op("nn.gelu_tanh", {tensor("data")}, P, "Gaussian error linear unit (tanh approximation).", inferSame));
+  out.push_back(withKernel(op("nn.gelu_tanh", {tensor("data")}, P, "Gaussian error linear unit (tanh approximation).", inferSame), kernels::elementwise));
   out.push_back(withKernel(op("nn.silu", {tensor("data")}, P, "Sigmoid linear unit, data * sigmoid(data).", inferSame), kernels::elementwise));
-  out.push_back(op("nn.selu", {tensor("data")}, P, "Scaled exponential linear unit.", inferSame));
-  out.push_back(op("nn.leakyrelu", {tensor("data"), attr("alpha", ParamKind::Float, f(0.01))}, P,
-                   "Leaky ReLU: data where positive, alpha * data elsewhere.", inferSame));
-  out.push_back(op("nn.prelu", {tensor("data"), tensor("alpha"), attr("axis", ParamKind::Int, i(1))}, P,
-                   "Parametric ReLU with a learned slope `alpha` along `axis`.", inferNorm));
-  out.push_back(op("nn.softplus", {tensor("data"), attr("beta", ParamKind::Float, f(1.0)),
+  out.push_back(withKernel(op("nn.selu", {tensor("data")}, P, "Scaled exponential linear unit.", inferSame), kernels::elementwise));
+  out.push_back(withKernel(op("nn.leakyrelu", {tensor("data"), attr("alpha", ParamKind::Float, f(0.01))}, P,
+                   "Leaky ReLU: data where positive, alpha * data elsewhere.", inferSame), kernels::elementwise));
+  out.push_back(withKernel(op("nn.prelu", {tensor("data"), tensor("alpha"), attr("axis", ParamKind::Int, i(1))}, P,
+                   "Parametric ReLU with a learned slope `alpha` along `axis`.", inferNorm), kernels::prelu));
+  out.push_back(withKernel(op("nn.softplus", {tensor("data"), attr("beta", ParamKind::Float, f(1.0)),
                                    attr("threshold", ParamKind::Float, f(20.0))},
-                   P, "Softplus, log(1 + exp(beta * data)) / beta.", inferSame));
+                   P, "Softplus, log(1 + exp(beta * data)) / beta.", inferSame), kernels::elementwise));
   out.push_back(withKernel(op("nn.softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P, "Softmax along `axis`.", inferSoftmax), kernels::softmax));
   out.push_back(withKernel(op("nn.log_softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P,
                    "Log of the softmax along `axis`.", inferSoftmax), kernels::softmax));
-  out.push_back(op("nn.layer_norm",
+  out.push_back(withKernel(op("nn.layer_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), required("axes", ParamKind::IntList),
                     attr("epsilon", ParamKind::Float, f(1e-5)), attr("center", ParamKind::Bool, b(true)),
                     attr("scale", ParamKind::Bool, b(true))},
-                   P, "Layer normalisation over `axes`, scaled by gamma and shifted by beta.", inferNorm));
+                   P, "Layer normalisation over `axes`, scaled by gamma and shifted by beta.", inferNorm), kernels::norm));
   out.push_back(op("nn.group_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), required("num_groups", ParamKind::Int),
                     required("channel_axis", ParamKind::Int), required("axes", ParamKind::IntList),
@@ -216,10 +216,10 @@ void addNnOps(std::vector<OpDef>& out) {
                     optional("axes", ParamKind::IntList), attr("epsilon", ParamKind::Float, f(1e-5)),
                     attr("center", ParamKind::Bool, b(true)), attr("scale", ParamKind::Bool, b(true))},
                    P, "Instance normalisation.", inferNorm));
-  out.push_back(op("nn.rms_norm",
+  out.push_back(withKernel(op("nn.rms_norm",
                    {tensor("data"), tensor("weight"), attr("axes", ParamKind::IntList, i(-1)),
                     attr("epsilon", ParamKind::Float, f(1e-5))},
-                   P, "Root-mean-square normalisation over `axes`, scaled by weight.", inferNorm));
+                   P, "Root-mean-square normalisation over `axes`, scaled by weight.", inferNorm), kernels::norm));
   out.push_back(op("nn.batch_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), tensor("moving_mean"), tensor("moving_var"),
                     required("axis", ParamKind::Int), attr("epsilon", ParamKind::Float, f(1e-5)),
@@ -257,21 +257,21 @@ void addNnOps(std::vector<OpDef>& out) {
                         {"nn.avg_pool1d", 1, "NCW"},   {"nn.avg_pool2d", 2, "NCHW"}, {"nn.avg_pool3d", 3, "NCDHW"}};
   for (auto& p : pools) {
     std::vector<int64_t> ones(p.dims, 1), zeros(p.dims, 0);
-    out.push_back(op(p.name,
+    out.push_back(withKernel(op(p.name,
                      {tensor("data"), attr("pool_size", ParamKind::IntList, ints(ones)),
                       attr("strides", ParamKind::IntList, ints(ones)), attr("padding", ParamKind::IntList, ints(zeros)),
                       attr("dilation", ParamKind::IntList, ints(ones)), attr("ceil_mode", ParamKind::Bool, b(false)),
                       attr("count_include_pad", ParamKind::Bool, b(false)), attr("layout", ParamKind::String, s(p.layout)),
                       optional("out_layout", ParamKind::String)},
-                     P, std::string(p.name[3] == 'm' ? "Max" : "Average") + " pooling over windows of `pool_size`.", inferPool));
+                     P, std::string(p.name[3] == 'm' ? "Max" : "Average") + " pooling over windows of `pool_size`.", inferPool), kernels::pool));
   }
   const Pool adaptive[] = {{"nn.adaptive_avg_pool1d", 1, "NCW"}, {"nn.adaptive_avg_pool2d", 2, "NCHW"},
                            {"nn.adaptive_avg_pool3d", 3, "NCDHW"}};
   for (auto& p : adaptive)
-    out.push_back(op(p.name,
+    out.push_back(withKernel(op(p.name,
                      {tensor("data"), optional("output_size", ParamKind::IntList),
                       attr("layout", ParamKind::String, s(p.layout)), optional("out_layout", ParamKind::String)},
-                     P, "Adaptive average pooling to `output_size`.", inferPool));
+                     P, "Adaptive average pooling to `output_size`.", inferPool), kernels::pool));
 
   for (auto* n : {"nn.attention", "nn.attention_bias", "nn.attention_var_len", "nn.batch_flatten",
                   "nn.cross_entropy_with_logits", "nn.nll_loss", "nn.pad", "nn.pixel_shuffle"})

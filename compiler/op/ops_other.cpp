@@ -173,10 +173,10 @@ void addOtherOps(std::vector<OpDef>& out) {
                    "give a result with no vdevice in TVM (no error): it lands on the default device.", inferMatmul), kernels::matmul));
   out.push_back(op("einsum", {expr("operands", ParamKind::TensorList), required("subscripts", ParamKind::String)}, L,
                    "Einstein summation over the operands.", inferEinsum));
-  out.push_back(op("where", {tensor("condition"), tensor("x1"), tensor("x2")}, L,
-                   "Selects x1 where condition holds, else x2.", inferWhere));
-  out.push_back(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3.", inferFma));
-  out.push_back(op("outer", {tensor("x1"), tensor("x2")}, L, "Outer product of two vectors.", inferOuter));
+  out.push_back(withKernel(op("where", {tensor("condition"), tensor("x1"), tensor("x2")}, L,
+                   "Selects x1 where condition holds, else x2.", inferWhere), kernels::elementwise));
+  out.push_back(withKernel(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3.", inferFma), kernels::elementwise));
+  out.push_back(withKernel(op("outer", {tensor("x1"), tensor("x2")}, L, "Outer product of two vectors.", inferOuter), kernels::outer));
 
   out.push_back(op("to_vdevice", {tensor("data"), required("dst_vdevice", ParamKind::VDevice)}, DeviceRule::ToVDevice,
                    "Copies data to the vdevice `dst_vdevice` (a string naming a declared entry, such as \"cuda:0\"). "

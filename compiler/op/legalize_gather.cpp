@@ -1,0 +1,77 @@
+// Reading elements at computed positions: take (indices along an axis, clamped into range as
+// mode="clip" does; "fast" promises in-range indices and "wrap" wraps them) and strided_slice.
+#include "compiler/op/infer_util.h"
+#include "compiler/op/legalize_util.h"
+
+namespace tvms::op::kernels {
+
+using namespace codegen;
+
+LegalizeResult take(const LegalizeInput& in) {
+  const ir::StructInfo* x = in.args.size() > 0 ? in.args[0] : nullptr;
+  const ir::StructInfo* ix = in.args.size() > 1 ? in.args[1] : nullptr;
+  auto t = elementType(x), it = elementType(ix);
+  if (!t || !it || (*it != ScalarType::I32 && *it != ScalarType::I64)) return failure("R.take needs a tensor and int32/int64 indices");
+  KernelBuilder kb(in.kernelName);
+  auto xd = shapeExprs(kb, x), id = shapeExprs(kb, ix), od = shapeExprs(kb, &in.out);
+  if (!xd || !id || !od) return failure("the shapes must be known to compile R.take");
+  bool flat = !in.attr("axis") || in.attr("axis")->kind == ir::Value::Kind::None;
+  std::vector<ExprP> src = flat ? std::vector<ExprP>{product(*xd)} : *xd;
+  int rank = static_cast<int>(src.size());
+  int axis = flat ? 0 : axisAttr(in, "axis", rank, 0);
+  std::string mode = infer::stringAttr(in.attr("mode")).value_or("fast");
+  int a = kb.param("A", *t, shapeText(x));
+  int ind = kb.param("indices", *it, shapeText(ix));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  size_t ir = id->size();
+  kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
+    // o = [before axis..., index dims..., after axis...]
+    std::vector<ExprP> idxDims(o.begin() + axis, o.begin() + axis + static_cast<long>(ir));
+    ExprP i = cast(ScalarType::I64, kb.load(ind, flatIndex(idxDims, *id)));
+    ExprP n = src[static_cast<size_t>(axis)];
+    if (mode == "wrap") i = binary("floormod", i, n);
+    else i = binary("max", intImm(0), binary("min", i, n - intImm(1)));  // clip; "fast" is clamped too, so a bad index never reads outside
+    std::vector<ExprP> at(o.begin(), o.begin() + axis);
+    at.push_back(i);
+    at.insert(at.end(), o.begin() + axis + static_cast<long>(ir), o.end());
+    return std::vector<StmtP>{store(c, flatIndex(o, *od), kb.load(a, flatIndex(at, src)))};
+  }));
+  return done(kb, {0, 1});
+}
+
+LegalizeResult stridedSlice(const LegalizeInput& in) {
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  auto t = elementType(x);
+  if (!t) return failure("dtype " + (x ? x->dtype : std::string("?")) + " has no kernels yet");
+  KernelBuilder kb(in.kernelName);
+  auto xd = shapeExprs(kb, x), od = shapeExprs(kb, &in.out);
+  if (!xd || !od) return failure("the shapes must be known to compile R.strided_slice");
+  int rank = static_cast<int>(xd->size());
+  auto axes = infer::intList(in.attr("axes")), begin = infer::intList(in.attr("begin"));
+  auto strides = infer::intList(in.attr("strides"));
+  if (!axes || !begin || axes->size() != begin->size()) return failure("R.strided_slice needs axes and begin of one length");
+  // Each axis reads x at start + i * stride; start is begin clamped into the axis as numpy does.
+  std::vector<ExprP> start(static_cast<size_t>(rank), intImm(0)), step(static_cast<size_t>(rank), intImm(1));
+  for (size_t i = 0; i < axes->size(); ++i) {
+    int ax = static_cast<int>((*axes)[i] < 0 ? (*axes)[i] + rank : (*axes)[i]);
+    if (ax < 0 || ax >= rank) return failure("R.strided_slice: axis out of range");
+    int64_t s = strides && i < strides->size() ? (*strides)[i] : 1;
+    if (s == 0) return failure("R.strided_slice: a stride of 0");
+    ExprP n = (*xd)[static_cast<size_t>(ax)];
+    int64_t b = (*begin)[i];
+    ExprP bExpr = b < 0 ? n + intImm(b) : intImm(b);
+    ExprP hi = s > 0 ? n : n - intImm(1);
+    start[static_cast<size_t>(ax)] = binary("max", intImm(s > 0 ? 0 : -1), binary("min", bExpr, hi));
+    step[static_cast<size_t>(ax)] = intImm(s);
+  }
+  int a = kb.param("A", *t, shapeText(x));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
+    std::vector<ExprP> at;
+    for (int d = 0; d < rank; ++d) at.push_back(start[static_cast<size_t>(d)] + o[static_cast<size_t>(d)] * step[static_cast<size_t>(d)]);
+    return std::vector<StmtP>{store(c, flatIndex(o, *od), kb.load(a, flatIndex(at, *xd)))};
+  }));
+  return done(kb, {0});
+}
+
+}  // namespace tvms::op::kernels

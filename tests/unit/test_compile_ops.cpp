@@ -1,0 +1,231 @@
+// The kernels of the remaining ops end to end against float64 references written here, on fresh
+// random inputs each run: activations, where / ewise_fma / astype / broadcast_to, fills and
+// triangles, take / strided_slice, argmax / cumsum, std / variance, layer_norm / rms_norm / prelu,
+// pooling, outer.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include "tests/support/run_helpers.h"
+
+namespace {
+
+using namespace tvms;
+using test::at;
+using test::checkClose;
+using test::compileAndRun;
+using test::module;
+
+runtime::NDArray intTensor(test::Host& h, std::vector<int64_t> shape, const std::vector<int64_t>& values) {
+  runtime::NDArray a;
+  a.dtype = runtime::DType::I64;
+  a.shape = std::move(shape);
+  a.storage = std::make_shared<runtime::Storage>(h.device, -1, a.bytes());
+  for (size_t i = 0; i < values.size(); ++i) static_cast<int64_t*>(a.data())[i] = values[i];
+  return a;
+}
+
+std::vector<double> map(const runtime::NDArray& x, const std::function<double(double)>& f) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < x.numel(); ++i) out.push_back(f(at(x, i)));
+  return out;
+}
+
+const std::string F = "\"float32\"";
+std::string T(const std::string& shape, const std::string& dtype = "\"float32\"") { return "R.Tensor(" + shape + ", " + dtype + ")"; }
+
+}  // namespace
+
+TEST_CASE("compile and run: activations, where, ewise_fma, astype, broadcast_to, outer") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto x = h.tensor({5, 33}, rng, -3, 3);
+  std::string body = "        a = R.nn.leakyrelu(x, alpha=0.2)\n        b = R.nn.selu(x)\n        c = R.nn.softplus(x, beta=2.0)\n"
+                     "        d = R.nn.gelu_tanh(x)\n        return (a, b, c, d)\n";
+  std::string t = T("(5, 33)");
+  test::Run r = compileAndRun(module("x: " + t, "R.Tuple(" + t + ", " + t + ", " + t + ", " + t + ")", body), {x});
+  checkClose(r.outputs.at(0), map(x, [](double v) { return v > 0 ? v : 0.2 * v; }));
+  checkClose(r.outputs.at(1), map(x, [](double v) { return 1.0507009873554805 * (v > 0 ? v : 1.6732632423543772 * (std::exp(v) - 1)); }), 1e-5);
+  checkClose(r.outputs.at(2), map(x, [](double v) { return 2 * v > 20 ? v : std::log1p(std::exp(2 * v)) / 2; }), 1e-5);
+  checkClose(r.outputs.at(3), map(x, [](double v) { return 0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))); }), 1e-5);
+
+  auto y = h.tensor({5, 33}, rng), z = h.tensor({33}, rng), row = h.tensor({1, 33}, rng);
+  body = "        m = R.greater(x, y)\n        w = R.where(m, x, z)\n        f = R.ewise_fma(x, y, y)\n"
+         "        i = R.astype(x, \"int32\")\n        g = R.astype(i, \"float32\")\n        b = R.broadcast_to(row, (5, 33))\n"
+         "        o = R.outer(z, z)\n        return (w, f, g, b, o)\n";
+  r = compileAndRun(module("x: " + t + ", y: " + t + ", z: " + T("(33,)") + ", row: " + T("(1, 33)"),
+                           "R.Tuple(" + t + ", " + t + ", " + t + ", " + t + ", " + T("(33, 33)") + ")", body), {x, y, z, row});
+  std::vector<double> w, fma, g, b, o;
+  for (int64_t i = 0; i < 5; ++i)
+    for (int64_t j = 0; j < 33; ++j) {
+      double xv = at(x, i * 33 + j), yv = at(y, i * 33 + j);
+      w.push_back(xv > yv ? xv : at(z, j));
+      fma.push_back(xv * yv + yv);
+      g.push_back(std::trunc(xv));
+      b.push_back(at(row, j));
+    }
+  for (int64_t i = 0; i < 33; ++i)
+    for (int64_t j = 0; j < 33; ++j) o.push_back(static_cast<double>(at(z, i)) * at(z, j));
+  checkClose(r.outputs.at(0), w);
+  checkClose(r.outputs.at(1), fma);
+  checkClose(r.outputs.at(2), g);
+  checkClose(r.outputs.at(3), b);
+  checkClose(r.outputs.at(4), o);
+}
+
+TEST_CASE("compile and run: fills, tril / triu, take, strided_slice") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto x = h.tensor({6, 7}, rng), v = h.tensor({}, rng);
+  std::string t = T("(6, 7)");
+  std::string body = "        z = R.zeros((6, 7), \"float32\")\n        o = R.ones_like(x)\n        f = R.full((6, 7), v)\n"
+                     "        c = R.full_like(x, R.const(2.5, \"float32\"))\n        l = R.tril(x, k=1)\n        u = R.triu(x, k=-2)\n"
+                     "        return (z, o, f, c, l, u)\n";
+  test::Run r = compileAndRun(module("x: " + t + ", v: " + T("()"), "R.Tuple(" + t + ", " + t + ", " + t + ", " + t + ", " + t + ", " + t + ")", body), {x, v});
+  std::vector<double> zeros(42, 0), ones(42, 1), full(42, at(v, 0)), c(42, 2.5), lower, upper;
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t j = 0; j < 7; ++j) {
+      lower.push_back(j - i <= 1 ? at(x, i * 7 + j) : 0);
+      upper.push_back(j - i >= -2 ? at(x, i * 7 + j) : 0);
+    }
+  checkClose(r.outputs.at(0), zeros);
+  checkClose(r.outputs.at(1), ones);
+  checkClose(r.outputs.at(2), full);
+  checkClose(r.outputs.at(3), c);
+  checkClose(r.outputs.at(4), lower);
+  checkClose(r.outputs.at(5), upper);
+
+  auto idx = intTensor(h, {2, 2}, {6, 0, 3, 9});  // 9 is past the axis: clipped to 6
+  body = "        a = R.take(x, i, axis=1, mode=\"clip\")\n        b = R.strided_slice(x, axes=[0, 1], begin=[1, -1], end=[6, 0], strides=[2, -3])\n"
+         "        return (a, b)\n";
+  r = compileAndRun(module("x: " + t + ", i: " + T("(2, 2)", "\"int64\""), "R.Tuple(" + T("(6, 2, 2)") + ", " + T("(3, 2)") + ")", body), {x, idx});
+  std::vector<double> taken, sliced;
+  int64_t cols[] = {6, 0, 3, 6};
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t k = 0; k < 4; ++k) taken.push_back(at(x, i * 7 + cols[k]));
+  for (int64_t i = 1; i < 6; i += 2)
+    for (int64_t j = 6; j > 0; j -= 3) sliced.push_back(at(x, i * 7 + j));
+  checkClose(r.outputs.at(0), taken);
+  checkClose(r.outputs.at(1), sliced);
+}
+
+TEST_CASE("compile and run: argmax / argmin, cumsum / cumprod, std / variance") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto x = h.tensor({4, 9, 3}, rng, 0.5, 1.5);
+  std::string body = "        a = R.argmax(x, axis=1)\n        b = R.argmin(x)\n        c = R.cumsum(x, axis=1)\n"
+                     "        d = R.cumprod(x, axis=2, exclusive=True)\n        s = R.std(x, axis=[1])\n        v = R.variance(x, axis=[0, 2])\n"
+                     "        return (a, b, c, d, s, v)\n";
+  std::string t = T("(4, 9, 3)");
+  test::Run r = compileAndRun(module("x: " + t, "R.Tuple(" + T("(4, 3)", "\"int64\"") + ", " + T("()", "\"int64\"") + ", " + t + ", " + t + ", " +
+                                                    T("(4, 3)") + ", " + T("(9,)") + ")", body), {x});
+  auto X = [&](int64_t i, int64_t j, int64_t k) { return static_cast<double>(at(x, (i * 9 + j) * 3 + k)); };
+  const auto* am = static_cast<const int64_t*>(r.outputs.at(0).data());
+  int64_t argmin = 0;
+  for (int64_t i = 1; i < 108; ++i) if (at(x, i) < at(x, argmin)) argmin = i;
+  CHECK(*static_cast<const int64_t*>(r.outputs.at(1).data()) == argmin);
+  std::vector<double> cs, cp, sd(12), var(9);
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t k = 0; k < 3; ++k) {
+      int64_t best = 0;
+      double sum = 0, mean = 0, sq = 0;
+      for (int64_t j = 0; j < 9; ++j) { if (X(i, j, k) > X(i, best, k)) best = j; mean += X(i, j, k) / 9; }
+      for (int64_t j = 0; j < 9; ++j) sq += (X(i, j, k) - mean) * (X(i, j, k) - mean);
+      CHECK(am[i * 3 + k] == best);
+      sd[static_cast<size_t>(i * 3 + k)] = std::sqrt(sq / 9);
+      (void)sum;
+    }
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 9; ++j)
+      for (int64_t k = 0; k < 3; ++k) {
+        double s = 0, p = 1;
+        for (int64_t q = 0; q <= j; ++q) s += X(i, q, k);
+        for (int64_t q = 0; q < k; ++q) p *= X(i, j, q);
+        cs.push_back(s);
+        cp.push_back(p);
+      }
+  for (int64_t j = 0; j < 9; ++j) {
+    double mean = 0, sq = 0;
+    for (int64_t i = 0; i < 4; ++i) for (int64_t k = 0; k < 3; ++k) mean += X(i, j, k) / 12;
+    for (int64_t i = 0; i < 4; ++i) for (int64_t k = 0; k < 3; ++k) sq += (X(i, j, k) - mean) * (X(i, j, k) - mean);
+    var[static_cast<size_t>(j)] = sq / 12;
+  }
+  checkClose(r.outputs.at(2), cs, 1e-5);
+  checkClose(r.outputs.at(3), cp, 1e-5);
+  checkClose(r.outputs.at(4), sd, 1e-5);
+  checkClose(r.outputs.at(5), var, 1e-5);
+}
+
+TEST_CASE("compile and run: layer_norm, rms_norm, prelu") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto x = h.tensor({3, 4, 10}, rng), g = h.tensor({10}, rng), b = h.tensor({10}, rng), alpha = h.tensor({4}, rng);
+  std::string t = T("(3, 4, 10)");
+  std::string body = "        l = R.nn.layer_norm(x, g, b, axes=[-1], epsilon=1e-5)\n        r = R.nn.rms_norm(x, g, axes=[-1])\n"
+                     "        p = R.nn.prelu(x, a, axis=1)\n        return (l, r, p)\n";
+  test::Run r = compileAndRun(module("x: " + t + ", g: " + T("(10,)") + ", b: " + T("(10,)") + ", a: " + T("(4,)"),
+                                     "R.Tuple(" + t + ", " + t + ", " + t + ")", body), {x, g, b, alpha});
+  std::vector<double> ln, rms, pr;
+  for (int64_t row = 0; row < 12; ++row) {
+    double mean = 0, var = 0, ms = 0;
+    for (int64_t k = 0; k < 10; ++k) { mean += at(x, row * 10 + k) / 10; ms += at(x, row * 10 + k) * at(x, row * 10 + k) / 10; }
+    for (int64_t k = 0; k < 10; ++k) var += (at(x, row * 10 + k) - mean) * (at(x, row * 10 + k) - mean) / 10;
+    for (int64_t k = 0; k < 10; ++k) {
+      double v = at(x, row * 10 + k);
+      ln.push_back((v - mean) / std::sqrt(var + 1e-5) * at(g, k) + at(b, k));
+      rms.push_back(v / std::sqrt(ms + 1e-5) * at(g, k));
+      pr.push_back(v > 0 ? v : at(alpha, row % 4) * v);
+    }
+  }
+  checkClose(r.outputs.at(0), ln, 1e-4);
+  checkClose(r.outputs.at(1), rms, 1e-4);
+  checkClose(r.outputs.at(2), pr);
+}
+
+TEST_CASE("compile and run: max / avg pooling (strides, padding, NHWC) and adaptive average pooling") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto x = h.tensor({2, 3, 9, 8}, rng);
+  std::string body = "        m = R.nn.max_pool2d(x, pool_size=(3, 3), strides=(2, 2), padding=(1, 1))\n"
+                     "        a = R.nn.avg_pool2d(x, pool_size=(2, 3), strides=(1, 2), padding=(0, 1, 1, 0))\n"
+                     "        p = R.nn.adaptive_avg_pool2d(x, output_size=(4, 3))\n        return (m, a, p)\n";
+  test::Run r = compileAndRun(module("x: " + T("(2, 3, 9, 8)"), "R.Tuple(" + T("(2, 3, 5, 4)") + ", " + T("(2, 3, 9, 4)") + ", " + T("(2, 3, 4, 3)") + ")", body), {x});
+  auto X = [&](int64_t n, int64_t c, int64_t i, int64_t j) { return static_cast<double>(at(x, ((n * 3 + c) * 9 + i) * 8 + j)); };
+  std::vector<double> mx, av, ad;
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 3; ++c) {
+      for (int64_t oi = 0; oi < 5; ++oi)
+        for (int64_t oj = 0; oj < 4; ++oj) {
+          double m = -INFINITY;
+          for (int64_t a = 0; a < 3; ++a)
+            for (int64_t b = 0; b < 3; ++b) {
+              int64_t i = oi * 2 + a - 1, j = oj * 2 + b - 1;
+              if (i >= 0 && i < 9 && j >= 0 && j < 8) m = std::max(m, X(n, c, i, j));
+            }
+          mx.push_back(m);
+        }
+      for (int64_t oi = 0; oi < 9; ++oi)
+        for (int64_t oj = 0; oj < 4; ++oj) {
+          double s = 0;
+          int cnt = 0;
+          for (int64_t a = 0; a < 2; ++a)
+            for (int64_t b = 0; b < 3; ++b) {
+              int64_t i = oi + a, j = oj * 2 + b - 1;
+              if (i >= 0 && i < 9 && j >= 0 && j < 8) { s += X(n, c, i, j); ++cnt; }
+            }
+          av.push_back(s / cnt);
+        }
+      for (int64_t oi = 0; oi < 4; ++oi)
+        for (int64_t oj = 0; oj < 3; ++oj) {
+          int64_t i0 = oi * 9 / 4, i1 = ((oi + 1) * 9 + 3) / 4, j0 = oj * 8 / 3, j1 = ((oj + 1) * 8 + 2) / 3;
+          double s = 0;
+          for (int64_t i = i0; i < i1; ++i) for (int64_t j = j0; j < j1; ++j) s += X(n, c, i, j);
+          ad.push_back(s / static_cast<double>((i1 - i0) * (j1 - j0)));
+        }
+    }
+  checkClose(r.outputs.at(0), mx);
+  checkClose(r.outputs.at(1), av);
+  checkClose(r.outputs.at(2), ad);
+}
