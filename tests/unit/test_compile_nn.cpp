@@ -2,8 +2,11 @@
 // one reference checks every layout; fresh random inputs each run.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <map>
 #include <string>
 
+#include "tests/support/corpus.h"
 #include "tests/support/run_helpers.h"
 
 namespace {
@@ -89,4 +92,53 @@ TEST_CASE("compile and run: conv2d in NCHW/OIHW and NHWC/OHWI, strides, asymmetr
   checkConv2d({2, 8, 12, 12, 12, 3, 2, 1, 2, 4, 2, 1, 2, 1, "NCHW", "OIHW"});
   checkConv2d({1, 20, 7, 7, 40, 5, 5, 1, 1, 1, 2, 2, 2, 2, "NHWC", "HWIO"});
   checkConv2d({1, 300, 4, 4, 9, 1, 1, 1, 1, 1, 0, 0, 0, 0, "NCHW", "OIHW"});  // K past one block of 256
+}
+
+TEST_CASE("compile and run: the corpus's cuda + llvm examples, cuda remapped to a CPU device, against the host reference") {
+  auto rng = test::freshRng();
+  test::Host h;
+  std::map<std::string, std::string> remap{{"cuda:0", "cpu"}};
+  {
+    // seed_conv2d_offload: conv2d + bias on "cuda", moved to the host and doubled there.
+    auto data = h.tensor({16, 32, 32, 16}, rng), weight = h.tensor({32, 3, 3, 16}, rng), bias = h.tensor({1, 1, 1, 32}, rng);
+    test::Run r = compileAndRun(tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/seed_conv2d_offload.py"), {data, weight, bias}, remap);
+    std::vector<double> want(16 * 32 * 32 * 32);
+    for (int64_t n = 0; n < 16; ++n)
+      for (int64_t y = 0; y < 32; ++y)
+        for (int64_t x = 0; x < 32; ++x)
+          for (int64_t o = 0; o < 32; ++o) {
+            double s = test::at(bias, o);
+            for (int64_t a = 0; a < 3; ++a)
+              for (int64_t b = 0; b < 3; ++b) {
+                int64_t iy = y + a - 1, ix = x + b - 1;
+                if (iy < 0 || iy >= 32 || ix < 0 || ix >= 32) continue;
+                for (int64_t i = 0; i < 16; ++i)
+                  s += static_cast<double>(test::at(data, ((n * 32 + iy) * 32 + ix) * 16 + i)) * test::at(weight, ((o * 3 + a) * 3 + b) * 16 + i);
+              }
+            want[static_cast<size_t>(((n * 32 + y) * 32 + x) * 32 + o)] = 2 * s;
+          }
+    checkClose(r.outputs.at(0), want, 1e-4);
+    CHECK(r.stats.copies == 1);  // the one R.to_vdevice, between two distinct devices
+    CHECK(r.stats.bytesCopied == 16 * 32 * 32 * 32 * 4);
+  }
+  {
+    // cpu_gpu_mlp: relu(x @ w1 + b1) @ w2 with x on the host and the weights on "cuda".
+    auto x = h.tensor({256, 512}, rng), w1 = h.tensor({512, 1024}, rng), b1 = h.tensor({1024}, rng), w2 = h.tensor({1024, 10}, rng);
+    test::Run r = compileAndRun(tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/cpu_gpu_mlp.py"), {x, w1, b1, w2}, remap);
+    std::vector<double> hidden(1024), want;
+    for (int64_t i = 0; i < 256; ++i) {
+      for (int64_t j = 0; j < 1024; ++j) {
+        double s = test::at(b1, j);
+        for (int64_t k = 0; k < 512; ++k) s += static_cast<double>(test::at(x, i * 512 + k)) * test::at(w1, k * 1024 + j);
+        hidden[static_cast<size_t>(j)] = std::max(0.0, s);
+      }
+      for (int64_t j = 0; j < 10; ++j) {
+        double s = 0;
+        for (int64_t k = 0; k < 1024; ++k) s += hidden[static_cast<size_t>(k)] * test::at(w2, k * 10 + j);
+        want.push_back(s);
+      }
+    }
+    checkClose(r.outputs.at(0), want, 1e-4);
+    CHECK(r.stats.copies == 2);  // x to "cuda", logits back
+  }
 }
