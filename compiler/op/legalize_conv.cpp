@@ -108,10 +108,7 @@ LegalizeResult conv(const LegalizeInput& in) {
     return index;
   };
   addTiledGemm(kb, *t, Y, gm);
-  LegalizeResult r;
-  r.bufferArgs = {0, 1};
-  r.kernel = kb.take();
-  return r;
+  return done(kb, {0, 1});
 }
 
 }  // namespace tvms::op::kernels

@@ -33,10 +33,7 @@ LegalizeResult matmul(const LegalizeInput& in) {
   };
   g.cIndex = [M, N](const ExprP& b, const ExprP& row, const ExprP& col) { return (b * M + row) * N + col; };
   addTiledGemm(kb, *t, C, g);
-  LegalizeResult r;
-  r.bufferArgs = {0, 1};
-  r.kernel = kb.take();
-  return r;
+  return done(kb, {0, 1});
 }
 
 }  // namespace tvms::op::kernels

@@ -2,6 +2,7 @@
 // numpy) and cumsum/cumprod (inclusive or exclusive). axis=None works on the flattened tensor.
 // The tensor is viewed as [outer, axis, inner]; outer runs on the thread pool.
 #include <limits>
+#include <variant>
 
 #include "compiler/op/infer_util.h"
 #include "compiler/op/legalize_util.h"
@@ -22,53 +23,62 @@ std::optional<AxisView> viewAlong(const LegalizeInput& in, const std::vector<Exp
   if (axis < 0 || axis >= rank) return std::nullopt;
   return AxisView{product(dims, 0, static_cast<size_t>(axis)), dims[static_cast<size_t>(axis)], product(dims, static_cast<size_t>(axis) + 1)};
 }
+// The shared start of both kernels: input A and output C of their dtypes, the [outer, axis, inner] view.
+struct AlongAxis {
+  KernelBuilder kb;
+  ScalarType t = ScalarType::F32, ot = ScalarType::F32;
+  AxisView v;
+  int a = -1, c = -1;
+};
+std::variant<AlongAxis, LegalizeResult> alongAxis(const LegalizeInput& in) {
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  auto t = elementType(x), ot = elementType(&in.out);
+  if (!t || !ot) return failure(in.def.scriptName() + ": dtype has no kernels yet");
+  AlongAxis k{KernelBuilder(in.kernelName), *t, *ot, {}, -1, -1};
+  auto dims = shapeExprs(k.kb, x);
+  if (!dims) return failure("the shape must be known to compile " + in.def.scriptName());
+  auto v = viewAlong(in, *dims);
+  if (!v) return failure(in.def.scriptName() + ": axis out of range");
+  k.v = *v;
+  k.a = k.kb.param("A", *t, shapeText(x));
+  k.c = k.kb.param("C", *ot, shapeText(&in.out));
+  return k;
+}
 }  // namespace
 
 LegalizeResult argReduce(const LegalizeInput& in) {
   bool isMax = in.def.name == "relax.argmax";
-  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
-  auto t = elementType(x), ot = elementType(&in.out);
-  if (!t || !ot) return failure(in.def.scriptName() + ": dtype has no kernels yet");
-  KernelBuilder kb(in.kernelName);
-  auto dims = shapeExprs(kb, x);
-  if (!dims) return failure("the shape must be known to compile " + in.def.scriptName());
-  auto v = viewAlong(in, *dims);
-  if (!v) return failure(in.def.scriptName() + ": axis out of range");
-  int a = kb.param("A", *t, shapeText(x));
-  int c = kb.param("C", *ot, shapeText(&in.out));
+  auto setup = alongAxis(in);
+  if (auto* failed = std::get_if<LegalizeResult>(&setup)) return std::move(*failed);
+  auto& [kb, t, ot, view, a, c] = std::get<AlongAxis>(setup);
+  const AxisView* v = &view;
   int o = kb.loopVar("o"), i = kb.loopVar("i"), k = kb.loopVar("k");
-  int best = kb.local("best", *t), at = kb.local("at", ScalarType::I64);
+  int best = kb.local("best", t), at = kb.local("at", ScalarType::I64);
   ExprP value = kb.load(a, (kb.var(o) * v->len + kb.var(k)) * v->inner + kb.var(i));
   ExprP better = binary(isMax ? ">" : "<", value, kb.var(best));
-  ExprP first = isFloat(*t) ? floatImm(isMax ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity(), *t)
+  ExprP first = isFloat(t) ? floatImm(isMax ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity(), t)
                             : kb.load(a, kb.var(o) * v->len * v->inner + kb.var(i));
   StmtP body = seq({assign(best, first), assign(at, intImm(0)),
                     forLoop(k, v->len, {assign(at, select(better, kb.var(k), kb.var(at))), assign(best, select(better, value, kb.var(best)))}),
-                    store(c, kb.var(o) * v->inner + kb.var(i), cast(*ot, kb.var(at)))});
+                    store(c, kb.var(o) * v->inner + kb.var(i), cast(ot, kb.var(at)))});
   kb.add(forLoop(o, v->outer, {forLoop(i, v->inner, {body})}, true));
   return done(kb, {0});
 }
 
 LegalizeResult scan(const LegalizeInput& in) {
   bool sum = in.def.name == "relax.cumsum";
-  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
-  auto t = elementType(x), ot = elementType(&in.out);
-  if (!t || !ot) return failure(in.def.scriptName() + ": dtype has no kernels yet");
-  KernelBuilder kb(in.kernelName);
-  auto dims = shapeExprs(kb, x);
-  if (!dims) return failure("the shape must be known to compile " + in.def.scriptName());
-  auto v = viewAlong(in, *dims);
-  if (!v) return failure(in.def.scriptName() + ": axis out of range");
+  auto setup = alongAxis(in);
+  if (auto* failed = std::get_if<LegalizeResult>(&setup)) return std::move(*failed);
+  auto& [kb, t, ot, view, a, c] = std::get<AlongAxis>(setup);
+  const AxisView* v = &view;
   const ir::Value* ex = in.attr("exclusive");
   bool exclusive = ex && ex->kind == ir::Value::Kind::Bool && ex->boolean;
-  int a = kb.param("A", *t, shapeText(x));
-  int c = kb.param("C", *ot, shapeText(&in.out));
   int o = kb.loopVar("o"), i = kb.loopVar("i"), k = kb.loopVar("k");
-  int acc = kb.local("acc", *ot);
+  int acc = kb.local("acc", ot);
   ExprP idx = (kb.var(o) * v->len + kb.var(k)) * v->inner + kb.var(i);
   ExprP x_ = kb.load(a, idx);
-  if (*t != *ot) x_ = cast(*ot, x_);
-  ExprP init = isFloat(*ot) ? floatImm(sum ? 0 : 1, *ot) : cast(*ot, intImm(sum ? 0 : 1));
+  if (t != ot) x_ = cast(ot, x_);
+  ExprP init = isFloat(ot) ? floatImm(sum ? 0 : 1, ot) : cast(ot, intImm(sum ? 0 : 1));
   ExprP next = sum ? kb.var(acc) + x_ : kb.var(acc) * x_;
   std::vector<StmtP> step = exclusive ? std::vector<StmtP>{store(c, idx, kb.var(acc)), assign(acc, next)}
                                       : std::vector<StmtP>{assign(acc, next), store(c, idx, kb.var(acc))};

@@ -138,7 +138,9 @@ TEST_CASE("compile and run: the corpus's cuda + llvm examples, cuda remapped to 
         want.push_back(s);
       }
     }
-    checkClose(r.outputs.at(0), want, 1e-4);
+    // Two chained reductions of 512 and 1024 float32 products: float32 rounding reaches ~1e-4 of the
+    // magnitude here (the ReLU hidden layer is ~10 units wide), so the bound is 5e-4.
+    checkClose(r.outputs.at(0), want, 5e-4);
     CHECK(r.stats.copies == 2);  // x to "cuda", logits back
   }
 }
