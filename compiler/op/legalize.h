@@ -44,6 +44,7 @@ LegalizeResult fill(const LegalizeInput& in);         // full, full_like, zeros,
 LegalizeResult triangle(const LegalizeInput& in);     // tril, triu
 LegalizeResult take(const LegalizeInput& in);         // take (clip / wrap)
 LegalizeResult stridedSlice(const LegalizeInput& in); // strided_slice
+LegalizeResult joinAlongAxis(const LegalizeInput& in);// concat, stack (the tuple's fields as operands)
 LegalizeResult argReduce(const LegalizeInput& in);    // argmax, argmin
 LegalizeResult scan(const LegalizeInput& in);         // cumsum, cumprod (inclusive / exclusive)
 LegalizeResult norm(const LegalizeInput& in);         // nn.layer_norm, nn.rms_norm over the last axes

@@ -75,3 +75,51 @@ LegalizeResult stridedSlice(const LegalizeInput& in) {
 }
 
 }  // namespace tvms::op::kernels
+
+namespace tvms::op::kernels {
+
+using namespace codegen;
+
+// concat / stack: each input copied into its slice of the output along `axis` (stack: a new axis of
+// the inputs' count), one loop nest per input, the outermost parallel. LegalizeOps passes the tuple's
+// fields as the call's leading operands.
+LegalizeResult joinAlongAxis(const LegalizeInput& in) {
+  bool stack = in.def.name == "relax.stack";
+  auto t = elementType(&in.out);
+  if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");
+  KernelBuilder kb(in.kernelName);
+  auto od = shapeExprs(kb, &in.out);
+  if (!od || od->empty()) return failure("the result's shape must be known to compile " + in.def.scriptName());
+  int rank = static_cast<int>(od->size());
+  int axis = axisAttr(in, "axis", rank, 0);
+  if (axis < 0 || axis >= rank) return failure(in.def.scriptName() + ": axis out of range");
+  size_t inputs = 0;
+  while (inputs < in.args.size() && in.args[inputs] && in.args[inputs]->kind == ir::StructInfo::Kind::Tensor) ++inputs;
+  if (inputs == 0) return failure(in.def.scriptName() + " needs at least one tensor");
+  std::vector<int> bufs;
+  std::vector<std::vector<ExprP>> dims;
+  for (size_t i = 0; i < inputs; ++i) {
+    auto d = shapeExprs(kb, in.args[i]);
+    auto it = elementType(in.args[i]);
+    if (!d || !it || *it != *t) return failure("the inputs of " + in.def.scriptName() + " need known shapes and the result's dtype");
+    if (stack) d->insert(d->begin() + axis, intImm(1));  // each input is one slice of the new axis
+    dims.push_back(*d);
+    bufs.push_back(kb.param("A" + std::to_string(i), *t, shapeText(in.args[i])));
+  }
+  int c = kb.param("C", *t, shapeText(&in.out));
+  ExprP offset = intImm(0);
+  std::vector<size_t> buffers;
+  for (size_t i = 0; i < inputs; ++i) {
+    ExprP at = offset;
+    kb.add(outputNest(kb, dims[i], [&](const std::vector<ExprP>& idx) {
+      std::vector<ExprP> o = idx;
+      o[static_cast<size_t>(axis)] = o[static_cast<size_t>(axis)] + at;
+      return std::vector<StmtP>{store(c, flatIndex(o, *od), kb.load(bufs[i], flatIndex(idx, dims[i])))};
+    }));
+    offset = offset + dims[i][static_cast<size_t>(axis)];
+    buffers.push_back(i);
+  }
+  return done(kb, buffers);
+}
+
+}  // namespace tvms::op::kernels

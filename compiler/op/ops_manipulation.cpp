@@ -406,11 +406,11 @@ void addManipulationOps(std::vector<OpDef>& out) {
   out.push_back(op("split", {tensor("x"), required("indices_or_sections", ParamKind::IntList),
                              attr("axis", ParamKind::Int, i(0))},
                    P, "Splits x along `axis` into equal sections or at the given indices; returns a tuple.", inferSplit));
-  out.push_back(op("concat", {expr("tensors", ParamKind::TensorList), attr("axis", ParamKind::Int, i(0))},
+  out.push_back(withKernel(op("concat", {expr("tensors", ParamKind::TensorList), attr("axis", ParamKind::Int, i(0))},
                    DeviceRule::Lenient, "Concatenates the tensors along `axis`. Tensors on different vdevices "
-                                        "give a result with no vdevice in TVM (no error).", inferConcat));
-  out.push_back(op("stack", {expr("tensors", ParamKind::TensorList), attr("axis", ParamKind::Int, i(0))},
-                   DeviceRule::Lenient, "Stacks the tensors along a new axis `axis`.", inferStack));
+                                        "give a result with no vdevice in TVM (no error).", inferConcat), kernels::joinAlongAxis));
+  out.push_back(withKernel(op("stack", {expr("tensors", ParamKind::TensorList), attr("axis", ParamKind::Int, i(0))},
+                   DeviceRule::Lenient, "Stacks the tensors along a new axis `axis`.", inferStack), kernels::joinAlongAxis));
   out.push_back(withKernel(op("tril", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Lower triangle of x.", inferTriangle), kernels::triangle));
   out.push_back(withKernel(op("triu", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Upper triangle of x.", inferTriangle), kernels::triangle));
 

@@ -42,6 +42,19 @@ class Legalize : public Rewriter {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): its result's struct info is unknown");
       return Rewriter::binding(b, out);
     }
+    // A tensor-list operand written as a tuple (R.concat((a, b))) reaches the kernel builder as its
+    // fields, so each tensor is a buffer of its own.
+    Call flat = *c;
+    if (!def->params.empty() && def->params[0].kind == op::ParamKind::TensorList && !c->args.empty()) {
+      auto* t = as<Tuple>(c->args[0]);
+      if (!t) {
+        out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): the tensors must be written as a tuple (a, b, ...) to compile");
+        return Rewriter::binding(b, out);
+      }
+      flat.args = t->fields;
+      flat.args.insert(flat.args.end(), c->args.begin() + 1, c->args.end());
+      c = &flat;
+    }
     std::vector<StructInfoPtr> holders;
     op::LegalizeInput in{*def, *c, {}, {}, *result, ""};
     for (auto& a : c->args) {

@@ -229,3 +229,20 @@ TEST_CASE("compile and run: max / avg pooling (strides, padding, NHWC) and adapt
   checkClose(r.outputs.at(1), av);
   checkClose(r.outputs.at(2), ad);
 }
+
+TEST_CASE("compile and run: concat and stack along an axis") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto a = h.tensor({2, 3, 4}, rng), b = h.tensor({2, 5, 4}, rng), c = h.tensor({2, 1, 4}, rng);
+  std::string body = "        j = R.concat((a, b, c), axis=1)\n        s = R.stack((a, a), axis=3)\n        return (j, s)\n";
+  test::Run r = compileAndRun(module("a: " + T("(2, 3, 4)") + ", b: " + T("(2, 5, 4)") + ", c: " + T("(2, 1, 4)"),
+                                     "R.Tuple(" + T("(2, 9, 4)") + ", " + T("(2, 3, 4, 2)") + ")", body), {a, b, c});
+  std::vector<double> joined, stacked;
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t j = 0; j < 9; ++j)
+      for (int64_t k = 0; k < 4; ++k)
+        joined.push_back(j < 3 ? at(a, (i * 3 + j) * 4 + k) : j < 8 ? at(b, (i * 5 + j - 3) * 4 + k) : at(c, i * 4 + k));
+  for (int64_t i = 0; i < 24; ++i) { stacked.push_back(at(a, i)); stacked.push_back(at(a, i)); }
+  checkClose(r.outputs.at(0), joined);
+  checkClose(r.outputs.at(1), stacked);
+}
