@@ -1,0 +1,128 @@
+// The VS Code side of tvms: starts `tvms lsp` (tvms.server.path, else PATH) for Python files, and adds
+// the commands "Run function on device", "Show IR after pass…" and "Restart server". The server does
+// the work; the pure logic lives in logic.ts.
+import * as vscode from "vscode";
+import type { LanguageClient as Client } from "vscode-languageclient/node";
+
+import { PASSES, RunSummary, findServer, functionsFromLenses, parseInputs, resultHtml, runCommand } from "./logic";
+
+let client: Client | undefined;
+let output: vscode.OutputChannel;
+const irDocuments = new Map<string, string>();
+const IR_SCHEME = "tvms-ir";
+
+function config() {
+  return vscode.workspace.getConfiguration("tvms");
+}
+
+function startClient(context: vscode.ExtensionContext): Client | undefined {
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const found = findServer(config().get<string>("server.path", ""), folder, process.env.PATH);
+  if (!found.command) {
+    void vscode.window.showErrorMessage(`TVMScript: ${found.error}`);
+    output.appendLine(`tvms: ${found.error}`);
+    return undefined;
+  }
+  // Loaded here, not at the top: the module needs a running VS Code.
+  // eslint-disable-next-line @typescript-eslint/no-var-requires
+  const lc = require("vscode-languageclient/node") as typeof import("vscode-languageclient/node");
+  const serverOptions = { command: found.command, args: ["lsp", ...config().get<string[]>("server.args", [])], transport: lc.TransportKind.stdio };
+  const clientOptions: import("vscode-languageclient/node").LanguageClientOptions = {
+    // Python files: the server answers only inside TVMScript regions and stays silent elsewhere,
+    // so it sits beside Pylance and ruff on the same files.
+    documentSelector: [{ scheme: "file", language: "python" }, { scheme: "untitled", language: "python" }],
+    outputChannel: output,
+    middleware: {
+      handleDiagnostics: (uri, diagnostics, next) => next(uri, config().get("diagnostics.enable", true) ? diagnostics : []),
+      provideCodeLenses: (document, token, next) => (config().get("codeLens.enable", true) ? next(document, token) : []),
+      provideInlayHints: (document, range, token, next) => (config().get("inlayHints.enable", true) ? next(document, range, token) : []),
+      // A click on "▶ Run main" runs tvms.run on the server; its answer is shown here.
+      executeCommand: async (command, args, next) => {
+        if (command !== "tvms.run") return next(command, args);
+        const a = { ...(args[0] as object), device: config().get("run.device", {}), timeoutMs: config().get("run.timeoutMs", 300000) };
+        return showRun(context, await next(command, [a]));
+      },
+    },
+  };
+  const c = new lc.LanguageClient("tvms", "TVMScript (tvms)", serverOptions, clientOptions);
+  void c.start();
+  return c;
+}
+
+function showRun(context: vscode.ExtensionContext, result: unknown): unknown {
+  const s = result as RunSummary | undefined;
+  if (!s || !Array.isArray(s.outputs)) return result;
+  output.appendLine(`── tvms run ${s.entry}`);
+  output.appendLine(s.text.trimEnd());
+  output.show(true);
+  if (s.outputs.some((o) => o.histogram || o.preview)) {
+    const panel = vscode.window.createWebviewPanel("tvmsRun", `tvms: ${s.entry}`, vscode.ViewColumn.Beside, { enableScripts: false });
+    panel.webview.html = resultHtml(s);
+    context.subscriptions.push(panel);
+  }
+  return result;
+}
+
+async function runFunction(context: vscode.ExtensionContext, uriArg?: string, fnArg?: string) {
+  if (!client) return void vscode.window.showErrorMessage("TVMScript: the tvms server is not running");
+  const editor = vscode.window.activeTextEditor;
+  const uri = uriArg ?? editor?.document.uri.toString();
+  if (!uri) return void vscode.window.showErrorMessage("TVMScript: open a TVMScript file first");
+  let fn = fnArg;
+  if (!fn) {
+    const lenses = (await client.sendRequest("textDocument/codeLens", { textDocument: { uri } })) as { command?: { command: string; arguments?: unknown[] } }[];
+    const fns = functionsFromLenses(lenses ?? []);
+    if (!fns.length) return void vscode.window.showErrorMessage("TVMScript: this file has no @R.function to run");
+    fn = fns.length === 1 ? fns[0] : await vscode.window.showQuickPick(fns, { placeHolder: "Function to run" });
+    if (!fn) return;
+  }
+  const text = await vscode.window.showInputBox({ prompt: `Inputs of ${fn}`, placeHolder: "x=random:1, w=/path/w.npy (empty: random values for every input)" });
+  if (text === undefined) return;
+  const parsed = parseInputs(text);
+  if (!parsed.inputs) return void vscode.window.showErrorMessage(`TVMScript: ${parsed.error}`);
+  const params = runCommand({ uri, function: fn, inputs: parsed.inputs, device: config().get("run.device", {}), timeoutMs: config().get("run.timeoutMs", 300000) });
+  try {
+    showRun(context, await client.sendRequest("workspace/executeCommand", params));
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    output.appendLine(`tvms run ${fn}: ${message}`);
+    void vscode.window.showErrorMessage(`TVMScript: ${message.split("\n")[0]}`);
+  }
+}
+
+async function showIR() {
+  const uri = vscode.window.activeTextEditor?.document.uri.toString();
+  if (!client || !uri) return void vscode.window.showErrorMessage("TVMScript: open a TVMScript file with the server running");
+  const pass = await vscode.window.showQuickPick(PASSES, { placeHolder: "Show the module after…" });
+  if (!pass) return;
+  try {
+    const r = (await client.sendRequest("tvms/viewIR", { uri, pass })) as { text: string };
+    const doc = vscode.Uri.parse(`${IR_SCHEME}:/${pass}.py?${encodeURIComponent(uri)}`);
+    irDocuments.set(doc.toString(), r.text);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(doc), { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`TVMScript: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+export function activate(context: vscode.ExtensionContext) {
+  output = vscode.window.createOutputChannel("TVMScript (tvms)");
+  context.subscriptions.push(output);
+  context.subscriptions.push(
+    vscode.workspace.registerTextDocumentContentProvider(IR_SCHEME, { provideTextDocumentContent: (u) => irDocuments.get(u.toString()) ?? "" }),
+    vscode.commands.registerCommand("tvms.runFunction", (uri?: string, fn?: string) => runFunction(context, uri, fn)),
+    vscode.commands.registerCommand("tvms.showIR", showIR),
+    vscode.commands.registerCommand("tvms.restartServer", async () => {
+      if (client) await client.stop();
+      client = startClient(context);
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("tvms.server")) void vscode.commands.executeCommand("tvms.restartServer");
+    }),
+  );
+  client = startClient(context);
+}
+
+export function deactivate(): Thenable<void> | undefined {
+  return client?.stop();
+}

@@ -1,0 +1,102 @@
+// The real `tvms lsp` (TVMS_BINARY, else build/bin/tvms of this checkout) driven through
+// vscode-languageserver-protocol exactly as the extension's client does: initialize with the
+// capabilities vscode-languageclient 9 announces for the features tvms serves, diagnostics, code
+// lenses, then the lens's tvms.run through workspace/executeCommand with progress, and the
+// extension's result page built from the real answer.
+import { strict as assert } from "assert";
+import * as cp from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import { test } from "node:test";
+import * as rpc from "vscode-jsonrpc/node";
+import { createProtocolConnection } from "vscode-languageserver-protocol/node";
+import {
+  CodeLensRequest, DidOpenTextDocumentNotification, ExecuteCommandRequest, InitializeRequest, InitializedNotification,
+  PublishDiagnosticsNotification, PublishDiagnosticsParams, ShutdownRequest, ExitNotification, WorkDoneProgressCreateRequest,
+} from "vscode-languageserver-protocol";
+
+import { functionsFromLenses, resultHtml, runCommand, RunSummary } from "../src/logic";
+
+const root = path.resolve(__dirname, "..", "..", "..", "..");
+const binary = process.env.TVMS_BINARY ?? path.join(root, "build", "bin", "tvms");
+
+// What vscode-languageclient 9 sends for the features tvms implements (the rest omitted).
+const capabilities = {
+  general: { positionEncodings: ["utf-16"] },
+  window: { workDoneProgress: true, showMessage: {} },
+  workspace: { executeCommand: { dynamicRegistration: true }, configuration: true, workspaceFolders: true },
+  textDocument: {
+    synchronization: { dynamicRegistration: true, didSave: true },
+    publishDiagnostics: { relatedInformation: true, versionSupport: false, tagSupport: { valueSet: [1, 2] }, codeDescriptionSupport: true },
+    codeLens: { dynamicRegistration: true },
+    codeAction: { dynamicRegistration: true, isPreferredSupport: true },
+    hover: { dynamicRegistration: true, contentFormat: ["markdown", "plaintext"] },
+    inlayHint: { dynamicRegistration: true },
+    formatting: { dynamicRegistration: true },
+  },
+};
+
+function start() {
+  assert.ok(fs.existsSync(binary), `no tvms binary at ${binary} (./dev build, or set TVMS_BINARY)`);
+  const child = cp.spawn(binary, ["lsp"], { stdio: ["pipe", "pipe", "inherit"] });
+  const conn = createProtocolConnection(new rpc.StreamMessageReader(child.stdout!), new rpc.StreamMessageWriter(child.stdin!));
+  const diagnostics: PublishDiagnosticsParams[] = [];
+  const progress: any[] = [];
+  conn.onNotification(PublishDiagnosticsNotification.type, (p) => { diagnostics.push(p); });
+  conn.onRequest(WorkDoneProgressCreateRequest.type, () => null);
+  conn.onNotification("$/progress", (p: any) => { progress.push(p.value); });
+  conn.listen();
+  return { child, conn, diagnostics, progress };
+}
+
+async function until<T>(f: () => T | undefined, ms = 20000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = f();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test("the extension's requests against the real tvms lsp: diagnostics, code lens, tvms.run with progress", async () => {
+  const { child, conn, diagnostics, progress } = start();
+  const init = await conn.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: null, capabilities, workspaceFolders: null } as any);
+  assert.deepEqual(init.capabilities.executeCommandProvider?.commands, ["tvms.run"]);
+  assert.ok(init.capabilities.codeLensProvider);
+  await conn.sendNotification(InitializedNotification.type, {});
+
+  // An undeclared vdevice: TVS201 where the corpus file expects it.
+  const bad = fs.readFileSync(path.join(root, "tests", "corpus", "lint", "undeclared_vdevice.py"), "utf8");
+  await conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: "file:///tmp/bad.py", languageId: "python", version: 1, text: bad } });
+  const published = await until(() => diagnostics.find((d) => d.uri === "file:///tmp/bad.py"));
+  assert.ok(published.diagnostics.some((d) => d.code === "TVS201"), JSON.stringify(published.diagnostics));
+
+  // The two-vdevice example: one lens, whose command runs it.
+  const uri = "file:///tmp/multi_cpu.py";
+  const text = fs.readFileSync(path.join(root, "examples", "multi_cpu.py"), "utf8");
+  await conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: "python", version: 1, text } });
+  await until(() => diagnostics.find((d) => d.uri === uri));
+  const lenses = (await conn.sendRequest(CodeLensRequest.type, { textDocument: { uri } })) ?? [];
+  assert.deepEqual(functionsFromLenses(lenses as any), ["main"]);
+  assert.equal(lenses[0].command?.title, "\u25B6 Run main");
+
+  const summary = (await conn.sendRequest(ExecuteCommandRequest.type, runCommand({ uri, function: "main", inputs: { x: "random:3" } }))) as RunSummary;
+  assert.equal(summary.entry, "main");
+  assert.equal(summary.outputs[0].vdevice, "llvm:1");
+  assert.deepEqual(summary.outputs[0].shape, [64, 16]);
+  assert.match(summary.text, /copied between devices: 8192 bytes in 1 copies/);
+  assert.equal(progress[0].kind, "begin");
+  assert.equal(progress.at(-1).kind, "end");
+  const page = resultHtml(summary);
+  assert.ok((page.match(/<rect/g) ?? []).length > 32 * 16, "histogram bars and a 32x16 heat map");
+
+  // A failing run is an error answer, not a dead server.
+  await assert.rejects(conn.sendRequest(ExecuteCommandRequest.type, runCommand({ uri, function: "main", inputs: { nope: "random" } })),
+                       /main has no parameter 'nope'/);
+  await conn.sendRequest(ShutdownRequest.type);
+  await conn.sendNotification(ExitNotification.type);
+  const code = await new Promise<number | null>((r) => child.on("exit", r));
+  assert.equal(code, 0);
+  conn.dispose();
+});
