@@ -1,0 +1,207 @@
+-- tvms for Neovim: the `tvms lsp` client on Python buffers (vim.lsp.start on 0.8+, start_client +
+-- buf_attach_client on 0.7), code lenses ("▶ Run main", run here through the tvms.run command),
+-- :TvmsRun, :TvmsViewIR, :TvmsLint, and tree-sitter highlighting of TVMScript (the pinned python
+-- parser built into parser/python.so, the queries of grammar/queries).
+local M = {}
+
+local defaults = {
+  cmd = nil,               -- default: { "tvms", "lsp" }; or { "/path/to/tvms", "lsp" }
+  filetypes = { "python" },
+  root_markers = { "pyproject.toml", ".git" },
+  settings = {},           -- initializationOptions, e.g. { tvms = { lint = { ignore = { "TVS205" } } } }
+  run = { device = {}, timeout_ms = 300000 },
+  codelens = true,
+  highlight = true,        -- tree-sitter highlighting with the TVMScript queries (needs parser/python.so)
+  on_attach = nil,
+}
+
+M.config = vim.deepcopy(defaults)
+M.client_id = nil  -- Neovim 0.7: the one client started for every buffer
+
+local plugin_root = vim.fn.fnamemodify(debug.getinfo(1, "S").source:sub(2), ":p:h:h:h")
+
+local function binary()
+  local cmd = M.config.cmd or { "tvms", "lsp" }
+  return cmd[1]
+end
+
+local function root_dir(fname)
+  local dir = vim.fn.fnamemodify(fname, ":p:h")
+  for _, marker in ipairs(M.config.root_markers) do
+    local found = vim.fn.findfile(marker, dir .. ";")
+    if found == "" then found = vim.fn.finddir(marker, dir .. ";") end
+    if found ~= "" then return vim.fn.fnamemodify(found, ":p:h") end
+  end
+  return dir
+end
+
+local function client_for(bufnr)
+  for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+    if c.name == "tvms" then return c end
+  end
+  return nil
+end
+
+-- The run's answer: a scratch buffer with the summary, and vim.g.tvms_last_run for scripts.
+local function show_run(err, result, fname)
+  if err then
+    vim.g.tvms_last_run = "error: " .. err.message
+    vim.notify("tvms run " .. fname .. ": " .. err.message, vim.log.levels.ERROR)
+    return
+  end
+  vim.g.tvms_last_run = result.text
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result.text, "\n", { trimempty = true }))
+  vim.api.nvim_buf_set_option(buf, "bufhidden", "wipe")
+  vim.cmd("botright split")
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.api.nvim_win_set_height(0, math.min(12, #vim.api.nvim_buf_get_lines(buf, 0, -1, false) + 1))
+  vim.cmd("wincmd p")
+  print("tvms run " .. fname .. ": " .. (vim.split(result.text, "\n")[1] or ""))
+end
+
+-- Runs `fname` of the buffer through workspace/executeCommand tvms.run (the server runs it in a
+-- child process and answers with the summary).
+function M.run(bufnr, fname, inputs)
+  bufnr = bufnr == 0 and vim.api.nvim_get_current_buf() or bufnr
+  local client = client_for(bufnr)
+  if not client then return vim.notify("tvms: no tvms language server on this buffer", vim.log.levels.ERROR) end
+  local arg = { uri = vim.uri_from_bufnr(bufnr), ["function"] = fname, timeoutMs = M.config.run.timeout_ms }
+  if inputs and next(inputs) then arg.inputs = inputs end
+  if next(M.config.run.device) then arg.device = M.config.run.device end
+  vim.g.tvms_last_run = nil
+  client.request("workspace/executeCommand", { command = "tvms.run", arguments = { arg } }, function(err, result)
+    show_run(err, result, fname)
+  end, bufnr)
+end
+
+-- The @R.function around the cursor (from the server's code lenses), else "main".
+local function function_at_cursor(bufnr)
+  local client = client_for(bufnr)
+  if not client then return "main" end
+  local r = client.request_sync("textDocument/codeLens", { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, 5000, bufnr)
+  local best, line = "main", vim.api.nvim_win_get_cursor(0)[1] - 1
+  for _, lens in ipairs((r and r.result) or {}) do
+    if lens.range.start.line <= line and lens.command and lens.command.command == "tvms.run" then
+      best = lens.command.arguments[1]["function"]
+    end
+  end
+  return best
+end
+
+function M.view_ir(bufnr, pass)
+  local client = client_for(bufnr)
+  if not client then return vim.notify("tvms: no tvms language server on this buffer", vim.log.levels.ERROR) end
+  client.request("tvms/viewIR", { uri = vim.uri_from_bufnr(bufnr), pass = pass }, function(err, result)
+    if err then return vim.notify("tvms: " .. err.message, vim.log.levels.ERROR) end
+    local buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result.text, "\n"))
+    vim.api.nvim_buf_set_option(buf, "filetype", "python")
+    vim.api.nvim_buf_set_option(buf, "bufhidden", "wipe")
+    vim.cmd("vsplit")
+    vim.api.nvim_win_set_buf(0, buf)
+  end, bufnr)
+end
+
+-- :TvmsLint: `tvms lint --output-format json` on the file, into the quickfix list.
+function M.lint(bufnr)
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  local out = vim.fn.system({ binary(), "lint", "--output-format", "json", file })
+  local ok, diagnostics = pcall(vim.fn.json_decode, out)
+  if not ok or type(diagnostics) ~= "table" then
+    return vim.notify("tvms lint: " .. out, vim.log.levels.ERROR)
+  end
+  local items = {}
+  for _, d in ipairs(diagnostics) do
+    table.insert(items, { filename = d.filename, lnum = d.location.row, col = d.location.column,
+                          end_lnum = d.end_location.row, end_col = d.end_location.column,
+                          text = d.code .. " " .. d.message, type = "E" })
+  end
+  vim.fn.setqflist({}, " ", { title = "tvms lint", items = items })
+  return items
+end
+
+-- Builds parser/python.so from the pinned grammar's C sources (grammar/node_modules after ./dev build).
+function M.install_parser(grammar_src)
+  grammar_src = grammar_src or (plugin_root .. "/../../grammar/node_modules/tree-sitter-python/src")
+  local target = plugin_root .. "/parser/python.so"
+  vim.fn.mkdir(plugin_root .. "/parser", "p")
+  local cc = vim.env.CC or "cc"
+  local out = vim.fn.system({ cc, "-shared", "-fPIC", "-O2", "-I", grammar_src, grammar_src .. "/parser.c", grammar_src .. "/scanner.c", "-o", target })
+  if vim.v.shell_error ~= 0 then
+    vim.notify("tvms: building the python parser failed: " .. out, vim.log.levels.ERROR)
+    return nil
+  end
+  return target
+end
+
+local function highlight(bufnr)
+  if not M.config.highlight or #vim.api.nvim_get_runtime_file("parser/python.so", false) == 0 then return end
+  local ok, parser = pcall(vim.treesitter.get_parser, bufnr, "python")
+  if not ok then return end
+  if vim.treesitter.start then pcall(vim.treesitter.start, bufnr, "python")
+  else vim.treesitter.highlighter.new(parser) end
+end
+
+local function on_attach(client, bufnr)
+  if M.config.codelens then
+    vim.lsp.codelens.refresh()
+    vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost" }, { buffer = bufnr, callback = function() vim.lsp.codelens.refresh() end })
+  end
+  if M.config.on_attach then M.config.on_attach(client, bufnr) end
+end
+
+local function client_config(bufnr)
+  local fname = vim.api.nvim_buf_get_name(bufnr)
+  return {
+    name = "tvms",
+    cmd = M.config.cmd or { "tvms", "lsp" },
+    root_dir = root_dir(fname ~= "" and fname or vim.fn.getcwd() .. "/x"),
+    init_options = M.config.settings,
+    on_attach = on_attach,
+  }
+end
+
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.lsp.start then
+    vim.lsp.start(client_config(bufnr), { bufnr = bufnr })
+  else
+    if not M.client_id or not vim.lsp.get_client_by_id(M.client_id) then M.client_id = vim.lsp.start_client(client_config(bufnr)) end
+    if M.client_id then vim.lsp.buf_attach_client(bufnr, M.client_id) end
+  end
+  highlight(bufnr)
+end
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts or {})
+  if vim.fn.executable(binary()) ~= 1 then
+    vim.notify("tvms: cannot run '" .. binary() .. "': set cmd in require('tvms').setup{} or put tvms on PATH", vim.log.levels.ERROR)
+    return false
+  end
+  -- A code lens click runs here, so the summary is shown (not only sent to the server).
+  vim.lsp.commands["tvms.run"] = function(command, ctx)
+    local a = command.arguments[1]
+    M.run(ctx.bufnr, a["function"], a.inputs)
+  end
+  local group = vim.api.nvim_create_augroup("tvms", { clear = true })
+  vim.api.nvim_create_autocmd("FileType", { group = group, pattern = M.config.filetypes, callback = function(ev) M.attach(ev.buf) end })
+  vim.api.nvim_create_user_command("TvmsRun", function(c)
+    local bufnr = vim.api.nvim_get_current_buf()
+    local fname, inputs = c.fargs[1], {}
+    for i = 2, #c.fargs do
+      local k, v = c.fargs[i]:match("^([^=]+)=(.+)$")
+      if not k then return vim.notify("tvms: '" .. c.fargs[i] .. "' is not NAME=random[:seed] or NAME=FILE.npy", vim.log.levels.ERROR) end
+      inputs[k] = v
+    end
+    M.run(bufnr, fname or function_at_cursor(bufnr), inputs)
+  end, { nargs = "*", desc = "Run a TVMScript function: :TvmsRun [function] [NAME=random|NAME=file.npy]..." })
+  vim.api.nvim_create_user_command("TvmsViewIR", function(c) M.view_ir(vim.api.nvim_get_current_buf(), c.args) end, {
+    nargs = 1, complete = function() return { "parsed", "Normalize", "RealizeVDevice", "LegalizeOps", "LowerToVM" } end,
+    desc = "Show the module after a pass" })
+  vim.api.nvim_create_user_command("TvmsLint", function() M.lint(vim.api.nvim_get_current_buf()) end, { desc = "tvms lint into the quickfix list" })
+  vim.api.nvim_create_user_command("TvmsInstallParser", function() M.install_parser() end, { desc = "Build parser/python.so from the pinned grammar" })
+  return true
+end
+
+return M

@@ -1,0 +1,1 @@
+-- Nothing starts until require("tvms").setup{} is called (see editors/nvim/README.md).
