@@ -217,6 +217,19 @@ TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy
   CHECK(wrong.err.find("input 'x' of main: shape (5, 8); expected R.Tensor((64, 128), dtype=\"float32\", vdevice=\"llvm:0\")") != std::string::npos);
   auto missing = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random"});
   CHECK(missing.exitCode == 2);
+  // --random-missing fills the others; --format json is one object with the text inside.
+  auto json = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--random-missing", "--format", "json"});
+  CHECK(json.exitCode == 0);
+  auto summary = nlohmann::json::parse(json.out);
+  CHECK(summary["outputs"][0]["vdevice"] == "llvm:1");
+  CHECK(summary["copies"] == 1);
+  CHECK(summary["text"].get<std::string>().find("copied between devices: 8192 bytes") != std::string::npos);
+  // --emit=asm / --emit=llvm print the kernels' code, named tvmsk_<op>.
+  auto asmText = runTvms({"build", corpus("run/multi_cpu.py"), "--emit=asm"});
+  CHECK(asmText.exitCode == 0);
+  CHECK(asmText.out.find("tvmsk_matmul:") != std::string::npos);
+  auto llvmText = runTvms({"build", corpus("run/multi_cpu.py"), "--emit=llvm"});
+  CHECK(llvmText.out.find("i32 @tvmsk_matmul(ptr") != std::string::npos);
   CHECK(missing.err.find("missing input 'y' (R.Tensor((128, 32)") != std::string::npos);
   auto entry = runTvms({"run", corpus("run/multi_cpu.py"), "--entry", "nope"});
   CHECK(entry.exitCode == 2);

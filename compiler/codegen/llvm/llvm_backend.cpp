@@ -120,12 +120,20 @@ std::unique_ptr<runtime::KernelLibrary> jitCompile(const std::vector<Kernel>& ke
   return std::make_unique<JitLibrary>(std::move(*jit), kernels);
 }
 
+namespace {
+// The kernels as an optimized module for the host (not position independent), for the text outputs.
+std::unique_ptr<llvm::Module> optimizedForHost(const std::vector<Kernel>& kernels, llvm::LLVMContext& ctx, llvm::TargetMachine& tm) {
+  auto m = emitModule(kernels, ctx);
+  optimize(*m, tm);
+  return m;
+}
+}  // namespace
+
 std::string optimizedIR(const std::vector<Kernel>& kernels) {
   initializeLlvm();
   auto tm = hostTargetMachine(false);
   llvm::LLVMContext ctx;
-  auto m = emitModule(kernels, ctx);
-  optimize(*m, *tm);
+  auto m = optimizedForHost(kernels, ctx, *tm);
   std::string s;
   llvm::raw_string_ostream os(s);
   m->print(os, nullptr);
@@ -136,8 +144,7 @@ std::string assembly(const std::vector<Kernel>& kernels) {
   initializeLlvm();
   auto tm = hostTargetMachine(false);
   llvm::LLVMContext ctx;
-  auto m = emitModule(kernels, ctx);
-  optimize(*m, *tm);
+  auto m = optimizedForHost(kernels, ctx, *tm);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream out(text);
   llvm::legacy::PassManager pm;
