@@ -16,7 +16,7 @@ struct LegalizeInput {
   const ir::Call& call;
   std::vector<const ir::StructInfo*> args;    // struct info of each of call.args
   std::vector<std::optional<double>> scalars; // the value of an operand that is a compile-time scalar
-  const ir::StructInfo& out;
+  const ir::StructInfo& out;  // a tensor, or for split / topk / batch_norm / dropout a tuple of tensors
   std::string kernelName;
   const ir::Value* attr(std::string_view name) const {
     const ir::CallAttr* a = call.attr(name);
@@ -45,6 +45,7 @@ LegalizeResult triangle(const LegalizeInput& in);     // tril, triu
 LegalizeResult take(const LegalizeInput& in);         // take (clip / wrap)
 LegalizeResult stridedSlice(const LegalizeInput& in); // strided_slice
 LegalizeResult joinAlongAxis(const LegalizeInput& in);// concat, stack (the tuple's fields as operands)
+LegalizeResult split(const LegalizeInput& in);        // split (a tuple result: one output buffer per piece)
 LegalizeResult argReduce(const LegalizeInput& in);    // argmax, argmin
 LegalizeResult scan(const LegalizeInput& in);         // cumsum, cumprod (inclusive / exclusive)
 LegalizeResult norm(const LegalizeInput& in);         // nn.layer_norm, nn.rms_norm over the last axes

@@ -123,3 +123,42 @@ LegalizeResult joinAlongAxis(const LegalizeInput& in) {
 }
 
 }  // namespace tvms::op::kernels
+
+namespace tvms::op::kernels {
+
+using namespace codegen;
+
+// split: the inverse of concat, one output buffer per piece, each a loop nest reading its slice.
+LegalizeResult split(const LegalizeInput& in) {
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  auto t = elementType(x);
+  if (!t || in.out.kind != ir::StructInfo::Kind::Tuple) return failure("R.split needs a tensor of a supported dtype");
+  KernelBuilder kb(in.kernelName);
+  auto xd = shapeExprs(kb, x);
+  if (!xd || xd->empty()) return failure("the shape must be known to compile R.split");
+  int rank = static_cast<int>(xd->size());
+  int axis = axisAttr(in, "axis", rank, 0);
+  if (axis < 0 || axis >= rank) return failure("R.split: axis out of range");
+  int a = kb.param("A", *t, shapeText(x));
+  std::vector<std::vector<ExprP>> pieces;
+  std::vector<int> outs;
+  for (size_t i = 0; i < in.out.fields.size(); ++i) {
+    auto d = shapeExprs(kb, in.out.fields[i].get());
+    if (!d) return failure("the pieces' shapes must be known to compile R.split");
+    pieces.push_back(*d);
+  }
+  for (size_t i = 0; i < pieces.size(); ++i) outs.push_back(kb.param("C" + std::to_string(i), *t, shapeText(in.out.fields[i].get())));
+  ExprP offset = intImm(0);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    ExprP at = offset;
+    kb.add(outputNest(kb, pieces[i], [&](const std::vector<ExprP>& idx) {
+      std::vector<ExprP> src = idx;
+      src[static_cast<size_t>(axis)] = src[static_cast<size_t>(axis)] + at;
+      return std::vector<StmtP>{store(outs[i], flatIndex(idx, pieces[i]), kb.load(a, flatIndex(src, *xd)))};
+    }));
+    offset = offset + pieces[i][static_cast<size_t>(axis)];
+  }
+  return done(kb, {0});
+}
+
+}  // namespace tvms::op::kernels

@@ -403,9 +403,9 @@ void addManipulationOps(std::vector<OpDef>& out) {
                     required("end", ParamKind::IntList), optional("strides", ParamKind::IntList),
                     attr("assume_inbound", ParamKind::Bool, b(false))},
                    P, "Slices x along `axes` from `begin` to `end` with `strides`.", inferStridedSlice), kernels::stridedSlice));
-  out.push_back(op("split", {tensor("x"), required("indices_or_sections", ParamKind::IntList),
+  out.push_back(withKernel(op("split", {tensor("x"), required("indices_or_sections", ParamKind::IntList),
                              attr("axis", ParamKind::Int, i(0))},
-                   P, "Splits x along `axis` into equal sections or at the given indices; returns a tuple.", inferSplit));
+                   P, "Splits x along `axis` into equal sections or at the given indices; returns a tuple.", inferSplit), kernels::split));
   out.push_back(withKernel(op("concat", {expr("tensors", ParamKind::TensorList), attr("axis", ParamKind::Int, i(0))},
                    DeviceRule::Lenient, "Concatenates the tensors along `axis`. Tensors on different vdevices "
                                         "give a result with no vdevice in TVM (no error).", inferConcat), kernels::joinAlongAxis));

@@ -1,5 +1,7 @@
 #include "compiler/transform/legalize_ops.h"
 
+#include <algorithm>
+
 #include <map>
 #include <unordered_map>
 
@@ -38,7 +40,12 @@ class Legalize : public Rewriter {
       return Rewriter::binding(b, out);
     }
     const StructInfo* result = b.vars[0]->annotation.get();
-    if (!result || result->kind != StructInfo::Kind::Tensor) {
+    // One tensor, or (split, topk, batch_norm, ...) a tuple of tensors: one output buffer each.
+    std::vector<const StructInfo*> outputs;
+    if (result && result->kind == StructInfo::Kind::Tensor) outputs.push_back(result);
+    if (result && result->kind == StructInfo::Kind::Tuple)
+      for (auto& f : result->fields) outputs.push_back(f && f->kind == StructInfo::Kind::Tensor ? f.get() : nullptr);
+    if (outputs.empty() || std::count(outputs.begin(), outputs.end(), nullptr)) {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): its result's struct info is unknown");
       return Rewriter::binding(b, out);
     }
@@ -93,7 +100,12 @@ class Legalize : public Rewriter {
     auto call = std::make_shared<Call>();
     call->op = "relax.call_tir";
     call->args = {std::make_shared<GlobalVar>(reused ? same->second : name), std::make_shared<Tuple>(operands)};
-    call->sinfoArgs = {b.vars[0]->annotation};
+    if (result->kind == StructInfo::Kind::Tuple) {
+      call->sinfoArgs = result->fields;
+      call->sinfoArgsAsList = true;
+    } else {
+      call->sinfoArgs = {b.vars[0]->annotation};
+    }
     call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
     out.push_back(copyBinding(b, call));
     if (reused) return;
@@ -101,7 +113,7 @@ class Legalize : public Rewriter {
     auto prim = std::make_shared<PrimFunc>();
     prim->name = name;
     for (size_t i : r.bufferArgs) prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, in.args[i]));
-    prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, result));
+    for (const StructInfo* o : outputs) prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, o));
     prim->bodyLines = std::move(body);
     prims.push_back({name, nullptr, prim});
     out_.kernels.push_back(std::move(*r.kernel));

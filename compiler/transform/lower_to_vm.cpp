@@ -1,5 +1,7 @@
 #include "compiler/transform/lower_to_vm.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
@@ -150,6 +152,11 @@ class FunctionLowering {
       return r;
     }
     if (auto* c = as<Constant>(e)) return constant(*c, 0);
+    if (auto* g = as<TupleGetItem>(e)) {
+      int r = newReg();
+      emit(Opcode::GetItem, r, {valueReg(g->tuple), g->index});
+      return r;
+    }
     error("cannot lower the expression " + printExpr(e, m_) + " to the VM yet");
     return newReg();
   }
@@ -178,7 +185,8 @@ class FunctionLowering {
   }
 
   // An output tensor: storage from the pool of its device when a dead one is large enough.
-  int allocTensor(const StructInfo& s, const Var* owner) {
+  // `into` >= 0: a tensor of a tuple, allocated into that register and never pooled.
+  int allocTensor(const StructInfo& s, const Var* owner, int into = -1) {
     int slot = slotOf(&s);
     auto dt = runtime::dtypeFromName(s.dtype);
     if (!dt || !s.shape) { error("'" + owner->name + "': a tensor needs a known dtype and shape to be allocated"); return newReg(); }
@@ -192,7 +200,7 @@ class FunctionLowering {
       if (o.isSlot) staticSize = false; else bytes *= o.value;
     }
     int storageReg = -1;
-    if (staticSize)
+    if (staticSize && into < 0)
       for (size_t i = 0; i < pool_.size(); ++i)
         if (pool_[i].slot == slot && pool_[i].bytes >= bytes) {
           storageReg = pool_[i].reg;
@@ -206,7 +214,7 @@ class FunctionLowering {
       ++out_.storageAllocations;
       if (staticSize) {
         emit(Opcode::AllocStorage, storageReg, {slot, 0, bytes});
-        storage_[owner] = {storageReg, slot, bytes};
+        if (into < 0) storage_[owner] = {storageReg, slot, bytes};
       } else {
         // bytes = dtype size * product of the dims, computed into the heap
         runtime::DimOperand total{false, static_cast<int64_t>(runtime::dtypeBytes(*dt))};
@@ -220,7 +228,7 @@ class FunctionLowering {
       }
     }
     args[0] = storageReg;
-    int r = regOf(owner);
+    int r = into >= 0 ? into : regOf(owner);
     emit(Opcode::AllocTensor, r, args);
     return r;
   }
@@ -308,13 +316,25 @@ class FunctionLowering {
     std::vector<int64_t> regs;
     if (auto* t = as<Tuple>(c.args[1])) for (auto& a : t->fields) regs.push_back(valueReg(a));
     const StructInfo* outS = var->annotation.get();
-    if (!outS || outS->kind != StructInfo::Kind::Tensor) return error("'" + var->name + "': a kernel's output must be one tensor");
-    int slot = slotOf(outS);
+    std::vector<const StructInfo*> outputs;
+    if (outS && outS->kind == StructInfo::Kind::Tensor) outputs.push_back(outS);
+    if (outS && outS->kind == StructInfo::Kind::Tuple)
+      for (auto& f : outS->fields) outputs.push_back(f && f->kind == StructInfo::Kind::Tensor ? f.get() : nullptr);
+    if (outputs.empty() || std::count(outputs.begin(), outputs.end(), nullptr))
+      return error("'" + var->name + "': a kernel's outputs must be a tensor or a tuple of tensors");
+    int slot = slotOf(outputs[0]);
     const codegen::Kernel& k = out_.kernels[it->second];
     int& kernelSlot = out_.exe.kernels[it->second].slot;
     kernelSlot = slot;
-    int outReg = allocTensor(*outS, var);
-    regs.push_back(outReg);
+    if (outputs.size() == 1 && outS->kind == StructInfo::Kind::Tensor) {
+      regs.push_back(allocTensor(*outS, var));
+    } else {
+      // A tuple's tensors keep their storage (the pool tracks one tensor per variable).
+      std::vector<int64_t> fields;
+      for (const StructInfo* o : outputs) fields.push_back(allocTensor(*o, var, newReg()));
+      regs.insert(regs.end(), fields.begin(), fields.end());
+      emit(Opcode::MakeTuple, regOf(var), fields);
+    }
     std::vector<int64_t> args{it->second, static_cast<int64_t>(regs.size())};
     args.insert(args.end(), regs.begin(), regs.end());
     for (auto& name : k.dims) {

@@ -13,7 +13,7 @@ using namespace ir;
 
 namespace {
 
-// Step 1: nested calls (and tuples of them) in operand position become bindings before their use.
+// Step 1: nested calls and tuple items (and tuples of them) in operand position become bindings before their use.
 class Flatten : public Rewriter {
  public:
   explicit Flatten(const Function& fn) {
@@ -46,6 +46,7 @@ class Flatten : public Rewriter {
   }
   ExprPtr operand(const ExprPtr& a) {
     if (auto* c = as<Call>(a)) return bindFresh(flatCall(*c));
+    if (as<TupleGetItem>(a)) return bindFresh(expr(a));  // parts[1] as an operand gets a variable, as in TVM
     if (auto* t = as<Tuple>(a)) {
       std::vector<ExprPtr> fields;
       for (auto& f : t->fields) fields.push_back(operand(f));
