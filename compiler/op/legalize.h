@@ -50,6 +50,10 @@ LegalizeResult argReduce(const LegalizeInput& in);    // argmax, argmin
 LegalizeResult scan(const LegalizeInput& in);         // cumsum, cumprod (inclusive / exclusive)
 LegalizeResult norm(const LegalizeInput& in);         // nn.layer_norm, nn.rms_norm over the last axes
 LegalizeResult prelu(const LegalizeInput& in);        // nn.prelu
+LegalizeResult ordering(const LegalizeInput& in);     // sort, argsort, topk (by repeated selection)
+LegalizeResult arange(const LegalizeInput& in);       // arange with compile-time bounds
+LegalizeResult dropout(const LegalizeInput& in);      // nn.dropout at inference (identity, mask of ones)
+LegalizeResult groupedNorm(const LegalizeInput& in);  // nn.instance_norm, nn.group_norm, nn.batch_norm (a tuple result)
 LegalizeResult outer(const LegalizeInput& in);        // outer
 }  // namespace kernels
 

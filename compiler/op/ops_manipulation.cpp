@@ -426,20 +426,20 @@ void addManipulationOps(std::vector<OpDef>& out) {
     out.push_back(withKernel(op(n, {expr("shape", ParamKind::Shape), required("dtype", ParamKind::DType)}, DeviceRule::NoDevice,
                      std::string("A tensor of `shape` filled with ") + (n[0] == 'z' ? "zeros" : "ones") +
                          "; it has no vdevice.", inferFilled), kernels::fill));
-  out.push_back(op("arange", {expr("start", ParamKind::Prim), optExpr("end", ParamKind::Prim),
+  out.push_back(withKernel(op("arange", {expr("start", ParamKind::Prim), optExpr("end", ParamKind::Prim),
                               attr("step", ParamKind::Any, i(1)), optional("dtype", ParamKind::DType)},
-                   DeviceRule::NoDevice, "Evenly spaced values in [start, end); it has no vdevice.", inferArange));
+                   DeviceRule::NoDevice, "Evenly spaced values in [start, end); it has no vdevice.", inferArange), kernels::arange));
   out.push_back(withKernel(op("astype", {tensor("x"), required("dtype", ParamKind::DType)}, P, "Casts x to `dtype`.", inferAsType), kernels::elementwise));
 
-  out.push_back(op("sort", {tensor("x"), attr("axis", ParamKind::Int, i(-1)), attr("descending", ParamKind::Bool, b(false))},
-                   P, "Sorts x along `axis`.", inferSort));
-  out.push_back(op("argsort", {tensor("data"), attr("axis", ParamKind::Int, i(-1)),
+  out.push_back(withKernel(op("sort", {tensor("x"), attr("axis", ParamKind::Int, i(-1)), attr("descending", ParamKind::Bool, b(false))},
+                   P, "Sorts x along `axis`.", inferSort), kernels::ordering));
+  out.push_back(withKernel(op("argsort", {tensor("data"), attr("axis", ParamKind::Int, i(-1)),
                                attr("descending", ParamKind::Bool, b(false)), attr("dtype", ParamKind::DType, s("int32"))},
-                   P, "Indices that sort data along `axis`.", inferSort));
-  out.push_back(op("topk", {tensor("data"), attr("k", ParamKind::Int, i(1)), attr("axis", ParamKind::Int, i(-1)),
+                   P, "Indices that sort data along `axis`.", inferSort), kernels::ordering));
+  out.push_back(withKernel(op("topk", {tensor("data"), attr("k", ParamKind::Int, i(1)), attr("axis", ParamKind::Int, i(-1)),
                             attr("ret_type", ParamKind::String, s("both")), attr("largest", ParamKind::Bool, b(true)),
                             attr("dtype", ParamKind::DType, s("int32"))},
-                   P, "The k largest (or smallest) elements along `axis`, with their indices.", inferTopk));
+                   P, "The k largest (or smallest) elements along `axis`, with their indices.", inferTopk), kernels::ordering));
 
   for (auto* n : {"tile", "repeat", "flip", "collapse_sum_like", "collapse_sum_to", "layout_transform",
                   "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "dynamic_strided_slice",

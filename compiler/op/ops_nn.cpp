@@ -205,29 +205,29 @@ void addNnOps(std::vector<OpDef>& out) {
                     attr("epsilon", ParamKind::Float, f(1e-5)), attr("center", ParamKind::Bool, b(true)),
                     attr("scale", ParamKind::Bool, b(true))},
                    P, "Layer normalisation over `axes`, scaled by gamma and shifted by beta.", inferNorm), kernels::norm));
-  out.push_back(op("nn.group_norm",
+  out.push_back(withKernel(op("nn.group_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), required("num_groups", ParamKind::Int),
                     required("channel_axis", ParamKind::Int), required("axes", ParamKind::IntList),
                     attr("epsilon", ParamKind::Float, f(1e-5)), attr("center", ParamKind::Bool, b(true)),
                     attr("scale", ParamKind::Bool, b(true))},
-                   P, "Group normalisation: channels split into `num_groups` groups.", inferNorm));
-  out.push_back(op("nn.instance_norm",
+                   P, "Group normalisation: channels split into `num_groups` groups.", inferNorm), kernels::groupedNorm));
+  out.push_back(withKernel(op("nn.instance_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), attr("channel_axis", ParamKind::Int, i(1)),
                     optional("axes", ParamKind::IntList), attr("epsilon", ParamKind::Float, f(1e-5)),
                     attr("center", ParamKind::Bool, b(true)), attr("scale", ParamKind::Bool, b(true))},
-                   P, "Instance normalisation.", inferNorm));
+                   P, "Instance normalisation.", inferNorm), kernels::groupedNorm));
   out.push_back(withKernel(op("nn.rms_norm",
                    {tensor("data"), tensor("weight"), attr("axes", ParamKind::IntList, i(-1)),
                     attr("epsilon", ParamKind::Float, f(1e-5))},
                    P, "Root-mean-square normalisation over `axes`, scaled by weight.", inferNorm), kernels::norm));
-  out.push_back(op("nn.batch_norm",
+  out.push_back(withKernel(op("nn.batch_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), tensor("moving_mean"), tensor("moving_var"),
                     required("axis", ParamKind::Int), attr("epsilon", ParamKind::Float, f(1e-5)),
                     attr("center", ParamKind::Bool, b(true)), attr("scale", ParamKind::Bool, b(true)),
                     attr("momentum", ParamKind::Float, f(0.1)), attr("training", ParamKind::Bool, b(true))},
-                   P, "Batch normalisation; returns (output, new mean, new variance).", inferBatchNorm));
-  out.push_back(op("nn.dropout", {tensor("data"), attr("rate", ParamKind::Float, f(0.5))}, P,
-                   "Dropout; returns (output, mask).", inferDropout));
+                   P, "Batch normalisation; returns (output, new mean, new variance).", inferBatchNorm), kernels::groupedNorm));
+  out.push_back(withKernel(op("nn.dropout", {tensor("data"), attr("rate", ParamKind::Float, f(0.5))}, P,
+                   "Dropout; returns (output, mask).", inferDropout), kernels::dropout));
 
   struct Conv { const char* name; int dims; const char* data; const char* kernel; bool transpose; };
   const Conv convs[] = {{"nn.conv1d", 1, "NCW", "OIW", false},           {"nn.conv2d", 2, "NCHW", "OIHW", false},

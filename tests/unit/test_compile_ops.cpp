@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -245,4 +246,103 @@ TEST_CASE("compile and run: concat and stack along an axis") {
   for (int64_t i = 0; i < 24; ++i) { stacked.push_back(at(a, i)); stacked.push_back(at(a, i)); }
   checkClose(r.outputs.at(0), joined);
   checkClose(r.outputs.at(1), stacked);
+}
+
+namespace {
+std::vector<double> asDoubles(const runtime::NDArray& a) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if (a.dtype == runtime::DType::I64) out.push_back(static_cast<double>(static_cast<const int64_t*>(a.data())[i]));
+    else if (a.dtype == runtime::DType::I32) out.push_back(static_cast<const int32_t*>(a.data())[i]);
+    else out.push_back(at(a, i));
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("compile and run: split, sort / argsort / topk (ties in index order), arange, dropout at inference") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto x = h.tensor({3, 7}, rng);
+  static_cast<float*>(x.data())[4] = static_cast<float*>(x.data())[1];  // a tie in row 0
+  std::string body = "        p = R.split(x, indices_or_sections=[2, 5], axis=1)\n        s = R.sort(x, axis=1)\n"
+                     "        i = R.argsort(x, axis=1, descending=True, dtype=\"int64\")\n        k = R.topk(x, k=3, axis=1, dtype=\"int64\")\n"
+                     "        r = R.arange(2, 11, 3, \"float32\")\n        d = R.nn.dropout(x, rate=0.3)\n"
+                     "        return (p[0], p[2], s, i, k[0], k[1], r, d[0], d[1])\n";
+  std::string t = T("(3, 7)");
+  test::Run r = compileAndRun(module("x: " + t, "R.Tuple(" + T("(3, 2)") + ", " + T("(3, 2)") + ", " + t + ", " + T("(3, 7)", "\"int64\"") + ", " +
+                                                    T("(3, 3)") + ", " + T("(3, 3)", "\"int64\"") + ", " + T("(3,)") + ", " + t + ", " + t + ")", body), {x});
+  std::vector<double> first, last, sorted, argDesc, topV, topI;
+  for (int64_t row = 0; row < 3; ++row) {
+    std::vector<std::pair<double, int64_t>> v;
+    for (int64_t j = 0; j < 7; ++j) v.push_back({at(x, row * 7 + j), j});
+    for (int64_t j = 0; j < 2; ++j) first.push_back(v[j].first);
+    for (int64_t j = 5; j < 7; ++j) last.push_back(v[j].first);
+    auto asc = v;
+    std::stable_sort(asc.begin(), asc.end(), [](auto& a, auto& b) { return a.first < b.first; });
+    for (auto& e : asc) sorted.push_back(e.first);
+    auto desc = v;
+    std::stable_sort(desc.begin(), desc.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (auto& e : desc) argDesc.push_back(static_cast<double>(e.second));
+    for (int k = 0; k < 3; ++k) { topV.push_back(desc[k].first); topI.push_back(static_cast<double>(desc[k].second)); }
+  }
+  checkClose(r.outputs.at(0), first);
+  checkClose(r.outputs.at(1), last);
+  checkClose(r.outputs.at(2), sorted);
+  CHECK(asDoubles(r.outputs.at(3)) == argDesc);
+  checkClose(r.outputs.at(4), topV);
+  CHECK(asDoubles(r.outputs.at(5)) == topI);
+  checkClose(r.outputs.at(6), {2, 5, 8});
+  checkClose(r.outputs.at(7), map(x, [](double v) { return v; }));
+  checkClose(r.outputs.at(8), std::vector<double>(21, 1.0));
+}
+
+TEST_CASE("compile and run: instance_norm, group_norm, batch_norm (training and inference)") {
+  auto rng = test::freshRng();
+  test::Host h;
+  const int64_t N = 2, C = 6, H = 3, W = 4;
+  auto x = h.tensor({N, C, H, W}, rng), g = h.tensor({C}, rng), b = h.tensor({C}, rng), mm = h.tensor({C}, rng);
+  auto mv = h.tensor({C}, rng, 0.5, 1.5);
+  std::string t = T("(2, 6, 3, 4)"), c = T("(6,)");
+  std::string body = "        a = R.nn.instance_norm(x, g, b, channel_axis=1, axes=[2, 3])\n"
+                     "        q = R.nn.group_norm(x, g, b, num_groups=3, channel_axis=1, axes=[2, 3])\n"
+                     "        tr = R.nn.batch_norm(x, g, b, mm, mv, axis=1, momentum=0.25, training=True)\n"
+                     "        ev = R.nn.batch_norm(x, g, b, mm, mv, axis=1, training=False)\n"
+                     "        return (a, q, tr[0], tr[1], tr[2], ev[0], ev[2])\n";
+  test::Run r = compileAndRun(module("x: " + t + ", g: " + c + ", b: " + c + ", mm: " + c + ", mv: " + c,
+                                     "R.Tuple(" + t + ", " + t + ", " + t + ", " + c + ", " + c + ", " + t + ", " + c + ")", body), {x, g, b, mm, mv});
+  auto X = [&](int64_t n, int64_t ch, int64_t i) { return static_cast<double>(at(x, (n * C + ch) * H * W + i)); };
+  auto stats = [&](const std::vector<std::pair<int64_t, int64_t>>& cells) {  // (n, c) pairs, all H*W each
+    double mean = 0, var = 0, cnt = static_cast<double>(cells.size() * H * W);
+    for (auto [n, ch] : cells) for (int64_t i = 0; i < H * W; ++i) mean += X(n, ch, i) / cnt;
+    for (auto [n, ch] : cells) for (int64_t i = 0; i < H * W; ++i) var += (X(n, ch, i) - mean) * (X(n, ch, i) - mean) / cnt;
+    return std::pair{mean, var};
+  };
+  std::vector<double> inst(N * C * H * W), grp(N * C * H * W), bn(N * C * H * W), ev(N * C * H * W), newMean, newVar;
+  for (int64_t ch = 0; ch < C; ++ch) {
+    std::vector<std::pair<int64_t, int64_t>> all;
+    for (int64_t n = 0; n < N; ++n) all.push_back({n, ch});
+    auto [m, v] = stats(all);
+    newMean.push_back(0.75 * at(mm, ch) + 0.25 * m);
+    newVar.push_back(0.75 * at(mv, ch) + 0.25 * v);
+    for (int64_t n = 0; n < N; ++n) {
+      auto [im, iv] = stats({{n, ch}});
+      int64_t g0 = ch / 2 * 2;
+      auto [gm, gv] = stats({{n, g0}, {n, g0 + 1}});
+      for (int64_t i = 0; i < H * W; ++i) {
+        size_t k = static_cast<size_t>((n * C + ch) * H * W + i);
+        inst[k] = (X(n, ch, i) - im) / std::sqrt(iv + 1e-5) * at(g, ch) + at(b, ch);
+        grp[k] = (X(n, ch, i) - gm) / std::sqrt(gv + 1e-5) * at(g, ch) + at(b, ch);
+        bn[k] = (X(n, ch, i) - m) / std::sqrt(v + 1e-5) * at(g, ch) + at(b, ch);
+        ev[k] = (X(n, ch, i) - at(mm, ch)) / std::sqrt(at(mv, ch) + 1e-5) * at(g, ch) + at(b, ch);
+      }
+    }
+  }
+  checkClose(r.outputs.at(0), inst, 1e-4);
+  checkClose(r.outputs.at(1), grp, 1e-4);
+  checkClose(r.outputs.at(2), bn, 1e-4);
+  checkClose(r.outputs.at(3), newMean, 1e-5);
+  checkClose(r.outputs.at(4), newVar, 1e-5);
+  checkClose(r.outputs.at(5), ev, 1e-4);
+  checkClose(r.outputs.at(6), asDoubles(mv));  // inference hands the moving variance back
 }
