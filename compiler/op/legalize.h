@@ -50,6 +50,7 @@ LegalizeResult argReduce(const LegalizeInput& in);    // argmax, argmin
 LegalizeResult scan(const LegalizeInput& in);         // cumsum, cumprod (inclusive / exclusive)
 LegalizeResult norm(const LegalizeInput& in);         // nn.layer_norm, nn.rms_norm over the last axes
 LegalizeResult prelu(const LegalizeInput& in);        // nn.prelu
+LegalizeResult einsum(const LegalizeInput& in);       // einsum without "..." (a loop nest)
 LegalizeResult ordering(const LegalizeInput& in);     // sort, argsort, topk (by repeated selection)
 LegalizeResult arange(const LegalizeInput& in);       // arange with compile-time bounds
 LegalizeResult dropout(const LegalizeInput& in);      // nn.dropout at inference (identity, mask of ones)

@@ -171,8 +171,8 @@ void addOtherOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("matmul", {tensor("x1"), tensor("x2"), optional("out_dtype", ParamKind::DType)}, L,
                    "Matrix product with numpy semantics (batch dimensions broadcast). Operands on different vdevices "
                    "give a result with no vdevice in TVM (no error): it lands on the default device.", inferMatmul), kernels::matmul));
-  out.push_back(op("einsum", {expr("operands", ParamKind::TensorList), required("subscripts", ParamKind::String)}, L,
-                   "Einstein summation over the operands.", inferEinsum));
+  out.push_back(withKernel(op("einsum", {expr("operands", ParamKind::TensorList), required("subscripts", ParamKind::String)}, L,
+                   "Einstein summation over the operands.", inferEinsum), kernels::einsum));
   out.push_back(withKernel(op("where", {tensor("condition"), tensor("x1"), tensor("x2")}, L,
                    "Selects x1 where condition holds, else x2.", inferWhere), kernels::elementwise));
   out.push_back(withKernel(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3.", inferFma), kernels::elementwise));

@@ -346,3 +346,59 @@ TEST_CASE("compile and run: instance_norm, group_norm, batch_norm (training and 
   checkClose(r.outputs.at(5), ev, 1e-4);
   checkClose(r.outputs.at(6), asDoubles(mv));  // inference hands the moving variance back
 }
+
+TEST_CASE("compile and run: matmul with 1-D operands and broadcast batch dims") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto v = h.tensor({5}, rng), m = h.tensor({5, 4}, rng), a = h.tensor({2, 1, 3, 5}, rng), b = h.tensor({3, 5, 4}, rng);
+  std::string body = "        p = R.matmul(v, m)\n        q = R.matmul(m, R.const(1, \"float32\") + R.zeros((4,), \"float32\"))\n"
+                     "        r = R.matmul(a, b)\n        s = R.matmul(v, v)\n        return (p, q, r, s)\n";
+  test::Run r = compileAndRun(module("v: " + T("(5,)") + ", m: " + T("(5, 4)") + ", a: " + T("(2, 1, 3, 5)") + ", b: " + T("(3, 5, 4)"),
+                                     "R.Tuple(" + T("(4,)") + ", " + T("(5,)") + ", " + T("(2, 3, 3, 4)") + ", " + T("()") + ")", body), {v, m, a, b});
+  std::vector<double> p(4, 0), q(5, 0), out, s{0};
+  for (int64_t j = 0; j < 4; ++j) for (int64_t k = 0; k < 5; ++k) p[j] += static_cast<double>(at(v, k)) * at(m, k * 4 + j);
+  for (int64_t i = 0; i < 5; ++i) for (int64_t k = 0; k < 4; ++k) q[i] += at(m, i * 4 + k);
+  for (int64_t k = 0; k < 5; ++k) s[0] += static_cast<double>(at(v, k)) * at(v, k);
+  for (int64_t x = 0; x < 2; ++x)
+    for (int64_t y = 0; y < 3; ++y)
+      for (int64_t i = 0; i < 3; ++i)
+        for (int64_t j = 0; j < 4; ++j) {
+          double acc = 0;
+          for (int64_t k = 0; k < 5; ++k) acc += static_cast<double>(at(a, (x * 3 + i) * 5 + k)) * at(b, (y * 5 + k) * 4 + j);
+          out.push_back(acc);
+        }
+  checkClose(r.outputs.at(0), p);
+  checkClose(r.outputs.at(1), q);
+  checkClose(r.outputs.at(2), out);
+  checkClose(r.outputs.at(3), s);
+}
+
+TEST_CASE("compile and run: einsum (contraction, batch, trace, implicit output)") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto a = h.tensor({2, 3, 4}, rng), b = h.tensor({2, 4, 5}, rng), s = h.tensor({4, 4}, rng);
+  std::string body = "        p = R.einsum((a, b), \"bij,bjk->bik\")\n        d = R.einsum((s,), \"ii->i\")\n"
+                     "        t = R.einsum((s,), \"ij->\")\n        q = R.einsum((s, s), \"ij,jk\")\n        return (p, d, t, q)\n";
+  test::Run r = compileAndRun(module("a: " + T("(2, 3, 4)") + ", b: " + T("(2, 4, 5)") + ", s: " + T("(4, 4)"),
+                                     "R.Tuple(" + T("(2, 3, 5)") + ", " + T("(4,)") + ", " + T("()") + ", " + T("(4, 4)") + ")", body), {a, b, s});
+  std::vector<double> p, d, total{0}, q;
+  for (int64_t x = 0; x < 2; ++x)
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t k = 0; k < 5; ++k) {
+        double acc = 0;
+        for (int64_t j = 0; j < 4; ++j) acc += static_cast<double>(at(a, (x * 3 + i) * 4 + j)) * at(b, (x * 4 + j) * 5 + k);
+        p.push_back(acc);
+      }
+  for (int64_t i = 0; i < 4; ++i) d.push_back(at(s, i * 5));
+  for (int64_t i = 0; i < 16; ++i) total[0] += at(s, i);
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t k = 0; k < 4; ++k) {
+      double acc = 0;
+      for (int64_t j = 0; j < 4; ++j) acc += static_cast<double>(at(s, i * 4 + j)) * at(s, j * 4 + k);
+      q.push_back(acc);
+    }
+  checkClose(r.outputs.at(0), p);
+  checkClose(r.outputs.at(1), d);
+  checkClose(r.outputs.at(2), total);
+  checkClose(r.outputs.at(3), q);
+}
