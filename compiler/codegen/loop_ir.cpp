@@ -193,8 +193,9 @@ struct Printer {
       case Expr::Kind::Var: return k.vars[e->id].name;
       case Expr::Kind::Load: return k.buffers[e->id].name + "[" + expr(e->a) + "]";
       case Expr::Kind::Binary:
-        if (e->op == "min" || e->op == "max" || e->op == "floordiv" || e->op == "floormod" || e->op == "pow" || e->op == "mod")
+        if (e->op == "min" || e->op == "max" || e->op == "floordiv" || e->op == "floormod" || e->op == "pow" || e->op == "mod" || e->op == "atan2")
           return "T." + e->op + "(" + expr(e->a) + ", " + expr(e->b) + ")";
+        if (e->op == "shl" || e->op == "shr") return "(" + expr(e->a) + (e->op == "shl" ? " << " : " >> ") + expr(e->b) + ")";
         return "(" + expr(e->a) + " " + e->op + " " + expr(e->b) + ")";
       case Expr::Kind::Unary: return "T." + e->op + "(" + expr(e->a) + ")";
       case Expr::Kind::Select: return "T.Select(" + expr(e->a) + ", " + expr(e->b) + ", " + expr(e->c) + ")";

@@ -26,8 +26,9 @@ struct Expr {
   int64_t intValue = 0;
   double floatValue = 0;
   int id = -1;      // Var: index into Kernel::vars; Load: index into Kernel::buffers
-  std::string op;   // Binary: + - * / min max < <= > >= == != and or floordiv floormod mod pow
-                    // Unary: neg exp log sqrt tanh sigmoid abs floor ceil round erf sin cos not
+  std::string op;   // Binary: + - * / min max < <= > >= == != and or xor floordiv floormod mod pow atan2 shl shr
+                    // Unary: neg exp log sqrt tanh sigmoid abs floor ceil round trunc erf sin cos tan asin
+                    //   acos atan sinh cosh asinh acosh atanh rsqrt not (not and and/or/xor are bitwise on ints)
   ExprP a, b, c;    // operands; Load: a = flat index; Select: a ? b : c; Cast: a
 };
 

@@ -48,6 +48,7 @@ LegalizeResult joinAlongAxis(const LegalizeInput& in);// concat, stack (the tupl
 LegalizeResult split(const LegalizeInput& in);        // split (a tuple result: one output buffer per piece)
 LegalizeResult argReduce(const LegalizeInput& in);    // argmax, argmin
 LegalizeResult scan(const LegalizeInput& in);         // cumsum, cumprod (inclusive / exclusive)
+LegalizeResult median(const LegalizeInput& in);       // median along one axis or of everything
 LegalizeResult norm(const LegalizeInput& in);         // nn.layer_norm, nn.rms_norm over the last axes
 LegalizeResult prelu(const LegalizeInput& in);        // nn.prelu
 LegalizeResult einsum(const LegalizeInput& in);       // einsum without "..." (a loop nest)

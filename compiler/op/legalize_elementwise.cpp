@@ -21,7 +21,9 @@ const std::map<std::string, std::string>& binaryOps() {
       {"add", "+"}, {"subtract", "-"}, {"multiply", "*"}, {"divide", "/"}, {"floor_divide", "floordiv"},
       {"mod", "mod"}, {"floor_mod", "floormod"}, {"power", "pow"}, {"maximum", "max"}, {"minimum", "min"},
       {"equal", "=="}, {"not_equal", "!="}, {"less", "<"}, {"less_equal", "<="}, {"greater", ">"}, {"greater_equal", ">="},
-      {"logical_and", "and"}, {"logical_or", "or"}, {"logical_xor", "xor"}};
+      {"logical_and", "and"}, {"logical_or", "or"}, {"logical_xor", "xor"}, {"atan2", "atan2"},
+      {"bitwise_and", "and"}, {"bitwise_or", "or"}, {"bitwise_xor", "xor"}, {"left_shift", "shl"}, {"right_shift", "shr"},
+      {"log_add_exp", "log_add_exp"}};
   return m;
 }
 
@@ -32,9 +34,14 @@ ExprP unaryValue(const std::string& op, ExprP x, const LegalizeInput& in) {
   static const std::map<std::string, std::string> direct = {
       {"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"tanh", "tanh"}, {"sigmoid", "sigmoid"}, {"abs", "abs"},
       {"negative", "neg"}, {"floor", "floor"}, {"ceil", "ceil"}, {"round", "round"}, {"trunc", "trunc"},
-      {"sin", "sin"}, {"cos", "cos"}, {"erf", "erf"}, {"rsqrt", "rsqrt"}, {"logical_not", "not"}};
+      {"sin", "sin"}, {"cos", "cos"}, {"erf", "erf"}, {"rsqrt", "rsqrt"}, {"logical_not", "not"}, {"bitwise_not", "not"},
+      {"tan", "tan"}, {"asin", "asin"}, {"acos", "acos"}, {"atan", "atan"}, {"sinh", "sinh"}, {"cosh", "cosh"},
+      {"asinh", "asinh"}, {"acosh", "acosh"}, {"atanh", "atanh"}};
   if (auto it = direct.find(op); it != direct.end()) return unary(it->second, x);
   if (op == "square") return x * x;
+  if (op == "isnan") return binary("!=", x, x);
+  if (op == "isinf") return binary("==", unary("abs", x), k(INFINITY));
+  if (op == "isfinite") return binary("<", unary("abs", x), k(INFINITY));
   if (op == "broadcast_to") return x;
   if (op == "astype") {
     auto to = codegen::scalarTypeOf(in.out.dtype);
@@ -116,6 +123,11 @@ LegalizeResult elementwise(const LegalizeInput& in) {
   auto value = [&](const std::vector<ExprP>& loads) -> ExprP {
     if (op == "where") return select(loads[0]->type == ScalarType::Bool ? loads[0] : binary("!=", loads[0], intImm(0)), loads[1], loads[2]);
     if (op == "ewise_fma") return loads[0] * loads[1] + loads[2];
+    if (op == "log_add_exp") {  // max + log(1 + exp(-|a - b|)): no overflow for large operands
+      ExprP hi = binary("max", loads[0], loads[1]);
+      ExprP v = hi + unary("log", floatImm(1, loads[0]->type) + unary("exp", unary("neg", unary("abs", loads[0] - loads[1]))));
+      return v->type == *outType ? v : cast(*outType, v);
+    }
     if (binaryOp) {
       ExprP v = binary(binaryOps().at(op), loads[0], loads[1]);
       return v->type == *outType ? v : cast(*outType, v);

@@ -20,6 +20,11 @@ std::optional<AxisView> viewAlong(const LegalizeInput& in, const std::vector<Exp
   if (!a || a->kind == ir::Value::Kind::None) return AxisView{intImm(1), product(dims), intImm(1)};
   int rank = static_cast<int>(dims.size());
   int axis = axisAttr(in, "axis", rank, 0);
+  if (a->kind == ir::Value::Kind::List) {  // median's axis=[1]: one axis only
+    auto list = infer::intList(a);
+    if (!list || list->size() != 1) return std::nullopt;
+    axis = static_cast<int>((*list)[0] < 0 ? (*list)[0] + rank : (*list)[0]);
+  }
   if (axis < 0 || axis >= rank) return std::nullopt;
   return AxisView{product(dims, 0, static_cast<size_t>(axis)), dims[static_cast<size_t>(axis)], product(dims, static_cast<size_t>(axis) + 1)};
 }
@@ -83,6 +88,31 @@ LegalizeResult scan(const LegalizeInput& in) {
   std::vector<StmtP> step = exclusive ? std::vector<StmtP>{store(c, idx, kb.var(acc)), assign(acc, next)}
                                       : std::vector<StmtP>{assign(acc, next), store(c, idx, kb.var(acc))};
   kb.add(forLoop(o, v->outer, {forLoop(i, v->inner, {assign(acc, init), forLoop(k, v->len, step)})}, true));
+  return done(kb, {0});
+}
+
+// median along one axis (or of everything): the element(s) of middle rank, found by counting for
+// each element how many are smaller or equal (O(length^2) per row; the mean of the two middle ones
+// for an even length, as numpy).
+LegalizeResult median(const LegalizeInput& in) {
+  auto setup = alongAxis(in);
+  if (auto* failed = std::get_if<LegalizeResult>(&setup)) return std::move(*failed);
+  auto& [kb, t, ot, view, a, c] = std::get<AlongAxis>(setup);
+  if (!isFloat(t)) return failure("R.median kernels take float32 or float64 tensors");
+  const AxisView* v = &view;
+  int o = kb.loopVar("o"), i = kb.loopVar("i"), j = kb.loopVar("j"), q = kb.loopVar("q");
+  int less = kb.local("less", ScalarType::I64), equal = kb.local("equal", ScalarType::I64);
+  int lowV = kb.local("low", t), highV = kb.local("high", t);
+  auto at = [&](int k) { return kb.load(a, (kb.var(o) * v->len + kb.var(k)) * v->inner + kb.var(i)); };
+  ExprP lo = binary("floordiv", v->len - intImm(1), intImm(2)), hi = binary("floordiv", v->len, intImm(2));
+  auto holds = [&](const ExprP& rank) { return binary("and", binary("<=", kb.var(less), rank), binary("<", rank, kb.var(less) + kb.var(equal))); };
+  StmtP count = forLoop(q, v->len, {assign(less, kb.var(less) + select(binary("<", at(q), at(j)), intImm(1), intImm(0))),
+                                    assign(equal, kb.var(equal) + select(binary("==", at(q), at(j)), intImm(1), intImm(0)))});
+  StmtP body = seq({assign(lowV, floatImm(0, t)), assign(highV, floatImm(0, t)),
+                    forLoop(j, v->len, {assign(less, intImm(0)), assign(equal, intImm(0)), count,
+                                        assign(lowV, select(holds(lo), at(j), kb.var(lowV))), assign(highV, select(holds(hi), at(j), kb.var(highV)))}),
+                    store(c, kb.var(o) * v->inner + kb.var(i), cast(ot, (kb.var(lowV) + kb.var(highV)) * floatImm(0.5, t)))});
+  kb.add(forLoop(o, v->outer, {forLoop(i, v->inner, {body})}, true));
   return done(kb, {0});
 }
 

@@ -189,7 +189,7 @@ void addElementwiseOps(std::vector<OpDef>& out) {
                      DeviceRule::PrimaryInput,
                      std::string("Reduces x by ") + r +
                          " over `axis` (all axes when None); `keepdims` keeps reduced axes as size 1.",
-                     inferReduce), kernels::reduce));
+                     inferReduce), std::string(r) == "median" ? kernels::median : kernels::reduce));
   for (auto* r : {"argmax", "argmin"})
     out.push_back(withKernel(op(r, {tensor("x"), optional("axis", ParamKind::Int), attr("keepdims", ParamKind::Bool, b(false))},
                      DeviceRule::PrimaryInput, std::string("Index of the ") + (r[3] == 'm' && r[4] == 'a' ? "maximum" : "minimum") +

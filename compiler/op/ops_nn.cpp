@@ -249,7 +249,7 @@ void addNnOps(std::vector<OpDef>& out) {
                         "-D convolution of data by weight. data and weight must share a dtype (or set out_dtype) "
                         "and a vdevice; the result lives on that vdevice.",
                     inferConv);
-    out.push_back(c.transpose ? conv : withKernel(conv, kernels::conv));
+    out.push_back(withKernel(conv, kernels::conv));  // transposed ones too (kernels::conv hands them on)
   }
 
   struct Pool { const char* name; int dims; const char* layout; };

@@ -144,3 +144,41 @@ TEST_CASE("compile and run: the corpus's cuda + llvm examples, cuda remapped to 
     CHECK(r.stats.copies == 2);  // x to "cuda", logits back
   }
 }
+
+TEST_CASE("compile and run: conv2d_transpose (strides, padding, output_padding, groups) and conv1d_transpose") {
+  auto rng = test::freshRng();
+  test::Host h;
+  // data (1, 4, 5, 6) NCHW, weight (4, 3, 3, 3) IOHW with groups=2: 6 output channels.
+  const int64_t C = 4, H = 5, W = 6, OCG = 3, K = 3, S = 2, P = 1, OP = 1, G = 2;
+  const int64_t OH = (H - 1) * S - 2 * P + (K - 1) + OP + 1, OW = (W - 1) * S - 2 * P + (K - 1) + OP + 1;
+  auto x = h.tensor({1, C, H, W}, rng), w = h.tensor({C, OCG, K, K}, rng);
+  auto d = [](std::initializer_list<int64_t> v) { std::string s = "("; for (auto i : v) s += std::to_string(i) + ", "; return s.substr(0, s.size() - 2) + ")"; };
+  std::string body = "        y = R.nn.conv2d_transpose(x, w, strides=(2, 2), padding=(1, 1), output_padding=(1, 1), groups=2)\n        return y\n";
+  test::Run r = compileAndRun(module("x: R.Tensor(" + d({1, C, H, W}) + ", \"float32\"), w: R.Tensor(" + d({C, OCG, K, K}) + ", \"float32\")",
+                                     "R.Tensor(" + d({1, G * OCG, OH, OW}) + ", \"float32\")", body), {x, w});
+  std::vector<double> want(static_cast<size_t>(G * OCG * OH * OW), 0.0);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t i = 0; i < H; ++i)
+      for (int64_t j = 0; j < W; ++j)
+        for (int64_t oc = 0; oc < OCG; ++oc)
+          for (int64_t a = 0; a < K; ++a)
+            for (int64_t b = 0; b < K; ++b) {
+              int64_t oi = i * S + a - P, oj = j * S + b - P, och = (c / (C / G)) * OCG + oc;
+              if (oi < 0 || oi >= OH || oj < 0 || oj >= OW) continue;
+              want[static_cast<size_t>((och * OH + oi) * OW + oj)] +=
+                  static_cast<double>(test::at(x, (c * H + i) * W + j)) * test::at(w, ((c * OCG + oc) * K + a) * K + b);
+            }
+  checkClose(r.outputs.at(0), want, 1e-4);
+
+  auto x1 = h.tensor({2, 3, 7}, rng), w1 = h.tensor({3, 2, 4}, rng);  // stride 3, dilation 2: output (7-1)*3 + 2*3 + 1 = 25
+  test::Run r1 = compileAndRun(module("x: R.Tensor((2, 3, 7), \"float32\"), w: R.Tensor((3, 2, 4), \"float32\")", "R.Tensor((2, 2, 25), \"float32\")",
+                                      "        y = R.nn.conv1d_transpose(x, w, strides=3, dilation=2)\n        return y\n"), {x1, w1});
+  std::vector<double> want1(2 * 2 * 25, 0.0);
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 3; ++c)
+      for (int64_t i = 0; i < 7; ++i)
+        for (int64_t oc = 0; oc < 2; ++oc)
+          for (int64_t k = 0; k < 4; ++k)
+            want1[static_cast<size_t>((n * 2 + oc) * 25 + i * 3 + k * 2)] += static_cast<double>(test::at(x1, (n * 3 + c) * 7 + i)) * test::at(w1, (c * 2 + oc) * 4 + k);
+  checkClose(r1.outputs.at(0), want1, 1e-4);
+}

@@ -402,3 +402,74 @@ TEST_CASE("compile and run: einsum (contraction, batch, trace, implicit output)"
   checkClose(r.outputs.at(2), total);
   checkClose(r.outputs.at(3), q);
 }
+
+TEST_CASE("compile and run: median along an axis (odd and even lengths, ties) and of everything") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto x = h.tensor({4, 5}, rng);
+  static_cast<float*>(x.data())[6] = static_cast<float*>(x.data())[8];  // a tie in row 1
+  test::Run r = compileAndRun(module("x: " + T("(4, 5)"), "R.Tuple(" + T("(4,)") + ", " + T("(5,)") + ", " + T("()") + ")",
+                                     "        a = R.median(x, axis=[1])\n        b = R.median(x, axis=[0])\n        c = R.median(x)\n        return (a, b, c)\n"), {x});
+  auto med = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  };
+  std::vector<double> rows, cols, all;
+  for (int64_t i = 0; i < 4; ++i) { std::vector<double> v; for (int64_t j = 0; j < 5; ++j) v.push_back(at(x, i * 5 + j)); rows.push_back(med(v)); }
+  for (int64_t j = 0; j < 5; ++j) { std::vector<double> v; for (int64_t i = 0; i < 4; ++i) v.push_back(at(x, i * 5 + j)); cols.push_back(med(v)); }
+  for (int64_t i = 0; i < 20; ++i) all.push_back(at(x, i));
+  checkClose(r.outputs.at(0), rows);
+  checkClose(r.outputs.at(1), cols);
+  checkClose(r.outputs.at(2), {med(all)});
+}
+
+TEST_CASE("compile and run: atan2, log_add_exp, isnan / isinf / isfinite, bitwise ops and shifts on int32") {
+  auto rng = test::freshRng();
+  test::Host h;
+  auto a = h.tensor({40}, rng, -30, 30), b = h.tensor({40}, rng, -30, 30);
+  float* pa = static_cast<float*>(a.data());
+  pa[0] = NAN;
+  pa[1] = INFINITY;
+  pa[2] = -INFINITY;
+  std::string t = T("(40,)"), bt = T("(40,)", "\"bool\"");
+  test::Run r = compileAndRun(module("a: " + t + ", b: " + t, "R.Tuple(" + t + ", " + t + ", " + bt + ", " + bt + ", " + bt + ")",
+                                     "        p = R.atan2(a, b)\n        q = R.log_add_exp(a, b)\n        n = R.isnan(a)\n"
+                                     "        i = R.isinf(a)\n        f = R.isfinite(a)\n        return (p, q, n, i, f)\n"), {a, b});
+  auto boolAt = [](const runtime::NDArray& x, int64_t k) { return static_cast<const uint8_t*>(x.data())[k] != 0; };
+  for (int64_t k = 3; k < 40; ++k) {
+    double x = at(a, k), y = at(b, k);
+    CHECK(std::abs(at(r.outputs.at(0), k) - std::atan2(x, y)) < 1e-5);
+    CHECK(std::abs(at(r.outputs.at(1), k) - std::log(std::exp(x) + std::exp(y))) < 1e-4 * std::max(1.0, std::abs(std::max(x, y))));
+  }
+  for (int64_t k = 0; k < 40; ++k) {
+    float x = at(a, k);
+    CHECK(boolAt(r.outputs.at(2), k) == std::isnan(x));
+    CHECK(boolAt(r.outputs.at(3), k) == std::isinf(x));
+    CHECK(boolAt(r.outputs.at(4), k) == std::isfinite(x));
+  }
+
+  runtime::NDArray u, v;
+  for (auto* x : {&u, &v}) {
+    x->dtype = runtime::DType::I32;
+    x->shape = {16};
+    x->storage = std::make_shared<runtime::Storage>(h.device, -1, x->bytes());
+  }
+  std::uniform_int_distribution<int32_t> any(-100000, 100000), shift(0, 7);
+  for (int k = 0; k < 16; ++k) { static_cast<int32_t*>(u.data())[k] = any(rng); static_cast<int32_t*>(v.data())[k] = shift(rng); }
+  std::string it = T("(16,)", "\"int32\"");
+  test::Run ri = compileAndRun(module("u: " + it + ", v: " + it, "R.Tuple(" + it + ", " + it + ", " + it + ", " + it + ", " + it + ", " + it + ")",
+                                      "        a = R.bitwise_and(u, v)\n        o = R.bitwise_or(u, v)\n        x = R.bitwise_xor(u, v)\n"
+                                      "        n = R.bitwise_not(u)\n        l = R.left_shift(u, v)\n        s = R.right_shift(u, v)\n"
+                                      "        return (a, o, x, n, l, s)\n"), {u, v});
+  auto I = [](const runtime::NDArray& x, int k) { return static_cast<const int32_t*>(x.data())[k]; };
+  for (int k = 0; k < 16; ++k) {
+    int32_t p = I(u, k), q = I(v, k);
+    CHECK(I(ri.outputs.at(0), k) == (p & q));
+    CHECK(I(ri.outputs.at(1), k) == (p | q));
+    CHECK(I(ri.outputs.at(2), k) == (p ^ q));
+    CHECK(I(ri.outputs.at(3), k) == ~p);
+    CHECK(I(ri.outputs.at(4), k) == static_cast<int32_t>(static_cast<uint32_t>(p) << q));
+    CHECK(I(ri.outputs.at(5), k) == (p >> q));
+  }
+}

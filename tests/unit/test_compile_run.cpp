@@ -52,6 +52,15 @@ TEST_CASE("compile and run: unary ops against float64 references") {
       {"R.square", [](double x) { return x * x; }, -3, 3}, {"R.nn.relu", [](double x) { return std::max(x, 0.0); }, -2, 2},
       {"R.nn.silu", [](double x) { return x / (1 + std::exp(-x)); }, -4, 4},
       {"R.nn.gelu", [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }, -3, 3},
+      {"R.ceil", [](double x) { return std::ceil(x); }, -5, 5}, {"R.trunc", [](double x) { return std::trunc(x); }, -5, 5},
+      {"R.round", [](double x) { return std::nearbyint(x); }, -5, 5}, {"R.sign", [](double x) { return (x > 0) - (x < 0); }, -2, 2},
+      {"R.sin", [](double x) { return std::sin(x); }, -3, 3}, {"R.cos", [](double x) { return std::cos(x); }, -3, 3},
+      {"R.tan", [](double x) { return std::tan(x); }, -1.2, 1.2}, {"R.erf", [](double x) { return std::erf(x); }, -2, 2},
+      {"R.rsqrt", [](double x) { return 1 / std::sqrt(x); }, 0.5, 4}, {"R.asin", [](double x) { return std::asin(x); }, -0.99, 0.99},
+      {"R.acos", [](double x) { return std::acos(x); }, -0.99, 0.99}, {"R.atan", [](double x) { return std::atan(x); }, -4, 4},
+      {"R.sinh", [](double x) { return std::sinh(x); }, -3, 3}, {"R.cosh", [](double x) { return std::cosh(x); }, -3, 3},
+      {"R.asinh", [](double x) { return std::asinh(x); }, -4, 4}, {"R.acosh", [](double x) { return std::acosh(x); }, 1, 5},
+      {"R.atanh", [](double x) { return std::atanh(x); }, -0.9, 0.9},
   };
   for (auto& u : ops) {
     INFO(u.op);

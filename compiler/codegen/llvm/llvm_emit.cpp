@@ -140,8 +140,16 @@ class FunctionEmitter {
     auto callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32 : f64, llvm::FunctionType::get(ty, {ty}, false));
     return b_.CreateCall(callee, {x});
   }
+  Value* libm2(const char* f32, const char* f64, Value* a, Value* b, ScalarType t) {
+    auto* ty = a->getType();
+    auto callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32 : f64, llvm::FunctionType::get(ty, {ty, ty}, false));
+    return b_.CreateCall(callee, {a, b});
+  }
   Value* binaryOp(const std::string& op, Value* a, Value* b, ScalarType t) {
     bool f = isFloat(t);
+    if (op == "atan2") return libm2("atan2f", "atan2", a, b, t);
+    if (op == "shl") return b_.CreateShl(a, b);
+    if (op == "shr") return b_.CreateAShr(a, b);  // numpy's right_shift of signed ints is arithmetic
     if (op == "+") return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
     if (op == "-") return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
     if (op == "*") return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
@@ -198,6 +206,12 @@ class FunctionEmitter {
     if (op == "sigmoid") return b_.CreateFDiv(one(), b_.CreateFAdd(one(), intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)})));
     if (op == "tanh") return libm("tanhf", "tanh", x, t);
     if (op == "erf") return libm("erff", "erf", x, t);
+    // The inverse and hyperbolic functions through libm, as numpy computes them.
+    static const std::pair<const char*, const char*> fromLibm[] = {{"tanf", "tan"}, {"asinf", "asin"}, {"acosf", "acos"}, {"atanf", "atan"},
+                                                                   {"sinhf", "sinh"}, {"coshf", "cosh"}, {"asinhf", "asinh"},
+                                                                   {"acoshf", "acosh"}, {"atanhf", "atanh"}};
+    for (auto& [f32, f64] : fromLibm)
+      if (op == f64) return libm(f32, f64, x, t);
     if (op == "rsqrt") return b_.CreateFDiv(one(), intrinsic(llvm::Intrinsic::sqrt, {x}));
     throw std::runtime_error("loop IR: unknown unary op " + op);
   }
