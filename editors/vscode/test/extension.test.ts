@@ -90,3 +90,19 @@ test("Run function on device from the palette: picks among the lens functions, p
   await rec.commands.get("tvms.runFunction")!();
   assert.equal(rec.errors.at(-1), "TVMScript: tvms.run: the run of second crashed (Segmentation fault)");
 });
+
+test("Show IR after pass… asks the server for tvms/viewIR and shows it as a virtual document", async () => {
+  reset({ "server.path": fakeServer() });
+  ext.activate(context);
+  rec.requestAnswers["tvms/viewIR"] = { text: "# after LowerToVM\nfunction main(...)\n", pass: "LowerToVM" };
+  await rec.commands.get("tvms.showIR")!();
+  assert.deepEqual(rec.quickPicks[0], ["parsed", "Normalize", "RealizeVDevice", "LegalizeOps", "LowerToVM"]);
+  const req = rec.clients[0].requests.find((r) => r.method === "tvms/viewIR");
+  assert.deepEqual(req.params, { uri: "file:///work/m.py", pass: "LowerToVM" });
+  assert.equal(rec.shownDocuments.length, 1);
+  const provider = rec.contentProviders.get("tvms-ir")!;
+  assert.equal(provider.provideTextDocumentContent(rec.shownDocuments[0] as any), "# after LowerToVM\nfunction main(...)\n");
+  rec.requestAnswers["tvms/viewIR"] = new Error("the module has errors; fix them to see it after LowerToVM");
+  await rec.commands.get("tvms.showIR")!();
+  assert.match(rec.errors.at(-1) ?? "", /the module has errors/);
+});

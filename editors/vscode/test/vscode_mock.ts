@@ -12,11 +12,13 @@ export interface Recorded {
   quickPicks: string[][];
   inputBox: string | undefined;
   requestAnswers: Record<string, unknown>;
+  contentProviders: Map<string, { provideTextDocumentContent(u: { toString(): string }): string }>;
+  shownDocuments: unknown[];
 }
 
 export const rec: Recorded = {
   commands: new Map(), errors: [], outputLines: [], webviews: [], clients: [], settings: {}, quickPicks: [],
-  inputBox: "", requestAnswers: {},
+  inputBox: "", requestAnswers: {}, contentProviders: new Map(), shownDocuments: [],
 };
 
 export function reset(settings: Record<string, unknown> = {}) {
@@ -29,6 +31,8 @@ export function reset(settings: Record<string, unknown> = {}) {
   rec.quickPicks = [];
   rec.inputBox = "";
   rec.requestAnswers = {};
+  rec.contentProviders.clear();
+  rec.shownDocuments = [];
 }
 
 const disposable = { dispose() {} };
@@ -45,12 +49,13 @@ const vscode = {
       rec.webviews.push(panel as any);
       return panel;
     },
+    showTextDocument: async (d: unknown) => { rec.shownDocuments.push(d); return undefined; },
     activeTextEditor: { document: { uri: { toString: () => "file:///work/m.py" } } },
   },
   workspace: {
     workspaceFolders: [{ uri: { fsPath: "/work" } }],
     getConfiguration: () => ({ get: (key: string, fallback: unknown) => (key in rec.settings ? rec.settings[key] : fallback) }),
-    registerTextDocumentContentProvider: () => disposable,
+    registerTextDocumentContentProvider: (scheme: string, p: any) => { rec.contentProviders.set(scheme, p); return disposable; },
     onDidChangeConfiguration: () => disposable,
     openTextDocument: async (u: unknown) => u,
   },
