@@ -12,6 +12,7 @@ local defaults = {
   run = { device = {}, timeout_ms = 300000 },
   codelens = true,
   highlight = true,        -- tree-sitter highlighting with the TVMScript queries (needs parser/python.so)
+  install_parser = true,   -- build parser/python.so from the pinned grammar at setup when it is missing
   on_attach = nil,
 }
 
@@ -178,6 +179,10 @@ function M.setup(opts)
   if vim.fn.executable(binary()) ~= 1 then
     vim.notify("tvms: cannot run '" .. binary() .. "': set cmd in require('tvms').setup{} or put tvms on PATH", vim.log.levels.ERROR)
     return false
+  end
+  if M.config.highlight and M.config.install_parser and #vim.api.nvim_get_runtime_file("parser/python.so", false) == 0 then
+    local src = plugin_root .. "/../../grammar/node_modules/tree-sitter-python/src"
+    if vim.fn.filereadable(src .. "/parser.c") == 1 then M.install_parser(src) end
   end
   -- A code lens click runs here, so the summary is shown (not only sent to the server).
   vim.lsp.commands["tvms.run"] = function(command, ctx)
