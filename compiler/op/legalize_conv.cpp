@@ -9,6 +9,8 @@
 #include "compiler/op/infer_util.h"
 #include "compiler/op/nn_attrs.h"
 
+#include <variant>
+
 namespace tvms::op::kernels {
 
 using namespace codegen;
@@ -33,48 +35,70 @@ std::vector<ExprP> unflatten(ExprP flat, const std::vector<ExprP>& extents) {
   return out;
 }
 
-}  // namespace
-
-LegalizeResult conv(const LegalizeInput& in) {
+// What both convolution kernels read from the call: layouts, shapes, groups, strides, dilation, padding.
+struct ConvCall {
+  int dims = 2;
+  nn::Layout dl, kl, ol;
+  std::vector<ExprP> x, w, o;
+  int64_t groups = 1;
+  std::vector<int64_t> strides, dilation;
+  nn::Padding pad;
+  ScalarType t = ScalarType::F32;
+};
+std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelBuilder& kb, bool transpose) {
   const std::string name = in.def.scriptName();
-  if (in.def.name.find("transpose") != std::string::npos) return convTranspose(in);
   const ir::StructInfo* data = in.args.size() > 0 ? in.args[0] : nullptr;
   const ir::StructInfo* weight = in.args.size() > 1 ? in.args[1] : nullptr;
   auto t = elementType(data);
   if (!t || !isFloat(*t) || !weight || weight->dtype != data->dtype || in.out.dtype != data->dtype)
     return failure(name + " kernels take float32 or float64 data and weight of one dtype (and out_dtype equal to it)");
-  const int dims = nn::spatialDims(in.def.name);
+  ConvCall c;
+  c.t = *t;
+  c.dims = nn::spatialDims(in.def.name);
   std::string dataLayout = infer::stringAttr(in.attr("data_layout")).value_or("");
-  nn::Layout dl = nn::parseLayout(dataLayout, 'N', 'C', dims);
-  nn::Layout kl = nn::parseLayout(infer::stringAttr(in.attr("kernel_layout")).value_or(""), 'O', 'I', dims);
-  nn::Layout ol = nn::parseLayout(infer::stringAttr(in.attr("out_layout")).value_or(dataLayout), 'N', 'C', dims);
-  if (!dl.valid || !kl.valid || !ol.valid) return failure(name + ": unsupported layout");
-  KernelBuilder kb(in.kernelName);
+  c.dl = nn::parseLayout(dataLayout, 'N', 'C', c.dims);
+  // The weight's first slot is O for a convolution, I for a transposed one (IOHW).
+  c.kl = nn::parseLayout(infer::stringAttr(in.attr("kernel_layout")).value_or(""), transpose ? 'I' : 'O', transpose ? 'O' : 'I', c.dims);
+  c.ol = nn::parseLayout(infer::stringAttr(in.attr("out_layout")).value_or(dataLayout), 'N', 'C', c.dims);
+  if (!c.dl.valid || !c.kl.valid || !c.ol.valid) return failure(name + ": unsupported layout");
   auto x = shapeExprs(kb, data), w = shapeExprs(kb, weight), o = shapeExprs(kb, &in.out);
   if (!x || !w || !o) return failure("the operands' shapes must be known to compile " + name);
-  int64_t groups = infer::intAttr(in.attr("groups")).value_or(1);
-  if (groups < 1) return failure(name + ": groups must be positive");
-  auto strides = nn::perDim(in.attr("strides"), dims, 1);
-  auto dilation = nn::perDim(in.attr("dilation"), dims, 1);
-  auto pad = nn::padding(in.attr("padding"), dims);
+  c.x = *x;
+  c.w = *w;
+  c.o = *o;
+  c.groups = infer::intAttr(in.attr("groups")).value_or(1);
+  if (c.groups < 1) return failure(name + ": groups must be positive");
+  c.strides = nn::perDim(in.attr("strides"), c.dims, 1);
+  c.dilation = nn::perDim(in.attr("dilation"), c.dims, 1);
+  c.pad = nn::padding(in.attr("padding"), c.dims);
+  return c;
+}
 
-  int D = kb.param("data", *t, shapeText(data));
-  int W = kb.param("weight", *t, shapeText(weight));
-  int Y = kb.param("out", *t, shapeText(&in.out));
-  auto xs = rowMajorStrides(*x), ws = rowMajorStrides(*w), os = rowMajorStrides(*o);
-  ExprP G = intImm(groups);
-  ExprP icg = (*w)[kl.channel];                              // input channels per group
-  ExprP ocg = binary("floordiv", (*w)[kl.batch], G);         // output channels per group
+}  // namespace
+
+LegalizeResult conv(const LegalizeInput& in) {
+  if (in.def.name.find("transpose") != std::string::npos) return convTranspose(in);
+  KernelBuilder kb(in.kernelName);
+  auto read = readConv(in, kb, false);
+  if (auto* failed = std::get_if<LegalizeResult>(&read)) return std::move(*failed);
+  ConvCall& cc = std::get<ConvCall>(read);
+  int D = kb.param("data", cc.t, shapeText(in.args[0]));
+  int W = kb.param("weight", cc.t, shapeText(in.args[1]));
+  int Y = kb.param("out", cc.t, shapeText(&in.out));
+  auto xs = rowMajorStrides(cc.x), ws = rowMajorStrides(cc.w), os = rowMajorStrides(cc.o);
+  ExprP G = intImm(cc.groups);
+  ExprP icg = cc.w[cc.kl.channel];                              // input channels per group
+  ExprP ocg = binary("floordiv", cc.w[cc.kl.batch], G);         // output channels per group
   std::vector<ExprP> outSpatial, window;                     // row extents, window extents
-  for (int i = 0; i < dims; ++i) {
-    outSpatial.push_back((*o)[ol.spatial[i]]);
-    window.push_back((*w)[kl.spatial[i]]);
+  for (int i = 0; i < cc.dims; ++i) {
+    outSpatial.push_back(cc.o[cc.ol.spatial[i]]);
+    window.push_back(cc.w[cc.kl.spatial[i]]);
   }
   std::vector<ExprP> kExtents = window;
   kExtents.push_back(icg);
 
   GemmOperands gm;
-  gm.batch = (*x)[dl.batch] * G;
+  gm.batch = cc.x[cc.dl.batch] * G;
   gm.M = product(outSpatial);
   gm.N = ocg;
   gm.K = product(kExtents);
@@ -84,32 +108,32 @@ LegalizeResult conv(const LegalizeInput& in) {
   gm.a = [&, D, n, g](const ExprP& b, const ExprP& row, const ExprP& k) {
     auto pos = unflatten(row, outSpatial);
     auto kk = unflatten(k, kExtents);
-    ExprP index = n(b) * xs[dl.batch] + (g(b) * icg + kk[dims]) * xs[dl.channel];
+    ExprP index = n(b) * xs[cc.dl.batch] + (g(b) * icg + kk[cc.dims]) * xs[cc.dl.channel];
     ExprP inside;
-    for (int i = 0; i < dims; ++i) {
-      ExprP at = pos[i] * intImm(strides[i]) + kk[i] * intImm(dilation[i]) - intImm(pad.before[i]);
-      ExprP extent = (*x)[dl.spatial[i]];
+    for (int i = 0; i < cc.dims; ++i) {
+      ExprP at = pos[i] * intImm(cc.strides[i]) + kk[i] * intImm(cc.dilation[i]) - intImm(cc.pad.before[i]);
+      ExprP extent = cc.x[cc.dl.spatial[i]];
       ExprP ok = binary("and", binary(">=", at, intImm(0)), binary("<", at, extent));
       inside = inside ? binary("and", inside, ok) : ok;
       // Clamped so the load stays in the buffer; the select below drops it in the padding.
       ExprP clamped = binary("max", intImm(0), binary("min", at, extent - intImm(1)));
-      index = index + clamped * xs[dl.spatial[i]];
+      index = index + clamped * xs[cc.dl.spatial[i]];
     }
-    return select(inside, kb.load(D, index), floatImm(0, *t));
+    return select(inside, kb.load(D, index), floatImm(0, cc.t));
   };
   gm.b = [&, W, g](const ExprP& b, const ExprP& k, const ExprP& col) {
     auto kk = unflatten(k, kExtents);
-    ExprP index = (g(b) * ocg + col) * ws[kl.batch] + kk[dims] * ws[kl.channel];
-    for (int i = 0; i < dims; ++i) index = index + kk[i] * ws[kl.spatial[i]];
+    ExprP index = (g(b) * ocg + col) * ws[cc.kl.batch] + kk[cc.dims] * ws[cc.kl.channel];
+    for (int i = 0; i < cc.dims; ++i) index = index + kk[i] * ws[cc.kl.spatial[i]];
     return kb.load(W, index);
   };
   gm.cIndex = [&, n, g](const ExprP& b, const ExprP& row, const ExprP& col) {
     auto pos = unflatten(row, outSpatial);
-    ExprP index = n(b) * os[ol.batch] + (g(b) * ocg + col) * os[ol.channel];
-    for (int i = 0; i < dims; ++i) index = index + pos[i] * os[ol.spatial[i]];
+    ExprP index = n(b) * os[cc.ol.batch] + (g(b) * ocg + col) * os[cc.ol.channel];
+    for (int i = 0; i < cc.dims; ++i) index = index + pos[i] * os[cc.ol.spatial[i]];
     return index;
   };
-  addTiledGemm(kb, *t, Y, gm);
+  addTiledGemm(kb, cc.t, Y, gm);
   return done(kb, {0, 1});
 }
 
@@ -124,55 +148,40 @@ using namespace codegen;
 // gathers the inputs whose strided window covers it, out[o] += x[i] * w[k] where
 // o = i * stride + k * dilation - pad. A plain loop nest (outermost parallel), not the tiled GEMM.
 LegalizeResult convTranspose(const LegalizeInput& in) {
-  const std::string name = in.def.scriptName();
-  const ir::StructInfo* data = in.args.size() > 0 ? in.args[0] : nullptr;
-  const ir::StructInfo* weight = in.args.size() > 1 ? in.args[1] : nullptr;
-  auto t = elementType(data);
-  if (!t || !isFloat(*t) || !weight || weight->dtype != data->dtype || in.out.dtype != data->dtype)
-    return failure(name + " kernels take float32 or float64 data and weight of one dtype (and out_dtype equal to it)");
-  const int dims = nn::spatialDims(in.def.name);
-  std::string dataLayout = infer::stringAttr(in.attr("data_layout")).value_or("");
-  nn::Layout dl = nn::parseLayout(dataLayout, 'N', 'C', dims);
-  nn::Layout kl = nn::parseLayout(infer::stringAttr(in.attr("kernel_layout")).value_or(""), 'I', 'O', dims);
-  nn::Layout ol = nn::parseLayout(infer::stringAttr(in.attr("out_layout")).value_or(dataLayout), 'N', 'C', dims);
-  if (!dl.valid || !kl.valid || !ol.valid) return failure(name + ": unsupported layout");
   KernelBuilder kb(in.kernelName);
-  auto x = shapeExprs(kb, data), w = shapeExprs(kb, weight), o = shapeExprs(kb, &in.out);
-  if (!x || !w || !o) return failure("the operands' shapes must be known to compile " + name);
-  int64_t groups = infer::intAttr(in.attr("groups")).value_or(1);
-  if (groups < 1) return failure(name + ": groups must be positive");
-  auto strides = nn::perDim(in.attr("strides"), dims, 1), dilation = nn::perDim(in.attr("dilation"), dims, 1);
-  auto pad = nn::padding(in.attr("padding"), dims);
-  int D = kb.param("data", *t, shapeText(data));
-  int W = kb.param("weight", *t, shapeText(weight));
-  int Y = kb.param("out", *t, shapeText(&in.out));
-  auto xs = rowMajorStrides(*x), ws = rowMajorStrides(*w);
-  ExprP G = intImm(groups);
-  ExprP icg = binary("floordiv", (*x)[static_cast<size_t>(dl.channel)], G);
-  ExprP ocg = (*w)[static_cast<size_t>(kl.channel)];  // output channels per group
-  int ic = kb.loopVar("ic"), acc = kb.local("acc", *t);
+  auto read = readConv(in, kb, true);
+  if (auto* failed = std::get_if<LegalizeResult>(&read)) return std::move(*failed);
+  ConvCall& cc = std::get<ConvCall>(read);
+  int D = kb.param("data", cc.t, shapeText(in.args[0]));
+  int W = kb.param("weight", cc.t, shapeText(in.args[1]));
+  int Y = kb.param("out", cc.t, shapeText(&in.out));
+  auto xs = rowMajorStrides(cc.x), ws = rowMajorStrides(cc.w);
+  ExprP G = intImm(cc.groups);
+  ExprP icg = binary("floordiv", cc.x[static_cast<size_t>(cc.dl.channel)], G);
+  ExprP ocg = cc.w[static_cast<size_t>(cc.kl.channel)];  // output channels per group
+  int ic = kb.loopVar("ic"), acc = kb.local("acc", cc.t);
   std::vector<int> win;
-  for (int i = 0; i < dims; ++i) win.push_back(kb.loopVar("k" + std::to_string(i)));
-  kb.add(outputNest(kb, *o, [&](const std::vector<ExprP>& oi) {
-    ExprP n = oi[static_cast<size_t>(ol.batch)], oc = oi[static_cast<size_t>(ol.channel)];
+  for (int i = 0; i < cc.dims; ++i) win.push_back(kb.loopVar("k" + std::to_string(i)));
+  kb.add(outputNest(kb, cc.o, [&](const std::vector<ExprP>& oi) {
+    ExprP n = oi[static_cast<size_t>(cc.ol.batch)], oc = oi[static_cast<size_t>(cc.ol.channel)];
     ExprP g = binary("floordiv", oc, ocg), ocInGroup = binary("floormod", oc, ocg);
     ExprP cin = g * icg + kb.var(ic);
-    ExprP xIndex = n * xs[static_cast<size_t>(dl.batch)] + cin * xs[static_cast<size_t>(dl.channel)];
-    ExprP wIndex = cin * ws[static_cast<size_t>(kl.batch)] + ocInGroup * ws[static_cast<size_t>(kl.channel)];
+    ExprP xIndex = n * xs[static_cast<size_t>(cc.dl.batch)] + cin * xs[static_cast<size_t>(cc.dl.channel)];
+    ExprP wIndex = cin * ws[static_cast<size_t>(cc.kl.batch)] + ocInGroup * ws[static_cast<size_t>(cc.kl.channel)];
     ExprP ok;
-    for (int i = 0; i < dims; ++i) {
-      ExprP L = (*x)[static_cast<size_t>(dl.spatial[i])];
-      ExprP num = oi[static_cast<size_t>(ol.spatial[i])] + intImm(pad.before[i]) - kb.var(win[i]) * intImm(dilation[i]);
-      ExprP at = binary("floordiv", num, intImm(strides[i]));
-      ExprP here = binary("and", binary(">=", num, intImm(0)), binary("and", binary("==", binary("floormod", num, intImm(strides[i])), intImm(0)), binary("<", at, L)));
+    for (int i = 0; i < cc.dims; ++i) {
+      ExprP L = cc.x[static_cast<size_t>(cc.dl.spatial[i])];
+      ExprP num = oi[static_cast<size_t>(cc.ol.spatial[i])] + intImm(cc.pad.before[i]) - kb.var(win[i]) * intImm(cc.dilation[i]);
+      ExprP at = binary("floordiv", num, intImm(cc.strides[i]));
+      ExprP here = binary("and", binary(">=", num, intImm(0)), binary("and", binary("==", binary("floormod", num, intImm(cc.strides[i])), intImm(0)), binary("<", at, L)));
       ok = ok ? binary("and", ok, here) : here;
-      xIndex = xIndex + binary("max", intImm(0), binary("min", at, L - intImm(1))) * xs[static_cast<size_t>(dl.spatial[i])];
-      wIndex = wIndex + kb.var(win[i]) * ws[static_cast<size_t>(kl.spatial[i])];
+      xIndex = xIndex + binary("max", intImm(0), binary("min", at, L - intImm(1))) * xs[static_cast<size_t>(cc.dl.spatial[i])];
+      wIndex = wIndex + kb.var(win[i]) * ws[static_cast<size_t>(cc.kl.spatial[i])];
     }
-    StmtP step = assign(acc, kb.var(acc) + select(ok, kb.load(D, xIndex) * kb.load(W, wIndex), floatImm(0, *t)));
-    for (int i = dims; i-- > 0;) step = forLoop(win[i], (*w)[static_cast<size_t>(kl.spatial[i])], {step});
+    StmtP step = assign(acc, kb.var(acc) + select(ok, kb.load(D, xIndex) * kb.load(W, wIndex), floatImm(0, cc.t)));
+    for (int i = cc.dims; i-- > 0;) step = forLoop(win[i], cc.w[static_cast<size_t>(cc.kl.spatial[i])], {step});
     step = forLoop(ic, icg, {step});
-    return std::vector<StmtP>{assign(acc, floatImm(0, *t)), step, store(Y, flatIndex(oi, *o), kb.var(acc))};
+    return std::vector<StmtP>{assign(acc, floatImm(0, cc.t)), step, store(Y, flatIndex(oi, cc.o), kb.var(acc))};
   }));
   return done(kb, {0, 1});
 }

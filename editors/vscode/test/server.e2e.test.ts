@@ -72,6 +72,13 @@ test("the extension's requests against the real tvms lsp: diagnostics, code lens
   const published = await until(() => diagnostics.find((d) => d.uri === "file:///tmp/bad.py"));
   assert.ok(published.diagnostics.some((d) => d.code === "TVS201"), JSON.stringify(published.diagnostics));
 
+  // Plain Python beside it (Pylance's and ruff's files): no diagnostics, no lenses from tvms.
+  const plain = "import numpy as np\n\n\ndef f(x):\n    return np.add(x, 1)\n";
+  await conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: "file:///tmp/plain.py", languageId: "python", version: 1, text: plain } });
+  const quiet = await until(() => diagnostics.find((d) => d.uri === "file:///tmp/plain.py"));
+  assert.deepEqual(quiet.diagnostics, []);
+  assert.deepEqual((await conn.sendRequest(CodeLensRequest.type, { textDocument: { uri: "file:///tmp/plain.py" } })) ?? [], []);
+
   // The two-vdevice example: one lens, whose command runs it.
   const uri = "file:///tmp/multi_cpu.py";
   const text = fs.readFileSync(path.join(root, "examples", "multi_cpu.py"), "utf8");
