@@ -8,12 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/dtype.h"
+
 namespace tvms::runtime {
 
-enum class DType : uint8_t { Bool, I32, I64, F16, F32, F64 };
-std::optional<DType> dtypeFromName(std::string_view name);  // "float32" -> F32
-std::string_view dtypeName(DType t);
-size_t dtypeBytes(DType t);
 
 class DeviceAPI;
 

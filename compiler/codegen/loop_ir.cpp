@@ -5,23 +5,9 @@
 namespace tvms::codegen {
 
 std::optional<ScalarType> scalarTypeOf(std::string_view d) {
-  if (d == "float32") return ScalarType::F32;
-  if (d == "float64") return ScalarType::F64;
-  if (d == "int32") return ScalarType::I32;
-  if (d == "int64") return ScalarType::I64;
-  if (d == "bool") return ScalarType::Bool;
-  return std::nullopt;
-}
-
-std::string_view dtypeName(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return "bool";
-    case ScalarType::I32: return "int32";
-    case ScalarType::I64: return "int64";
-    case ScalarType::F32: return "float32";
-    case ScalarType::F64: return "float64";
-  }
-  return "?";
+  auto t = runtime::dtypeFromName(d);
+  if (t == ScalarType::F16) return std::nullopt;  // no float16 kernels yet
+  return t;
 }
 
 bool isFloat(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F64; }

@@ -10,11 +10,14 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/dtype.h"
+
 namespace tvms::codegen {
 
-enum class ScalarType { Bool, I32, I64, F32, F64 };
-std::optional<ScalarType> scalarTypeOf(std::string_view dtype);  // "float32" -> F32; none when unsupported
-std::string_view dtypeName(ScalarType t);
+// The runtime's element types (runtime/dtype.h); kernels exist for all of them but float16.
+using ScalarType = runtime::DType;
+std::optional<ScalarType> scalarTypeOf(std::string_view dtype);  // "float32" -> F32; none without kernels (float16)
+using runtime::dtypeName;
 bool isFloat(ScalarType t);
 
 struct Expr;

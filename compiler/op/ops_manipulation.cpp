@@ -39,7 +39,8 @@ InferResult inferReshape(const InferInput& in) {
       inferred = static_cast<int>(i);
     }
   }
-  auto have = x->shape ? product(*x->shape) : std::nullopt;
+  std::optional<int64_t> have;
+  if (x->shape) have = product(*x->shape);
   if (inferred >= 0) {
     Dims known = out;
     known.erase(known.begin() + inferred);
@@ -52,9 +53,10 @@ InferResult inferReshape(const InferInput& in) {
     return ok(tensor(out, x->dtype));
   }
   auto want = product(out);
-  if (have && want && *have != *want)
-    return fail("TVS101", "R.reshape changes the element count: " + shapeText(*x) + " has " + std::to_string(*have) +
-                              " elements, " + dimsText(out) + " has " + std::to_string(*want), 1);
+  const int64_t haveCount = have.value_or(-1), wantCount = want.value_or(-1);
+  if (haveCount >= 0 && wantCount >= 0 && haveCount != wantCount)
+    return fail("TVS101", "R.reshape changes the element count: " + shapeText(*x) + " has " + std::to_string(haveCount) +
+                              " elements, " + dimsText(out) + " has " + std::to_string(wantCount), 1);
   return ok(tensor(out, x->dtype));
 }
 

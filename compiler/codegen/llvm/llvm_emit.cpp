@@ -123,8 +123,9 @@ class FunctionEmitter {
       case ScalarType::I64: return b_.getInt64Ty();
       case ScalarType::F32: return b_.getFloatTy();
       case ScalarType::F64: return b_.getDoubleTy();
+      case ScalarType::F16: break;  // scalarTypeOf never gives it: no float16 kernels
     }
-    return nullptr;
+    throw std::runtime_error("loop IR: float16 has no kernels yet");
   }
   llvm::Type* memType(ScalarType t) { return t == ScalarType::Bool ? b_.getInt8Ty() : regType(t); }
 
