@@ -224,6 +224,9 @@ TEST_CASE("compile and run: wrong inputs are clear errors naming the parameter a
   CHECK(error({ok, badShape}).find("input 'y' of main: shape (5, 9); expected R.Tensor((n, 8), dtype=\"float32\"") == 0);
   CHECK(error({ok, otherN}).find("(n is 5 from an earlier input)") != std::string::npos);
   CHECK(error({ok}).find("takes 2 inputs") != std::string::npos);
+  runtime::NDArray ints = ok;
+  ints.dtype = runtime::DType::I32;  // same bytes, the wrong dtype
+  CHECK(error({ok, ints}).find("input 'y' of main: dtype int32; expected R.Tensor((n, 8), dtype=\"float32\"") == 0);
   CHECK(error({ok, ok}, "nope").find("no function 'nope'") == 0);
   auto out = std::get<runtime::NDArray>(vm.invoke("main", {ok, ok}));
   CHECK(out.shape == std::vector<int64_t>{5, 8});
