@@ -102,6 +102,15 @@ local ok_run, err = pcall(function()
           tostring(vim.g.tvms_last_run):find("copied between devices", 1, true) ~= nil, vim.g.tvms_last_run)
   end
 
+  -- :TvmsViewIR shows the module after a pass in a new window.
+  local windows = #vim.api.nvim_list_wins()
+  vim.cmd("TvmsViewIR LegalizeOps")
+  local shown = vim.wait(15000, function() return #vim.api.nvim_list_wins() > windows end, 50)
+  local irText = shown and table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n") or ""
+  check(":TvmsViewIR LegalizeOps shows the kernels", irText:find("@T.prim_func", 1, true) ~= nil and irText:find("R.call_tir", 1, true) ~= nil,
+        irText:sub(1, 200))
+  vim.cmd("only")
+
   -- :TvmsLint on the original corpus file.
   vim.cmd("edit " .. source .. "/tests/corpus/lint/undeclared_vdevice.py")
   vim.cmd("TvmsLint")
