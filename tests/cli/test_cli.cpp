@@ -204,6 +204,19 @@ TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy
   CHECK(fromArtifact.out.substr(0, fromArtifact.out.find('\n')) == run.out.substr(0, run.out.find('\n')));
   CHECK(std::filesystem::exists(dir / "gv.npy"));
 
+  // A tuple result: DIR/<function>_<i>.npy.
+  std::string tupleModule = (dir / "pair.py").string();
+  {
+    std::ofstream m(tupleModule);
+    m << "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n    @R.function\n"
+         "    def main(x: R.Tensor((2, 3), \"float32\")):\n        y = R.add(x, x)\n        return (x, y)\n";
+  }
+  auto pair = runTvms({"run", tupleModule, "--output", dir.string()});
+  CHECK(pair.exitCode == 0);
+  CHECK(pair.out.find("main_1: shape (2, 3), float32") != std::string::npos);
+  CHECK(std::filesystem::exists(dir / "main_0.npy"));
+  CHECK(std::filesystem::exists(dir / "main_1.npy"));
+
   // An output fed back as an input; its symbolic dim comes from the file.
   auto sym = runTvms({"run", corpus("run/symbolic_batch.py"), "--dim", "n=5", "--output", dir.string()});
   CHECK(sym.exitCode == 0);

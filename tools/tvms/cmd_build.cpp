@@ -247,11 +247,12 @@ int runOnVM(const BuildArgs& b) {
   report.runMs = runSeconds * 1e3;
   // Outputs: one tensor, or a tuple's fields.
   std::vector<std::pair<std::string, runtime::NDArray>> outs;
-  std::string base = f->outputNames.size() == 1 ? f->outputNames[0] : "output";
+  // Named after the returned variable, else after the function; a tuple's tensors as <name>_<i>.
+  std::string base = f->outputNames.size() == 1 ? f->outputNames[0] : b.entry;
   if (auto* t = std::get_if<runtime::NDArray>(&result)) outs.push_back({base, *t});
   else if (auto* tup = std::get_if<std::shared_ptr<runtime::TupleValue>>(&result))
     for (size_t i = 0; i < (*tup)->fields.size(); ++i)
-      if (auto* ft = std::get_if<runtime::NDArray>(&(*tup)->fields[i])) outs.push_back({"output_" + std::to_string(i), *ft});
+      if (auto* ft = std::get_if<runtime::NDArray>(&(*tup)->fields[i])) outs.push_back({base + "_" + std::to_string(i), *ft});
   if (!b.outputDir.empty()) std::filesystem::create_directories(b.outputDir);
   for (auto& [name, t] : outs) {
     runtime::NDArray h = vm.hostCopy(t);
