@@ -4,7 +4,7 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "compiler/codegen/llvm/llvm_backend.h"
+#include "compiler/codegen/cpu_backend.h"
 #include "compiler/ir/printer.h"
 #include "compiler/transform/lower_to_vm.h"
 #include "compiler/transform/passes.h"
@@ -35,11 +35,11 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   r.errors = std::move(vm.errors);
   if (!r.errors.empty()) return r;
   try {
-    if (options.emit == "llvm") r.kernelText = codegen::llvm_backend::optimizedIR(vm.kernels);
-    if (options.emit == "asm") r.kernelText = codegen::llvm_backend::assembly(vm.kernels);
-    if (options.compileKernels && !vm.kernels.empty()) vm.exe.library = codegen::llvm_backend::jitCompile(vm.kernels);
+    if (options.emit == "llvm") r.kernelText = codegen::cpuBackend().optimizedIR(vm.kernels);
+    if (options.emit == "asm") r.kernelText = codegen::cpuBackend().assembly(vm.kernels);
+    if (options.compileKernels && !vm.kernels.empty()) vm.exe.library = codegen::cpuBackend().jitCompile(vm.kernels);
     if (!options.sharedLibrary.empty()) {
-      codegen::llvm_backend::buildSharedLibrary(vm.kernels, options.sharedLibrary);
+      codegen::cpuBackend().buildSharedLibrary(vm.kernels, options.sharedLibrary);
       std::ifstream so(options.sharedLibrary, std::ios::binary);
       vm.exe.sharedLibrary.assign(std::istreambuf_iterator<char>(so), {});
     }

@@ -250,6 +250,14 @@ TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy
   auto symbolic = runTvms({"run", corpus("run/symbolic_batch.py")});
   CHECK(symbolic.exitCode == 2);
   CHECK(symbolic.err.find("--dim n=VALUE") != std::string::npos);
+  // The code generator is a plugin beside the binary; without it, a clear error (and lint still works).
+  setenv("TVMS_CPU_BACKEND", "/nonexistent/libtvms_llvm_backend.so", 1);
+  auto noBackend = runTvms({"run", corpus("run/multi_cpu.py")});
+  auto lintWithout = runTvms({"lint", corpus("run/multi_cpu.py")});
+  unsetenv("TVMS_CPU_BACKEND");
+  CHECK(noBackend.exitCode == 1);
+  CHECK(noBackend.err.find("cannot load the CPU code generator /nonexistent/libtvms_llvm_backend.so") != std::string::npos);
+  CHECK(lintWithout.exitCode == 0);
   auto cuda = runTvms({"run", corpus("run/cpu_gpu_mlp.py")});
   CHECK(cuda.exitCode == 1);
   CHECK(cuda.err.find("`--device cuda:0=cpu` runs it on the CPU") != std::string::npos);

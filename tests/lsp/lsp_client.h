@@ -114,6 +114,7 @@ class Client {
     return -1;
   }
   void closeInput() { close(toServer_); toServer_ = -1; }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;

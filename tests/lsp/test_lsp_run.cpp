@@ -156,6 +156,11 @@ TEST_CASE("lsp: a crash in the run is an error answer; the server stays up") {
   CHECK(c.response(3).contains("result"));
   c.request(4, "textDocument/codeLens", {{"textDocument", {{"uri", kUri}}}});
   CHECK(c.response(4)["result"].size() == 1);
+  // The server itself never compiled a kernel, so it never mapped the code generator (nor libLLVM).
+  std::string maps = tvms::test::readFile("/proc/" + std::to_string(c.pid()) + "/maps");
+  REQUIRE(!maps.empty());
+  CHECK(maps.find("libLLVM") == std::string::npos);
+  CHECK(maps.find("libtvms_llvm_backend") == std::string::npos);
 }
 
 TEST_CASE("lsp: a run past its timeout is stopped, a cancelled run is stopped; the server stays up") {

@@ -1,0 +1,39 @@
+#include "compiler/codegen/cpu_backend.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+
+namespace tvms::codegen {
+
+namespace {
+constexpr const char* kPluginName = "libtvms_llvm_backend.so";
+
+std::string pluginPath() {
+  if (const char* p = std::getenv("TVMS_CPU_BACKEND"); p && *p) return p;
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? kPluginName : (exe.parent_path() / kPluginName).string();
+}
+}  // namespace
+
+const CpuBackend& cpuBackend() {
+  static const CpuBackend* backend = nullptr;
+  static std::string failure;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::string path = pluginPath();
+    void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed: kernels and their vtables live there
+    if (!handle) { failure = "cannot load the CPU code generator " + path + ": " + ::dlerror() + " (rebuild with ./dev build)"; return; }
+    auto entry = reinterpret_cast<CpuBackendEntry>(::dlsym(handle, "tvms_cpu_backend_v1"));
+    if (!entry) { failure = path + " is not a tvms CPU backend (no tvms_cpu_backend_v1)"; return; }
+    backend = entry();
+  });
+  if (!backend) throw std::runtime_error(failure);
+  return *backend;
+}
+
+}  // namespace tvms::codegen
