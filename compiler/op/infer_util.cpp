@@ -1,6 +1,10 @@
 // Shared helpers of the ops' deduction rules.
 #include "compiler/op/infer_util.h"
 
+#include <map>
+
+#include <algorithm>
+
 #include "compiler/ir/printer.h"
 
 namespace tvms::op::infer {
@@ -243,6 +247,31 @@ bool sameDType(const StructInfo& a, const StructInfo& b, const std::string& opNa
                           " (cast one with R.astype)",
                       ib, {ia, ib}});
   return false;
+}
+
+EinsumSpec parseEinsum(std::string spec) {
+  spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
+  EinsumSpec e;
+  e.ellipsis = spec.find("...") != std::string::npos;
+  std::string lhs = spec;
+  bool explicitOut = false;
+  if (auto arrow = spec.find("->"); arrow != std::string::npos) {
+    lhs = spec.substr(0, arrow);
+    e.output = spec.substr(arrow + 2);
+    explicitOut = true;
+  }
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    e.inputs.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (!explicitOut) {
+    std::map<char, int> count;
+    for (auto& in : e.inputs) for (char c : in) ++count[c];
+    for (auto& [c, n] : count) if (n == 1) e.output += c;
+  }
+  return e;
 }
 
 }  // namespace tvms::op::infer

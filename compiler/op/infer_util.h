@@ -73,4 +73,13 @@ Broadcast broadcast(const StructInfo& a, const StructInfo& b);
 // dtype agreement of operands; records TVS102 and returns false on a mismatch.
 bool sameDType(const StructInfo& a, const StructInfo& b, const std::string& opName, InferResult& r, int ia, int ib);
 
+// An einsum subscripts string ("ij,jk->ik", spaces ignored): the operands' letters and the output's
+// (the letters seen once, in order, when no "->" is written). Shared by deduction and the kernel.
+struct EinsumSpec {
+  std::vector<std::string> inputs;
+  std::string output;
+  bool ellipsis = false;  // "..." somewhere: not modelled further
+};
+EinsumSpec parseEinsum(std::string spec);
+
 }  // namespace tvms::op::infer

@@ -13,23 +13,15 @@ using namespace codegen;
 LegalizeResult einsum(const LegalizeInput& in) {
   auto t = elementType(&in.out);
   if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");
-  std::string spec = infer::stringAttr(in.attr("subscripts")).value_or("");
-  std::string lhs = spec, rhs;
-  if (auto arrow = spec.find("->"); arrow != std::string::npos) { lhs = spec.substr(0, arrow); rhs = spec.substr(arrow + 2); }
-  if (spec.find("...") != std::string::npos) return failure("R.einsum with '...' has no kernel yet");
-  std::vector<std::string> terms;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  infer::EinsumSpec spec = infer::parseEinsum(infer::stringAttr(in.attr("subscripts")).value_or(""));
+  if (spec.ellipsis) return failure("R.einsum with '...' has no kernel yet");
+  const std::vector<std::string>& terms = spec.inputs;
+  const std::string& rhs = spec.output;
   size_t operands = 0;
   while (operands < in.args.size() && in.args[operands] && in.args[operands]->kind == ir::StructInfo::Kind::Tensor) ++operands;
   if (terms.size() != operands) return failure("R.einsum: " + std::to_string(terms.size()) + " subscripts for " + std::to_string(operands) + " operands");
   KernelBuilder kb(in.kernelName);
   std::map<char, ExprP> extent;
-  std::map<char, int> count;
   std::vector<std::vector<ExprP>> dims;
   std::vector<int> bufs;
   for (size_t i = 0; i < operands; ++i) {
@@ -37,12 +29,10 @@ LegalizeResult einsum(const LegalizeInput& in) {
     auto it = elementType(in.args[i]);
     if (!d || !it || *it != *t) return failure("the operands of R.einsum need known shapes and the result's dtype");
     if (d->size() != terms[i].size()) return failure("R.einsum: subscript '" + terms[i] + "' does not match operand " + std::to_string(i + 1) + "'s rank");
-    for (size_t k = 0; k < terms[i].size(); ++k) { extent.emplace(terms[i][k], (*d)[k]); ++count[terms[i][k]]; }
+    for (size_t k = 0; k < terms[i].size(); ++k) extent.emplace(terms[i][k], (*d)[k]);
     dims.push_back(*d);
     bufs.push_back(kb.param("A" + std::to_string(i), *t, shapeText(in.args[i])));
   }
-  if (spec.find("->") == std::string::npos)  // implicit output: the letters seen once, in order
-    for (auto& [letter, n] : count) if (n == 1) rhs += letter;
   int c = kb.param("C", *t, shapeText(&in.out));
   std::map<char, int> loop;
   for (char l : rhs) {

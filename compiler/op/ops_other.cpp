@@ -50,28 +50,14 @@ InferResult inferEinsum(const InferInput& in) {
   auto ts = tensorListOperand(in, 0, r);
   auto subscripts = stringAttr(in.attr("subscripts"));
   if (!ts || !subscripts) return r;
-  std::string spec = *subscripts;
-  spec.erase(std::remove(spec.begin(), spec.end(), ' '), spec.end());
-  std::string lhs = spec, rhs;
-  bool explicitOut = false;
-  if (auto arrow = spec.find("->"); arrow != std::string::npos) {
-    lhs = spec.substr(0, arrow);
-    rhs = spec.substr(arrow + 2);
-    explicitOut = true;
-  }
-  std::vector<std::string> inputs;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    inputs.push_back(lhs.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  EinsumSpec e = parseEinsum(*subscripts);
+  const std::vector<std::string>& inputs = e.inputs;
+  std::string rhs = e.output;
   if (inputs.size() != ts->size())
     return fail("TVS005", "R.einsum: the subscripts name " + std::to_string(inputs.size()) + " operands, " +
                               std::to_string(ts->size()) + " are given", 0);
-  if (spec.find("...") != std::string::npos) return ok(tensor(std::nullopt, (*ts)[0]->dtype));
+  if (e.ellipsis) return ok(tensor(std::nullopt, (*ts)[0]->dtype));
   std::map<char, PrimExprPtr> dims;
-  std::map<char, int> count;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const StructInfo* t = (*ts)[i];
     if (!sameDType(*(*ts)[0], *t, "R.einsum", r, 0, 0)) return r;
@@ -80,7 +66,6 @@ InferResult inferEinsum(const InferInput& in) {
                                 " but its subscript '" + inputs[i] + "' has " + std::to_string(inputs[i].size()) + " letters", 0);
     for (size_t k = 0; k < inputs[i].size(); ++k) {
       char c = inputs[i][k];
-      ++count[c];
       if (!t->shape) continue;
       PrimExprPtr d = (*t->shape)[k];
       auto it = dims.find(c);
@@ -90,8 +75,6 @@ InferResult inferEinsum(const InferInput& in) {
                                   " and " + dimText(d), 0);
     }
   }
-  if (!explicitOut)
-    for (auto& [c, n] : count) if (n == 1) rhs += c;
   Dims out;
   for (char c : rhs) {
     auto it = dims.find(c);
