@@ -37,10 +37,23 @@ local function root_dir(fname)
 end
 
 local function client_for(bufnr)
-  for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
+  -- get_clients since 0.10 (buf_get_clients is deprecated there), buf_get_clients before.
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = bufnr }) or vim.lsp.buf_get_clients(bufnr)
+  for _, c in pairs(clients) do
     if c.name == "tvms" then return c end
   end
   return nil
+end
+
+-- Client methods are called with ':' from 0.11 on (the '.' form is deprecated there).
+local modern = vim.fn.has("nvim-0.11") == 1
+local function request(client, method, params, handler, bufnr)
+  if modern then return client:request(method, params, handler, bufnr) end
+  return client.request(method, params, handler, bufnr)
+end
+local function request_sync(client, method, params, timeout, bufnr)
+  if modern then return client:request_sync(method, params, timeout, bufnr) end
+  return client.request_sync(method, params, timeout, bufnr)
 end
 
 -- The run's answer: a scratch buffer with the summary, and vim.g.tvms_last_run for scripts.
@@ -71,7 +84,7 @@ function M.run(bufnr, fname, inputs)
   if inputs and next(inputs) then arg.inputs = inputs end
   if next(M.config.run.device) then arg.device = M.config.run.device end
   vim.g.tvms_last_run = nil
-  client.request("workspace/executeCommand", { command = "tvms.run", arguments = { arg } }, function(err, result)
+  request(client, "workspace/executeCommand", { command = "tvms.run", arguments = { arg } }, function(err, result)
     show_run(err, result, fname)
   end, bufnr)
 end
@@ -80,7 +93,7 @@ end
 local function function_at_cursor(bufnr)
   local client = client_for(bufnr)
   if not client then return "main" end
-  local r = client.request_sync("textDocument/codeLens", { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, 5000, bufnr)
+  local r = request_sync(client, "textDocument/codeLens", { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, 5000, bufnr)
   local best, line = "main", vim.api.nvim_win_get_cursor(0)[1] - 1
   for _, lens in ipairs((r and r.result) or {}) do
     if lens.range.start.line <= line and lens.command and lens.command.command == "tvms.run" then
@@ -93,7 +106,7 @@ end
 function M.view_ir(bufnr, pass)
   local client = client_for(bufnr)
   if not client then return vim.notify("tvms: no tvms language server on this buffer", vim.log.levels.ERROR) end
-  client.request("tvms/viewIR", { uri = vim.uri_from_bufnr(bufnr), pass = pass }, function(err, result)
+  request(client, "tvms/viewIR", { uri = vim.uri_from_bufnr(bufnr), pass = pass }, function(err, result)
     if err then return vim.notify("tvms: " .. err.message, vim.log.levels.ERROR) end
     local buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result.text, "\n"))
