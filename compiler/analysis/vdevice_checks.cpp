@@ -13,9 +13,10 @@ using namespace ir;
 
 namespace {
 
+// A vdevice string or I.vdevice in the module; its source range is looked up only when a
+// diagnostic or a fix needs it (most uses are fine, and the walk runs on every keystroke).
 struct Use {
   const VDeviceRef* ref;
-  ByteRange range;
 };
 
 class VDeviceChecker {
@@ -40,7 +41,7 @@ class VDeviceChecker {
 
   void sinfo(const StructInfoPtr& s) {
     if (!s) return;
-    if (s->vdevice) uses_.push_back({s->vdevice.get(), range(s->vdevice.get())});
+    if (s->vdevice) uses_.push_back({s->vdevice.get()});
     for (auto& f : s->fields) sinfo(f);
     if (s->params) for (auto& p : *s->params) sinfo(p);
     sinfo(s->ret);
@@ -51,7 +52,7 @@ class VDeviceChecker {
       for (auto& a : c->args) expr(a);
       for (auto& a : c->attrs)
         if (a.value.kind == Value::Kind::VDevice && a.value.vdevice)
-          uses_.push_back({a.value.vdevice.get(), range(a.value.vdevice.get())});
+          uses_.push_back({a.value.vdevice.get()});
       for (auto& s : c->sinfoArgs) sinfo(s);
       if (c->op == "relax.hint_on_device") hints_.push_back(c);
     } else if (auto* t = as<Tuple>(e)) {
@@ -113,22 +114,29 @@ class VDeviceChecker {
   }
 
   void checkUse(const Use& u) {
-    if (u.range.end <= u.range.begin) return;
+    // The common case first: a declared entry named with the right index needs no range at all.
+    if (u.ref->device && !u.ref->isInline) {
+      auto pos = u.ref->spelling.find(':');
+      if (pos == std::string::npos || u.ref->spelling.compare(0, pos, "vdevice") == 0) return;
+      if (std::atoll(u.ref->spelling.c_str() + pos + 1) == u.ref->device->vdeviceId) return;
+    }
+    const ByteRange urange = range(u.ref);
+    if (urange.end <= urange.begin) return;
     if (u.ref->isInline) {
       if (!u.ref->device) return;
-      checkDecl(*u.ref->device, u.range);
-      auto d = diag::make("TVS202", u.range,
+      checkDecl(*u.ref->device, urange);
+      auto d = diag::make("TVS202", urange,
                           "an I.vdevice(...) written in a function body is a new object, not the declared entry: TVM "
                           "fails at build with \"The vdevice is not in the ir_module.\"");
       if (const VDevice* e = equalEntry(*u.ref->device)) {
         std::string spell = spellingOf(m_, e);
         d.message += " Name the declared entry \"" + spell + "\" instead.";
         d.related.push_back({range(e), "the equal declared entry \"" + spell + "\""});
-        d.fixes.push_back({"Use the declared entry \"" + spell + "\"", {{u.range, "\"" + spell + "\""}}, true});
-      } else if (auto edit = declare(text(u.range))) {
+        d.fixes.push_back({"Use the declared entry \"" + spell + "\"", {{urange, "\"" + spell + "\""}}, true});
+      } else if (auto edit = declare(text(urange))) {
         std::string kind = u.ref->device->target.kind;
         std::string spell = kind + ":" + std::to_string(kindCount(kind));
-        d.fixes.push_back({"Declare it in global_infos and use \"" + spell + "\"", {*edit, {u.range, "\"" + spell + "\""}}, false});
+        d.fixes.push_back({"Declare it in global_infos and use \"" + spell + "\"", {*edit, {urange, "\"" + spell + "\""}}, false});
       }
       out_.push_back(std::move(d));
       return;
@@ -138,7 +146,7 @@ class VDeviceChecker {
       if (pos != std::string::npos && u.ref->spelling.compare(0, pos, "vdevice") != 0) {
         int64_t i = std::atoll(u.ref->spelling.c_str() + pos + 1);
         if (i != u.ref->device->vdeviceId) {
-          auto d = diag::make("TVS208", u.range, "\"" + u.ref->spelling + "\" counts the '" + u.ref->device->target.kind +
+          auto d = diag::make("TVS208", urange, "\"" + u.ref->spelling + "\" counts the '" + u.ref->device->target.kind +
                                                      "' entries of the list (index " + std::to_string(i) +
                                                      "); it is not a device id: this entry's vdevice_id is " +
                                                      std::to_string(u.ref->device->vdeviceId));
@@ -163,7 +171,7 @@ class VDeviceChecker {
             (n == 1 ? "y" : "ies") + (n ? " (\"" + kind + ":0\"" + (n > 1 ? " to \"" + kind + ":" + std::to_string(n - 1) + "\"" : "") + ")" : "") +
             "; TVM silently drops the vdevice";
     }
-    auto d = diag::make("TVS201", u.range, msg);
+    auto d = diag::make("TVS201", urange, msg);
     for (auto& v : m_.vdevices) d.related.push_back({range(v.get()), "declared: \"" + spellingOf(m_, v.get()) + "\""});
     if (kind != "vdevice" && isKnownTargetKind(kind) && index == kindCount(kind)) {
       int64_t id = 0;
@@ -172,7 +180,7 @@ class VDeviceChecker {
     }
     if (kind != "vdevice" && kindCount(kind) > 0) {
       std::string near = kind + ":" + std::to_string(kindCount(kind) - 1);
-      d.fixes.push_back({"Use \"" + near + "\"", {{u.range, "\"" + near + "\""}}, false});
+      d.fixes.push_back({"Use \"" + near + "\"", {{urange, "\"" + near + "\""}}, false});
     }
     out_.push_back(std::move(d));
   }
@@ -269,16 +277,17 @@ class VDeviceChecker {
     diag::Fix fix{"Remove the unused vdevice", {{{prev.end, r.end}, ""}}, true};
     int removedKindIndex = m_.kindIndexOf(v);
     for (auto& u : uses_) {
-      if (u.ref->isInline || !u.ref->device || u.range.end <= u.range.begin) continue;
+      const ByteRange urange = range(u.ref);
+      if (u.ref->isInline || !u.ref->device || urange.end <= urange.begin) continue;
       const std::string& s = u.ref->spelling;
       std::string kind = s.substr(0, s.find(':'));
       std::string rest = s.find(':') == std::string::npos ? "" : s.substr(s.find(':') + 1);
       std::string scope = rest.find(':') == std::string::npos ? "" : rest.substr(rest.find(':'));
       int target = m_.indexOf(u.ref->device.get());
       if (kind == "vdevice" && target > static_cast<int>(i))
-        fix.edits.push_back({u.range, "\"vdevice:" + std::to_string(target - 1) + scope + "\""});
+        fix.edits.push_back({urange, "\"vdevice:" + std::to_string(target - 1) + scope + "\""});
       else if (kind == v->target.kind && m_.kindIndexOf(u.ref->device.get()) > removedKindIndex)
-        fix.edits.push_back({u.range, "\"" + kind + ":" + std::to_string(m_.kindIndexOf(u.ref->device.get()) - 1) + scope + "\""});
+        fix.edits.push_back({urange, "\"" + kind + ":" + std::to_string(m_.kindIndexOf(u.ref->device.get()) - 1) + scope + "\""});
     }
     return fix;
   }
