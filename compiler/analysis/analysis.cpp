@@ -78,10 +78,11 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     // follow every edit.
     for (auto& [var, fact] : fa->vars) std::vector<diag::Related>().swap(fact.placement);
     checkPlacement(ctx, *f.relax, fa->diagnostics, fa->diagnostics);
+    collectVDeviceUses(*f.relax, fa->vdeviceUses, fa->hints);
     out.functions.push_back(fa);
     ++out.deduced;
   }
-  checkVDevices(ctx, out.diagnostics);
+  checkVDevices(ctx, out.functions, out.diagnostics);
   return out;
 }
 

@@ -27,6 +27,10 @@ struct FunctionAnalysis {
   ir::StructInfoPtr ret;  // the return struct info after refinement from the body
   std::vector<diag::Diagnostic> diagnostics;
   std::string signatureKey;  // its part of the module's context key
+  // Its vdevice strings / I.vdevice values and hint_on_device calls (checks.h: collectVDeviceUses),
+  // so the module's vdevice checks need not walk an unchanged function again.
+  std::vector<const ir::VDeviceRef*> vdeviceUses;
+  std::vector<const ir::Call*> hints;
 };
 
 struct ModuleAnalysis {

@@ -136,7 +136,7 @@ void assemble(LintResult& out, const syntax::Document& doc, const RuleSelection&
     }
     if (directive(c.text, "tvms: noqa")) fileNoqa = true;
     else if (auto p = directive(c.text, "noqa"); p && inRegion(c.range.begin)) {
-      Noqa n{c, line};
+      Noqa n{c, line, false, {}, {}, false};
       if (*p < c.text.size() && c.text[*p] == ':') n.codes = codesAfter(c.text, *p + 1);
       n.bare = n.codes.empty();
       noqas.push_back(std::move(n));

@@ -13,35 +13,14 @@ using namespace ir;
 
 namespace {
 
-// A vdevice string or I.vdevice in the module; its source range is looked up only when a
-// diagnostic or a fix needs it (most uses are fine, and the walk runs on every keystroke).
-struct Use {
-  const VDeviceRef* ref;
-};
-
-class VDeviceChecker {
- public:
-  VDeviceChecker(const DeduceContext& c, std::vector<diag::Diagnostic>& out) : ctx_(c), m_(c.module), out_(out) {}
-
-  void run() {
-    for (auto& f : m_.functions)
-      if (f.relax) collect(*f.relax);
-    for (auto& u : uses_) checkUse(u);
-    for (auto& v : m_.vdevices) checkDecl(*v, range(v.get()));
-    for (auto& h : hints_) checkHint(*h);
-    duplicatesAndUnused();
-  }
-
- private:
-  ByteRange range(const void* n) const {
-    const ByteRange* r = ctx_.map.find(n);
-    return r ? *r : ByteRange{};
-  }
-  std::string text(ByteRange r) const { return std::string(ctx_.text.substr(r.begin, r.end - r.begin)); }
+// The vdevice strings, I.vdevice(...) values and hint_on_device calls of one function, in text order.
+struct UseCollector {
+  std::vector<const VDeviceRef*>& uses;
+  std::vector<const Call*>& hints;
 
   void sinfo(const StructInfoPtr& s) {
     if (!s) return;
-    if (s->vdevice) uses_.push_back({s->vdevice.get()});
+    if (s->vdevice) uses.push_back(s->vdevice.get());
     for (auto& f : s->fields) sinfo(f);
     if (s->params) for (auto& p : *s->params) sinfo(p);
     sinfo(s->ret);
@@ -51,10 +30,9 @@ class VDeviceChecker {
     if (auto* c = as<Call>(e)) {
       for (auto& a : c->args) expr(a);
       for (auto& a : c->attrs)
-        if (a.value.kind == Value::Kind::VDevice && a.value.vdevice)
-          uses_.push_back({a.value.vdevice.get()});
+        if (a.value.kind == Value::Kind::VDevice && a.value.vdevice) uses.push_back(a.value.vdevice.get());
       for (auto& s : c->sinfoArgs) sinfo(s);
-      if (c->op == "relax.hint_on_device") hints_.push_back(c);
+      if (c->op == "relax.hint_on_device") hints.push_back(c);
     } else if (auto* t = as<Tuple>(e)) {
       for (auto& f : t->fields) expr(f);
     } else if (auto* g = as<TupleGetItem>(e)) {
@@ -80,6 +58,46 @@ class VDeviceChecker {
     sinfo(fn.retAnnotation);
     seq(fn.body.get());
   }
+};
+
+// A vdevice string or I.vdevice in the module; its source range is looked up only when a
+// diagnostic or a fix needs it (most uses are fine, and the checks run on every keystroke).
+struct Use {
+  const VDeviceRef* ref;
+};
+
+class VDeviceChecker {
+ public:
+  VDeviceChecker(const DeduceContext& c, std::vector<diag::Diagnostic>& out) : ctx_(c), m_(c.module), out_(out) {}
+
+  // `functions`: the module's function analyses, whose collected uses are reused (null entries and
+  // missing ones are walked here).
+  void run(const std::vector<std::shared_ptr<const FunctionAnalysis>>& functions) {
+    std::vector<const VDeviceRef*> refs;
+    for (size_t i = 0; i < m_.functions.size(); ++i) {
+      const auto& f = m_.functions[i];
+      if (!f.relax) continue;
+      const FunctionAnalysis* fa = i < functions.size() ? functions[i].get() : nullptr;
+      if (fa && fa->function == f.relax.get()) {
+        refs.insert(refs.end(), fa->vdeviceUses.begin(), fa->vdeviceUses.end());
+        hints_.insert(hints_.end(), fa->hints.begin(), fa->hints.end());
+      } else {
+        UseCollector{refs, hints_}.collect(*f.relax);
+      }
+    }
+    for (auto* r : refs) uses_.push_back({r});
+    for (auto& u : uses_) checkUse(u);
+    for (auto& v : m_.vdevices) checkDecl(*v, range(v.get()));
+    for (auto& h : hints_) checkHint(*h);
+    duplicatesAndUnused();
+  }
+
+ private:
+  ByteRange range(const void* n) const {
+    const ByteRange* r = ctx_.map.find(n);
+    return r ? *r : ByteRange{};
+  }
+  std::string text(ByteRange r) const { return std::string(ctx_.text.substr(r.begin, r.end - r.begin)); }
 
   const VDevice* equalEntry(const VDevice& v) const {
     for (auto& d : m_.vdevices) if (sameValue(*d, v)) return d.get();
@@ -302,6 +320,13 @@ class VDeviceChecker {
 
 }  // namespace
 
-void checkVDevices(const DeduceContext& ctx, std::vector<diag::Diagnostic>& out) { VDeviceChecker(ctx, out).run(); }
+void collectVDeviceUses(const Function& fn, std::vector<const VDeviceRef*>& uses, std::vector<const Call*>& hints) {
+  UseCollector{uses, hints}.collect(fn);
+}
+
+void checkVDevices(const DeduceContext& ctx, const std::vector<std::shared_ptr<const FunctionAnalysis>>& functions,
+                   std::vector<diag::Diagnostic>& out) {
+  VDeviceChecker(ctx, out).run(functions);
+}
 
 }  // namespace tvms::analysis
