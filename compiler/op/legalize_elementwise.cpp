@@ -189,10 +189,7 @@ LegalizeResult copyLike(const LegalizeInput& in) {
   ExprP idx = kb.var(o) * intImm(kChunk) + kb.var(i);
   kb.add(forLoop(o, binary("floordiv", n + intImm(kChunk - 1), intImm(kChunk)),
                  {forLoop(i, binary("min", intImm(kChunk), n - kb.var(o) * intImm(kChunk)), {store(c, idx, kb.load(a, idx))})}, true));
-  LegalizeResult r;
-  r.bufferArgs = {0};
-  r.kernel = kb.take();
-  return r;
+  return done(kb, {0});
 }
 
 }  // namespace tvms::op::kernels
@@ -230,10 +227,7 @@ LegalizeResult permuteDims(const LegalizeInput& in) {
   StmtP body = store(c, flatIndex(outIdx, *outDims), kb.load(a, flatIndex(inIdx, *inDims)));
   for (int d = rank; d-- > 0;) body = forLoop(loops[static_cast<size_t>(d)], (*outDims)[static_cast<size_t>(d)], {body}, d == 0);
   kb.add(body);
-  LegalizeResult r;
-  r.bufferArgs = {0};
-  r.kernel = kb.take();
-  return r;
+  return done(kb, {0});
 }
 
 }  // namespace tvms::op::kernels

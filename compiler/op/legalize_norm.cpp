@@ -16,19 +16,13 @@ namespace {
 // Where the trailing normalised axes start, or -1 when `axes` are not the last ones.
 int trailingStart(const LegalizeInput& in, int rank) {
   std::set<int> axes;
-  const ir::Value* v = in.attr("axes");
-  if (v && v->kind == ir::Value::Kind::Int) axes.insert(static_cast<int>(v->integer < 0 ? v->integer + rank : v->integer));
-  else if (auto list = infer::intList(v))
+  if (auto list = infer::intList(in.attr("axes")))  // axes=-1 or axes=[-2, -1]
     for (auto a : *list) axes.insert(static_cast<int>(a < 0 ? a + rank : a));
   if (axes.empty()) return -1;
   int start = rank - static_cast<int>(axes.size());
   for (int a = start; a < rank; ++a)
     if (!axes.count(a)) return -1;
   return start;
-}
-bool boolAttr(const LegalizeInput& in, const char* name, bool fallback) {
-  const ir::Value* v = in.attr(name);
-  return v && v->kind == ir::Value::Kind::Bool ? v->boolean : fallback;
 }
 }  // namespace
 
@@ -44,7 +38,7 @@ LegalizeResult norm(const LegalizeInput& in) {
   int start = trailingStart(in, rank);
   if (start < 0) return failure(in.def.scriptName() + " has a kernel only for normalising the last axes");
   ExprP rows = product(*dims, 0, static_cast<size_t>(start)), len = product(*dims, static_cast<size_t>(start));
-  bool scale = rms || boolAttr(in, "scale", true), center = !rms && boolAttr(in, "center", true);
+  bool scale = rms || infer::boolAttr(in.attr("scale"), true), center = !rms && infer::boolAttr(in.attr("center"), true);
   double eps = floatAttr(in, "epsilon", 1e-5);
   int a = kb.param("A", *t, shapeText(x));
   int g = kb.param(rms ? "weight" : "gamma", *t, shapeText(in.args[1]));

@@ -14,11 +14,6 @@ using namespace codegen;
 
 namespace {
 
-bool boolOf(const LegalizeInput& in, const char* name, bool fallback) {
-  const ir::Value* v = in.attr(name);
-  return v && v->kind == ir::Value::Kind::Bool ? v->boolean : fallback;
-}
-
 std::set<int> axesOf(const LegalizeInput& in, const char* name, int rank) {
   std::set<int> out;
   if (auto list = infer::intList(in.attr(name)))
@@ -47,8 +42,8 @@ LegalizeResult groupedNorm(const LegalizeInput& in) {
   if (reduced.count(channel)) return failure(in.def.scriptName() + ": the channel axis cannot be reduced");
   int64_t groups = group ? infer::intAttr(in.attr("num_groups")).value_or(1) : 1;
   if (groups < 1) return failure("R.nn.group_norm: num_groups must be positive");
-  const bool training = batch && boolOf(in, "training", true);
-  const bool center = boolOf(in, "center", true), scale = boolOf(in, "scale", true);
+  const bool training = batch && infer::boolAttr(in.attr("training"), true);
+  const bool center = infer::boolAttr(in.attr("center"), true), scale = infer::boolAttr(in.attr("scale"), true);
   const double eps = floatAttr(in, "epsilon", 1e-5), momentum = floatAttr(in, "momentum", 0.1);
 
   int a = kb.param("data", *t, shapeText(x));

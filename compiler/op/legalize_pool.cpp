@@ -30,8 +30,7 @@ LegalizeResult pool(const LegalizeInput& in) {
   auto size = nn::perDim(in.attr("pool_size"), dims, 1), strides = nn::perDim(in.attr("strides"), dims, 1);
   auto dilation = nn::perDim(in.attr("dilation"), dims, 1);
   auto pad = nn::padding(in.attr("padding"), dims);
-  const ir::Value* cip = in.attr("count_include_pad");
-  bool countPad = cip && cip->kind == ir::Value::Kind::Bool && cip->boolean;
+  bool countPad = infer::boolAttr(in.attr("count_include_pad"), false);
   int a = kb.param("A", *t, shapeText(x));
   int c = kb.param("C", *t, shapeText(&in.out));
   int acc = kb.local("acc", *t), count = kb.local("count", ScalarType::I64);

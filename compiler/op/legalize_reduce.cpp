@@ -76,10 +76,7 @@ LegalizeResult reduce(const LegalizeInput& in) {
       first = false;
     }
   kb.add(body);
-  LegalizeResult r;
-  r.bufferArgs = {0};
-  r.kernel = kb.take();
-  return r;
+  return done(kb, {0});
 }
 
 LegalizeResult softmax(const LegalizeInput& in) {
@@ -109,10 +106,7 @@ LegalizeResult softmax(const LegalizeInput& in) {
                                                      : binary("/", unary("exp", kb.load(a, at(k3)) - kb.var(mx)), kb.var(sum)))}),
   });
   kb.add(forLoop(o, outer, {forLoop(i, innerN, {body})}, true));
-  LegalizeResult r;
-  r.bufferArgs = {0};
-  r.kernel = kb.take();
-  return r;
+  return done(kb, {0});
 }
 
 }  // namespace tvms::op::kernels

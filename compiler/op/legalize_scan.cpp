@@ -19,12 +19,9 @@ std::optional<AxisView> viewAlong(const LegalizeInput& in, const std::vector<Exp
   const ir::Value* a = in.attr("axis");
   if (!a || a->kind == ir::Value::Kind::None) return AxisView{intImm(1), product(dims), intImm(1)};
   int rank = static_cast<int>(dims.size());
-  int axis = axisAttr(in, "axis", rank, 0);
-  if (a->kind == ir::Value::Kind::List) {  // median's axis=[1]: one axis only
-    auto list = infer::intList(a);
-    if (!list || list->size() != 1) return std::nullopt;
-    axis = static_cast<int>((*list)[0] < 0 ? (*list)[0] + rank : (*list)[0]);
-  }
+  auto list = infer::intList(a);  // axis=1, or median's axis=[1]: one axis only
+  if (!list || list->size() != 1) return std::nullopt;
+  int axis = infer::normalizeAxis((*list)[0], rank).value_or(-1);
   if (axis < 0 || axis >= rank) return std::nullopt;
   return AxisView{product(dims, 0, static_cast<size_t>(axis)), dims[static_cast<size_t>(axis)], product(dims, static_cast<size_t>(axis) + 1)};
 }
@@ -76,8 +73,7 @@ LegalizeResult scan(const LegalizeInput& in) {
   if (auto* failed = std::get_if<LegalizeResult>(&setup)) return std::move(*failed);
   auto& [kb, t, ot, view, a, c] = std::get<AlongAxis>(setup);
   const AxisView* v = &view;
-  const ir::Value* ex = in.attr("exclusive");
-  bool exclusive = ex && ex->kind == ir::Value::Kind::Bool && ex->boolean;
+  bool exclusive = infer::boolAttr(in.attr("exclusive"), false);
   int o = kb.loopVar("o"), i = kb.loopVar("i"), k = kb.loopVar("k");
   int acc = kb.local("acc", ot);
   ExprP idx = (kb.var(o) * v->len + kb.var(k)) * v->inner + kb.var(i);

@@ -23,8 +23,7 @@ LegalizeResult ordering(const LegalizeInput& in) {
   const int rank = static_cast<int>(dims->size());
   const int axis = axisAttr(in, "axis", rank, rank - 1);
   if (axis < 0 || axis >= rank) return failure(in.def.scriptName() + ": axis out of range");
-  const ir::Value* desc = in.attr(op == "topk" ? "largest" : "descending");
-  bool descending = desc && desc->kind == ir::Value::Kind::Bool ? desc->boolean : op == "topk";
+  bool descending = infer::boolAttr(in.attr(op == "topk" ? "largest" : "descending"), op == "topk");
   std::string ret = infer::stringAttr(in.attr("ret_type")).value_or("both");
   bool wantValues = op == "sort" || (op == "topk" && ret != "indices");
   bool wantIndices = op == "argsort" || (op == "topk" && ret != "values");

@@ -85,7 +85,7 @@ StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::f
 int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback) {
   auto a = infer::intAttr(in.attr(name));
   if (!a) return fallback;
-  return static_cast<int>(*a < 0 ? *a + rank : *a);
+  return infer::normalizeAxis(*a, rank).value_or(-1);
 }
 
 double floatAttr(const LegalizeInput& in, const char* name, double fallback) {

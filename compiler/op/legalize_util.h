@@ -25,7 +25,7 @@ LegalizeResult failure(std::string why);
 ExprP flatIndex(const std::vector<ExprP>& indices, const std::vector<ExprP>& dims);
 // A loop nest over every index of `dims` (the outermost loop parallel) around body(indices).
 StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body);
-// An axis attribute normalised into [0, rank); `fallback` when absent.
+// An axis attribute normalised into [0, rank) (infer::normalizeAxis); -1 when out of range, `fallback` when absent.
 int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback);
 // A float attribute (written as an int or a float), or `fallback`.
 double floatAttr(const LegalizeInput& in, const char* name, double fallback);

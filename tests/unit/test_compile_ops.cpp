@@ -268,7 +268,8 @@ TEST_CASE("compile and run: split, sort / argsort / topk (ties in index order), 
   std::string body = "        p = R.split(x, indices_or_sections=[2, 5], axis=1)\n        s = R.sort(x, axis=1)\n"
                      "        i = R.argsort(x, axis=1, descending=True, dtype=\"int64\")\n        k = R.topk(x, k=3, axis=1, dtype=\"int64\")\n"
                      "        r = R.arange(2, 11, 3, \"float32\")\n        d = R.nn.dropout(x, rate=0.3)\n"
-                     "        return (p[0], p[2], s, i, k[0], k[1], r, d[0], d[1])\n";
+                     "        q = R.multiply(p[2], p[2])\n"  // a tuple item as an operand: Normalize binds it to a variable
+                     "        return (p[0], q, s, i, k[0], k[1], r, d[0], d[1])\n";
   std::string t = T("(3, 7)");
   test::Run r = compileAndRun(module("x: " + t, "R.Tuple(" + T("(3, 2)") + ", " + T("(3, 2)") + ", " + t + ", " + T("(3, 7)", "\"int64\"") + ", " +
                                                     T("(3, 3)") + ", " + T("(3, 3)", "\"int64\"") + ", " + T("(3,)") + ", " + t + ", " + t + ")", body), {x});
@@ -277,7 +278,7 @@ TEST_CASE("compile and run: split, sort / argsort / topk (ties in index order), 
     std::vector<std::pair<double, int64_t>> v;
     for (int64_t j = 0; j < 7; ++j) v.push_back({at(x, row * 7 + j), j});
     for (int64_t j = 0; j < 2; ++j) first.push_back(v[j].first);
-    for (int64_t j = 5; j < 7; ++j) last.push_back(v[j].first);
+    for (int64_t j = 5; j < 7; ++j) last.push_back(v[j].first * v[j].first);
     auto asc = v;
     std::stable_sort(asc.begin(), asc.end(), [](auto& a, auto& b) { return a.first < b.first; });
     for (auto& e : asc) sorted.push_back(e.first);
