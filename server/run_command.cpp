@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/self_path.h"
 #include "server/session.h"
 
 namespace tvms::server {
@@ -18,12 +19,6 @@ namespace {
 
 constexpr int64_t kDefaultTimeoutMs = 300000;
 const std::string kProgressPrefix = "tvms-progress: ";
-
-std::string selfExecutable() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "" : p.string();
-}
 
 // The child's stderr as the user should see it: no progress lines, the temporary file named as the document.
 std::string childErrors(const std::string& err, const std::string& tempFile, const std::string& shownAs) {
@@ -80,7 +75,7 @@ void Server::executeCommand(const json& id, const json& params) {
     return error(id, InvalidParams, "tvms.run: not open and not a file: " + uri);
   }
 
-  std::vector<std::string> argv{selfExecutable(), "run", source, "--entry", function, "--format", "json", "--progress", "--random-missing"};
+  std::vector<std::string> argv{runtime::selfExecutable().string(), "run", source, "--entry", function, "--format", "json", "--progress", "--random-missing"};
   for (auto& [name, spec] : inputs.items()) argv.push_back("--input"), argv.push_back(name + "=" + spec.get<std::string>());
   for (auto& [from, to] : device.items()) argv.push_back("--device"), argv.push_back(from + "=" + to.get<std::string>());
   if (!outputDir.empty()) argv.push_back("--output"), argv.push_back(outputDir);

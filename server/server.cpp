@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "config/project_config.h"
+#include "runtime/self_path.h"
 #include "server/session.h"
 
 namespace tvms::server {
@@ -17,8 +18,8 @@ namespace {
 // The documentation of the rules shipped beside the binary (build/bin/tvms -> docs/rules.md).
 std::string findRulesDoc() {
   std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) return "";
+  auto exe = runtime::selfExecutable();
+  if (exe.empty()) return "";
   for (auto rel : {"../../docs/rules.md", "../share/tvms/rules.md"}) {
     auto p = (exe.parent_path() / rel).lexically_normal();
     if (std::filesystem::exists(p, ec)) return "file://" + p.string();

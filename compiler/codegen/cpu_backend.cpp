@@ -7,6 +7,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "runtime/self_path.h"
+
 namespace tvms::codegen {
 
 namespace {
@@ -14,9 +16,8 @@ constexpr const char* kPluginName = "libtvms_llvm_backend.so";
 
 std::string pluginPath() {
   if (const char* p = std::getenv("TVMS_CPU_BACKEND"); p && *p) return p;
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? kPluginName : (exe.parent_path() / kPluginName).string();
+  auto exe = runtime::selfExecutable();
+  return exe.empty() ? kPluginName : (exe.parent_path() / kPluginName).string();
 }
 }  // namespace
 
