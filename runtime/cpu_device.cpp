@@ -1,3 +1,4 @@
+#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -8,10 +9,27 @@
 #include <vector>
 
 #include "runtime/device_api.h"
+#include "runtime/thread_pool.h"
 
 namespace tvms::runtime {
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Kernels of the C ABI, called on the process's thread pool (shared by every CPU device: the VM runs
+// one kernel at a time, so pools per device would only oversubscribe the cores).
+class CpuLauncher : public KernelLauncher {
+ public:
+  explicit CpuLauncher(std::shared_ptr<KernelLibrary> library) : library_(std::move(library)) {}
+  const void* resolve(const std::string& name) override { return library_ ? library_->find(name) : nullptr; }
+  int32_t launch(const void* kernel, void* const* buffers, const int64_t* dims) override {
+    return reinterpret_cast<TvmsKernelFn>(const_cast<void*>(kernel))(buffers, dims, ThreadPool::shared().env());
+  }
+
+ private:
+  std::shared_ptr<KernelLibrary> library_;
+};
 
 class CpuDevice : public DeviceAPI {
  public:
@@ -57,9 +75,17 @@ class CpuDevice : public DeviceAPI {
   Stream createStream() override { return nullptr; }
   void destroyStream(Stream) override {}
   void synchronize(Stream) override {}
-  Event recordEvent(Stream) override { return nullptr; }
+  // An event is the time it was recorded: the work before it is done by then.
+  Event recordEvent(Stream) override { return new Clock::time_point(Clock::now()); }
   void waitEvent(Stream, Event) override {}
-  void destroyEvent(Event) override {}
+  void synchronizeEvent(Event) override {}
+  double elapsedSeconds(Event begin, Event end) override {
+    return std::chrono::duration<double>(*static_cast<Clock::time_point*>(end) - *static_cast<Clock::time_point*>(begin)).count();
+  }
+  void destroyEvent(Event e) override { delete static_cast<Clock::time_point*>(e); }
+  std::unique_ptr<KernelLauncher> launcher(std::shared_ptr<KernelLibrary> library) override {
+    return std::make_unique<CpuLauncher>(std::move(library));
+  }
 
  private:
   static constexpr size_t kCacheBytes = size_t(1) << 30;
@@ -76,18 +102,39 @@ std::unique_ptr<DeviceAPI> makeCpuDevice(int index) { return std::make_unique<Cp
 
 void copyBetween(DeviceAPI& to, void* dst, DeviceAPI& from, const void* src, size_t bytes) {
   if (&to == &from) {
-    to.copyWithin(dst, src, bytes);
-  } else if (from.hostAccessible()) {
-    to.copyFromHost(dst, src, bytes);
-  } else if (to.hostAccessible()) {
-    from.copyToHost(dst, src, bytes);
-  } else {
-    std::vector<char> staging(bytes);
-    from.copyToHost(staging.data(), src, bytes);
-    from.synchronize();
-    to.copyFromHost(dst, staging.data(), bytes);
+    to.copyWithin(dst, src, bytes);  // on the device's own stream, in order with its work
+    return;
   }
-  to.synchronize();
+  if (from.hostAccessible()) {
+    // Onto `to`'s stream: kernels queued there later run after it, the host does not wait. The
+    // source is host memory its producer finished writing before this call.
+    to.copyFromHost(dst, src, bytes);
+    if (!to.hostAccessible()) {
+      // The source may be freed as soon as this returns: wait for this copy alone.
+      Event done = to.recordEvent();
+      to.synchronizeEvent(done);
+      to.destroyEvent(done);
+    }
+    return;
+  }
+  // From a device: queued behind the work that produced the source; the host waits for that copy's
+  // event, not for the whole device.
+  std::vector<char> staging;
+  void* hostDst = dst;
+  if (!to.hostAccessible()) {
+    staging.resize(bytes);
+    hostDst = staging.data();
+  }
+  from.copyToHost(hostDst, src, bytes);
+  Event copied = from.recordEvent();
+  from.synchronizeEvent(copied);
+  from.destroyEvent(copied);
+  if (!to.hostAccessible()) {
+    to.copyFromHost(dst, staging.data(), bytes);
+    Event done = to.recordEvent();  // the staging buffer goes when this returns
+    to.synchronizeEvent(done);
+    to.destroyEvent(done);
+  }
 }
 
 }  // namespace tvms::runtime

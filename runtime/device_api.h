@@ -1,15 +1,30 @@
 #pragma once
 // The device API every backend implements. The VM holds one DeviceAPI per slot of the module's
 // vdevice list; streams and events are in the interface so that an asynchronous device (CUDA) can
-// overlap copies with kernels, and the CPU implements them trivially.
+// overlap copies with kernels, order copies between devices without stopping the host, and time its
+// own work with its own clock. The CPU implements them trivially (work is done when a call returns;
+// an event is a timestamp).
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
+
+#include "runtime/kernel_library.h"
 
 namespace tvms::runtime {
 
 using Stream = void*;  // null: the device's default stream
 using Event = void*;
+
+// How one device runs the kernels of a library built for its target kind.
+class KernelLauncher {
+ public:
+  virtual ~KernelLauncher() = default;
+  // The kernel `name` of the library, or null when it has none.
+  virtual const void* resolve(const std::string& name) = 0;
+  // Runs a resolved kernel on the device's stream; returns the kernel's status (0: success).
+  virtual int32_t launch(const void* kernel, void* const* buffers, const int64_t* dims) = 0;
+};
 
 class DeviceAPI {
  public:
@@ -27,14 +42,22 @@ class DeviceAPI {
   virtual void synchronize(Stream s = nullptr) = 0;
   virtual Event recordEvent(Stream s = nullptr) = 0;
   virtual void waitEvent(Stream s, Event e) = 0;  // later work on s waits for e
+  virtual void synchronizeEvent(Event e) = 0;     // the host waits for e alone (not the whole device)
+  // Seconds between two recorded events, by this device's own clock (waits for `end`).
+  virtual double elapsedSeconds(Event begin, Event end) = 0;
   virtual void destroyEvent(Event e) = 0;
+  // A launcher for `library`, whose kernels were built for this device's target kind.
+  virtual std::unique_ptr<KernelLauncher> launcher(std::shared_ptr<KernelLibrary> library) = 0;
 };
 
-// A CPU device: host memory (64-byte aligned), synchronous copies, trivial streams and events.
+// A CPU device: host memory (64-byte aligned), synchronous copies, trivial streams, timestamp
+// events, kernels called through their C ABI on the process's thread pool.
 std::unique_ptr<DeviceAPI> makeCpuDevice(int index);
 
 // Copies `bytes` from src (on `from`) to dst (on `to`), through host memory when neither side can
-// reach the other directly, and waits for it.
+// reach the other directly, ordered by events: a copy from a device is queued behind that device's
+// work and the host waits for that copy alone; a copy onto a device is queued on its stream, ahead
+// of whatever later runs there.
 void copyBetween(DeviceAPI& to, void* dst, DeviceAPI& from, const void* src, size_t bytes);
 
 }  // namespace tvms::runtime

@@ -1,10 +1,9 @@
-// .tvmx: "TVMX0001", u64 length + JSON metadata (devices, kernels, functions, constant shapes), each
-// constant's bytes, u64 length + the kernels' shared library. Loading writes the library to a
-// temporary file and dlopens it.
+// .tvmx: "TVMX0002", u64 length + JSON metadata (devices, kernels with their kinds, functions,
+// constant shapes, the kinds of the modules), each constant's bytes, then per module u64 length +
+// its blob. Loading hands each blob to the loader registered for its kind (runtime/registry.h).
 #include "runtime/executable.h"
 
-#include <dlfcn.h>
-#include <unistd.h>
+#include "runtime/registry.h"
 
 #include <cstring>
 #include <fstream>
@@ -18,37 +17,13 @@ using json = nlohmann::json;
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'V', 'M', 'X', '0', '0', '0', '1'};
+constexpr char kMagic[8] = {'T', 'V', 'M', 'X', '0', '0', '0', '2'};
 
 const char* opcodeName(Opcode op) {
   static const char* names[] = {"compute_dim", "alloc_storage", "alloc_tensor", "call_kernel", "to_device", "load_const", "make_tuple",
                                 "get_item", "move", "call_func", "if_not", "goto", "ret", "release"};
   return names[static_cast<int>(op)];
 }
-
-class SharedLibrary : public KernelLibrary {
- public:
-  explicit SharedLibrary(const std::vector<char>& bytes) {
-    char path[] = "/tmp/tvms-kernels-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) throw std::runtime_error("cannot create a temporary file for the kernels");
-    if (write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
-      close(fd);
-      throw std::runtime_error("cannot write the kernels' library");
-    }
-    close(fd);
-    handle_ = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    unlink(path);  // the mapping stays valid
-    if (!handle_) throw std::runtime_error(std::string("cannot load the artifact's kernels: ") + dlerror());
-  }
-  ~SharedLibrary() override { if (handle_) dlclose(handle_); }
-  TvmsKernelFn find(const std::string& name) const override {
-    return reinterpret_cast<TvmsKernelFn>(dlsym(handle_, name.c_str()));
-  }
-
- private:
-  void* handle_ = nullptr;
-};
 
 json paramToJson(const ParamSpec& p) {
   json dims = json::array();
@@ -80,7 +55,8 @@ uint64_t readU64(std::istream& in) {
 void saveExecutable(const Executable& e, const std::string& path) {
   json meta;
   for (auto& d : e.devices) meta["devices"].push_back({{"kind", d.kind}, {"device_type", d.deviceType}, {"vdevice_id", d.vdeviceId}, {"scope", d.scope}, {"spelling", d.spelling}});
-  for (auto& k : e.kernels) meta["kernels"].push_back({{"name", k.name}, {"slot", k.slot}});
+  for (auto& k : e.kernels) meta["kernels"].push_back({{"name", k.name}, {"kind", k.kind}});
+  for (auto& m : e.modules) meta["modules"].push_back({{"kind", m.kind}, {"bytes", m.blob.size()}});
   for (auto& c : e.constants) meta["constants"].push_back({{"dtype", dtypeName(c.dtype)}, {"shape", c.shape}, {"bytes", c.bytes.size()}});
   for (auto& f : e.functions) {
     json jf{{"name", f.name}, {"ret", f.retSInfo}, {"registers", f.numRegisters}, {"dims", f.numDims}, {"outputs", f.outputNames}};
@@ -95,8 +71,10 @@ void saveExecutable(const Executable& e, const std::string& path) {
   writeU64(out, text.size());
   out << text;
   for (auto& c : e.constants) out.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
-  writeU64(out, e.sharedLibrary.size());
-  out.write(e.sharedLibrary.data(), static_cast<std::streamsize>(e.sharedLibrary.size()));
+  for (auto& m : e.modules) {
+    writeU64(out, m.blob.size());
+    out.write(m.blob.data(), static_cast<std::streamsize>(m.blob.size()));
+  }
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
@@ -105,7 +83,7 @@ Executable loadExecutable(const std::string& path) {
   if (!in) throw std::runtime_error("cannot read " + path);
   char magic[8] = {};
   in.read(magic, 8);
-  if (!in || std::memcmp(magic, kMagic, 8) != 0) throw std::runtime_error(path + " is not a tvms artifact (.tvmx version 1)");
+  if (!in || std::memcmp(magic, kMagic, 8) != 0) throw std::runtime_error(path + " is not a tvms artifact of this version (.tvmx version 2; rebuild it with tvms build)");
   Executable e;
   try {
     uint64_t n = readU64(in);
@@ -115,7 +93,12 @@ Executable loadExecutable(const std::string& path) {
     json meta = json::parse(text);
     for (auto& d : meta.value("devices", json::array()))
       e.devices.push_back({d.at("kind"), d.at("device_type"), d.at("vdevice_id"), d.at("scope"), d.at("spelling")});
-    for (auto& k : meta.value("kernels", json::array())) e.kernels.push_back({k.at("name"), k.at("slot")});
+    for (auto& k : meta.value("kernels", json::array())) e.kernels.push_back({k.at("name"), k.at("kind")});
+    for (auto& m : meta.value("modules", json::array())) {
+      KernelModule km;
+      km.kind = m.at("kind");
+      e.modules.push_back(std::move(km));
+    }
     for (auto& c : meta.value("constants", json::array())) {
       ConstantData cd;
       cd.dtype = *dtypeFromName(c.at("dtype").get<std::string>());
@@ -138,19 +121,21 @@ Executable loadExecutable(const std::string& path) {
     throw std::runtime_error(path + ": damaged artifact metadata (" + std::string(ex.what()) + ")");
   }
   for (auto& c : e.constants) in.read(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
-  uint64_t so = readU64(in);
-  if (!in || so > (1ull << 34)) throw std::runtime_error(path + ": truncated artifact");
-  e.sharedLibrary.resize(so);
-  in.read(e.sharedLibrary.data(), static_cast<std::streamsize>(so));
-  if (!in) throw std::runtime_error(path + ": truncated artifact");
-  if (!e.kernels.empty()) e.library = std::make_shared<SharedLibrary>(e.sharedLibrary);
+  for (auto& m : e.modules) {
+    uint64_t n = readU64(in);
+    if (!in || n > (1ull << 34)) throw std::runtime_error(path + ": truncated artifact");
+    m.blob.resize(n);
+    in.read(m.blob.data(), static_cast<std::streamsize>(n));
+    if (!in) throw std::runtime_error(path + ": truncated artifact");
+    e.libraries[m.kind] = loadModule(m.kind, m.blob);
+  }
   return e;
 }
 
 std::string disassemble(const Executable& e) {
   std::ostringstream o;
   for (size_t i = 0; i < e.devices.size(); ++i) o << "# device " << i << ": " << e.devices[i].spelling << "\n";
-  for (size_t i = 0; i < e.kernels.size(); ++i) o << "# kernel " << i << ": " << e.kernels[i].name << " on device " << e.kernels[i].slot << "\n";
+  for (size_t i = 0; i < e.kernels.size(); ++i) o << "# kernel " << i << ": " << e.kernels[i].name << " (" << e.kernels[i].kind << ")\n";
   for (auto& f : e.functions) {
     o << "# function " << f.name << " (" << f.params.size() << " params, " << f.numRegisters << " registers, " << f.numDims << " dims)\n";
     for (size_t pc = 0; pc < f.code.size(); ++pc) {

@@ -1,8 +1,9 @@
 #pragma once
 // A compiled module as the VM runs it: the device list (slot i = vdevice i of global_infos), the
-// kernels by name, constants, and each function's bytecode. Written to and read from .tvmx files
-// together with the shared library holding the CPU kernels.
+// kernels by name and target kind, constants, and each function's bytecode. Written to and read
+// from .tvmx files together with one module blob per target kind (llvm: a shared library).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,7 +31,7 @@ enum class Opcode : uint8_t {
   ComputeDim,   // heap[a] = b <op c> d            args: dst, op, b.isSlot, b.value, d.isSlot, d.value
   AllocStorage, // r[dst] = storage on slot a, bytes (operand)   args: dst, slot, isSlot, value
   AllocTensor,  // r[dst] = view of storage r[a] at offset 0, dtype, dims (operands)
-  CallKernel,   // kernel a (r[args]..., dims heap[slots]...)
+  CallKernel,   // kernel a on device slot b (r[args]..., dims heap[slots]...)  args: kernel, slot, nBuf, regs..., dim slots...
   ToDevice,     // r[dst] = copy of r[a] on slot b
   LoadConst,    // r[dst] = constant a on slot b
   MakeTuple,    // r[dst] = (r[args]...)
@@ -72,9 +73,17 @@ struct VMFunction {
   std::vector<std::string> outputNames;  // for printing: the returned variable, or its tuple fields
 };
 
+// A compiled kernel. Which device runs it is the call site's choice (call_kernel's slot): one
+// kernel serves every device of its target kind.
 struct KernelRef {
   std::string name;
-  int slot = 0;          // the device it runs on
+  std::string kind = "llvm";  // the target kind it is built for: which library holds it
+};
+
+// The kernels of one target kind as the artifact stores them (llvm: a shared library).
+struct KernelModule {
+  std::string kind;
+  std::vector<char> blob;
 };
 
 struct ConstantData {
@@ -88,15 +97,16 @@ struct Executable {
   std::vector<KernelRef> kernels;
   std::vector<ConstantData> constants;
   std::vector<VMFunction> functions;
-  std::shared_ptr<KernelLibrary> library;  // CPU kernels (JIT or the artifact's shared library)
-  std::vector<char> sharedLibrary;          // the artifact's shared library bytes, when built for one
+  std::map<std::string, std::shared_ptr<KernelLibrary>> libraries;  // by target kind: JIT'd, or the artifact's modules loaded
+  std::vector<KernelModule> modules;  // one blob per target kind, when built for an artifact
 
   const VMFunction* function(const std::string& name) const;
 };
 
-// .tvmx: "TVMX" + version, metadata (JSON), constants, the kernels' shared library.
+// .tvmx: "TVMX" + version, metadata (JSON), constants, one module blob per target kind.
 void saveExecutable(const Executable& e, const std::string& path);
-// Loads and dlopens the kernels; throws std::runtime_error with a clear message.
+// Loads the module of each kind through its registered loader (runtime/registry.h); throws
+// std::runtime_error with a clear message.
 Executable loadExecutable(const std::string& path);
 
 // A listing of the bytecode, for --print-after=LowerToVM and tests.

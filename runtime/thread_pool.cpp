@@ -21,6 +21,11 @@ ThreadPool::ThreadPool(unsigned threads) {
   env_.parallel_for = parallelForThunk;
 }
 
+ThreadPool& ThreadPool::shared() {
+  static ThreadPool pool;
+  return pool;
+}
+
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mu_);

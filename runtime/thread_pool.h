@@ -14,6 +14,8 @@ class ThreadPool {
  public:
   explicit ThreadPool(unsigned threads = 0);  // 0: one per hardware thread (TVMS_NUM_THREADS overrides)
   ~ThreadPool();
+  // The process's pool, made on first use: every CPU device runs its kernels on it.
+  static ThreadPool& shared();
   unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
   void parallelFor(int64_t n, TvmsParallelBody body, void* closure);
   const TvmsKernelEnv* env() const { return &env_; }

@@ -1,6 +1,9 @@
 #include "runtime/vm.h"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "runtime/registry.h"
 
 namespace tvms::runtime {
 
@@ -43,10 +46,12 @@ VirtualMachine::VirtualMachine(const Executable& exe, std::vector<std::shared_pt
     throw std::runtime_error("the VM got " + std::to_string(devices_.size()) + " devices for a module with " +
                              std::to_string(exe.devices.size()) + " vdevices");
   for (auto& k : exe.kernels) {
-    TvmsKernelFn f = exe.library ? exe.library->find(k.name) : nullptr;
-    if (!f) throw std::runtime_error("kernel " + k.name + " is missing from the executable's library");
-    kernels_.push_back(f);
+    auto lib = exe.libraries.find(k.kind);
+    if (lib == exe.libraries.end() || !lib->second || !lib->second->find(k.name))
+      throw std::runtime_error("kernel " + k.name + " is missing from the executable's " + k.kind + " library");
   }
+  launchers_.resize(devices_.size());
+  resolved_.assign(exe.kernels.size() * devices_.size(), nullptr);
   constants_.resize(exe.constants.size());
   stats_.kernelSeconds.assign(exe.devices.size(), 0);
   stats_.kernelCalls.assign(exe.devices.size(), 0);
@@ -74,8 +79,11 @@ NDArray VirtualMachine::hostCopy(const NDArray& a) {
   out.dtype = a.dtype;
   out.shape = a.shape;
   out.storage = std::make_shared<Storage>(host_, -1, a.bytes());
-  a.storage->device->copyToHost(out.data(), a.data(), a.bytes());
-  a.storage->device->synchronize();
+  DeviceAPI& from = *a.storage->device;
+  from.copyToHost(out.data(), a.data(), a.bytes());
+  Event copied = from.recordEvent();  // the host waits for this copy, not for the whole device
+  from.synchronizeEvent(copied);
+  from.destroyEvent(copied);
   return out;
 }
 
@@ -88,7 +96,54 @@ Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs)
   }
   if (inputs.size() != f->params.size())
     throw std::runtime_error(name + " takes " + std::to_string(f->params.size()) + " inputs, got " + std::to_string(inputs.size()));
-  return run(*f, std::move(inputs));
+  try {
+    Value out = run(*f, std::move(inputs));
+    collectTimings();
+    return out;
+  } catch (...) {
+    collectTimings();
+    throw;
+  }
+}
+
+const void* VirtualMachine::resolve(size_t kernel, int slot) {
+  const void*& handle = resolved_.at(kernel * devices_.size() + static_cast<size_t>(slot));
+  if (handle) return handle;
+  const KernelRef& k = exe_.kernels.at(kernel);
+  auto& launcher = launchers_.at(static_cast<size_t>(slot))[k.kind];
+  if (!launcher) launcher = devices_[slot]->launcher(exe_.libraries.at(k.kind));
+  handle = launcher->resolve(k.name);
+  if (!handle) throw std::runtime_error("kernel " + k.name + " cannot run on " + devices_[slot]->name());
+  return handle;
+}
+
+void VirtualMachine::callKernel(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap) {
+  size_t kernel = static_cast<size_t>(a[0]);
+  int slot = static_cast<int>(a[1]);
+  size_t nBuf = static_cast<size_t>(a[2]);
+  buffers_.clear();
+  dims_.clear();
+  for (size_t k = 0; k < nBuf; ++k) buffers_.push_back(tensorIn(r[a[3 + k]], "as a kernel argument").data());
+  for (size_t k = 3 + nBuf; k < a.size(); ++k) dims_.push_back(heap.at(static_cast<size_t>(a[k])));
+  const void* handle = resolve(kernel, slot);
+  DeviceAPI& device = *devices_[slot];
+  KernelLauncher& launcher = *launchers_[slot][exe_.kernels[kernel].kind];
+  Event begin = device.recordEvent();
+  int32_t rc = launcher.launch(handle, buffers_.data(), dims_.data());
+  Event end = device.recordEvent();
+  timings_.push_back({slot, begin, end});
+  ++stats_.kernelCalls[slot];
+  if (rc != 0) throw std::runtime_error("kernel " + exe_.kernels[kernel].name + " failed (" + std::to_string(rc) + ") on " + device.name());
+}
+
+void VirtualMachine::collectTimings() {
+  for (auto& t : timings_) {
+    DeviceAPI& d = *devices_[t.slot];
+    stats_.kernelSeconds[t.slot] += d.elapsedSeconds(t.begin, t.end);
+    d.destroyEvent(t.begin);
+    d.destroyEvent(t.end);
+  }
+  timings_.clear();
 }
 
 Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
@@ -119,8 +174,6 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
     r[i] = std::move(args[i]);
   }
   size_t pc = 0;
-  std::vector<void*> buffers;
-  std::vector<int64_t> dims;
   const auto& code = f.code;
   while (pc < code.size()) {
     const Instruction& in = code[pc++];
@@ -144,20 +197,7 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
         r[in.dst] = std::move(t);
         break;
       }
-      case Opcode::CallKernel: {
-        size_t nBuf = static_cast<size_t>(a[1]);
-        buffers.clear();
-        dims.clear();
-        for (size_t k = 0; k < nBuf; ++k) buffers.push_back(tensorIn(r[a[2 + k]], "as a kernel argument").data());
-        for (size_t k = 2 + nBuf; k < a.size(); ++k) dims.push_back(heap.at(static_cast<size_t>(a[k])));
-        int slot = exe_.kernels[a[0]].slot;
-        auto t0 = std::chrono::steady_clock::now();
-        int32_t rc = kernels_[a[0]](buffers.data(), dims.data(), pool_.env());
-        stats_.kernelSeconds[slot] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        ++stats_.kernelCalls[slot];
-        if (rc != 0) throw std::runtime_error("kernel " + exe_.kernels[a[0]].name + " failed (" + std::to_string(rc) + ")");
-        break;
-      }
+      case Opcode::CallKernel: callKernel(a, r, heap); break;
       case Opcode::ToDevice: r[in.dst] = toDevice(tensorIn(r[a[0]], "to copy"), static_cast<int>(a[1])); break;
       case Opcode::LoadConst: {
         auto& perSlot = constants_[a[0]];
@@ -218,8 +258,8 @@ std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const
     std::string kind = d.kind;
     auto it = remap.find(d.spelling);
     if (it != remap.end()) kind = it->second == "cpu" ? "llvm" : it->second;
-    if (kind == "llvm" || kind == "c" || kind == "cpu") {
-      out.push_back(makeCpuDevice(static_cast<int>(d.vdeviceId)));
+    if (auto device = openDevice(kind, static_cast<int>(d.vdeviceId))) {
+      out.push_back(std::move(device));
       continue;
     }
     throw std::runtime_error("vdevice " + std::to_string(i) + " (\"" + d.spelling + "\", I.vdevice(\"" + d.kind + "\", " +

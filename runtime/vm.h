@@ -1,6 +1,8 @@
 #pragma once
 // The VM: registers holding tensors, tuples and ints, a dim heap per frame for symbolic shapes, and
-// one DeviceAPI per slot of the executable's device list.
+// one DeviceAPI per slot of the executable's device list. Kernels run through each slot's launcher
+// (the slot's device runs the library of its target kind); kernel times are measured by the slot's
+// own events, so an asynchronous device reports its own clock, not the host's.
 #include <chrono>
 #include <map>
 #include <memory>
@@ -10,7 +12,6 @@
 
 #include "runtime/device_api.h"
 #include "runtime/executable.h"
-#include "runtime/thread_pool.h"
 
 namespace tvms::runtime {
 
@@ -21,7 +22,7 @@ struct TupleValue {
 };
 
 struct RunStats {
-  std::vector<double> kernelSeconds;   // per device slot
+  std::vector<double> kernelSeconds;   // per device slot, by that device's events
   std::vector<int64_t> kernelCalls;    // per device slot
   int64_t bytesCopied = 0;             // between devices by to_device
   int64_t copies = 0;
@@ -45,12 +46,19 @@ class VirtualMachine {
 
  private:
   Value run(const VMFunction& f, std::vector<Value> args);
+  void callKernel(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap);
+  const void* resolve(size_t kernel, int slot);
+  void collectTimings();  // adds the device-measured times of finished kernel calls to stats_
   const Executable& exe_;
   std::vector<std::shared_ptr<DeviceAPI>> devices_;
   std::shared_ptr<DeviceAPI> host_;
-  std::vector<TvmsKernelFn> kernels_;
+  std::vector<std::map<std::string, std::unique_ptr<KernelLauncher>>> launchers_;  // per slot, per target kind
+  std::vector<const void*> resolved_;  // kernel * slots + slot -> its handle on that slot (null: not yet)
+  struct Timing { int slot; Event begin, end; };
+  std::vector<Timing> timings_;
+  std::vector<void*> buffers_;
+  std::vector<int64_t> dims_;
   std::vector<std::vector<NDArray>> constants_;  // per constant, per slot (made on first use)
-  ThreadPool pool_;
   RunStats stats_;
 };
 

@@ -29,8 +29,8 @@ const CpuBackend& cpuBackend() {
     std::string path = pluginPath();
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed: kernels and their vtables live there
     if (!handle) { failure = "cannot load the CPU code generator " + path + ": " + ::dlerror() + " (rebuild with ./dev build)"; return; }
-    auto entry = reinterpret_cast<CpuBackendEntry>(::dlsym(handle, "tvms_cpu_backend_v1"));
-    if (!entry) { failure = path + " is not a tvms CPU backend (no tvms_cpu_backend_v1)"; return; }
+    auto entry = reinterpret_cast<CpuBackendEntry>(::dlsym(handle, "tvms_cpu_backend_v2"));
+    if (!entry) { failure = path + " is not a tvms CPU backend (no tvms_cpu_backend_v2)"; return; }
     backend = entry();
   });
   if (!backend) throw std::runtime_error(failure);

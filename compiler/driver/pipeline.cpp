@@ -1,10 +1,9 @@
 #include "compiler/driver/pipeline.h"
 
-#include <fstream>
-#include <iterator>
+#include <map>
 #include <stdexcept>
 
-#include "compiler/codegen/cpu_backend.h"
+#include "compiler/codegen/backend.h"
 #include "compiler/ir/printer.h"
 #include "compiler/transform/lower_to_vm.h"
 #include "compiler/transform/passes.h"
@@ -26,22 +25,37 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   std::vector<diag::Diagnostic> conflicts;
   m = transform::realizeVDevice(m, &conflicts);
   show("RealizeVDevice", m);
-  transform::LegalizedModule legal = transform::legalizeOps(m);
+  transform::LegalizedModule legal = transform::legalizeOps(m, options.remap);
   show("LegalizeOps", legal.module);
-  transform::LoweredVM vm = transform::lowerToVM(std::move(legal), options.remap);
+  std::vector<std::string> kernelVDevices = legal.kernelVDevices;
+  transform::LoweredVM vm = transform::lowerToVM(std::move(legal));
   r.storageAllocations = vm.storageAllocations;
   r.storageReuses = vm.storageReuses;
   if (options.afterPass) options.afterPass("LowerToVM", runtime::disassemble(vm.exe));
   r.errors = std::move(vm.errors);
   if (!r.errors.empty()) return r;
+  // The kernels by target kind, each group to the backend of its kind.
+  std::map<std::string, std::vector<tir::Kernel>> byKind;
+  std::map<std::string, tir::Target> targets;
+  for (size_t i = 0; i < vm.kernels.size(); ++i) {
+    const tir::Kernel& k = vm.kernels[i];
+    if (!codegen::backendFor(k.target.kind)) {
+      const std::string& where = kernelVDevices[i];
+      r.errors.push_back("kernel " + k.name + " runs on vdevice \"" + where + "\" (" + k.target.kind + "): tvms has no " + k.target.kind +
+                         " code generator yet; `--device " + where + "=cpu` runs it on the CPU");
+      continue;
+    }
+    byKind[k.target.kind].push_back(k);
+    targets[k.target.kind] = k.target;
+  }
+  if (!r.errors.empty()) return r;
   try {
-    if (options.emit == "llvm") r.kernelText = codegen::cpuBackend().optimizedIR(vm.kernels);
-    if (options.emit == "asm") r.kernelText = codegen::cpuBackend().assembly(vm.kernels);
-    if (options.compileKernels && !vm.kernels.empty()) vm.exe.library = codegen::cpuBackend().jitCompile(vm.kernels);
-    if (!options.sharedLibrary.empty()) {
-      codegen::cpuBackend().buildSharedLibrary(vm.kernels, options.sharedLibrary);
-      std::ifstream so(options.sharedLibrary, std::ios::binary);
-      vm.exe.sharedLibrary.assign(std::istreambuf_iterator<char>(so), {});
+    for (auto& [kind, kernels] : byKind) {
+      const codegen::Backend& backend = *codegen::backendFor(kind);
+      const tir::Target& target = targets[kind];
+      if (!options.emit.empty()) r.kernelText += backend.emit(kernels, target, options.emit);
+      if (options.compileKernels) vm.exe.libraries[kind] = backend.load(kernels, target);
+      if (options.buildModules) vm.exe.modules.push_back({kind, backend.build(kernels, target)});
     }
   } catch (const std::exception& e) {
     r.errors.push_back(e.what());

@@ -1,7 +1,8 @@
 #pragma once
 // The build pipeline shared by `tvms build`, `tvms run` and the language server's tvms/viewIR:
-// Normalize -> RealizeVDevice -> LegalizeOps -> LowerToVM, printable after each pass, then the CPU
-// kernels through LLVM (JIT or a shared library for the artifact).
+// Normalize -> RealizeVDevice -> LegalizeOps -> LowerToVM, printable after each pass, then the
+// kernels of each target kind through the backend registered for it (compiler/codegen/backend.h):
+// loaded into this process, and/or as one module blob per kind for a .tvmx artifact.
 #include <functional>
 #include <map>
 #include <memory>
@@ -17,12 +18,12 @@ namespace tvms::driver {
 const std::vector<std::string>& passNames();  // in pipeline order
 
 struct BuildOptions {
-  std::map<std::string, std::string> remap;  // "cuda:0" -> "cpu"
+  std::map<std::string, std::string> remap;  // "cuda:0" -> "cpu": its kernels are built for the CPU
   // Called after each pass with its name and the module printed as TVMScript (LowerToVM: the
   // bytecode listing as comments).
   std::function<void(const std::string& pass, const std::string& text)> afterPass;
-  bool compileKernels = true;   // JIT the CPU kernels into exe.library
-  std::string sharedLibrary;    // when set: also build the kernels as this shared library (for .tvmx)
+  bool compileKernels = true;   // load the kernels into this process (exe.libraries, by kind)
+  bool buildModules = false;    // also build one module blob per kind into exe.modules (for .tvmx)
   std::string emit;             // "llvm" or "asm": BuildResult::kernelText gets the kernels' optimized IR or assembly
 };
 

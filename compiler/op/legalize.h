@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/loop_ir.h"
+#include "compiler/tir/loop_ir.h"
 #include "compiler/op/registry.h"
 
 namespace tvms::op {
@@ -18,6 +18,7 @@ struct LegalizeInput {
   std::vector<std::optional<double>> scalars; // the value of an operand that is a compile-time scalar
   const ir::StructInfo& out;  // a tensor, or for split / topk / batch_norm / dropout a tuple of tensors
   std::string kernelName;
+  tir::Target target;         // what the kernel is built for (the vdevice of the call's output)
   const ir::Value* attr(std::string_view name) const {
     const ir::CallAttr* a = call.attr(name);
     return a ? &a->value : nullptr;
@@ -25,7 +26,7 @@ struct LegalizeInput {
 };
 
 struct LegalizeResult {
-  std::optional<codegen::Kernel> kernel;
+  std::optional<tir::Kernel> kernel;
   std::vector<size_t> bufferArgs;  // which of call.args are the kernel's input buffers, in order (the output follows)
   std::string error;               // why it cannot be lowered (unsupported dtype, unknown rank, ...)
 };

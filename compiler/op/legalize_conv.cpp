@@ -1,11 +1,12 @@
 // conv1d/2d/3d (not transposed), any layout of data, weight and output (NCHW, NHWC, OIHW, OHWI,
 // HWIO, ...), strides, padding, dilation, groups: a GEMM over the implicit im2col matrix, through
-// the same tiled GEMM as matmul (legalize_gemm.h). For batch n and group g:
+// the same tiled GEMM as matmul (compiler/schedule/gemm.h: the target's schedule builds it). For batch n and group g:
 //   rows = output positions (od, oh, ow), columns = the group's output channels,
 //   k = (kd, kh, kw, ic) over the window and the group's input channels;
 // A(row, k) is the input element under that window position, zero where it falls in the padding,
 // packed per tile so the micro-kernel reads it with unit stride.
-#include "compiler/op/legalize_gemm.h"
+#include "compiler/op/legalize_util.h"
+#include "compiler/schedule/gemm.h"
 #include "compiler/op/infer_util.h"
 #include "compiler/op/nn_attrs.h"
 
@@ -13,7 +14,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 LegalizeResult convTranspose(const LegalizeInput& in);
 
@@ -29,8 +30,8 @@ std::vector<ExprP> rowMajorStrides(const std::vector<ExprP>& dims) {
 std::vector<ExprP> unflatten(ExprP flat, const std::vector<ExprP>& extents) {
   std::vector<ExprP> out(extents.size());
   for (size_t i = extents.size(); i-- > 0;) {
-    out[i] = i == 0 ? flat : binary("floormod", flat, extents[i]);
-    flat = binary("floordiv", flat, extents[i]);
+    out[i] = i == 0 ? flat : binary(BinOp::FloorMod, flat, extents[i]);
+    flat = binary(BinOp::FloorDiv, flat, extents[i]);
   }
   return out;
 }
@@ -88,7 +89,7 @@ LegalizeResult conv(const LegalizeInput& in) {
   auto xs = rowMajorStrides(cc.x), ws = rowMajorStrides(cc.w), os = rowMajorStrides(cc.o);
   ExprP G = intImm(cc.groups);
   ExprP icg = cc.w[cc.kl.channel];                              // input channels per group
-  ExprP ocg = binary("floordiv", cc.w[cc.kl.batch], G);         // output channels per group
+  ExprP ocg = binary(BinOp::FloorDiv, cc.w[cc.kl.batch], G);         // output channels per group
   std::vector<ExprP> outSpatial, window;                     // row extents, window extents
   for (int i = 0; i < cc.dims; ++i) {
     outSpatial.push_back(cc.o[cc.ol.spatial[i]]);
@@ -97,14 +98,14 @@ LegalizeResult conv(const LegalizeInput& in) {
   std::vector<ExprP> kExtents = window;
   kExtents.push_back(icg);
 
-  GemmOperands gm;
+  schedule::GemmOperands gm;
   gm.batch = cc.x[cc.dl.batch] * G;
   gm.M = product(outSpatial);
   gm.N = ocg;
   gm.K = product(kExtents);
   gm.packA = true;
-  auto n = [G](const ExprP& b) { return binary("floordiv", b, G); };
-  auto g = [G](const ExprP& b) { return binary("floormod", b, G); };
+  auto n = [G](const ExprP& b) { return binary(BinOp::FloorDiv, b, G); };
+  auto g = [G](const ExprP& b) { return binary(BinOp::FloorMod, b, G); };
   gm.a = [&, D, n, g](const ExprP& b, const ExprP& row, const ExprP& k) {
     auto pos = unflatten(row, outSpatial);
     auto kk = unflatten(k, kExtents);
@@ -113,10 +114,10 @@ LegalizeResult conv(const LegalizeInput& in) {
     for (int i = 0; i < cc.dims; ++i) {
       ExprP at = pos[i] * intImm(cc.strides[i]) + kk[i] * intImm(cc.dilation[i]) - intImm(cc.pad.before[i]);
       ExprP extent = cc.x[cc.dl.spatial[i]];
-      ExprP ok = binary("and", binary(">=", at, intImm(0)), binary("<", at, extent));
-      inside = inside ? binary("and", inside, ok) : ok;
+      ExprP ok = binary(BinOp::And, binary(BinOp::Ge, at, intImm(0)), binary(BinOp::Lt, at, extent));
+      inside = inside ? binary(BinOp::And, inside, ok) : ok;
       // Clamped so the load stays in the buffer; the select below drops it in the padding.
-      ExprP clamped = binary("max", intImm(0), binary("min", at, extent - intImm(1)));
+      ExprP clamped = binary(BinOp::Max, intImm(0), binary(BinOp::Min, at, extent - intImm(1)));
       index = index + clamped * xs[cc.dl.spatial[i]];
     }
     return select(inside, kb.load(D, index), floatImm(0, cc.t));
@@ -133,7 +134,7 @@ LegalizeResult conv(const LegalizeInput& in) {
     for (int i = 0; i < cc.dims; ++i) index = index + pos[i] * os[cc.ol.spatial[i]];
     return index;
   };
-  addTiledGemm(kb, cc.t, Y, gm);
+  schedule::addGemm(kb, in.target, cc.t, Y, gm);
   return done(kb, {0, 1});
 }
 
@@ -141,7 +142,7 @@ LegalizeResult conv(const LegalizeInput& in) {
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 // conv1d/2d/3d_transpose, any layout (weight IOHW by default: input channels first), strides,
 // padding, output_padding (through the result's shape), dilation, groups: each output element
@@ -157,14 +158,14 @@ LegalizeResult convTranspose(const LegalizeInput& in) {
   int Y = kb.param("out", cc.t, shapeText(&in.out));
   auto xs = rowMajorStrides(cc.x), ws = rowMajorStrides(cc.w);
   ExprP G = intImm(cc.groups);
-  ExprP icg = binary("floordiv", cc.x[static_cast<size_t>(cc.dl.channel)], G);
+  ExprP icg = binary(BinOp::FloorDiv, cc.x[static_cast<size_t>(cc.dl.channel)], G);
   ExprP ocg = cc.w[static_cast<size_t>(cc.kl.channel)];  // output channels per group
   int ic = kb.loopVar("ic"), acc = kb.local("acc", cc.t);
   std::vector<int> win;
   for (int i = 0; i < cc.dims; ++i) win.push_back(kb.loopVar("k" + std::to_string(i)));
   kb.add(outputNest(kb, cc.o, [&](const std::vector<ExprP>& oi) {
     ExprP n = oi[static_cast<size_t>(cc.ol.batch)], oc = oi[static_cast<size_t>(cc.ol.channel)];
-    ExprP g = binary("floordiv", oc, ocg), ocInGroup = binary("floormod", oc, ocg);
+    ExprP g = binary(BinOp::FloorDiv, oc, ocg), ocInGroup = binary(BinOp::FloorMod, oc, ocg);
     ExprP cin = g * icg + kb.var(ic);
     ExprP xIndex = n * xs[static_cast<size_t>(cc.dl.batch)] + cin * xs[static_cast<size_t>(cc.dl.channel)];
     ExprP wIndex = cin * ws[static_cast<size_t>(cc.kl.batch)] + ocInGroup * ws[static_cast<size_t>(cc.kl.channel)];
@@ -172,10 +173,10 @@ LegalizeResult convTranspose(const LegalizeInput& in) {
     for (int i = 0; i < cc.dims; ++i) {
       ExprP L = cc.x[static_cast<size_t>(cc.dl.spatial[i])];
       ExprP num = oi[static_cast<size_t>(cc.ol.spatial[i])] + intImm(cc.pad.before[i]) - kb.var(win[i]) * intImm(cc.dilation[i]);
-      ExprP at = binary("floordiv", num, intImm(cc.strides[i]));
-      ExprP here = binary("and", binary(">=", num, intImm(0)), binary("and", binary("==", binary("floormod", num, intImm(cc.strides[i])), intImm(0)), binary("<", at, L)));
-      ok = ok ? binary("and", ok, here) : here;
-      xIndex = xIndex + binary("max", intImm(0), binary("min", at, L - intImm(1))) * xs[static_cast<size_t>(cc.dl.spatial[i])];
+      ExprP at = binary(BinOp::FloorDiv, num, intImm(cc.strides[i]));
+      ExprP here = binary(BinOp::And, binary(BinOp::Ge, num, intImm(0)), binary(BinOp::And, binary(BinOp::Eq, binary(BinOp::FloorMod, num, intImm(cc.strides[i])), intImm(0)), binary(BinOp::Lt, at, L)));
+      ok = ok ? binary(BinOp::And, ok, here) : here;
+      xIndex = xIndex + binary(BinOp::Max, intImm(0), binary(BinOp::Min, at, L - intImm(1))) * xs[static_cast<size_t>(cc.dl.spatial[i])];
       wIndex = wIndex + kb.var(win[i]) * ws[static_cast<size_t>(cc.kl.spatial[i])];
     }
     StmtP step = assign(acc, kb.var(acc) + select(ok, kb.load(D, xIndex) * kb.load(W, wIndex), floatImm(0, cc.t)));

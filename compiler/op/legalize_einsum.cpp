@@ -8,7 +8,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 LegalizeResult einsum(const LegalizeInput& in) {
   auto t = elementType(&in.out);
@@ -54,7 +54,7 @@ LegalizeResult einsum(const LegalizeInput& in) {
   std::vector<ExprP> outIdx, outDims;
   for (char l : rhs) { outIdx.push_back(kb.var(loop[l])); outDims.push_back(extent[l]); }
   StmtP s = seq({assign(acc, isFloat(*t) ? floatImm(0, *t) : cast(*t, intImm(0))), inner, store(c, flatIndex(outIdx, outDims), kb.var(acc))});
-  for (size_t i = rhs.size(); i-- > 0;) s = forLoop(loop[rhs[i]], extent[rhs[i]], {s}, i == 0);
+  for (size_t i = rhs.size(); i-- > 0;) s = forLoop(loop[rhs[i]], extent[rhs[i]], {s}, true);
   kb.add(s);
   std::vector<size_t> buffers;
   for (size_t i = 0; i < operands; ++i) buffers.push_back(i);

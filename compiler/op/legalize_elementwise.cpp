@@ -10,20 +10,20 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 namespace {
 
 constexpr int64_t kChunk = 16384;  // elements per parallel part of a flat loop
 
-const std::map<std::string, std::string>& binaryOps() {
-  static const std::map<std::string, std::string> m = {
-      {"add", "+"}, {"subtract", "-"}, {"multiply", "*"}, {"divide", "/"}, {"floor_divide", "floordiv"},
-      {"mod", "mod"}, {"floor_mod", "floormod"}, {"power", "pow"}, {"maximum", "max"}, {"minimum", "min"},
-      {"equal", "=="}, {"not_equal", "!="}, {"less", "<"}, {"less_equal", "<="}, {"greater", ">"}, {"greater_equal", ">="},
-      {"logical_and", "and"}, {"logical_or", "or"}, {"logical_xor", "xor"}, {"atan2", "atan2"},
-      {"bitwise_and", "and"}, {"bitwise_or", "or"}, {"bitwise_xor", "xor"}, {"left_shift", "shl"}, {"right_shift", "shr"},
-      {"log_add_exp", "log_add_exp"}};
+const std::map<std::string, BinOp>& binaryOps() {
+  static const std::map<std::string, BinOp> m = {
+      {"add", BinOp::Add}, {"subtract", BinOp::Sub}, {"multiply", BinOp::Mul}, {"divide", BinOp::Div}, {"floor_divide", BinOp::FloorDiv},
+      {"mod", BinOp::Mod}, {"floor_mod", BinOp::FloorMod}, {"power", BinOp::Pow}, {"maximum", BinOp::Max}, {"minimum", BinOp::Min},
+      {"equal", BinOp::Eq}, {"not_equal", BinOp::Ne}, {"less", BinOp::Lt}, {"less_equal", BinOp::Le}, {"greater", BinOp::Gt}, {"greater_equal", BinOp::Ge},
+      {"logical_and", BinOp::And}, {"logical_or", BinOp::Or}, {"logical_xor", BinOp::Xor}, {"atan2", BinOp::Atan2},
+      {"bitwise_and", BinOp::And}, {"bitwise_or", BinOp::Or}, {"bitwise_xor", BinOp::Xor}, {"left_shift", BinOp::Shl}, {"right_shift", BinOp::Shr},
+      {"log_add_exp", BinOp::Add}};
   return m;
 }
 
@@ -31,41 +31,41 @@ const std::map<std::string, std::string>& binaryOps() {
 ExprP unaryValue(const std::string& op, ExprP x, const LegalizeInput& in) {
   ScalarType t = x->type;
   auto k = [&](double v) { return floatImm(v, t); };
-  static const std::map<std::string, std::string> direct = {
-      {"exp", "exp"}, {"log", "log"}, {"sqrt", "sqrt"}, {"tanh", "tanh"}, {"sigmoid", "sigmoid"}, {"abs", "abs"},
-      {"negative", "neg"}, {"floor", "floor"}, {"ceil", "ceil"}, {"round", "round"}, {"trunc", "trunc"},
-      {"sin", "sin"}, {"cos", "cos"}, {"erf", "erf"}, {"rsqrt", "rsqrt"}, {"logical_not", "not"}, {"bitwise_not", "not"},
-      {"tan", "tan"}, {"asin", "asin"}, {"acos", "acos"}, {"atan", "atan"}, {"sinh", "sinh"}, {"cosh", "cosh"},
-      {"asinh", "asinh"}, {"acosh", "acosh"}, {"atanh", "atanh"}};
+  static const std::map<std::string, UnOp> direct = {
+      {"exp", UnOp::Exp}, {"log", UnOp::Log}, {"sqrt", UnOp::Sqrt}, {"tanh", UnOp::Tanh}, {"sigmoid", UnOp::Sigmoid}, {"abs", UnOp::Abs},
+      {"negative", UnOp::Neg}, {"floor", UnOp::Floor}, {"ceil", UnOp::Ceil}, {"round", UnOp::Round}, {"trunc", UnOp::Trunc},
+      {"sin", UnOp::Sin}, {"cos", UnOp::Cos}, {"erf", UnOp::Erf}, {"rsqrt", UnOp::Rsqrt}, {"logical_not", UnOp::Not}, {"bitwise_not", UnOp::Not},
+      {"tan", UnOp::Tan}, {"asin", UnOp::Asin}, {"acos", UnOp::Acos}, {"atan", UnOp::Atan}, {"sinh", UnOp::Sinh}, {"cosh", UnOp::Cosh},
+      {"asinh", UnOp::Asinh}, {"acosh", UnOp::Acosh}, {"atanh", UnOp::Atanh}};
   if (auto it = direct.find(op); it != direct.end()) return unary(it->second, x);
   if (op == "square") return x * x;
-  if (op == "isnan") return binary("!=", x, x);
-  if (op == "isinf") return binary("==", unary("abs", x), k(INFINITY));
-  if (op == "isfinite") return binary("<", unary("abs", x), k(INFINITY));
+  if (op == "isnan") return binary(BinOp::Ne, x, x);
+  if (op == "isinf") return binary(BinOp::Eq, unary(UnOp::Abs, x), k(INFINITY));
+  if (op == "isfinite") return binary(BinOp::Lt, unary(UnOp::Abs, x), k(INFINITY));
   if (op == "broadcast_to") return x;
   if (op == "astype") {
-    auto to = codegen::scalarTypeOf(in.out.dtype);
+    auto to = tir::scalarTypeOf(in.out.dtype);
     return to ? cast(*to, x) : nullptr;
   }
-  if (op == "nn.leakyrelu") return select(binary(">", x, k(0)), x, k(floatAttr(in, "alpha", 0.01)) * x);
+  if (op == "nn.leakyrelu") return select(binary(BinOp::Gt, x, k(0)), x, k(floatAttr(in, "alpha", 0.01)) * x);
   if (op == "nn.selu") {
     // scale * (x > 0 ? x : alpha * (exp(x) - 1)), the constants of Klambauer et al. (as TVM uses)
     const double alpha = 1.6732632423543772848170429916717, scale = 1.0507009873554804934193349852946;
-    return k(scale) * select(binary(">", x, k(0)), x, k(alpha) * (unary("exp", x) - k(1)));
+    return k(scale) * select(binary(BinOp::Gt, x, k(0)), x, k(alpha) * (unary(UnOp::Exp, x) - k(1)));
   }
   if (op == "nn.softplus") {
     double beta = floatAttr(in, "beta", 1.0), threshold = floatAttr(in, "threshold", 20.0);
     ExprP bx = k(beta) * x;
-    return select(binary(">", bx, k(threshold)), x, binary("/", unary("log", k(1) + unary("exp", bx)), k(beta)));
+    return select(binary(BinOp::Gt, bx, k(threshold)), x, binary(BinOp::Div, unary(UnOp::Log, k(1) + unary(UnOp::Exp, bx)), k(beta)));
   }
   if (op == "nn.gelu_tanh") {
     ExprP inner = k(std::sqrt(2.0 / M_PI)) * (x + k(0.044715) * x * x * x);
-    return k(0.5) * x * (k(1) + unary("tanh", inner));
+    return k(0.5) * x * (k(1) + unary(UnOp::Tanh, inner));
   }
-  if (op == "nn.relu") return binary("max", x, k(0));
-  if (op == "nn.silu") return x * unary("sigmoid", x);
-  if (op == "nn.gelu") return k(0.5) * x * (k(1) + unary("erf", x * k(M_SQRT1_2)));
-  if (op == "sign") return select(binary(">", x, k(0)), k(1), select(binary("<", x, k(0)), k(-1), k(0)));
+  if (op == "nn.relu") return binary(BinOp::Max, x, k(0));
+  if (op == "nn.silu") return x * unary(UnOp::Sigmoid, x);
+  if (op == "nn.gelu") return k(0.5) * x * (k(1) + unary(UnOp::Erf, x * k(M_SQRT1_2)));
+  if (op == "sign") return select(binary(BinOp::Gt, x, k(0)), k(1), select(binary(BinOp::Lt, x, k(0)), k(-1), k(0)));
   if (op == "clip") {
     auto bound = [&](size_t i) -> ExprP {
       if (i < in.scalars.size() && in.scalars[i]) return k(*in.scalars[i]);
@@ -73,7 +73,7 @@ ExprP unaryValue(const std::string& op, ExprP x, const LegalizeInput& in) {
     };
     ExprP lo = bound(1), hi = bound(2);
     if (!lo || !hi) return nullptr;
-    return binary("min", binary("max", x, lo), hi);
+    return binary(BinOp::Min, binary(BinOp::Max, x, lo), hi);
   }
   return nullptr;
 }
@@ -121,11 +121,11 @@ LegalizeResult elementwise(const LegalizeInput& in) {
   int out = kb.param("C", *outType, shapeText(&in.out));
 
   auto value = [&](const std::vector<ExprP>& loads) -> ExprP {
-    if (op == "where") return select(loads[0]->type == ScalarType::Bool ? loads[0] : binary("!=", loads[0], intImm(0)), loads[1], loads[2]);
+    if (op == "where") return select(loads[0]->type == ScalarType::Bool ? loads[0] : binary(BinOp::Ne, loads[0], intImm(0)), loads[1], loads[2]);
     if (op == "ewise_fma") return loads[0] * loads[1] + loads[2];
     if (op == "log_add_exp") {  // max + log(1 + exp(-|a - b|)): no overflow for large operands
-      ExprP hi = binary("max", loads[0], loads[1]);
-      ExprP v = hi + unary("log", floatImm(1, loads[0]->type) + unary("exp", unary("neg", unary("abs", loads[0] - loads[1]))));
+      ExprP hi = binary(BinOp::Max, loads[0], loads[1]);
+      ExprP v = hi + unary(UnOp::Log, floatImm(1, loads[0]->type) + unary(UnOp::Exp, unary(UnOp::Neg, unary(UnOp::Abs, loads[0] - loads[1]))));
       return v->type == *outType ? v : cast(*outType, v);
     }
     if (binaryOp) {
@@ -145,9 +145,9 @@ LegalizeResult elementwise(const LegalizeInput& in) {
     for (auto& x : ops) loads.push_back(x.scalar ? x.scalar : kb.load(x.buffer, idx));
     ExprP v = value(loads);
     if (!v) return failure(in.def.scriptName() + " has no kernel yet");
-    ExprP parts = binary("floordiv", n + intImm(kChunk - 1), intImm(kChunk));
-    ExprP inner = binary("min", intImm(kChunk), n - kb.var(o) * intImm(kChunk));
-    kb.add(forLoop(o, parts, {forLoop(i, inner, {store(out, idx, v)})}, true));
+    ExprP parts = binary(BinOp::FloorDiv, n + intImm(kChunk - 1), intImm(kChunk));
+    ExprP inner = binary(BinOp::Min, intImm(kChunk), n - kb.var(o) * intImm(kChunk));
+    kb.add(forLoop(o, parts, {forLoop(i, inner, {store(out, idx, v)}, true)}, true));
   } else {
     // A loop nest over the output; each operand indexed with its broadcast (right-aligned) dims.
     size_t rank = outDims->size();
@@ -169,7 +169,7 @@ LegalizeResult elementwise(const LegalizeInput& in) {
     std::vector<ExprP> outIdx;
     for (int l : loops) outIdx.push_back(kb.var(l));
     StmtP body = store(out, flatIndex(outIdx, *outDims), v);
-    for (size_t d = rank; d-- > 0;) body = forLoop(loops[d], (*outDims)[d], {body}, d == 0);
+    for (size_t d = rank; d-- > 0;) body = forLoop(loops[d], (*outDims)[d], {body}, true);
     kb.add(body);
   }
   r.kernel = kb.take();
@@ -187,8 +187,8 @@ LegalizeResult copyLike(const LegalizeInput& in) {
   int o = kb.loopVar("o"), i = kb.loopVar("i");
   ExprP n = product(*dims);
   ExprP idx = kb.var(o) * intImm(kChunk) + kb.var(i);
-  kb.add(forLoop(o, binary("floordiv", n + intImm(kChunk - 1), intImm(kChunk)),
-                 {forLoop(i, binary("min", intImm(kChunk), n - kb.var(o) * intImm(kChunk)), {store(c, idx, kb.load(a, idx))})}, true));
+  kb.add(forLoop(o, binary(BinOp::FloorDiv, n + intImm(kChunk - 1), intImm(kChunk)),
+                 {forLoop(i, binary(BinOp::Min, intImm(kChunk), n - kb.var(o) * intImm(kChunk)), {store(c, idx, kb.load(a, idx))}, true)}, true));
   return done(kb, {0});
 }
 
@@ -196,7 +196,7 @@ LegalizeResult copyLike(const LegalizeInput& in) {
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 // permute_dims: a loop nest over the output (outermost parallel), each element read from the input at
 // the permuted index.
@@ -225,7 +225,7 @@ LegalizeResult permuteDims(const LegalizeInput& in) {
     outIdx.push_back(kb.var(loops[static_cast<size_t>(d)]));
   }
   StmtP body = store(c, flatIndex(outIdx, *outDims), kb.load(a, flatIndex(inIdx, *inDims)));
-  for (int d = rank; d-- > 0;) body = forLoop(loops[static_cast<size_t>(d)], (*outDims)[static_cast<size_t>(d)], {body}, d == 0);
+  for (int d = rank; d-- > 0;) body = forLoop(loops[static_cast<size_t>(d)], (*outDims)[static_cast<size_t>(d)], {body}, true);
   kb.add(body);
   return done(kb, {0});
 }
@@ -234,7 +234,7 @@ LegalizeResult permuteDims(const LegalizeInput& in) {
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 // outer(x1, x2): C[i, j] = x1[i] * x2[j].
 LegalizeResult outer(const LegalizeInput& in) {

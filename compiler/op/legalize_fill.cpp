@@ -5,7 +5,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 LegalizeResult fill(const LegalizeInput& in) {
   std::string op = in.def.name.substr(6);
@@ -48,7 +48,7 @@ LegalizeResult triangle(const LegalizeInput& in) {
   ExprP zero = isFloat(*t) ? floatImm(0, *t) : cast(*t, intImm(0));
   kb.add(outputNest(kb, *dims, [&](const std::vector<ExprP>& idx) {
     ExprP diagonal = idx[idx.size() - 1] - idx[idx.size() - 2];  // column - row
-    ExprP keep = lower ? binary("<=", diagonal, intImm(k)) : binary(">=", diagonal, intImm(k));
+    ExprP keep = lower ? binary(BinOp::Le, diagonal, intImm(k)) : binary(BinOp::Ge, diagonal, intImm(k));
     ExprP at = flatIndex(idx, *dims);
     return std::vector<StmtP>{store(c, at, select(keep, kb.load(a, at), zero))};
   }));

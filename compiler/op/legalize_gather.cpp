@@ -5,7 +5,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 LegalizeResult take(const LegalizeInput& in) {
   const ir::StructInfo* x = in.args.size() > 0 ? in.args[0] : nullptr;
@@ -29,8 +29,8 @@ LegalizeResult take(const LegalizeInput& in) {
     std::vector<ExprP> idxDims(o.begin() + axis, o.begin() + axis + static_cast<long>(ir));
     ExprP i = cast(ScalarType::I64, kb.load(ind, flatIndex(idxDims, *id)));
     ExprP n = src[static_cast<size_t>(axis)];
-    if (mode == "wrap") i = binary("floormod", i, n);
-    else i = binary("max", intImm(0), binary("min", i, n - intImm(1)));  // clip; "fast" is clamped too, so a bad index never reads outside
+    if (mode == "wrap") i = binary(BinOp::FloorMod, i, n);
+    else i = binary(BinOp::Max, intImm(0), binary(BinOp::Min, i, n - intImm(1)));  // clip; "fast" is clamped too, so a bad index never reads outside
     std::vector<ExprP> at(o.begin(), o.begin() + axis);
     at.push_back(i);
     at.insert(at.end(), o.begin() + axis + static_cast<long>(ir), o.end());
@@ -61,7 +61,7 @@ LegalizeResult stridedSlice(const LegalizeInput& in) {
     int64_t b = (*begin)[i];
     ExprP bExpr = b < 0 ? n + intImm(b) : intImm(b);
     ExprP hi = s > 0 ? n : n - intImm(1);
-    start[static_cast<size_t>(ax)] = binary("max", intImm(s > 0 ? 0 : -1), binary("min", bExpr, hi));
+    start[static_cast<size_t>(ax)] = binary(BinOp::Max, intImm(s > 0 ? 0 : -1), binary(BinOp::Min, bExpr, hi));
     step[static_cast<size_t>(ax)] = intImm(s);
   }
   int a = kb.param("A", *t, shapeText(x));
@@ -78,7 +78,7 @@ LegalizeResult stridedSlice(const LegalizeInput& in) {
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 // concat / stack: each input copied into its slice of the output along `axis` (stack: a new axis of
 // the inputs' count), one loop nest per input, the outermost parallel. LegalizeOps passes the tuple's
@@ -126,7 +126,7 @@ LegalizeResult joinAlongAxis(const LegalizeInput& in) {
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 // split: the inverse of concat, one output buffer per piece, each a loop nest reading its slice.
 LegalizeResult split(const LegalizeInput& in) {

@@ -1,9 +1,10 @@
-// matmul: C[b] = A[b] @ B[b or shared], the codegen's own tiled GEMM (legalize_gemm.h); no BLAS.
-#include "compiler/op/legalize_gemm.h"
+// matmul: C[b] = A[b] @ B[b or shared], the codegen's own tiled GEMM (compiler/schedule/gemm.h: the target's schedule builds it); no BLAS.
+#include "compiler/op/legalize_util.h"
+#include "compiler/schedule/gemm.h"
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 namespace {
 // Row-major flat index of batch position `b` of `outBatch` in an operand whose batch dims are
@@ -13,8 +14,8 @@ ExprP batchIndex(const ExprP& b, const std::vector<ExprP>& outBatch, const std::
   std::vector<ExprP> coord(outBatch.size());
   ExprP rest = b;
   for (size_t i = outBatch.size(); i-- > 0;) {
-    coord[i] = i == 0 ? rest : binary("floormod", rest, outBatch[i]);
-    rest = binary("floordiv", rest, outBatch[i]);
+    coord[i] = i == 0 ? rest : binary(BinOp::FloorMod, rest, outBatch[i]);
+    rest = binary(BinOp::FloorDiv, rest, outBatch[i]);
   }
   ExprP idx = intImm(0);
   size_t offset = outBatch.size() - batch.size();
@@ -40,7 +41,7 @@ LegalizeResult matmul(const LegalizeInput& in) {
   std::vector<ExprP> s1 = *d1, s2 = *d2;
   if (s1.size() == 1) s1.insert(s1.begin(), intImm(1));
   if (s2.size() == 1) s2.push_back(intImm(1));
-  GemmOperands g;
+  schedule::GemmOperands g;
   g.M = s1[s1.size() - 2];
   g.K = s1[s1.size() - 1];
   g.N = s2[s2.size() - 1];
@@ -65,7 +66,7 @@ LegalizeResult matmul(const LegalizeInput& in) {
     return kb.load(B, (batchIndex(b, outBatch, batch2) * K + k) * N + col);
   };
   g.cIndex = [M, N](const ExprP& b, const ExprP& row, const ExprP& col) { return (b * M + row) * N + col; };
-  addTiledGemm(kb, *t, C, g);
+  schedule::addGemm(kb, in.target, *t, C, g);
   return done(kb, {0, 1});
 }
 

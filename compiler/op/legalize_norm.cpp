@@ -10,7 +10,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 namespace {
 // Where the trailing normalised axes start, or -1 when `axes` are not the last ones.
@@ -52,16 +52,16 @@ LegalizeResult norm(const LegalizeInput& in) {
   if (!rms) {
     body.push_back(assign(mean, floatImm(0, *t)));
     body.push_back(forLoop(k1, len, {assign(mean, kb.var(mean) + kb.load(a, at(k1)))}));
-    body.push_back(assign(mean, binary("/", kb.var(mean), n)));
+    body.push_back(assign(mean, binary(BinOp::Div, kb.var(mean), n)));
   }
   ExprP centred = rms ? kb.load(a, at(k2)) : kb.load(a, at(k2)) - kb.var(mean);
   body.push_back(assign(var, floatImm(0, *t)));
   body.push_back(forLoop(k2, len, {assign(var, kb.var(var) + centred * centred)}));
-  body.push_back(assign(var, unary("rsqrt", binary("/", kb.var(var), n) + floatImm(eps, *t))));
+  body.push_back(assign(var, unary(UnOp::Rsqrt, binary(BinOp::Div, kb.var(var), n) + floatImm(eps, *t))));
   ExprP y = (rms ? kb.load(a, at(k3)) : kb.load(a, at(k3)) - kb.var(mean)) * kb.var(var);
   if (scale) y = y * kb.load(g, kb.var(k3));
   if (center) y = y + kb.load(b, kb.var(k3));
-  body.push_back(forLoop(k3, len, {store(c, at(k3), y)}));
+  body.push_back(forLoop(k3, len, {store(c, at(k3), y)}, true));
   kb.add(forLoop(r, rows, body, true));
   return done(kb, rms ? std::vector<size_t>{0, 1} : std::vector<size_t>{0, 1, 2});
 }
@@ -81,7 +81,7 @@ LegalizeResult prelu(const LegalizeInput& in) {
   kb.add(outputNest(kb, *dims, [&](const std::vector<ExprP>& idx) {
     ExprP at = flatIndex(idx, *dims);
     ExprP v = kb.load(a, at);
-    return std::vector<StmtP>{store(c, at, select(binary(">", v, floatImm(0, *t)), v, kb.load(alpha, idx[static_cast<size_t>(axis)]) * v))};
+    return std::vector<StmtP>{store(c, at, select(binary(BinOp::Gt, v, floatImm(0, *t)), v, kb.load(alpha, idx[static_cast<size_t>(axis)]) * v))};
   }));
   return done(kb, {0, 1});
 }

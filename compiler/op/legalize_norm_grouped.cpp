@@ -10,7 +10,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 namespace {
 
@@ -56,7 +56,7 @@ LegalizeResult groupedNorm(const LegalizeInput& in) {
   int newMean = batch ? kb.param("new_mean", *t, shapeText(in.out.fields.at(1).get())) : -1;
   int newVar = batch ? kb.param("new_var", *t, shapeText(in.out.fields.at(2).get())) : -1;
 
-  ExprP perGroup = binary("floordiv", (*dims)[static_cast<size_t>(channel)], intImm(groups));
+  ExprP perGroup = binary(BinOp::FloorDiv, (*dims)[static_cast<size_t>(channel)], intImm(groups));
   // Loop variables: group dims (and the group index of a split channel), then reduced dims (and the
   // channel within its group); each nest over the reduced dims gets fresh variables.
   std::vector<int> groupDims;
@@ -94,13 +94,13 @@ LegalizeResult groupedNorm(const LegalizeInput& in) {
   if (!batch || training) {
     body.push_back(assign(mean, floatImm(0, *t)));
     body.push_back(reducedNest("m", [&](const std::vector<ExprP>& idx, const ExprP&) { return assign(mean, kb.var(mean) + kb.load(a, flatIndex(idx, *dims))); }));
-    body.push_back(assign(mean, binary("/", kb.var(mean), n)));
+    body.push_back(assign(mean, binary(BinOp::Div, kb.var(mean), n)));
     body.push_back(assign(var, floatImm(0, *t)));
     body.push_back(reducedNest("v", [&](const std::vector<ExprP>& idx, const ExprP&) {
       ExprP dx = kb.load(a, flatIndex(idx, *dims)) - kb.var(mean);
       return assign(var, kb.var(var) + dx * dx);
     }));
-    body.push_back(assign(var, binary("/", kb.var(var), n)));
+    body.push_back(assign(var, binary(BinOp::Div, kb.var(var), n)));
   } else {
     body.push_back(assign(mean, kb.load(movingMean, ch)));
     body.push_back(assign(var, kb.load(movingVar, ch)));
@@ -112,19 +112,19 @@ LegalizeResult groupedNorm(const LegalizeInput& in) {
   }
   body.push_back(reducedNest("o", [&](const std::vector<ExprP>& idx, const ExprP& channelIdx) {
     ExprP at = flatIndex(idx, *dims);
-    ExprP y = (kb.load(a, at) - kb.var(mean)) * unary("rsqrt", kb.var(var) + floatImm(eps, *t));
+    ExprP y = (kb.load(a, at) - kb.var(mean)) * unary(UnOp::Rsqrt, kb.var(var) + floatImm(eps, *t));
     if (scale) y = y * kb.load(gamma, channelIdx);
     if (center) y = y + kb.load(beta, channelIdx);
     return store(c, at, y);
   }));
-  // The group nest around it, the outermost loop parallel.
+  // The group nest around it (spatial: one statistic per group).
   StmtP s = seq(body);
   std::vector<std::pair<int, ExprP>> loops;
   for (int d = 0; d < rank; ++d) {
     if (outer[static_cast<size_t>(d)] >= 0) loops.push_back({outer[static_cast<size_t>(d)], (*dims)[static_cast<size_t>(d)]});
     if (group && d == channel) loops.push_back({groupVar, intImm(groups)});
   }
-  for (size_t i = loops.size(); i-- > 0;) s = forLoop(loops[i].first, loops[i].second, {s}, i == 0);
+  for (size_t i = loops.size(); i-- > 0;) s = forLoop(loops[i].first, loops[i].second, {s}, true);
   kb.add(s);
   return done(kb, batch ? std::vector<size_t>{0, 1, 2, 3, 4} : std::vector<size_t>{0, 1, 2});
 }

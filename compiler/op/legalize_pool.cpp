@@ -10,7 +10,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 LegalizeResult pool(const LegalizeInput& in) {
   const std::string name = in.def.scriptName();
@@ -51,28 +51,28 @@ LegalizeResult pool(const LegalizeInput& in) {
       ExprP at;
       if (adaptive) {
         ExprP S = (*od)[static_cast<size_t>(ol.spatial[i])];
-        ExprP begin = binary("floordiv", oi * L, S);
-        ExprP end = binary("floordiv", (oi + intImm(1)) * L + S - intImm(1), S);
+        ExprP begin = binary(BinOp::FloorDiv, oi * L, S);
+        ExprP end = binary(BinOp::FloorDiv, (oi + intImm(1)) * L + S - intImm(1), S);
         extent.push_back(end - begin);
         at = begin + kb.var(win[i]);
       } else {
         extent.push_back(intImm(size[i]));
         at = oi * intImm(strides[i]) + kb.var(win[i]) * intImm(dilation[i]) - intImm(pad.before[i]);
       }
-      ExprP ok = binary("and", binary(">=", at, intImm(0)), binary("<", at, L));
-      inside = inside ? binary("and", inside, ok) : ok;
-      index = index + binary("max", intImm(0), binary("min", at, L - intImm(1))) * xStrides[static_cast<size_t>(dl.spatial[i])];
+      ExprP ok = binary(BinOp::And, binary(BinOp::Ge, at, intImm(0)), binary(BinOp::Lt, at, L));
+      inside = inside ? binary(BinOp::And, inside, ok) : ok;
+      index = index + binary(BinOp::Max, intImm(0), binary(BinOp::Min, at, L - intImm(1))) * xStrides[static_cast<size_t>(dl.spatial[i])];
     }
     ExprP v = kb.load(a, index);
     ExprP none = floatImm(isMax ? -std::numeric_limits<double>::infinity() : 0, *t);
-    StmtP step = isMax ? assign(acc, select(inside, binary("max", kb.var(acc), v), kb.var(acc)))
+    StmtP step = isMax ? assign(acc, select(inside, binary(BinOp::Max, kb.var(acc), v), kb.var(acc)))
                        : seq({assign(acc, kb.var(acc) + select(inside, v, floatImm(0, *t))),
                               assign(count, kb.var(count) + select(inside, intImm(1), intImm(0)))});
     for (int i = dims; i-- > 0;) step = forLoop(win[i], extent[static_cast<size_t>(i)], {step});
     ExprP result = kb.var(acc);
     if (!isMax) {
-      ExprP divisor = countPad && !adaptive ? product(extent) : binary("max", kb.var(count), intImm(1));
-      result = binary("/", kb.var(acc), cast(*t, divisor));
+      ExprP divisor = countPad && !adaptive ? product(extent) : binary(BinOp::Max, kb.var(count), intImm(1));
+      result = binary(BinOp::Div, kb.var(acc), cast(*t, divisor));
     }
     return std::vector<StmtP>{assign(acc, none), assign(count, intImm(0)), step, store(c, flatIndex(o, *od), result)};
   }));

@@ -9,7 +9,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 LegalizeResult reduce(const LegalizeInput& in) {
   std::string op = in.def.name.substr(6);
@@ -43,20 +43,20 @@ LegalizeResult reduce(const LegalizeInput& in) {
       if (reduced.count(d)) leaf = forLoop(loops[d], (*dims)[d], {leaf});
     return leaf;
   };
-  ExprP next = op == "max" ? binary("max", cur, v) : op == "min" ? binary("min", cur, v) : op == "prod" ? cur * v : cur + v;
+  ExprP next = op == "max" ? binary(BinOp::Max, cur, v) : op == "min" ? binary(BinOp::Min, cur, v) : op == "prod" ? cur * v : cur + v;
   StmtP inner = overReduced(assign(acc, next));
   ExprP count = intImm(1);
   for (int d : reduced) count = count * (*dims)[d];
   ExprP n = cast(*t, count);
-  ExprP result = op == "mean" ? binary("/", kb.var(acc), n) : kb.var(acc);
+  ExprP result = op == "mean" ? binary(BinOp::Div, kb.var(acc), n) : kb.var(acc);
   std::vector<StmtP> steps{assign(acc, floatImm(init, *t)), inner};
   if (moments) {
     ExprP dev = v - kb.var(mean);
-    steps.push_back(assign(mean, binary("/", kb.var(acc), n)));
+    steps.push_back(assign(mean, binary(BinOp::Div, kb.var(acc), n)));
     steps.push_back(assign(acc, floatImm(0, *t)));
     steps.push_back(overReduced(assign(acc, kb.var(acc) + dev * dev)));
-    result = binary("/", kb.var(acc), n);
-    if (op == "std") result = unary("sqrt", result);
+    result = binary(BinOp::Div, kb.var(acc), n);
+    if (op == "std") result = unary(UnOp::Sqrt, result);
   }
   // The output index: kept dims in order (a reduced dim kept with keepdims indexes 0 of size 1).
   ExprP outIdx = intImm(0);
@@ -64,17 +64,9 @@ LegalizeResult reduce(const LegalizeInput& in) {
     if (!reduced.count(d)) outIdx = outIdx * (*dims)[d] + kb.var(loops[d]);
   steps.push_back(store(c, outIdx, result));
   StmtP body = seq(steps);
-  bool first = true;
+  // The kept dims are spatial (each output element is independent); the reduced ones are not.
   for (int d = rank; d-- > 0;)
-    if (!reduced.count(d)) body = forLoop(loops[d], (*dims)[d], {body});
-  // The outermost kept loop is parallel (rebuilt with the flag).
-  for (int d = 0; d < rank && first; ++d)
-    if (!reduced.count(d)) {
-      auto s = std::make_shared<Stmt>(*body);
-      s->parallel = true;
-      body = s;
-      first = false;
-    }
+    if (!reduced.count(d)) body = forLoop(loops[d], (*dims)[d], {body}, true);
   kb.add(body);
   return done(kb, {0});
 }
@@ -99,13 +91,13 @@ LegalizeResult softmax(const LegalizeInput& in) {
   auto at = [&](int k) { return (kb.var(o) * len + kb.var(k)) * innerN + kb.var(i); };
   StmtP body = seq({
       assign(mx, floatImm(-std::numeric_limits<double>::infinity(), *t)),
-      forLoop(k1, len, {assign(mx, binary("max", kb.var(mx), kb.load(a, at(k1))))}),
+      forLoop(k1, len, {assign(mx, binary(BinOp::Max, kb.var(mx), kb.load(a, at(k1))))}),
       assign(sum, floatImm(0, *t)),
-      forLoop(k2, len, {assign(sum, kb.var(sum) + unary("exp", kb.load(a, at(k2)) - kb.var(mx)))}),
-      forLoop(k3, len, {store(c, at(k3), logSoftmax ? kb.load(a, at(k3)) - kb.var(mx) - unary("log", kb.var(sum))
-                                                     : binary("/", unary("exp", kb.load(a, at(k3)) - kb.var(mx)), kb.var(sum)))}),
+      forLoop(k2, len, {assign(sum, kb.var(sum) + unary(UnOp::Exp, kb.load(a, at(k2)) - kb.var(mx)))}),
+      forLoop(k3, len, {store(c, at(k3), logSoftmax ? kb.load(a, at(k3)) - kb.var(mx) - unary(UnOp::Log, kb.var(sum))
+                                                     : binary(BinOp::Div, unary(UnOp::Exp, kb.load(a, at(k3)) - kb.var(mx)), kb.var(sum)))}, true),
   });
-  kb.add(forLoop(o, outer, {forLoop(i, innerN, {body})}, true));
+  kb.add(forLoop(o, outer, {forLoop(i, innerN, {body}, true)}, true));
   return done(kb, {0});
 }
 

@@ -9,7 +9,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 namespace {
 struct AxisView {
@@ -57,7 +57,7 @@ LegalizeResult argReduce(const LegalizeInput& in) {
   int o = kb.loopVar("o"), i = kb.loopVar("i"), k = kb.loopVar("k");
   int best = kb.local("best", t), at = kb.local("at", ScalarType::I64);
   ExprP value = kb.load(a, (kb.var(o) * v->len + kb.var(k)) * v->inner + kb.var(i));
-  ExprP better = binary(isMax ? ">" : "<", value, kb.var(best));
+  ExprP better = binary(isMax ? BinOp::Gt : BinOp::Lt, value, kb.var(best));
   ExprP first = isFloat(t) ? floatImm(isMax ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity(), t)
                             : kb.load(a, kb.var(o) * v->len * v->inner + kb.var(i));
   StmtP body = seq({assign(best, first), assign(at, intImm(0)),
@@ -100,10 +100,10 @@ LegalizeResult median(const LegalizeInput& in) {
   int less = kb.local("less", ScalarType::I64), equal = kb.local("equal", ScalarType::I64);
   int lowV = kb.local("low", t), highV = kb.local("high", t);
   auto at = [&](int k) { return kb.load(a, (kb.var(o) * v->len + kb.var(k)) * v->inner + kb.var(i)); };
-  ExprP lo = binary("floordiv", v->len - intImm(1), intImm(2)), hi = binary("floordiv", v->len, intImm(2));
-  auto holds = [&](const ExprP& rank) { return binary("and", binary("<=", kb.var(less), rank), binary("<", rank, kb.var(less) + kb.var(equal))); };
-  StmtP count = forLoop(q, v->len, {assign(less, kb.var(less) + select(binary("<", at(q), at(j)), intImm(1), intImm(0))),
-                                    assign(equal, kb.var(equal) + select(binary("==", at(q), at(j)), intImm(1), intImm(0)))});
+  ExprP lo = binary(BinOp::FloorDiv, v->len - intImm(1), intImm(2)), hi = binary(BinOp::FloorDiv, v->len, intImm(2));
+  auto holds = [&](const ExprP& rank) { return binary(BinOp::And, binary(BinOp::Le, kb.var(less), rank), binary(BinOp::Lt, rank, kb.var(less) + kb.var(equal))); };
+  StmtP count = forLoop(q, v->len, {assign(less, kb.var(less) + select(binary(BinOp::Lt, at(q), at(j)), intImm(1), intImm(0))),
+                                    assign(equal, kb.var(equal) + select(binary(BinOp::Eq, at(q), at(j)), intImm(1), intImm(0)))});
   StmtP body = seq({assign(lowV, floatImm(0, t)), assign(highV, floatImm(0, t)),
                     forLoop(j, v->len, {assign(less, intImm(0)), assign(equal, intImm(0)), count,
                                         assign(lowV, select(holds(lo), at(j), kb.var(lowV))), assign(highV, select(holds(hi), at(j), kb.var(highV)))}),

@@ -10,7 +10,7 @@
 
 namespace tvms::op::kernels {
 
-using namespace codegen;
+using namespace tir;
 
 LegalizeResult ordering(const LegalizeInput& in) {
   const std::string op = in.def.name.substr(6);
@@ -47,11 +47,11 @@ LegalizeResult ordering(const LegalizeInput& in) {
   int best = kb.local("best", *t), bi = kb.local("bi", ScalarType::I64), pv = kb.local("prev", *t), pi = kb.local("prev_i", ScalarType::I64);
   int taken = kb.local("take", ScalarType::Bool);  // decided once per element, before best and bi change
   ExprP v = kb.load(a, (kb.var(o) * len + kb.var(j)) * innerN + kb.var(i));
-  const char* before = descending ? "<" : ">";  // comes after the previous pick
-  const char* beats = descending ? ">" : "<";
-  ExprP after = binary("or", binary(before, v, kb.var(pv)), binary("and", binary("==", v, kb.var(pv)), binary(">", kb.var(j), kb.var(pi))));
-  ExprP eligible = binary("or", binary("==", kb.var(r), intImm(0)), after);
-  ExprP take = binary("and", eligible, binary("or", binary("<", kb.var(bi), intImm(0)), binary(beats, v, kb.var(best))));
+  BinOp before = descending ? BinOp::Lt : BinOp::Gt;  // comes after the previous pick
+  BinOp beats = descending ? BinOp::Gt : BinOp::Lt;
+  ExprP after = binary(BinOp::Or, binary(before, v, kb.var(pv)), binary(BinOp::And, binary(BinOp::Eq, v, kb.var(pv)), binary(BinOp::Gt, kb.var(j), kb.var(pi))));
+  ExprP eligible = binary(BinOp::Or, binary(BinOp::Eq, kb.var(r), intImm(0)), after);
+  ExprP take = binary(BinOp::And, eligible, binary(BinOp::Or, binary(BinOp::Lt, kb.var(bi), intImm(0)), binary(beats, v, kb.var(best))));
   ExprP at = (kb.var(o) * picks + kb.var(r)) * innerN + kb.var(i);
   std::vector<StmtP> pick{assign(bi, intImm(-1)), assign(best, kb.load(a, (kb.var(o) * len) * innerN + kb.var(i))),
                           forLoop(j, len, {assign(taken, take), assign(best, select(kb.var(taken), v, kb.var(best))),

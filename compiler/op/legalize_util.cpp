@@ -8,19 +8,21 @@ namespace tvms::op::kernels {
 ExprP dimExpr(KernelBuilder& kb, const ir::PrimExprPtr& d) {
   if (!d) return nullptr;
   switch (d->kind) {
-    case ir::PrimExpr::Kind::Int: return codegen::intImm(d->value);
+    case ir::PrimExpr::Kind::Int: return tir::intImm(d->value);
     case ir::PrimExpr::Kind::Var: return kb.dim(d->name);
     case ir::PrimExpr::Kind::Neg: {
       ExprP a = dimExpr(kb, d->lhs);
-      return a ? codegen::intImm(0) - a : nullptr;
+      return a ? tir::intImm(0) - a : nullptr;
     }
     case ir::PrimExpr::Kind::Binary: {
       ExprP a = dimExpr(kb, d->lhs), b = dimExpr(kb, d->rhs);
       if (!a || !b) return nullptr;
       const std::string& op = d->name;
-      if (op == "+" || op == "-" || op == "*") return codegen::binary(op, a, b);
-      if (op == "//") return codegen::binary("floordiv", a, b);
-      if (op == "%") return codegen::binary("floormod", a, b);
+      if (op == "+") return a + b;
+      if (op == "-") return a - b;
+      if (op == "*") return a * b;
+      if (op == "//") return tir::floordiv(a, b);
+      if (op == "%") return tir::floormod(a, b);
       return nullptr;
     }
     default: return nullptr;
@@ -39,7 +41,7 @@ std::optional<std::vector<ExprP>> shapeExprs(KernelBuilder& kb, const ir::Struct
 }
 
 ExprP product(const std::vector<ExprP>& dims, size_t begin, size_t end) {
-  ExprP p = codegen::intImm(1);
+  ExprP p = tir::intImm(1);
   for (size_t i = begin; i < dims.size() && i < end; ++i) p = p * dims[i];
   return p;
 }
@@ -53,7 +55,7 @@ std::vector<std::string> shapeText(const ir::StructInfo* s) {
 
 std::optional<ScalarType> elementType(const ir::StructInfo* s) {
   if (!s) return std::nullopt;
-  return codegen::scalarTypeOf(s->dtype);
+  return tir::scalarTypeOf(s->dtype);
 }
 
 LegalizeResult failure(std::string why) {
@@ -63,7 +65,7 @@ LegalizeResult failure(std::string why) {
 }
 
 ExprP flatIndex(const std::vector<ExprP>& indices, const std::vector<ExprP>& dims) {
-  ExprP idx = codegen::intImm(0);
+  ExprP idx = tir::intImm(0);
   for (size_t i = 0; i < indices.size(); ++i) idx = idx * dims[i] + indices[i];
   return idx;
 }
@@ -76,9 +78,10 @@ StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::f
     idx.push_back(kb.var(loops.back()));
   }
   std::vector<StmtP> inner = body(idx);
-  if (dims.empty()) return codegen::seq(inner);
-  StmtP s = codegen::forLoop(loops.back(), dims.back(), inner, dims.size() == 1);
-  for (size_t d = dims.size() - 1; d-- > 0;) s = codegen::forLoop(loops[d], dims[d], {s}, d == 0);
+  if (dims.empty()) return tir::seq(inner);
+  // Every output element is independent: all of the nest is spatial.
+  StmtP s = tir::forLoop(loops.back(), dims.back(), inner, true);
+  for (size_t d = dims.size() - 1; d-- > 0;) s = tir::forLoop(loops[d], dims[d], {s}, true);
   return s;
 }
 

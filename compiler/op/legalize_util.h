@@ -6,10 +6,10 @@
 
 namespace tvms::op::kernels {
 
-using codegen::ExprP;
-using codegen::KernelBuilder;
-using codegen::ScalarType;
-using codegen::StmtP;
+using tir::ExprP;
+using tir::KernelBuilder;
+using tir::ScalarType;
+using tir::StmtP;
 
 // A dimension as a loop-IR expression (symbolic dims become the kernel's dims arguments); null
 // when it is not expressible (an opaque expression).
@@ -23,7 +23,7 @@ std::optional<ScalarType> elementType(const ir::StructInfo* s);
 LegalizeResult failure(std::string why);
 // Row-major flat index of `indices` in a tensor of `dims`.
 ExprP flatIndex(const std::vector<ExprP>& indices, const std::vector<ExprP>& dims);
-// A loop nest over every index of `dims` (the outermost loop parallel) around body(indices).
+// A loop nest over every index of `dims` (all spatial: the schedule decides what runs in parallel) around body(indices).
 StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body);
 // An axis attribute normalised into [0, rank) (infer::normalizeAxis); -1 when out of range, `fallback` when absent.
 int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback);

@@ -5,8 +5,11 @@
 #include <map>
 #include <unordered_map>
 
+#include "compiler/analysis/analysis.h"
 #include "compiler/ir/printer.h"
 #include "compiler/op/legalize.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/transform/targets.h"
 #include "compiler/transform/rewriter.h"
 
 namespace tvms::transform {
@@ -27,7 +30,7 @@ std::optional<double> scalarValue(const ExprPtr& e) {
 
 class Legalize : public Rewriter {
  public:
-  explicit Legalize(LegalizedModule& out) : out_(out) {}
+  Legalize(LegalizedModule& out, const IRModule& m, const DeviceRemap& remap) : out_(out), m_(m), remap_(remap) {}
 
  protected:
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
@@ -62,8 +65,11 @@ class Legalize : public Rewriter {
       flat.args.insert(flat.args.end(), c->args.begin() + 1, c->args.end());
       c = &flat;
     }
+    // The kernel is built for the target of the vdevice its output lives on (after RealizeVDevice).
+    const VDevice* placed = executionVDevice(m_, outputs[0]);
+    tir::Target target = targetOf(m_, placed, remap_);
     std::vector<StructInfoPtr> holders;
-    op::LegalizeInput in{*def, *c, {}, {}, *result, ""};
+    op::LegalizeInput in{*def, *c, {}, {}, *result, "", target};
     for (auto& a : c->args) {
       in.scalars.push_back(scalarValue(a));
       if (auto* k = as<Constant>(a)) {
@@ -83,12 +89,15 @@ class Legalize : public Rewriter {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): " + r.error);
       return Rewriter::binding(b, out);
     }
-    // The same kernel (same loop nest, buffer types and shapes) is built and compiled once.
-    std::vector<std::string> body = codegen::printKernelBody(*r.kernel);
-    std::string key;
+    r.kernel->target = target;
+    schedule::apply(*r.kernel);
+    // The same kernel (same loop nest, buffer types and shapes, same target) is built and compiled
+    // once; each call site binds it to its own device slot (LowerToVM).
+    std::vector<std::string> body = tir::printKernelBody(*r.kernel);
+    std::string key = target.key() + "\n";
     for (size_t i = 1; i < body.size(); ++i) key += body[i] + "\n";
     for (auto& buf : r.kernel->buffers) {
-      key += std::string(codegen::dtypeName(buf.type)) + "(";
+      key += std::string(tir::dtypeName(buf.type)) + "(";
       for (auto& d : buf.shape) key += d + ",";
       key += ")";
     }
@@ -117,6 +126,7 @@ class Legalize : public Rewriter {
     prim->bodyLines = std::move(body);
     prims.push_back({name, nullptr, prim});
     out_.kernels.push_back(std::move(*r.kernel));
+    out_.kernelVDevices.push_back(placed ? analysis::spellingOf(m_, placed) : "llvm:0");
   }
 
  private:
@@ -134,6 +144,8 @@ class Legalize : public Rewriter {
     return p;
   }
   LegalizedModule& out_;
+  const IRModule& m_;
+  const DeviceRemap& remap_;
   std::map<std::string, int> counts_;
   std::unordered_map<std::string, std::string> kernelByKey_;
 
@@ -143,10 +155,10 @@ class Legalize : public Rewriter {
 
 }  // namespace
 
-LegalizedModule legalizeOps(const IRModule& m) {
+LegalizedModule legalizeOps(const IRModule& m, const DeviceRemap& remap) {
   LegalizedModule out;
   out.module = m;
-  Legalize l(out);
+  Legalize l(out, m, remap);
   for (auto& mf : out.module.functions)
     if (mf.relax) mf.relax = l.function(*mf.relax);
   out.module.functions.insert(out.module.functions.end(), l.prims.begin(), l.prims.end());

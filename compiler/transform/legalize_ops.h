@@ -1,23 +1,26 @@
 #pragma once
-// LegalizeOps: every op call becomes R.call_tir of a kernel built by the op's registry entry; the
+// LegalizeOps: every op call becomes R.call_tir of a kernel built by the op's registry entry for the
+// target of the vdevice its output lives on, then scheduled for that target (compiler/schedule); the
 // kernels are returned beside the module (as loop IR) and added to it as T.prim_funcs whose bodies
 // print the loop IR, so the module prints and reads back.
 #include <string>
 #include <vector>
 
-#include "compiler/codegen/loop_ir.h"
+#include "compiler/tir/loop_ir.h"
 #include "compiler/ir/module.h"
+#include "compiler/transform/targets.h"
 
 namespace tvms::transform {
 
 struct LegalizedModule {
   ir::IRModule module;
-  std::vector<codegen::Kernel> kernels;  // symbol = "tvmsk_" + the prim func's name
-  std::vector<std::string> errors;       // ops that could not be lowered, with why
+  std::vector<tir::Kernel> kernels;  // symbol = "tvmsk_" + the prim func's name; each knows its target
+  std::vector<std::string> kernelVDevices;  // per kernel: the spelling of the first vdevice it runs on (messages)
+  std::vector<std::string> errors;   // ops that could not be lowered, with why
 };
 
-// Input: a normalized, realized module.
-LegalizedModule legalizeOps(const ir::IRModule& m);
+// Input: a normalized, realized module. `remap` sends vdevices to the CPU (their kernels are built for llvm).
+LegalizedModule legalizeOps(const ir::IRModule& m, const DeviceRemap& remap = {});
 
 constexpr const char* kKernelSymbolPrefix = "tvmsk_";
 

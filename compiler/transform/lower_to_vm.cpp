@@ -8,6 +8,7 @@
 
 #include "compiler/analysis/analysis.h"
 #include "compiler/ir/printer.h"
+#include "compiler/transform/targets.h"
 
 namespace tvms::transform {
 
@@ -59,11 +60,8 @@ class FunctionLowering {
   }
 
   int slotOf(const StructInfo* s) {
-    const VDevice* v = placedOn(s);
-    if (v) return m_.indexOf(v);
-    for (size_t i = 0; i < m_.vdevices.size(); ++i)
-      if (m_.vdevices[i]->memoryScope == "global") return static_cast<int>(i);
-    return 0;
+    const VDevice* v = executionVDevice(m_, s);
+    return v ? m_.indexOf(v) : 0;
   }
 
   runtime::ParamSpec paramSpec(const Var& p) {
@@ -322,10 +320,9 @@ class FunctionLowering {
       for (auto& f : outS->fields) outputs.push_back(f && f->kind == StructInfo::Kind::Tensor ? f.get() : nullptr);
     if (outputs.empty() || std::count(outputs.begin(), outputs.end(), nullptr))
       return error("'" + var->name + "': a kernel's outputs must be a tensor or a tuple of tensors");
+    // The call site binds (kernel, device slot): one kernel may run on several devices of its target.
     int slot = slotOf(outputs[0]);
-    const codegen::Kernel& k = out_.kernels[it->second];
-    int& kernelSlot = out_.exe.kernels[it->second].slot;
-    kernelSlot = slot;
+    const tir::Kernel& k = out_.kernels[it->second];
     if (outputs.size() == 1 && outS->kind == StructInfo::Kind::Tensor) {
       regs.push_back(allocTensor(*outS, var));
     } else {
@@ -335,7 +332,7 @@ class FunctionLowering {
       regs.insert(regs.end(), fields.begin(), fields.end());
       emit(Opcode::MakeTuple, regOf(var), fields);
     }
-    std::vector<int64_t> args{it->second, static_cast<int64_t>(regs.size())};
+    std::vector<int64_t> args{it->second, slot, static_cast<int64_t>(regs.size())};
     args.insert(args.end(), regs.begin(), regs.end());
     for (auto& name : k.dims) {
       auto d = dims_.find(name);
@@ -371,7 +368,7 @@ class FunctionLowering {
 
 }  // namespace
 
-LoweredVM lowerToVM(LegalizedModule legalized, const std::map<std::string, std::string>& remap) {
+LoweredVM lowerToVM(LegalizedModule legalized) {
   LoweredVM out;
   const IRModule& m = legalized.module;
   out.kernels = std::move(legalized.kernels);
@@ -388,22 +385,12 @@ LoweredVM lowerToVM(LegalizedModule legalized, const std::map<std::string, std::
   for (size_t i = 0; i < out.kernels.size(); ++i) {
     const std::string& sym = out.kernels[i].name;
     kernelIndex[sym.substr(std::string(kKernelSymbolPrefix).size())] = static_cast<int>(i);
-    out.exe.kernels.push_back({sym, 0});
+    out.exe.kernels.push_back({sym, out.kernels[i].target.kind});
   }
   for (auto& f : m.functions)
     if (f.relax) functionIndex[f.name] = static_cast<int>(functionIndex.size());
   for (auto& f : m.functions)
     if (f.relax) out.exe.functions.push_back(FunctionLowering(m, out, kernelIndex, functionIndex).lower(*f.relax));
-  // Kernels run on the CPU unless their device is a CPU one or remapped to it; other backends come
-  // with their issues.
-  for (auto& k : out.exe.kernels) {
-    const runtime::DeviceSlot& d = out.exe.devices[k.slot];
-    auto it = remap.find(d.spelling);
-    bool cpu = d.kind == "llvm" || d.kind == "c" || (it != remap.end() && it->second == "cpu");
-    if (!cpu)
-      out.errors.push_back("kernel " + k.name + " runs on vdevice \"" + d.spelling + "\" (" + d.kind +
-                           "): tvms compiles CPU kernels only so far; `--device " + d.spelling + "=cpu` runs it on the CPU");
-  }
   return out;
 }
 

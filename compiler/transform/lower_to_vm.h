@@ -1,6 +1,7 @@
 #pragma once
-// LowerToVM: a legalized module -> VM bytecode. Kernels take the device slot of the vdevice their
-// output lives on (tensors without one: the first "global" entry); R.to_vdevice becomes to_device;
+// LowerToVM: a legalized module -> VM bytecode. Each kernel call runs on the device slot of the
+// vdevice its output lives on (tensors without one: the first "global" entry), named in the
+// call_kernel instruction itself, so one kernel serves calls on several devices; R.to_vdevice becomes to_device;
 // storage is planned per device: a tensor's storage returns to a per-device pool after its last use
 // and a later allocation of no more bytes on the same device reuses it.
 #include <map>
@@ -14,12 +15,11 @@ namespace tvms::transform {
 
 struct LoweredVM {
   runtime::Executable exe;   // library left empty: the caller compiles `kernels` for it
-  std::vector<codegen::Kernel> kernels;
+  std::vector<tir::Kernel> kernels;
   std::vector<std::string> errors;
   int64_t storageAllocations = 0, storageReuses = 0;  // planning, for tests and --print-after
 };
 
-// `remap`: vdevice spelling -> "cpu", for running a module on a machine without that device.
-LoweredVM lowerToVM(LegalizedModule legalized, const std::map<std::string, std::string>& remap = {});
+LoweredVM lowerToVM(LegalizedModule legalized);
 
 }  // namespace tvms::transform

@@ -7,7 +7,7 @@
 #include <functional>
 #include <random>
 
-#include "compiler/codegen/cpu_backend.h"
+#include "compiler/codegen/backend.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/transform/legalize_ops.h"
 #include "compiler/transform/passes.h"
@@ -250,7 +250,7 @@ TEST_CASE("codegen: the inner loops of elementwise and matmul kernels vectorize 
   transform::LegalizedModule legal = transform::legalizeOps(transform::realizeVDevice(transform::normalize(lowered.module())));
   REQUIRE(legal.kernels.size() == 2);
   for (auto& k : legal.kernels) {
-    std::string ir = codegen::cpuBackend().optimizedIR({k});
+    std::string ir = codegen::backendFor("llvm")->emit({k}, k.target, "llvm");
     INFO(k.name);
     CHECK(ir.find(" x float>") != std::string::npos);
   }

@@ -79,7 +79,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
 
 // Lints the file; prints its errors and returns nullopt when it has any. Keeps the document alive
 // with the module (the module refers to nothing in it, but the caller prints with it).
-std::optional<driver::BuildResult> compileFile(const BuildArgs& b, const std::string& soPath, bool jit) {
+std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildModules, bool jit) {
   auto src = readSource(b.file);
   if (!src) return std::nullopt;
   syntax::Document doc(src->text);
@@ -106,7 +106,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, const std::st
   driver::BuildOptions o;
   o.remap = b.remap;
   o.compileKernels = jit;
-  o.sharedLibrary = soPath;
+  o.buildModules = buildModules;
   o.emit = b.emit;
   o.afterPass = [&](const std::string& pass, const std::string& text) {
     bool wanted = b.printAll;
@@ -153,9 +153,7 @@ const char* kRunUsage =
 int runBuild(const Args& args) {
   auto b = parseArgs(args, false, kBuildUsage);
   if (!b) return 2;
-  std::string so = b->output.empty() ? "" : b->output + ".so.tmp";
-  auto r = compileFile(*b, so, false);
-  if (!so.empty()) std::filesystem::remove(so);
+  auto r = compileFile(*b, !b->output.empty(), false);
   if (!r) return 1;
   if (!b->output.empty()) {
     runtime::saveExecutable(*r->exe, b->output);
@@ -186,7 +184,7 @@ int runOnVM(const BuildArgs& b) {
     exe = runtime::loadExecutable(b.file);
   } else {
     progress(b, "compiling " + b.file);
-    auto r = compileFile(b, "", true);
+    auto r = compileFile(b, false, true);
     if (!r) return 1;
     exe = std::move(r->exe);
   }

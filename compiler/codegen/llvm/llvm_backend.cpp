@@ -21,6 +21,9 @@
 
 namespace tvms::codegen::llvm_backend {
 
+using tir::Kernel;
+using tir::Target;
+
 namespace {
 
 void initializeLlvm() {
@@ -38,22 +41,25 @@ std::string errorText(llvm::Error e) {
   return os.str();
 }
 
-// The host's triple, CPU and features: kernels use every vector unit of the machine that builds them.
-llvm::orc::JITTargetMachineBuilder hostMachine(bool pic) {
+// The host's triple, CPU and features, narrowed to the target's vector width: a 256-bit target on an
+// AVX-512 host is built without AVX-512 (as an AVX2-only machine would run it), a 128-bit one without AVX.
+llvm::orc::JITTargetMachineBuilder hostMachine(const Target& target, bool pic) {
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) throw std::runtime_error("LLVM cannot target this host: " + errorText(jtmb.takeError()));
+  if (target.vectorBits > 0 && target.vectorBits < 512) jtmb->getFeatures().AddFeature("avx512f", false);
+  if (target.vectorBits > 0 && target.vectorBits < 256) jtmb->getFeatures().AddFeature("avx", false);
   jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
   if (pic) jtmb->setRelocationModel(llvm::Reloc::PIC_);
   return std::move(*jtmb);
 }
 
-std::unique_ptr<llvm::TargetMachine> hostTargetMachine(bool pic) {
-  auto tm = hostMachine(pic).createTargetMachine();
+std::unique_ptr<llvm::TargetMachine> hostTargetMachine(const Target& target, bool pic) {
+  auto tm = hostMachine(target, pic).createTargetMachine();
   if (!tm) throw std::runtime_error("LLVM: " + errorText(tm.takeError()));
   return std::move(*tm);
 }
 
-void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
+void optimize(llvm::Module& m, llvm::TargetMachine& tm, const Target& target) {
   m.setDataLayout(tm.createDataLayout());
   m.setTargetTriple(tm.getTargetTriple().str());
   for (auto& f : m) {
@@ -61,8 +67,8 @@ void optimize(llvm::Module& m, llvm::TargetMachine& tm) {
     f.addFnAttr("target-cpu", tm.getTargetCPU());
     f.addFnAttr("target-features", tm.getTargetFeatureString());
     // LLVM keeps to 256-bit vectors on AVX-512 parts by default (frequency throttling on old Xeons);
-    // the matmul tile is laid out for 32 zmm registers, so kernels ask for the full width.
-    if (tm.getTargetFeatureString().contains("+avx512f")) f.addFnAttr("prefer-vector-width", "512");
+    // the CPU schedule sizes register tiles for the target's width, so kernels ask for exactly that.
+    if (target.vectorBits > 0) f.addFnAttr("prefer-vector-width", std::to_string(target.vectorBits));
   }
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -86,29 +92,29 @@ class JitLibrary : public runtime::KernelLibrary {
     for (auto& k : kernels) {
       auto sym = jit_->lookup(k.name);
       if (!sym) throw std::runtime_error("JIT: kernel " + k.name + " not found: " + errorText(sym.takeError()));
-      fns_[k.name] = sym->toPtr<TvmsKernelFn>();
+      fns_[k.name] = sym->toPtr<void*>();
     }
   }
-  TvmsKernelFn find(const std::string& name) const override {
+  const void* find(const std::string& name) const override {
     auto it = fns_.find(name);
     return it == fns_.end() ? nullptr : it->second;
   }
 
  private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
-  std::unordered_map<std::string, TvmsKernelFn> fns_;
+  std::unordered_map<std::string, const void*> fns_;
 };
 
 }  // namespace
 
-std::unique_ptr<runtime::KernelLibrary> jitCompile(const std::vector<Kernel>& kernels) {
+std::unique_ptr<runtime::KernelLibrary> jitCompile(const std::vector<Kernel>& kernels, const Target& target) {
   initializeLlvm();
-  auto jtmb = hostMachine(false);
+  auto jtmb = hostMachine(target, false);
   auto tm = jtmb.createTargetMachine();
   if (!tm) throw std::runtime_error("LLVM: " + errorText(tm.takeError()));
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto m = emitModule(kernels, *ctx);
-  optimize(*m, **tm);
+  optimize(*m, **tm, target);
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
   if (!jit) throw std::runtime_error("LLVM JIT: " + errorText(jit.takeError()));
   // libm (tanhf, erff) and the C runtime come from this process.
@@ -122,29 +128,30 @@ std::unique_ptr<runtime::KernelLibrary> jitCompile(const std::vector<Kernel>& ke
 
 namespace {
 // The kernels as an optimized module for the host (not position independent), for the text outputs.
-std::unique_ptr<llvm::Module> optimizedForHost(const std::vector<Kernel>& kernels, llvm::LLVMContext& ctx, llvm::TargetMachine& tm) {
+std::unique_ptr<llvm::Module> optimizedForHost(const std::vector<Kernel>& kernels, const Target& target, llvm::LLVMContext& ctx,
+                                               llvm::TargetMachine& tm) {
   auto m = emitModule(kernels, ctx);
-  optimize(*m, tm);
+  optimize(*m, tm, target);
   return m;
 }
 }  // namespace
 
-std::string optimizedIR(const std::vector<Kernel>& kernels) {
+std::string optimizedIR(const std::vector<Kernel>& kernels, const Target& target) {
   initializeLlvm();
-  auto tm = hostTargetMachine(false);
+  auto tm = hostTargetMachine(target, false);
   llvm::LLVMContext ctx;
-  auto m = optimizedForHost(kernels, ctx, *tm);
+  auto m = optimizedForHost(kernels, target, ctx, *tm);
   std::string s;
   llvm::raw_string_ostream os(s);
   m->print(os, nullptr);
   return os.str();
 }
 
-std::string assembly(const std::vector<Kernel>& kernels) {
+std::string assembly(const std::vector<Kernel>& kernels, const Target& target) {
   initializeLlvm();
-  auto tm = hostTargetMachine(false);
+  auto tm = hostTargetMachine(target, false);
   llvm::LLVMContext ctx;
-  auto m = optimizedForHost(kernels, ctx, *tm);
+  auto m = optimizedForHost(kernels, target, ctx, *tm);
   llvm::SmallString<0> text;
   llvm::raw_svector_ostream out(text);
   llvm::legacy::PassManager pm;
@@ -154,12 +161,12 @@ std::string assembly(const std::vector<Kernel>& kernels) {
   return std::string(text.str());
 }
 
-void buildSharedLibrary(const std::vector<Kernel>& kernels, const std::string& soPath) {
+void buildSharedLibrary(const std::vector<Kernel>& kernels, const Target& target, const std::string& soPath) {
   initializeLlvm();
-  auto tm = hostTargetMachine(true);
+  auto tm = hostTargetMachine(target, true);
   llvm::LLVMContext ctx;
   auto m = emitModule(kernels, ctx);
-  optimize(*m, *tm);
+  optimize(*m, *tm, target);
   std::string objPath = soPath + ".o";
   {
     std::error_code ec;

@@ -15,6 +15,8 @@
 
 namespace tvms::codegen::llvm_backend {
 
+using namespace tir;
+
 namespace {
 
 using llvm::IRBuilder;
@@ -24,6 +26,9 @@ class FunctionEmitter {
  public:
   FunctionEmitter(const Kernel& k, llvm::Module& m, llvm::Function* fn, std::vector<Value*> buffers, Value* dims)
       : k_(k), m_(m), ctx_(m.getContext()), fn_(fn), b_(ctx_), buffers_(std::move(buffers)), dims_(dims) {
+    for (auto& buf : k_.buffers)
+      if (buf.scope == MemoryScope::Shared)
+        throw std::runtime_error("kernel " + k_.name + ": buffer " + buf.name + " is in GPU shared memory; the CPU backend cannot build it");
     llvm::FastMathFlags fmf;
     fmf.setAllowReassoc();  // reductions and register tiles vectorize; results stay within float tolerance
     fmf.setAllowContract(); // a * b + c may become an FMA
@@ -55,12 +60,24 @@ class FunctionEmitter {
         break;
       }
       case Stmt::Kind::Assign: b_.CreateStore(expr(s->value), locals_.at(s->var)); break;
-      case Stmt::Kind::For: loop(s->var, b_.getInt64(0), expr(s->extent), s->body, s->keepScalar); break;
+      case Stmt::Kind::For:
+        if (s->forKind == ForKind::ThreadBinding || s->forKind == ForKind::Parallel)
+          throw std::runtime_error("kernel " + k_.name + ": a " + std::string(forKindName(s->forKind)) + " loop where the CPU backend cannot run one" +
+                                   (s->forKind == ForKind::Parallel ? " (only a kernel's top-level loops run on the thread pool)" : ""));
+        loop(s->var, b_.getInt64(0), expr(s->extent), s->body, s->keepScalar ? LoopHint::KeepScalar : hintOf(s->forKind));
+        break;
+      case Stmt::Kind::Barrier: throw std::runtime_error("kernel " + k_.name + ": a GPU barrier reached the CPU backend");
     }
   }
 
+  // What the loop's metadata asks of LLVM's loop passes.
+  enum class LoopHint { None, KeepScalar, Vectorize, Unroll };
+  static LoopHint hintOf(ForKind k) {
+    return k == ForKind::Vectorized ? LoopHint::Vectorize : k == ForKind::Unrolled ? LoopHint::Unroll : LoopHint::None;
+  }
+
   // for var in [begin, end): body
-  void loop(int var, Value* begin, Value* end, const std::vector<StmtP>& body, bool keepScalar = false) {
+  void loop(int var, Value* begin, Value* end, const std::vector<StmtP>& body, LoopHint hint = LoopHint::None) {
     auto* pre = b_.GetInsertBlock();
     auto* head = llvm::BasicBlock::Create(ctx_, k_.vars[var].name + ".head", fn_);
     auto* bodyBlock = llvm::BasicBlock::Create(ctx_, k_.vars[var].name + ".body", fn_);
@@ -72,16 +89,27 @@ class FunctionEmitter {
     b_.CreateCondBr(b_.CreateICmpSLT(i, end), bodyBlock, exit);
     b_.SetInsertPoint(bodyBlock);
     vars_[var] = i;
+    bool outerCalls = madeCall_;
+    madeCall_ = false;
     for (auto& s : body) stmt(s);
+    // A body calling libm (tanhf, erff) has no vector form here: forcing the vectorizer on it would
+    // only make LLVM warn that it could not.
+    if (hint == LoopHint::Vectorize && madeCall_) hint = LoopHint::None;
+    madeCall_ = madeCall_ || outerCalls;
     auto* next = b_.CreateAdd(i, b_.getInt64(1), "", true, true);
     i->addIncoming(next, b_.GetInsertBlock());
     auto* latch = b_.CreateBr(head);
-    if (keepScalar) {
-      // llvm.loop.vectorize.enable = false: vectorizing across iterations would turn every accumulator
-      // of the tile into its own vector reduction and spill them all.
-      auto* off = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
-                                           llvm::ConstantAsMetadata::get(b_.getFalse())});
-      auto* id = llvm::MDNode::getDistinct(ctx_, {nullptr, off});
+    // KeepScalar: llvm.loop.vectorize.enable = false, since vectorizing across iterations would turn
+    // every accumulator of a register tile into its own vector reduction and spill them all.
+    // Vectorize: the schedule's vectorized loop, enabled whatever the cost model thinks.
+    // Unroll: llvm.loop.unroll.full.
+    llvm::Metadata* property = nullptr;
+    if (hint == LoopHint::KeepScalar || hint == LoopHint::Vectorize)
+      property = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                          llvm::ConstantAsMetadata::get(hint == LoopHint::Vectorize ? b_.getTrue() : b_.getFalse())});
+    if (hint == LoopHint::Unroll) property = llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")});
+    if (property) {
+      auto* id = llvm::MDNode::getDistinct(ctx_, {nullptr, property});
       id->replaceOperandWith(0, id);
       latch->setMetadata(llvm::LLVMContext::MD_loop, id);
     }
@@ -108,8 +136,8 @@ class FunctionEmitter {
         Value* v = b_.CreateLoad(memType(t), address(e->id, e->a));
         return t == ScalarType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
       }
-      case Expr::Kind::Binary: return binaryOp(e->op, expr(e->a), expr(e->b), e->a->type);
-      case Expr::Kind::Unary: return unaryOp(e->op, expr(e->a), e->a->type);
+      case Expr::Kind::Binary: return binaryOp(e->binOp, expr(e->a), expr(e->b), e->a->type);
+      case Expr::Kind::Unary: return unaryOp(e->unOp, expr(e->a), e->a->type);
       case Expr::Kind::Select: return b_.CreateSelect(expr(e->a), expr(e->b), expr(e->c));
       case Expr::Kind::Cast: return castTo(expr(e->a), e->a->type, e->type);
     }
@@ -137,84 +165,98 @@ class FunctionEmitter {
     return b_.CreateIntrinsic(id, {args[0]->getType()}, args);
   }
   Value* libm(const char* f32, const char* f64, Value* x, ScalarType t) {
+    madeCall_ = true;
     auto* ty = x->getType();
     auto callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32 : f64, llvm::FunctionType::get(ty, {ty}, false));
     return b_.CreateCall(callee, {x});
   }
   Value* libm2(const char* f32, const char* f64, Value* a, Value* b, ScalarType t) {
+    madeCall_ = true;
     auto* ty = a->getType();
     auto callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32 : f64, llvm::FunctionType::get(ty, {ty, ty}, false));
     return b_.CreateCall(callee, {a, b});
   }
-  Value* binaryOp(const std::string& op, Value* a, Value* b, ScalarType t) {
+  Value* binaryOp(BinOp op, Value* a, Value* b, ScalarType t) {
     bool f = isFloat(t);
-    if (op == "atan2") return libm2("atan2f", "atan2", a, b, t);
-    if (op == "shl") return b_.CreateShl(a, b);
-    if (op == "shr") return b_.CreateAShr(a, b);  // numpy's right_shift of signed ints is arithmetic
-    if (op == "+") return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
-    if (op == "-") return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
-    if (op == "*") return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
-    if (op == "/") return f ? b_.CreateFDiv(a, b) : b_.CreateSDiv(a, b);
-    if (op == "mod") return f ? b_.CreateFRem(a, b) : b_.CreateSRem(a, b);
-    if (op == "pow") return f ? intrinsic(llvm::Intrinsic::pow, {a, b}) : throw std::runtime_error("integer power is not supported");
-    if (op == "floordiv") {
-      if (f) return intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(a, b)});
-      Value* q = b_.CreateSDiv(a, b);
-      Value* r = b_.CreateSRem(a, b);
-      Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, llvm::ConstantInt::get(a->getType(), 0)),
-                                   b_.CreateICmpNE(b_.CreateICmpSLT(r, llvm::ConstantInt::get(a->getType(), 0)),
-                                                   b_.CreateICmpSLT(b, llvm::ConstantInt::get(a->getType(), 0))));
-      return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
-    }
-    if (op == "floormod") {
-      if (f) return b_.CreateFSub(a, b_.CreateFMul(b, intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(a, b)})));
-      Value* r = b_.CreateSRem(a, b);
-      Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, llvm::ConstantInt::get(a->getType(), 0)),
-                                   b_.CreateICmpNE(b_.CreateICmpSLT(r, llvm::ConstantInt::get(a->getType(), 0)),
-                                                   b_.CreateICmpSLT(b, llvm::ConstantInt::get(a->getType(), 0))));
-      return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
-    }
-    // NaN-propagating, as numpy's maximum / minimum.
-    if (op == "max") return f ? intrinsic(llvm::Intrinsic::maximum, {a, b}) : b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
-    if (op == "min") return f ? intrinsic(llvm::Intrinsic::minimum, {a, b}) : b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
-    if (op == "and") return b_.CreateAnd(a, b);
-    if (op == "or") return b_.CreateOr(a, b);
-    if (op == "xor") return b_.CreateXor(a, b);
     using P = llvm::CmpInst::Predicate;
-    struct Cmp { const char* op; P fp, ip; };
-    static const Cmp cmps[] = {{"<", P::FCMP_OLT, P::ICMP_SLT}, {"<=", P::FCMP_OLE, P::ICMP_SLE}, {">", P::FCMP_OGT, P::ICMP_SGT},
-                               {">=", P::FCMP_OGE, P::ICMP_SGE}, {"==", P::FCMP_OEQ, P::ICMP_EQ}, {"!=", P::FCMP_UNE, P::ICMP_NE}};
-    for (auto& c : cmps)
-      if (op == c.op) return f ? b_.CreateFCmp(c.fp, a, b) : b_.CreateICmp(c.ip, a, b);
-    throw std::runtime_error("loop IR: unknown binary op " + op);
+    auto zero = [&] { return llvm::ConstantInt::get(a->getType(), 0); };
+    switch (op) {
+      case BinOp::Atan2: return libm2("atan2f", "atan2", a, b, t);
+      case BinOp::Shl: return b_.CreateShl(a, b);
+      case BinOp::Shr: return b_.CreateAShr(a, b);  // numpy's right_shift of signed ints is arithmetic
+      case BinOp::Add: return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+      case BinOp::Sub: return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+      case BinOp::Mul: return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+      case BinOp::Div: return f ? b_.CreateFDiv(a, b) : b_.CreateSDiv(a, b);
+      case BinOp::Mod: return f ? b_.CreateFRem(a, b) : b_.CreateSRem(a, b);
+      case BinOp::Pow:
+        if (!f) throw std::runtime_error("integer power is not supported");
+        return intrinsic(llvm::Intrinsic::pow, {a, b});
+      case BinOp::FloorDiv: {
+        if (f) return intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(a, b)});
+        Value* q = b_.CreateSDiv(a, b);
+        Value* r = b_.CreateSRem(a, b);
+        Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero()), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero()), b_.CreateICmpSLT(b, zero())));
+        return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
+      }
+      case BinOp::FloorMod: {
+        if (f) return b_.CreateFSub(a, b_.CreateFMul(b, intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(a, b)})));
+        Value* r = b_.CreateSRem(a, b);
+        Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero()), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero()), b_.CreateICmpSLT(b, zero())));
+        return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+      }
+      // NaN-propagating, as numpy's maximum / minimum.
+      case BinOp::Max: return f ? intrinsic(llvm::Intrinsic::maximum, {a, b}) : b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
+      case BinOp::Min: return f ? intrinsic(llvm::Intrinsic::minimum, {a, b}) : b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
+      case BinOp::And: return b_.CreateAnd(a, b);
+      case BinOp::Or: return b_.CreateOr(a, b);
+      case BinOp::Xor: return b_.CreateXor(a, b);
+      case BinOp::Lt: return f ? b_.CreateFCmp(P::FCMP_OLT, a, b) : b_.CreateICmp(P::ICMP_SLT, a, b);
+      case BinOp::Le: return f ? b_.CreateFCmp(P::FCMP_OLE, a, b) : b_.CreateICmp(P::ICMP_SLE, a, b);
+      case BinOp::Gt: return f ? b_.CreateFCmp(P::FCMP_OGT, a, b) : b_.CreateICmp(P::ICMP_SGT, a, b);
+      case BinOp::Ge: return f ? b_.CreateFCmp(P::FCMP_OGE, a, b) : b_.CreateICmp(P::ICMP_SGE, a, b);
+      case BinOp::Eq: return f ? b_.CreateFCmp(P::FCMP_OEQ, a, b) : b_.CreateICmp(P::ICMP_EQ, a, b);
+      case BinOp::Ne: return f ? b_.CreateFCmp(P::FCMP_UNE, a, b) : b_.CreateICmp(P::ICMP_NE, a, b);
+    }
+    throw std::runtime_error("loop IR: unknown binary op " + std::string(opName(op)));
   }
-  Value* unaryOp(const std::string& op, Value* x, ScalarType t) {
+  Value* unaryOp(UnOp op, Value* x, ScalarType t) {
     bool f = isFloat(t);
     auto one = [&] { return llvm::ConstantFP::get(x->getType(), 1.0); };
-    if (op == "neg") return f ? b_.CreateFNeg(x) : b_.CreateNeg(x);
-    if (op == "not") return b_.CreateNot(x);
-    if (op == "abs") return f ? intrinsic(llvm::Intrinsic::fabs, {x}) : b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
-    if (!f) throw std::runtime_error("loop IR: " + op + " needs a float operand");
-    if (op == "exp") return intrinsic(llvm::Intrinsic::exp, {x});
-    if (op == "log") return intrinsic(llvm::Intrinsic::log, {x});
-    if (op == "sqrt") return intrinsic(llvm::Intrinsic::sqrt, {x});
-    if (op == "floor") return intrinsic(llvm::Intrinsic::floor, {x});
-    if (op == "ceil") return intrinsic(llvm::Intrinsic::ceil, {x});
-    if (op == "trunc") return intrinsic(llvm::Intrinsic::trunc, {x});
-    if (op == "round") return intrinsic(llvm::Intrinsic::roundeven, {x});  // numpy rounds half to even
-    if (op == "sin") return intrinsic(llvm::Intrinsic::sin, {x});
-    if (op == "cos") return intrinsic(llvm::Intrinsic::cos, {x});
-    if (op == "sigmoid") return b_.CreateFDiv(one(), b_.CreateFAdd(one(), intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)})));
-    if (op == "tanh") return libm("tanhf", "tanh", x, t);
-    if (op == "erf") return libm("erff", "erf", x, t);
-    // The inverse and hyperbolic functions through libm, as numpy computes them.
-    static const std::pair<const char*, const char*> fromLibm[] = {{"tanf", "tan"}, {"asinf", "asin"}, {"acosf", "acos"}, {"atanf", "atan"},
-                                                                   {"sinhf", "sinh"}, {"coshf", "cosh"}, {"asinhf", "asinh"},
-                                                                   {"acoshf", "acosh"}, {"atanhf", "atanh"}};
-    for (auto& [f32, f64] : fromLibm)
-      if (op == f64) return libm(f32, f64, x, t);
-    if (op == "rsqrt") return b_.CreateFDiv(one(), intrinsic(llvm::Intrinsic::sqrt, {x}));
-    throw std::runtime_error("loop IR: unknown unary op " + op);
+    switch (op) {
+      case UnOp::Neg: return f ? b_.CreateFNeg(x) : b_.CreateNeg(x);
+      case UnOp::Not: return b_.CreateNot(x);
+      case UnOp::Abs: return f ? intrinsic(llvm::Intrinsic::fabs, {x}) : b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
+      default: break;
+    }
+    if (!f) throw std::runtime_error("loop IR: " + std::string(opName(op)) + " needs a float operand");
+    switch (op) {
+      case UnOp::Exp: return intrinsic(llvm::Intrinsic::exp, {x});
+      case UnOp::Log: return intrinsic(llvm::Intrinsic::log, {x});
+      case UnOp::Sqrt: return intrinsic(llvm::Intrinsic::sqrt, {x});
+      case UnOp::Floor: return intrinsic(llvm::Intrinsic::floor, {x});
+      case UnOp::Ceil: return intrinsic(llvm::Intrinsic::ceil, {x});
+      case UnOp::Trunc: return intrinsic(llvm::Intrinsic::trunc, {x});
+      case UnOp::Round: return intrinsic(llvm::Intrinsic::roundeven, {x});  // numpy rounds half to even
+      case UnOp::Sin: return intrinsic(llvm::Intrinsic::sin, {x});
+      case UnOp::Cos: return intrinsic(llvm::Intrinsic::cos, {x});
+      case UnOp::Sigmoid: return b_.CreateFDiv(one(), b_.CreateFAdd(one(), intrinsic(llvm::Intrinsic::exp, {b_.CreateFNeg(x)})));
+      case UnOp::Rsqrt: return b_.CreateFDiv(one(), intrinsic(llvm::Intrinsic::sqrt, {x}));
+      // tanh, erf, the inverse and hyperbolic functions through libm, as numpy computes them.
+      case UnOp::Tanh: return libm("tanhf", "tanh", x, t);
+      case UnOp::Erf: return libm("erff", "erf", x, t);
+      case UnOp::Tan: return libm("tanf", "tan", x, t);
+      case UnOp::Asin: return libm("asinf", "asin", x, t);
+      case UnOp::Acos: return libm("acosf", "acos", x, t);
+      case UnOp::Atan: return libm("atanf", "atan", x, t);
+      case UnOp::Sinh: return libm("sinhf", "sinh", x, t);
+      case UnOp::Cosh: return libm("coshf", "cosh", x, t);
+      case UnOp::Asinh: return libm("asinhf", "asinh", x, t);
+      case UnOp::Acosh: return libm("acoshf", "acosh", x, t);
+      case UnOp::Atanh: return libm("atanhf", "atanh", x, t);
+      default: break;
+    }
+    throw std::runtime_error("loop IR: unknown unary op " + std::string(opName(op)));
   }
   Value* castTo(Value* v, ScalarType from, ScalarType to) {
     llvm::Type* ty = regType(to);
@@ -236,6 +278,7 @@ class FunctionEmitter {
   Value* dims_;
   std::unordered_map<int, Value*> vars_;
   std::unordered_map<int, Value*> locals_;
+  bool madeCall_ = false;  // a libm call was emitted in the loop body being emitted
 };
 
 class KernelEmitter {
@@ -259,7 +302,7 @@ class KernelEmitter {
     Value* env = impl->getArg(n + 1);
     int parallelIndex = 0;
     for (auto& s : k_.body) {
-      if (s->kind == Stmt::Kind::For && s->parallel) parallelFor(body, *s, bufs, impl->getArg(n), env, parallelIndex++);
+      if (s->kind == Stmt::Kind::For && s->forKind == ForKind::Parallel) parallelFor(body, *s, bufs, impl->getArg(n), env, parallelIndex++);
       else body.stmt(s);
     }
     body.builder().CreateRet(llvm::ConstantInt::get(i32, 0));
@@ -333,7 +376,7 @@ class KernelEmitter {
 
 }  // namespace
 
-std::unique_ptr<llvm::Module> emitModule(const std::vector<Kernel>& kernels, llvm::LLVMContext& ctx) {
+std::unique_ptr<llvm::Module> emitModule(const std::vector<tir::Kernel>& kernels, llvm::LLVMContext& ctx) {
   auto m = std::make_unique<llvm::Module>("tvms_kernels", ctx);
   for (auto& k : kernels) KernelEmitter(k, *m).emit();
   std::string err;

@@ -6,10 +6,10 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
-#include "compiler/codegen/loop_ir.h"
+#include "compiler/tir/loop_ir.h"
 
 namespace tvms::codegen::llvm_backend {
 
-std::unique_ptr<llvm::Module> emitModule(const std::vector<Kernel>& kernels, llvm::LLVMContext& ctx);
+std::unique_ptr<llvm::Module> emitModule(const std::vector<tir::Kernel>& kernels, llvm::LLVMContext& ctx);
 
 }  // namespace tvms::codegen::llvm_backend

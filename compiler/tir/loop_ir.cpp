@@ -1,13 +1,75 @@
-#include "compiler/codegen/loop_ir.h"
+#include "compiler/tir/loop_ir.h"
 
+#include <algorithm>
+
+#include <cctype>
 #include <sstream>
 
-namespace tvms::codegen {
+namespace tvms::tir {
 
 std::optional<ScalarType> scalarTypeOf(std::string_view d) {
   auto t = runtime::dtypeFromName(d);
   if (t == ScalarType::F16) return std::nullopt;  // no float16 kernels yet
   return t;
+}
+
+std::string_view opName(BinOp op) {
+  switch (op) {
+    case BinOp::Add: return "+";
+    case BinOp::Sub: return "-";
+    case BinOp::Mul: return "*";
+    case BinOp::Div: return "/";
+    case BinOp::Mod: return "mod";
+    case BinOp::FloorDiv: return "floordiv";
+    case BinOp::FloorMod: return "floormod";
+    case BinOp::Min: return "min";
+    case BinOp::Max: return "max";
+    case BinOp::Pow: return "pow";
+    case BinOp::Atan2: return "atan2";
+    case BinOp::Lt: return "<";
+    case BinOp::Le: return "<=";
+    case BinOp::Gt: return ">";
+    case BinOp::Ge: return ">=";
+    case BinOp::Eq: return "==";
+    case BinOp::Ne: return "!=";
+    case BinOp::And: return "and";
+    case BinOp::Or: return "or";
+    case BinOp::Xor: return "xor";
+    case BinOp::Shl: return "<<";
+    case BinOp::Shr: return ">>";
+  }
+  return "?";
+}
+
+std::string_view opName(UnOp op) {
+  static constexpr std::string_view names[] = {"neg", "not", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "erf",
+                                               "floor", "ceil", "round", "trunc", "sin", "cos", "tan", "asin", "acos", "atan",
+                                               "sinh", "cosh", "asinh", "acosh", "atanh"};
+  return names[static_cast<int>(op)];
+}
+
+bool isComparison(BinOp op) {
+  return op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge || op == BinOp::Eq || op == BinOp::Ne;
+}
+
+std::string_view forKindName(ForKind k) {
+  switch (k) {
+    case ForKind::Serial: return "serial";
+    case ForKind::Parallel: return "parallel";
+    case ForKind::Vectorized: return "vectorized";
+    case ForKind::Unrolled: return "unroll";
+    case ForKind::ThreadBinding: return "thread_binding";
+  }
+  return "?";
+}
+
+std::string_view scopeName(MemoryScope s) {
+  switch (s) {
+    case MemoryScope::Global: return "global";
+    case MemoryScope::Shared: return "shared";
+    case MemoryScope::Local: return "local";
+  }
+  return "?";
 }
 
 bool isFloat(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F64; }
@@ -22,8 +84,8 @@ int KernelBuilder::param(std::string name, ScalarType t, std::vector<std::string
   k_.buffers.push_back({std::move(name), t, true, 0, std::move(shape)});
   return static_cast<int>(k_.buffers.size()) - 1;
 }
-int KernelBuilder::localArray(std::string name, ScalarType t, int64_t size) {
-  k_.buffers.push_back({std::move(name), t, false, size, {}});
+int KernelBuilder::localArray(std::string name, ScalarType t, int64_t size, MemoryScope scope) {
+  k_.buffers.push_back({std::move(name), t, false, size, {}, scope});
   return static_cast<int>(k_.buffers.size()) - 1;
 }
 ExprP KernelBuilder::dim(const std::string& name) {
@@ -71,40 +133,39 @@ ExprP floatImm(double v, ScalarType t) {
   e->intValue = static_cast<int64_t>(v);
   return e;
 }
-ExprP binary(std::string op, ExprP a, ExprP b) {
+ExprP binary(BinOp op, ExprP a, ExprP b) {
   // Integer constants fold (shape arithmetic is mostly static).
   if (a->kind == Expr::Kind::Int && b->kind == Expr::Kind::Int && a->type == ScalarType::I64 && b->type == ScalarType::I64) {
     int64_t x = a->intValue, y = b->intValue;
-    if (op == "+") return intImm(x + y);
-    if (op == "*") return intImm(x * y);
-    if (op == "-") return intImm(x - y);
-    if (op == "min") return intImm(std::min(x, y));
-    if (op == "max") return intImm(std::max(x, y));
-    if (op == "floordiv" && y > 0) return intImm(x >= 0 ? x / y : -((-x + y - 1) / y));
+    if (op == BinOp::Add) return intImm(x + y);
+    if (op == BinOp::Mul) return intImm(x * y);
+    if (op == BinOp::Sub) return intImm(x - y);
+    if (op == BinOp::Min) return intImm(std::min(x, y));
+    if (op == BinOp::Max) return intImm(std::max(x, y));
+    if (op == BinOp::FloorDiv && y > 0) return intImm(x >= 0 ? x / y : -((-x + y - 1) / y));
   }
   if (a->kind == Expr::Kind::Int && a->type == ScalarType::I64) {
-    if (op == "*" && a->intValue == 1) return b;
-    if (op == "+" && a->intValue == 0) return b;
-    if (op == "*" && a->intValue == 0) return a;
+    if (op == BinOp::Mul && a->intValue == 1) return b;
+    if (op == BinOp::Add && a->intValue == 0) return b;
+    if (op == BinOp::Mul && a->intValue == 0) return a;
   }
   if (b->kind == Expr::Kind::Int && b->type == ScalarType::I64) {
-    if ((op == "*" || op == "floordiv") && b->intValue == 1) return a;
-    if ((op == "+" || op == "-") && b->intValue == 0) return a;
+    if ((op == BinOp::Mul || op == BinOp::FloorDiv) && b->intValue == 1) return a;
+    if ((op == BinOp::Add || op == BinOp::Sub) && b->intValue == 0) return a;
   }
   auto e = std::make_shared<Expr>();
   e->kind = Expr::Kind::Binary;
-  bool compare = op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
-  e->type = compare ? ScalarType::Bool : a->type;
-  e->op = std::move(op);
+  e->type = isComparison(op) ? ScalarType::Bool : a->type;
+  e->binOp = op;
   e->a = std::move(a);
   e->b = std::move(b);
   return e;
 }
-ExprP unary(std::string op, ExprP a) {
+ExprP unary(UnOp op, ExprP a) {
   auto e = std::make_shared<Expr>();
   e->kind = Expr::Kind::Unary;
-  e->type = op == "not" ? ScalarType::Bool : a->type;
-  e->op = std::move(op);
+  e->type = op == UnOp::Not && a->type == ScalarType::Bool ? ScalarType::Bool : a->type;
+  e->unOp = op;
   e->a = std::move(a);
   return e;
 }
@@ -126,12 +187,12 @@ ExprP cast(ScalarType t, ExprP a) {
   return e;
 }
 
-StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool parallel) {
+StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool spatial) {
   auto s = std::make_shared<Stmt>();
   s->kind = Stmt::Kind::For;
   s->var = var;
   s->extent = std::move(extent);
-  s->parallel = parallel;
+  s->iter = spatial ? IterType::Spatial : IterType::Reduction;
   s->body = std::move(body);
   return s;
 }
@@ -156,6 +217,11 @@ StmtP assign(int local, ExprP value) {
   s->value = std::move(value);
   return s;
 }
+StmtP barrier() {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Kind::Barrier;
+  return s;
+}
 StmtP seq(std::vector<StmtP> body) {
   auto s = std::make_shared<Stmt>();
   s->kind = Stmt::Kind::Seq;
@@ -178,12 +244,13 @@ struct Printer {
       }
       case Expr::Kind::Var: return k.vars[e->id].name;
       case Expr::Kind::Load: return k.buffers[e->id].name + "[" + expr(e->a) + "]";
-      case Expr::Kind::Binary:
-        if (e->op == "min" || e->op == "max" || e->op == "floordiv" || e->op == "floormod" || e->op == "pow" || e->op == "mod" || e->op == "atan2")
-          return "T." + e->op + "(" + expr(e->a) + ", " + expr(e->b) + ")";
-        if (e->op == "shl" || e->op == "shr") return "(" + expr(e->a) + (e->op == "shl" ? " << " : " >> ") + expr(e->b) + ")";
-        return "(" + expr(e->a) + " " + e->op + " " + expr(e->b) + ")";
-      case Expr::Kind::Unary: return "T." + e->op + "(" + expr(e->a) + ")";
+      case Expr::Kind::Binary: {
+        std::string op(opName(e->binOp));
+        if (std::isalpha(static_cast<unsigned char>(op[0])) && op != "and" && op != "or" && op != "xor")
+          return "T." + op + "(" + expr(e->a) + ", " + expr(e->b) + ")";
+        return "(" + expr(e->a) + " " + op + " " + expr(e->b) + ")";
+      }
+      case Expr::Kind::Unary: return "T." + std::string(opName(e->unOp)) + "(" + expr(e->a) + ")";
       case Expr::Kind::Select: return "T.Select(" + expr(e->a) + ", " + expr(e->b) + ", " + expr(e->c) + ")";
       case Expr::Kind::Cast: return "T.Cast(\"" + std::string(dtypeName(e->type)) + "\", " + expr(e->a) + ")";
     }
@@ -193,12 +260,16 @@ struct Printer {
     std::string pad(depth * 4, ' ');
     switch (s->kind) {
       case Stmt::Kind::For:
-        lines.push_back(pad + "for " + k.vars[s->var].name + " in " + (s->parallel ? "T.parallel(" : "T.serial(") + expr(s->extent) + "):");
+        if (s->forKind == ForKind::ThreadBinding)
+          lines.push_back(pad + "for " + k.vars[s->var].name + " in T.thread_binding(" + expr(s->extent) + ", thread=\"" + s->threadTag + "\"):");
+        else
+          lines.push_back(pad + "for " + k.vars[s->var].name + " in T." + std::string(forKindName(s->forKind)) + "(" + expr(s->extent) + "):");
         for (auto& b : s->body) stmt(b, depth + 1);
         break;
       case Stmt::Kind::Store: lines.push_back(pad + k.buffers[s->buffer].name + "[" + expr(s->index) + "] = " + expr(s->value)); break;
       case Stmt::Kind::Assign: lines.push_back(pad + k.vars[s->var].name + " = " + expr(s->value)); break;
       case Stmt::Kind::Seq: for (auto& b : s->body) stmt(b, depth); break;
+      case Stmt::Kind::Barrier: lines.push_back(pad + "T.tvm_storage_sync(\"shared\")"); break;
     }
   }
 };
@@ -208,11 +279,11 @@ std::vector<std::string> printKernelBody(const Kernel& k) {
   Printer p{k, {}};
   p.lines.push_back("T.func_attr({\"global_symbol\": \"" + k.name + "\", \"tir.noalias\": True})");
   for (auto& b : k.buffers)
-    if (!b.param) p.lines.push_back(b.name + " = T.alloc_buffer((" + std::to_string(b.localSize) + ",), \"" + std::string(dtypeName(b.type)) + "\", scope=\"local\")");
+    if (!b.param) p.lines.push_back(b.name + " = T.alloc_buffer((" + std::to_string(b.localSize) + ",), \"" + std::string(dtypeName(b.type)) + "\", scope=\"" + std::string(scopeName(b.scope)) + "\")");
   for (auto& v : k.vars)
     if (v.role == Variable::Role::Local) p.lines.push_back(v.name + " = T.decl_scalar(\"" + std::string(dtypeName(v.type)) + "\")");
   for (auto& s : k.body) p.stmt(s, 0);
   return p.lines;
 }
 
-}  // namespace tvms::codegen
+}  // namespace tvms::tir

@@ -1,32 +1,50 @@
-// The blocked scheme: each parallel iteration owns a group of column panels of kNR columns of C; it
-// walks K in blocks of kKC, packing that block of the group's panels of B into a contiguous local
-// array (kKC x kNR each, zero-padded past N, read with unit stride), then sweeps every row tile of
-// kMR rows over each panel in turn (the tile's rows of A stay in L1 across the group). The tile's kMR x kNR accumulators are scalar locals written out unrolled: LLVM
+// The CPU schedule of a GEMM. The blocked scheme: each parallel iteration owns a group of column
+// panels of kNR columns of C; it walks K in blocks of kKC, packing that block of the group's panels
+// of B into a contiguous local array (kKC x kNR each, zero-padded past N, read with unit stride),
+// then sweeps every row tile of kMR rows over each panel in turn (the tile's rows of A stay in L1
+// across the group). The tile's kMR x kNR accumulators are scalar locals written out unrolled: LLVM
 // promotes them to registers and the SLP vectorizer turns each row's kNR multiply-adds into vector
-// FMAs with A's element broadcast (8 x 32 floats = 16 AVX-512 registers); the reduction loop is kept
-// away from the loop vectorizer (codegen::tileLoop). Rows past the last full tile use the same
+// FMAs with A's element broadcast (8 x 32 floats = 16 AVX-512 registers; 6 x 16 = 12 AVX2
+// registers on a 256-bit target, so nothing spills with 16 registers); the reduction loop is kept
+// away from the loop vectorizer (tir::tileLoop). Rows past the last full tile use the same
 // micro-kernel one row at a time; columns past N are computed on the zero padding and dropped when
 // the tile is written back through a small staging array.
-#include "compiler/op/legalize_gemm.h"
+#include "compiler/schedule/gemm.h"
 
-namespace tvms::op::kernels {
+namespace tvms::schedule {
 
-using namespace codegen;
+using namespace tir;
+
+int CpuGemmTile::accumulatorRegisters() const { return static_cast<int>(mr * nr / lanes); }
+
+CpuGemmTile cpuGemmTile(const Target& target, ScalarType t) {
+  CpuGemmTile tile;
+  int bits = target.vectorBits > 0 ? target.vectorBits : 128;
+  int elementBits = t == ScalarType::F64 || t == ScalarType::I64 ? 64 : 32;
+  tile.lanes = bits / elementBits;
+  tile.vectorRegisters = bits >= 512 ? 32 : 16;
+  // Two vectors of B per row; rows until the accumulators take half the register file (AVX-512:
+  // 8 rows x 2 zmm = 16 of 32) or 12 of 16 (AVX2: 6 rows x 2 ymm), leaving room for B's two vectors
+  // and A's broadcast.
+  tile.nr = 2 * tile.lanes;
+  tile.mr = tile.vectorRegisters == 32 ? 8 : 6;
+  // Up to `group` column panels per parallel task, so each tile's rows of A (in L1) serve several
+  // panels (1024³: ~100 -> ~140-210 GFLOP/s, 2048³: ~100 -> ~180 on the 2-core AVX-512 machine);
+  // fewer when that would leave fewer than two tasks for the thread pool.
+  tile.kc = 256;
+  tile.group = 4;
+  return tile;
+}
 
 namespace {
-constexpr int64_t kMR = 8;
-constexpr int64_t kNR = 32;
-constexpr int64_t kKC = 256;
-// Up to kGroup column panels per parallel task, so each tile's rows of A (in L1) serve several panels
-// (1024³: ~100 -> ~140-210 GFLOP/s, 2048³: ~100 -> ~180 here); fewer when that would leave fewer
-// than two tasks for the thread pool.
-constexpr int64_t kGroup = 4;
 
 struct Tiler {
-  Tiler(KernelBuilder& kb, ScalarType t, const GemmOperands& g) : kb(kb), t(t), g(g) {}
+  Tiler(KernelBuilder& kb, ScalarType t, const GemmOperands& g, const CpuGemmTile& tile)
+      : kb(kb), t(t), g(g), kMR(tile.mr), kNR(tile.nr), kKC(tile.kc), kGroup(tile.group) {}
   KernelBuilder& kb;
   ScalarType t;
   const GemmOperands& g;
+  const int64_t kMR, kNR, kKC, kGroup;
   int C = -1, packedB = -1, packedA = -1, staging = -1;
   ExprP b, col0, width, k0, kLen, firstBlock, panelOffset;
   std::vector<int> acc;  // kMR * kNR accumulators
@@ -51,7 +69,7 @@ struct Tiler {
       for (int64_t j = 0; j < kNR; ++j) {
         int x = acc[static_cast<size_t>(r * kNR + j)];
         // The column is clamped into the panel so padding columns read a valid element.
-        ExprP prev = kb.load(C, g.cIndex(b, row, col0 + binary("min", intImm(j), width - intImm(1))));
+        ExprP prev = kb.load(C, g.cIndex(b, row, col0 + binary(BinOp::Min, intImm(j), width - intImm(1))));
         out.push_back(assign(x, select(firstBlock, zero, prev)));
         step.push_back(assign(x, kb.var(x) + a * kb.load(packedB, panelOffset + kb.var(k) * intImm(kNR) + intImm(j))));
         stage.push_back(store(staging, intImm(r * kNR + j), kb.var(x)));
@@ -67,8 +85,9 @@ struct Tiler {
 };
 }  // namespace
 
-void addTiledGemm(KernelBuilder& kb, ScalarType t, int c, const GemmOperands& g) {
-  Tiler tl(kb, t, g);
+void addCpuGemm(KernelBuilder& kb, const CpuGemmTile& tile, ScalarType t, int c, const GemmOperands& g) {
+  const int64_t kMR = tile.mr, kNR = tile.nr, kKC = tile.kc, kGroup = tile.group;
+  Tiler tl(kb, t, g, tile);
   tl.C = c;
   tl.packedB = kb.localArray("packed_b", t, kGroup * kKC * kNR);
   if (g.packA) tl.packedA = kb.localArray("packed_a", t, kKC * kMR);
@@ -77,30 +96,30 @@ void addTiledGemm(KernelBuilder& kb, ScalarType t, int c, const GemmOperands& g)
 
   int task = kb.loopVar("task"), kblock = kb.loopVar("kblock"), pk = kb.loopVar("pk"), pj = kb.loopVar("pj");
   int it = kb.loopVar("it"), ir = kb.loopVar("ir"), gpPack = kb.loopVar("gp"), gpTile = kb.loopVar("gt"), gpEdge = kb.loopVar("ge");
-  ExprP panels = binary("floordiv", g.N + intImm(kNR - 1), intImm(kNR));
-  ExprP groupSize = binary("max", intImm(1), binary("min", intImm(kGroup), binary("floordiv", panels, intImm(2))));
-  ExprP groups = binary("floordiv", panels + groupSize - intImm(1), groupSize);
-  ExprP kBlocks = binary("floordiv", g.K + intImm(kKC - 1), intImm(kKC));
-  tl.b = binary("floordiv", kb.var(task), groups);
-  ExprP firstPanel = binary("floormod", kb.var(task), groups) * groupSize;
-  ExprP inGroup = binary("min", groupSize, panels - firstPanel);
+  ExprP panels = binary(BinOp::FloorDiv, g.N + intImm(kNR - 1), intImm(kNR));
+  ExprP groupSize = binary(BinOp::Max, intImm(1), binary(BinOp::Min, intImm(kGroup), binary(BinOp::FloorDiv, panels, intImm(2))));
+  ExprP groups = binary(BinOp::FloorDiv, panels + groupSize - intImm(1), groupSize);
+  ExprP kBlocks = binary(BinOp::FloorDiv, g.K + intImm(kKC - 1), intImm(kKC));
+  tl.b = binary(BinOp::FloorDiv, kb.var(task), groups);
+  ExprP firstPanel = binary(BinOp::FloorMod, kb.var(task), groups) * groupSize;
+  ExprP inGroup = binary(BinOp::Min, groupSize, panels - firstPanel);
   tl.k0 = kb.var(kblock) * intImm(kKC);
-  tl.kLen = binary("min", intImm(kKC), g.K - tl.k0);
-  tl.firstBlock = binary("==", kb.var(kblock), intImm(0));
+  tl.kLen = binary(BinOp::Min, intImm(kKC), g.K - tl.k0);
+  tl.firstBlock = binary(BinOp::Eq, kb.var(kblock), intImm(0));
   // Panel gp of the group: its columns, its width, its place in packed_b.
   auto usePanel = [&](int gp) {
     tl.col0 = (firstPanel + kb.var(gp)) * intImm(kNR);
-    tl.width = binary("min", intImm(kNR), g.N - tl.col0);
+    tl.width = binary(BinOp::Min, intImm(kNR), g.N - tl.col0);
     tl.panelOffset = kb.var(gp) * intImm(kKC * kNR);
   };
 
   // Pack this K block of the group's panels: packed_b[gp][k][j] = B[k0 + k][col0 + j], zero past N.
   usePanel(gpPack);
-  ExprP inPanel = binary("<", kb.var(pj), tl.width);
-  ExprP col = tl.col0 + binary("min", kb.var(pj), tl.width - intImm(1));
+  ExprP inPanel = binary(BinOp::Lt, kb.var(pj), tl.width);
+  ExprP col = tl.col0 + binary(BinOp::Min, kb.var(pj), tl.width - intImm(1));
   StmtP pack = forLoop(gpPack, inGroup, {forLoop(pk, tl.kLen, {forLoop(pj, intImm(kNR), {
       store(tl.packedB, tl.panelOffset + kb.var(pk) * intImm(kNR) + kb.var(pj), select(inPanel, g.b(tl.b, tl.k0 + kb.var(pk), col), floatImm(0, t)))})})});
-  ExprP fullTiles = binary("floordiv", g.M, intImm(kMR));
+  ExprP fullTiles = binary(BinOp::FloorDiv, g.M, intImm(kMR));
   auto rowTile = [&](int64_t mr, const ExprP& row0, int gp, const std::string& tag) {
     std::vector<StmtP> body = tl.packRows(mr, row0, tag);
     usePanel(gp);
@@ -112,4 +131,4 @@ void addTiledGemm(KernelBuilder& kb, ScalarType t, int c, const GemmOperands& g)
   kb.add(forLoop(task, g.batch * groups, {forLoop(kblock, kBlocks, {pack, tiles, rest})}, true));
 }
 
-}  // namespace tvms::op::kernels
+}  // namespace tvms::schedule

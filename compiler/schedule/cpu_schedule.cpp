@@ -1,0 +1,83 @@
+#include <optional>
+
+#include "compiler/schedule/schedule.h"
+
+namespace tvms::schedule {
+
+using namespace tir;
+
+namespace {
+
+// The coefficient of loop variable `v` in an index expression, when the index is linear in it.
+std::optional<int64_t> strideIn(const ExprP& e, int v) {
+  switch (e->kind) {
+    case Expr::Kind::Int: return 0;
+    case Expr::Kind::Var: return e->id == v ? 1 : 0;
+    case Expr::Kind::Binary: {
+      auto a = strideIn(e->a, v), b = strideIn(e->b, v);
+      if (!a || !b) return std::nullopt;
+      if (e->binOp == BinOp::Add) return *a + *b;
+      if (e->binOp == BinOp::Sub) return *a - *b;
+      if (e->binOp == BinOp::Mul) {
+        if (*a == 0 && *b == 0) return 0;
+        if (*a == 0 && e->a->kind == Expr::Kind::Int) return e->a->intValue * *b;
+        if (*b == 0 && e->b->kind == Expr::Kind::Int) return *a * e->b->intValue;
+        return std::nullopt;
+      }
+      if (*a == 0 && *b == 0) return 0;  // floordiv / min / ... of expressions free of v
+      return std::nullopt;
+    }
+    case Expr::Kind::Load: return strideIn(e->a, v) == std::optional<int64_t>(0) ? std::optional<int64_t>(0) : std::nullopt;
+    default: {
+      for (const ExprP* c : {&e->a, &e->b, &e->c})
+        if (*c && strideIn(*c, v) != std::optional<int64_t>(0)) return std::nullopt;
+      return 0;
+    }
+  }
+}
+
+// Every load inside `e` reads with stride 0 or 1 in v.
+bool loadsContiguous(const ExprP& e, int v) {
+  if (!e) return true;
+  if (e->kind == Expr::Kind::Load) {
+    auto s = strideIn(e->a, v);
+    return s && (*s == 0 || *s == 1);
+  }
+  return loadsContiguous(e->a, v) && loadsContiguous(e->b, v) && loadsContiguous(e->c, v);
+}
+
+bool vectorizable(const Stmt& loop) {
+  if (loop.keepScalar || loop.iter != IterType::Spatial) return false;
+  for (auto& s : loop.body) {
+    if (s->kind != Stmt::Kind::Store) return false;  // an inner loop, a scalar carried across iterations
+    if (strideIn(s->index, loop.var) != std::optional<int64_t>(1)) return false;
+    if (!loadsContiguous(s->value, loop.var)) return false;
+  }
+  return !loop.body.empty();
+}
+
+StmtP scheduleLoop(const StmtP& s, bool topLevel) {
+  if (s->kind == Stmt::Kind::Seq) {
+    auto copy = std::make_shared<Stmt>(*s);
+    for (auto& b : copy->body) b = scheduleLoop(b, false);  // the thread pool runs only a kernel's own top-level loops
+    return copy;
+  }
+  if (s->kind != Stmt::Kind::For) return s;
+  auto copy = std::make_shared<Stmt>(*s);
+  if (topLevel && s->iter == IterType::Spatial) copy->forKind = ForKind::Parallel;
+  else if (vectorizable(*s)) copy->forKind = ForKind::Vectorized;
+  for (auto& b : copy->body) b = scheduleLoop(b, false);
+  return copy;
+}
+
+}  // namespace
+
+void applyCpu(Kernel& k) {
+  for (auto& s : k.body) s = scheduleLoop(s, true);
+}
+
+void apply(Kernel& k) {
+  if (k.target.isCpu()) applyCpu(k);
+}
+
+}  // namespace tvms::schedule

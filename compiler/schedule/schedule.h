@@ -1,0 +1,18 @@
+#pragma once
+// The schedule of a kernel for its target: what LegalizeOps applies to each kernel the op builders
+// return. The builders say what a kernel computes and which loops are spatial (independent
+// iterations); the schedule decides how loops run on the target. Today: the CPU schedule (llvm).
+// A kind without a schedule keeps its loops serial; its backend (next issue: cuda) brings one.
+#include "compiler/tir/loop_ir.h"
+
+namespace tvms::schedule {
+
+// Applies the schedule of `k.target` to the kernel in place.
+void apply(tir::Kernel& k);
+
+// The CPU schedule: each top-level spatial loop runs on the thread pool (Parallel); an innermost
+// spatial loop whose stores and loads walk memory with unit stride (or not at all), with no
+// loop-carried scalar, is Vectorized.
+void applyCpu(tir::Kernel& k);
+
+}  // namespace tvms::schedule

@@ -1,0 +1,162 @@
+#pragma once
+// The loop IR (TVM's TIR, much reduced) that LegalizeOps lowers every op to, that a target's schedule
+// rewrites (compiler/schedule) and that each backend compiles (compiler/codegen): flat buffers
+// (row-major, contiguous) in a memory scope, loops of a kind (serial, parallel, vectorized,
+// unrolled, bound to a GPU thread axis), loads, stores, scalar arithmetic, locals for reductions and
+// register tiles, and a barrier. A kernel is one function of the C ABI in runtime/kernel_abi.h.
+// Kept apart from codegen as TVM keeps TIR apart from its code generators: the op builders say what
+// a kernel computes, the schedule says how loops run, the backend only translates.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/tir/target.h"
+#include "runtime/dtype.h"
+
+namespace tvms::tir {
+
+// The runtime's element types (runtime/dtype.h); kernels exist for all of them but float16.
+using ScalarType = runtime::DType;
+std::optional<ScalarType> scalarTypeOf(std::string_view dtype);  // "float32" -> F32; none without kernels (float16)
+using runtime::dtypeName;
+bool isFloat(ScalarType t);
+
+// Binary operators. Comparisons give Bool; And/Or/Xor are bitwise on integers, logical on Bool.
+enum class BinOp { Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, Pow, Atan2,
+                   Lt, Le, Gt, Ge, Eq, Ne, And, Or, Xor, Shl, Shr };
+enum class UnOp { Neg, Not, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Erf, Floor, Ceil, Round, Trunc,
+                  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh };
+std::string_view opName(BinOp op);  // "+", "floordiv", "<" (the printer's spelling)
+std::string_view opName(UnOp op);   // "exp", "neg"
+bool isComparison(BinOp op);
+
+struct Expr;
+using ExprP = std::shared_ptr<const Expr>;
+struct Expr {
+  enum class Kind { Int, Float, Var, Load, Binary, Unary, Select, Cast };
+  Kind kind = Kind::Int;
+  ScalarType type = ScalarType::I64;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  int id = -1;      // Var: index into Kernel::vars; Load: index into Kernel::buffers
+  BinOp binOp = BinOp::Add;  // Binary
+  UnOp unOp = UnOp::Neg;     // Unary
+  ExprP a, b, c;    // operands; Load: a = flat index; Select: a ? b : c; Cast: a
+};
+
+// How a loop's iterations run (TVM's ForKind, with thread binding carrying its tag).
+enum class ForKind {
+  Serial,
+  Parallel,       // split across the runtime's thread pool (CPU; only at the top of a kernel)
+  Vectorized,     // the iterations become SIMD lanes (the backend asks its vectorizer for the target's width)
+  Unrolled,       // fully unrolled by the backend
+  ThreadBinding,  // one iteration per GPU thread of the axis in `threadTag` (blockIdx.x, threadIdx.x, ...)
+};
+std::string_view forKindName(ForKind k);  // "serial", "parallel", "vectorized", "unroll", "thread_binding"
+
+// How the compute describes an axis to the schedule (TVM's iter types): a spatial loop's iterations
+// are independent (any of them may run in parallel); a reduction loop's are not.
+enum class IterType { Spatial, Reduction };
+
+struct Stmt;
+using StmtP = std::shared_ptr<const Stmt>;
+struct Stmt {
+  enum class Kind { For, Store, Assign, Seq, Barrier };
+  Kind kind = Kind::Seq;
+  int var = -1;          // For: its loop variable; Assign: the local scalar
+  ExprP extent;          // For: runs var over [0, extent)
+  IterType iter = IterType::Reduction;  // For: what the compute says (Reduction unless marked spatial)
+  ForKind forKind = ForKind::Serial;    // For: what the schedule decided
+  std::string threadTag;  // For with ThreadBinding: "blockIdx.x", "threadIdx.x", ...
+  bool keepScalar = false; // For: a register tile's reduction loop; the loop vectorizer leaves it (the
+                           // SLP vectorizer vectorizes its body across the tile's columns instead)
+  int buffer = -1;       // Store
+  ExprP index, value;    // Store: buffer[index] = value; Assign: var = value
+  std::vector<StmtP> body;  // For, Seq
+  // Barrier: every thread of the block waits here (T.tvm_storage_sync("shared")); no fields.
+};
+
+struct Variable {
+  enum class Role { Dim, Loop, Local };
+  std::string name;
+  ScalarType type = ScalarType::I64;
+  Role role = Role::Loop;
+  int dimIndex = -1;  // Dim: position in the kernel's dims argument
+};
+
+// Where a buffer lives: kernel parameters in the device's global memory; local arrays in the
+// thread's registers/stack ("local") or in a GPU block's shared memory ("shared").
+enum class MemoryScope { Global, Shared, Local };
+std::string_view scopeName(MemoryScope s);
+
+struct Buffer {
+  std::string name;
+  ScalarType type = ScalarType::F32;
+  bool param = true;            // a kernel argument; else a local array of `localSize` elements
+  int64_t localSize = 0;
+  std::vector<std::string> shape;  // printed shape of a parameter (documentation and T.Buffer)
+  MemoryScope scope = MemoryScope::Global;
+};
+
+struct Kernel {
+  std::string name;
+  Target target;                   // what it is built for (LegalizeOps: its output's vdevice)
+  std::vector<Buffer> buffers;     // parameters first (inputs, then outputs), then local arrays
+  std::vector<Variable> vars;
+  std::vector<std::string> dims;   // the symbolic dims the caller passes, in order
+  std::vector<StmtP> body;
+  size_t paramCount() const;
+};
+
+// Builds kernels with typed expressions.
+class KernelBuilder {
+ public:
+  explicit KernelBuilder(std::string name) { k_.name = std::move(name); }
+  int param(std::string name, ScalarType t, std::vector<std::string> shape = {});
+  int localArray(std::string name, ScalarType t, int64_t size, MemoryScope scope = MemoryScope::Local);
+  ExprP dim(const std::string& name);  // a symbolic dim read from the dims argument
+  int loopVar(std::string name);
+  int local(std::string name, ScalarType t);
+  Kernel take() { return std::move(k_); }
+  const Kernel& kernel() const { return k_; }
+  ScalarType bufferType(int b) const { return k_.buffers[b].type; }
+
+  ExprP var(int id) const;
+  ExprP load(int buffer, ExprP index) const;
+  void add(StmtP s) { k_.body.push_back(std::move(s)); }
+
+ private:
+  Kernel k_;
+};
+
+ExprP intImm(int64_t v);
+ExprP floatImm(double v, ScalarType t);
+ExprP binary(BinOp op, ExprP a, ExprP b);  // comparisons give Bool; arithmetic keeps a's type
+ExprP unary(UnOp op, ExprP a);
+ExprP select(ExprP cond, ExprP a, ExprP b);
+ExprP cast(ScalarType t, ExprP a);
+inline ExprP operator+(ExprP a, ExprP b) { return binary(BinOp::Add, std::move(a), std::move(b)); }
+inline ExprP operator*(ExprP a, ExprP b) { return binary(BinOp::Mul, std::move(a), std::move(b)); }
+inline ExprP operator-(ExprP a, ExprP b) { return binary(BinOp::Sub, std::move(a), std::move(b)); }
+inline ExprP min(ExprP a, ExprP b) { return binary(BinOp::Min, std::move(a), std::move(b)); }
+inline ExprP max(ExprP a, ExprP b) { return binary(BinOp::Max, std::move(a), std::move(b)); }
+inline ExprP floordiv(ExprP a, ExprP b) { return binary(BinOp::FloorDiv, std::move(a), std::move(b)); }
+inline ExprP floormod(ExprP a, ExprP b) { return binary(BinOp::FloorMod, std::move(a), std::move(b)); }
+
+// A loop over [0, extent). `spatial`: the compute says its iterations are independent, so the
+// target's schedule may run them in parallel, vectorize or bind them to GPU threads.
+StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool spatial = false);
+StmtP tileLoop(int var, ExprP extent, std::vector<StmtP> body);  // a For with keepScalar
+StmtP store(int buffer, ExprP index, ExprP value);
+StmtP assign(int local, ExprP value);
+StmtP seq(std::vector<StmtP> body);
+StmtP barrier();
+
+// The kernel as a T.prim_func body (flat indices), for --print-after and tvms/viewIR: loop kinds
+// (T.serial / T.parallel / T.vectorized / T.unroll / T.thread_binding), buffer scopes, barriers.
+std::vector<std::string> printKernelBody(const Kernel& k);
+
+}  // namespace tvms::tir

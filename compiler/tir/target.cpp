@@ -1,0 +1,44 @@
+#include "compiler/tir/target.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+namespace tvms::tir {
+
+namespace {
+int hostVectorBits() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return 512;
+  if (__builtin_cpu_supports("avx2") || __builtin_cpu_supports("avx")) return 256;
+  return 128;
+#else
+  return 128;  // NEON / SSE-class units
+#endif
+}
+}  // namespace
+
+Target Target::host() {
+  Target t;
+  t.kind = "llvm";
+  t.vectorBits = hostVectorBits();
+  if (const char* env = std::getenv("TVMS_CPU_VECTOR_BITS")) {
+    std::string_view v = env;
+    // Narrower only: kernels cannot use units the machine does not have.
+    if (v == "128" || v == "256" || v == "512") t.vectorBits = std::min(t.vectorBits, std::atoi(env));
+  }
+  return t;
+}
+
+Target Target::forKind(const std::string& kind) {
+  Target t;
+  t.kind = kind;
+  if (t.isCpu()) {
+    t = host();
+    t.kind = kind == "cpu" ? "llvm" : kind;
+  }
+  return t;
+}
+
+}  // namespace tvms::tir

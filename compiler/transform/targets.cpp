@@ -1,0 +1,21 @@
+#include "compiler/transform/targets.h"
+
+#include "compiler/analysis/analysis.h"
+
+namespace tvms::transform {
+
+const ir::VDevice* executionVDevice(const ir::IRModule& m, const ir::StructInfo* s) {
+  if (const ir::VDevice* v = ir::placedOn(s)) return v;
+  for (auto& v : m.vdevices)
+    if (v->memoryScope == "global") return v.get();
+  return m.vdevices.empty() ? nullptr : m.vdevices.front().get();
+}
+
+tir::Target targetOf(const ir::IRModule& m, const ir::VDevice* v, const DeviceRemap& remap) {
+  if (!v) return tir::Target::forKind("llvm");
+  auto it = remap.find(analysis::spellingOf(m, v));
+  if (it != remap.end() && it->second == "cpu") return tir::Target::forKind("llvm");
+  return tir::Target::forKind(v->target.kind);
+}
+
+}  // namespace tvms::transform

@@ -1,0 +1,69 @@
+#include "runtime/registry.h"
+
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "runtime/cpu_module.h"
+
+namespace tvms::runtime {
+
+namespace {
+
+struct Registries {
+  std::mutex mutex;
+  std::map<std::string, DeviceFactory> devices;
+  std::map<std::string, ModuleLoader> loaders;
+  Registries() {
+    for (const char* kind : {"llvm", "c", "cpu"}) {
+      devices[kind] = [](int index) { return makeCpuDevice(index); };
+      loaders[kind] = loadCpuModule;
+    }
+  }
+};
+
+Registries& registries() {
+  static Registries r;
+  return r;
+}
+
+}  // namespace
+
+void registerDevice(const std::string& kind, DeviceFactory factory) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.devices[kind] = std::move(factory);
+}
+
+std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index) {
+  auto& r = registries();
+  DeviceFactory factory;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.devices.find(kind);
+    if (it == r.devices.end()) return nullptr;
+    factory = it->second;
+  }
+  return factory(index);
+}
+
+void registerModuleLoader(const std::string& kind, ModuleLoader loader) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.loaders[kind] = std::move(loader);
+}
+
+std::shared_ptr<KernelLibrary> loadModule(const std::string& kind, const std::vector<char>& blob) {
+  auto& r = registries();
+  ModuleLoader loader;
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.loaders.find(kind);
+    if (it == r.loaders.end())
+      throw std::runtime_error("the artifact holds " + kind + " kernels, which this build of tvms cannot load");
+    loader = it->second;
+  }
+  return loader(blob);
+}
+
+}  // namespace tvms::runtime

@@ -1,0 +1,27 @@
+#pragma once
+// The runtime's registries, keyed by target kind: how to open a device of a kind (an index -> a
+// DeviceAPI) and how to load a module blob of a kind from a .tvmx (bytes -> a KernelLibrary). The
+// CPU kinds ("llvm", "c", "cpu") are built in; the CUDA device registers "cuda" (next issue).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/device_api.h"
+#include "runtime/kernel_library.h"
+
+namespace tvms::runtime {
+
+using DeviceFactory = std::function<std::unique_ptr<DeviceAPI>(int index)>;
+using ModuleLoader = std::function<std::shared_ptr<KernelLibrary>(const std::vector<char>& blob)>;
+
+void registerDevice(const std::string& kind, DeviceFactory factory);
+// A device of `kind`, or null when no factory is registered for it (the factory itself throws
+// with its reason when the kind is known but the device cannot be opened).
+std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index);
+
+void registerModuleLoader(const std::string& kind, ModuleLoader loader);
+// Throws std::runtime_error naming the kind when none is registered or the blob does not load.
+std::shared_ptr<KernelLibrary> loadModule(const std::string& kind, const std::vector<char>& blob);
+
+}  // namespace tvms::runtime
