@@ -1,0 +1,268 @@
+// The kernel path from LegalizeOps to the VM, made for more than one target: kernels know their
+// target, call sites bind (kernel, device slot), the CPU schedule follows the target's vector width,
+// the loop IR prints its schedule, backends and devices come from registries, copies are ordered by
+// events.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "compiler/codegen/backend.h"
+#include "compiler/driver/pipeline.h"
+#include "compiler/schedule/gemm.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/transform/legalize_ops.h"
+#include "compiler/transform/passes.h"
+#include "runtime/registry.h"
+#include "runtime/vm.h"
+#include "tests/support/corpus.h"
+#include "tests/support/run_helpers.h"
+
+using namespace tvms;
+using test::Host;
+using test::Run;
+
+namespace {
+
+transform::LegalizedModule legalize(const std::string& text, const transform::DeviceRemap& remap = {}) {
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  return transform::legalizeOps(transform::realizeVDevice(transform::normalize(lowered.module())), remap);
+}
+
+const char* kExpOnCudaAndCpu =
+    "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+    "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0), I.vdevice(\"llvm\", 0)]})\n\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((64,), \"float32\", \"cuda:0\"), y: R.Tensor((64,), \"float32\", \"llvm:0\"))"
+    " -> R.Tuple(R.Tensor((64,), \"float32\", \"cuda:0\"), R.Tensor((64,), \"float32\", \"llvm:0\")):\n"
+    "        a = R.exp(x)\n        b = R.exp(y)\n        return (a, b)\n";
+
+// The GEMM of an M x K by K x N matmul as a kernel, tiled with `tile` for `target`.
+tir::Kernel gemmKernel(const tir::Target& target, const schedule::CpuGemmTile& tile, int64_t M, int64_t N, int64_t K) {
+  using namespace tir;
+  KernelBuilder kb("tvmsk_gemm_test");
+  int a = kb.param("A", ScalarType::F32), b = kb.param("B", ScalarType::F32), c = kb.param("C", ScalarType::F32);
+  schedule::GemmOperands g;
+  g.batch = intImm(1);
+  g.M = intImm(M);
+  g.N = intImm(N);
+  g.K = intImm(K);
+  g.a = [&kb, a, K](const ExprP&, const ExprP& row, const ExprP& k) { return kb.load(a, row * intImm(K) + k); };
+  g.b = [&kb, b, N](const ExprP&, const ExprP& k, const ExprP& col) { return kb.load(b, k * intImm(N) + col); };
+  g.cIndex = [N](const ExprP&, const ExprP& row, const ExprP& col) { return row * intImm(N) + col; };
+  schedule::addCpuGemm(kb, tile, ScalarType::F32, c, g);
+  Kernel k = kb.take();
+  k.target = target;
+  schedule::apply(k);
+  return k;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// ymm operands through the stack between the first and the last FMA of the assembly.
+size_t stackVectorTraffic(const std::string& assembly) {
+  size_t first = assembly.find("vfmadd"), last = assembly.rfind("vfmadd");
+  if (first == std::string::npos) return 0;
+  size_t n = 0;
+  for (size_t line = first; line < last;) {
+    size_t end = assembly.find('\n', line);
+    std::string text = assembly.substr(line, end - line);
+    if (text.find("(%rsp") != std::string::npos && text.find("ymm") != std::string::npos) ++n;
+    line = end + 1;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("kernel path: one kernel called on two CPU vdevices runs each call on its own device") {
+  // The regression: kernels were deduplicated by body and given one device slot, so the last call
+  // site won and both calls ran on llvm:1 ("device 0: 0 kernels; device 1: 2 kernels").
+  std::mt19937 rng(20261203);
+  Host h;
+  auto x = h.tensor({1000}, rng), y = h.tensor({1000}, rng);
+  Run r = test::compileAndRun(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/same_kernel_two_cpus.py"), {x, y});
+  CHECK(r.exe.kernels.size() == 1);  // the same body and target: compiled once
+  CHECK(r.stats.kernelCalls == std::vector<int64_t>{1, 1});
+  REQUIRE(r.outputs.size() == 2);
+  CHECK(r.outputs[0].slot() == 0);
+  CHECK(r.outputs[1].slot() == 1);
+  std::vector<double> ex, ey;
+  for (int64_t i = 0; i < 1000; ++i) {
+    ex.push_back(std::exp(static_cast<double>(test::at(x, i))));
+    ey.push_back(std::exp(static_cast<double>(test::at(y, i))));
+  }
+  test::checkClose(r.outputs[0], ex, 1e-6);
+  test::checkClose(r.outputs[1], ey, 1e-6);
+  // Per-device kernel time comes from each device's own events.
+  CHECK(r.stats.kernelSeconds[0] > 0);
+  CHECK(r.stats.kernelSeconds[1] > 0);
+}
+
+TEST_CASE("kernel path: a kernel's identity is its body and its target: the same exp on cuda and llvm is two kernels") {
+  auto split = legalize(kExpOnCudaAndCpu);
+  REQUIRE(split.kernels.size() == 2);
+  CHECK(split.kernels[0].target.kind == "cuda");
+  CHECK(split.kernels[1].target.kind == "llvm");
+  CHECK(split.kernelVDevices == std::vector<std::string>{"cuda:0", "llvm:0"});
+  // Remapped to the CPU, both are llvm kernels with the same body: one kernel.
+  auto merged = legalize(kExpOnCudaAndCpu, {{"cuda:0", "cpu"}});
+  REQUIRE(merged.kernels.size() == 1);
+  CHECK(merged.kernels[0].target.kind == "llvm");
+}
+
+TEST_CASE("kernel path: a kernel for a kind without a code generator is a clear error naming the vdevice") {
+  auto lowered = test::lower(kExpOnCudaAndCpu);
+  driver::BuildResult b = driver::build(lowered.module(), {});
+  REQUIRE_FALSE(b.exe);
+  REQUIRE(b.errors.size() == 1);
+  CHECK(b.errors[0] == "kernel tvmsk_exp runs on vdevice \"cuda:0\" (cuda): tvms has no cuda code generator yet; `--device cuda:0=cpu` runs it on the CPU");
+  CHECK(codegen::backendFor("llvm") != nullptr);
+  CHECK(codegen::backendFor("cuda") == nullptr);
+}
+
+TEST_CASE("schedule: the CPU GEMM tile follows the target's vector width") {
+  tir::Target avx512{"llvm", 512}, avx2{"llvm", 256};
+  auto wide = schedule::cpuGemmTile(avx512, tir::ScalarType::F32);
+  CHECK(wide.mr == 8);
+  CHECK(wide.nr == 32);
+  CHECK(wide.accumulatorRegisters() == 16);
+  auto narrow = schedule::cpuGemmTile(avx2, tir::ScalarType::F32);
+  CHECK(narrow.nr == 16);
+  // Accumulators + two vectors of B + A's broadcast fit AVX2's 16 registers.
+  CHECK(narrow.accumulatorRegisters() + 3 <= 16);
+  auto doubles = schedule::cpuGemmTile(avx512, tir::ScalarType::F64);
+  CHECK(doubles.accumulatorRegisters() + 3 <= 32);
+}
+
+TEST_CASE("schedule: on a 256-bit target the GEMM's register tile does not spill (the AVX-512 tile would)") {
+  const codegen::Backend* llvm = codegen::backendFor("llvm");
+  REQUIRE(llvm);
+  tir::Target avx2{"llvm", 256};
+  std::string chosen = llvm->emit({gemmKernel(avx2, schedule::cpuGemmTile(avx2, tir::ScalarType::F32), 64, 64, 64)}, avx2, "asm");
+  std::string wideTile = llvm->emit({gemmKernel(avx2, schedule::cpuGemmTile({"llvm", 512}, tir::ScalarType::F32), 64, 64, 64)}, avx2, "asm");
+  CHECK(count(chosen, "zmm") == 0);   // built for the target, not the AVX-512 host
+  CHECK(count(chosen, "vfmadd") > 0);
+  // Accumulators that do not fit the 16 ymm registers live on the stack: vector loads and stores
+  // through %rsp among the FMAs of the micro-kernel.
+  CHECK(stackVectorTraffic(chosen) == 0);
+  CHECK(stackVectorTraffic(wideTile) > 10);  // what an AVX2-only host would have run before
+}
+
+TEST_CASE("schedule: LegalizeOps prints the CPU schedule (parallel and vectorized loops) in its prim_funcs") {
+  auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/same_kernel_two_cpus.py"));
+  std::string error;
+  std::string text = driver::printAfter(lowered.module(), "LegalizeOps", &error);
+  CHECK(error.empty());
+  CHECK(text.find("for o in T.parallel(1):") != std::string::npos);
+  CHECK(text.find("for i in T.vectorized(T.min(16384, (1000 - (o * 16384)))):") != std::string::npos);
+  // A reduction loop is never vectorized or parallel: softmax's max and sum stay serial.
+  auto softmax = test::lower(test::module("x: R.Tensor((8, 64), \"float32\")", "R.Tensor((8, 64), \"float32\")",
+                                          "        y = R.nn.softmax(x)\n        return y\n"));
+  std::string s = driver::printAfter(softmax.module(), "LegalizeOps", &error);
+  CHECK(s.find("for k in T.serial(64):") != std::string::npos);
+  CHECK(s.find("for k3 in T.vectorized(64):") != std::string::npos);
+}
+
+TEST_CASE("loop IR: thread-bound loops and shared buffers and barriers print as TVMScript and the CPU backend refuses them clearly") {
+  using namespace tir;
+  KernelBuilder kb("tvmsk_gpu_shape");
+  int a = kb.param("A", ScalarType::F32, {"256"});
+  int tile = kb.localArray("tile", ScalarType::F32, 128, MemoryScope::Shared);
+  int bx = kb.loopVar("bx"), tx = kb.loopVar("tx");
+  auto bound = [](StmtP s, const char* tag) {
+    auto b = std::make_shared<Stmt>(*s);
+    b->forKind = ForKind::ThreadBinding;
+    b->threadTag = tag;
+    return StmtP(b);
+  };
+  ExprP i = kb.var(bx) * intImm(128) + kb.var(tx);
+  kb.add(bound(forLoop(bx, intImm(2), {bound(forLoop(tx, intImm(128), {store(tile, kb.var(tx), kb.load(a, i)), barrier(),
+                                                                         store(a, i, unary(UnOp::Exp, kb.load(tile, kb.var(tx))))}, true),
+                                             "threadIdx.x")}, true),
+               "blockIdx.x"));
+  Kernel k = kb.take();
+  auto lines = printKernelBody(k);
+  std::string text;
+  for (auto& l : lines) text += l + "\n";
+  CHECK(text.find("tile = T.alloc_buffer((128,), \"float32\", scope=\"shared\")") != std::string::npos);
+  CHECK(text.find("for bx in T.thread_binding(2, thread=\"blockIdx.x\"):") != std::string::npos);
+  CHECK(text.find("    for tx in T.thread_binding(128, thread=\"threadIdx.x\"):") != std::string::npos);
+  CHECK(text.find("        T.tvm_storage_sync(\"shared\")") != std::string::npos);
+  CHECK(text.find("A[((bx * 128) + tx)] = T.exp(tile[tx])") != std::string::npos);
+  CHECK(opName(BinOp::FloorDiv) == "floordiv");
+  CHECK(opName(UnOp::Rsqrt) == "rsqrt");
+  try {
+    codegen::backendFor("llvm")->emit({k}, Target::host(), "llvm");
+    FAIL("the CPU backend compiled GPU shared memory");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find("GPU shared memory; the CPU backend cannot build it") != std::string::npos);
+  }
+}
+
+namespace {
+
+// A device whose memory the host cannot read, recording how it was asked to order work: what a
+// CUDA device looks like to copyBetween and the VM.
+class RecordingDevice : public runtime::DeviceAPI {
+ public:
+  std::vector<std::string> calls;
+  std::shared_ptr<runtime::DeviceAPI> host = runtime::makeCpuDevice(-1);
+  std::string name() const override { return "fake:0"; }
+  bool hostAccessible() const override { return false; }
+  void* alloc(size_t bytes) override { return host->alloc(bytes); }
+  void free(void* p) override { host->free(p); }
+  void copyFromHost(void* d, const void* s, size_t n, runtime::Stream) override { calls.push_back("h2d"); std::memcpy(d, s, n); }
+  void copyToHost(void* d, const void* s, size_t n, runtime::Stream) override { calls.push_back("d2h"); std::memcpy(d, s, n); }
+  void copyWithin(void* d, const void* s, size_t n, runtime::Stream) override { calls.push_back("d2d"); std::memcpy(d, s, n); }
+  runtime::Stream createStream() override { return nullptr; }
+  void destroyStream(runtime::Stream) override {}
+  void synchronize(runtime::Stream) override { calls.push_back("synchronize-device"); }
+  runtime::Event recordEvent(runtime::Stream) override { calls.push_back("record"); return new int(0); }
+  void waitEvent(runtime::Stream, runtime::Event) override { calls.push_back("wait"); }
+  void synchronizeEvent(runtime::Event) override { calls.push_back("synchronize-event"); }
+  double elapsedSeconds(runtime::Event, runtime::Event) override { return 0.25; }
+  void destroyEvent(runtime::Event e) override { delete static_cast<int*>(e); }
+  std::unique_ptr<runtime::KernelLauncher> launcher(std::shared_ptr<runtime::KernelLibrary> lib) override { return host->launcher(lib); }
+};
+
+}  // namespace
+
+TEST_CASE("runtime: a copy from a device waits for that copy's event and never for the whole device") {
+  RecordingDevice dev;
+  auto host = runtime::makeCpuDevice(0);
+  std::vector<float> src{1, 2, 3, 4}, out(4, 0);
+  void* on = dev.alloc(16);
+  runtime::copyBetween(dev, on, *host, src.data(), 16);
+  runtime::copyBetween(*host, out.data(), dev, on, 16);
+  CHECK(out == src);
+  CHECK(dev.calls == std::vector<std::string>{"h2d", "record", "synchronize-event", "d2h", "record", "synchronize-event"});
+  dev.free(on);
+}
+
+TEST_CASE("runtime: devices and module loaders come from registries by target kind") {
+  CHECK(runtime::openDevice("llvm", 0) != nullptr);
+  CHECK(runtime::openDevice("no-such-kind", 0) == nullptr);
+  CHECK_THROWS_WITH(runtime::loadModule("no-such-kind", {}), "the artifact holds no-such-kind kernels, which this build of tvms cannot load");
+  // A registered kind opens: the VM then runs the module's slot on it, timed by its own events.
+  int opened = 0;
+  runtime::registerDevice("recording", [&opened](int) {
+    ++opened;
+    return std::make_unique<RecordingDevice>();
+  });
+  runtime::Executable exe;
+  exe.devices.push_back({"recording", 99, 0, "global", "recording:0"});
+  auto devices = runtime::openDevices(exe, {});
+  CHECK(opened == 1);
+  REQUIRE(devices.size() == 1);
+  CHECK(devices[0]->name() == "fake:0");
+  exe.devices[0] = {"metal", 8, 0, "global", "metal:0"};
+  CHECK_THROWS_WITH(runtime::openDevices(exe, {}),
+                    doctest::Contains("`--device metal:0=cpu` runs it on the CPU instead"));
+}
