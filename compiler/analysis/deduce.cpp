@@ -152,7 +152,7 @@ class Deducer {
       origins.push_back(std::move(o));
     }
     if (c.callee) return moduleCall(c, args, origins);
-    const op::OpDef* def = op::findOp(c.op);
+    const op::OpDef* def = c.def;
     if (!def) return nullptr;
     op::InferInput in{*def, c, args};
     op::InferResult r = op::inferCall(in);

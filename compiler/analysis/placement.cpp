@@ -96,7 +96,7 @@ class Placement {
         place(v.get(), d, ctx_.map.operand(&b, 1), "'" + v->name + "' is annotated on \"" + spellingOf(ctx_.module, d) + "\"");
       if (v.get() != var) { Component a, c; tie(var, v.get(), a, c); }
     }
-    if (auto* c = as<Call>(b.value); c && c->op == "relax.hint_on_device") {
+    if (auto* c = as<Call>(b.value); c && c->def == &op::builtin::hintOnDevice()) {
       if (const VDevice* d = ctx_.module.hintedEntry(*c)) place(var, d, range(c), "hinted onto \"" + spellingOf(ctx_.module, d) + "\" here");
       return;
     }
@@ -139,9 +139,8 @@ class Placement {
 
 bool isDeviceBoundary(const Call& c) {
   if (c.callee) return true;  // calls of other functions do not tie across the call
-  if (c.op == "relax.hint_on_device" || c.op == "relax.to_vdevice") return true;
-  const op::OpDef* def = op::findOp(c.op);
-  return def && def->deviceRule == op::DeviceRule::Written;
+  if (c.def == &op::builtin::hintOnDevice() || c.def == &op::builtin::toVDevice()) return true;
+  return c.def && c.def->deviceRule == op::DeviceRule::Written;
 }
 
 void checkPlacement(const DeduceContext& ctx, const Function& fn, const std::vector<diag::Diagnostic>& reported,

@@ -32,7 +32,7 @@ struct UseCollector {
       for (auto& a : c->attrs)
         if (a.value.kind == Value::Kind::VDevice && a.value.vdevice) uses.push_back(a.value.vdevice.get());
       for (auto& s : c->sinfoArgs) sinfo(s);
-      if (c->op == "relax.hint_on_device") hints.push_back(c);
+      if (c->def == &op::builtin::hintOnDevice()) hints.push_back(c);
     } else if (auto* t = as<Tuple>(e)) {
       for (auto& f : t->fields) expr(f);
     } else if (auto* g = as<TupleGetItem>(e)) {

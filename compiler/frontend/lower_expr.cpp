@@ -194,6 +194,7 @@ ExprPtr Lowerer::lowerOperator(TSNode n) {
   }
   auto call = std::make_shared<Call>();
   call->op = def->name;
+  call->def = def;
   call->infix = unary ? "u-" : pyOp;
   for (TSNode o : operands) {
     operandAt(call.get(), call->args.size(), o);
@@ -329,6 +330,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
 ExprPtr Lowerer::lowerUnmodelledCall(const std::string& opName, TSNode args) {
   auto call = std::make_shared<Call>();
   call->op = opName;
+  call->def = op::findOp(opName);  // null for a name the registry lacks
   for (TSNode a : namedChildren(args)) {
     if (isType(a, "keyword_argument")) {
       call->attrs.push_back({text(field(a, "name")), literalOrOpaque(field(a, "value")), true, false});
@@ -387,6 +389,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
 
   auto call = std::make_shared<Call>();
   call->op = def.name;
+  call->def = &def;
   size_t lastArg = 0;
   for (auto& p : def.params) {
     auto it = std::find_if(given.begin(), given.end(), [&](auto& g) { return g.first == &p; });

@@ -8,6 +8,10 @@
 #include "compiler/ir/struct_info.h"
 #include "compiler/ir/value.h"
 
+namespace tvms::op {
+struct OpDef;  // compiler/op/registry.h: the IR refers to an op's definition, never needs its contents
+}  // namespace tvms::op
+
 namespace tvms::ir {
 
 struct Expr {
@@ -117,6 +121,9 @@ struct Call : Expr {
   Call() : Expr(kKind) {}
   enum class SInfoArgsKey { None, OutSInfo, SInfoArgs };
   std::string op;
+  // The op's entry in the registry, the call's identity for every pass (set by whoever makes the
+  // call: the frontend, a pass); null for calls of functions (callee) and of ops the registry lacks.
+  const op::OpDef* def = nullptr;
   ExprPtr callee;
   std::vector<ExprPtr> args;
   std::vector<CallAttr> attrs;

@@ -31,33 +31,55 @@ struct LegalizeResult {
   std::string error;               // why it cannot be lowered (unsupported dtype, unknown rank, ...)
 };
 
-// The kernel builders, attached to their ops' registry entries.
+// The kernel builders, attached to their ops' registry entries. A builder shared by a family of ops
+// takes what tells them apart as an argument; the registry binds each op to its instance
+// (kernels::reduceOp<Reduction::Sum>), so no builder looks at the op's name.
 namespace kernels {
-LegalizeResult elementwise(const LegalizeInput& in);  // binary/unary ops, activations, clip, where, ewise_fma, astype, broadcast_to
-LegalizeResult reduce(const LegalizeInput& in);       // sum, mean, max, min, prod, std, variance
-LegalizeResult softmax(const LegalizeInput& in);      // nn.softmax, nn.log_softmax
-LegalizeResult matmul(const LegalizeInput& in);       // tiled, outer loop on the thread pool
+enum class Reduction { Sum, Mean, Max, Min, Prod, Std, Variance };
+enum class Pooling { Max, Avg, AdaptiveAvg };
+enum class GroupedNorm { Instance, Group, Batch };
+enum class Ordering { Sort, Argsort, Topk };
+enum class Fill { Zeros, Ones, Value };
+
+LegalizeResult elementwise(const LegalizeInput& in);  // the loops around OpDef::scalar (binary/unary ops, activations, clip, where, ...)
+LegalizeResult reduce(const LegalizeInput& in, Reduction r);  // sum, mean, max, min, prod, std, variance
+LegalizeResult softmax(const LegalizeInput& in, bool log);    // nn.softmax, nn.log_softmax
+LegalizeResult matmul(const LegalizeInput& in);       // the target's GEMM schedule (compiler/schedule/gemm.h)
 LegalizeResult copyLike(const LegalizeInput& in);     // reshape, flatten, expand_dims, squeeze (same bytes)
 LegalizeResult permuteDims(const LegalizeInput& in);  // permute_dims (transpose)
-LegalizeResult conv(const LegalizeInput& in);         // nn.conv1d/2d/3d, any layout, as a tiled implicit GEMM
-LegalizeResult pool(const LegalizeInput& in);         // nn.max_pool*/avg_pool*/adaptive_avg_pool*, any layout
-LegalizeResult fill(const LegalizeInput& in);         // full, full_like, zeros, ones, zeros_like, ones_like
-LegalizeResult triangle(const LegalizeInput& in);     // tril, triu
+LegalizeResult conv(const LegalizeInput& in, int dims, bool transpose);  // nn.conv1d/2d/3d (+ _transpose), any layout
+LegalizeResult pool(const LegalizeInput& in, Pooling p, int dims);      // nn.max_pool*/avg_pool*/adaptive_avg_pool*, any layout
+LegalizeResult fill(const LegalizeInput& in, Fill f);  // full, full_like (Value), zeros, zeros_like, ones, ones_like
+LegalizeResult triangle(const LegalizeInput& in, bool lower);  // tril, triu
 LegalizeResult take(const LegalizeInput& in);         // take (clip / wrap)
 LegalizeResult stridedSlice(const LegalizeInput& in); // strided_slice
-LegalizeResult joinAlongAxis(const LegalizeInput& in);// concat, stack (the tuple's fields as operands)
+LegalizeResult joinAlongAxis(const LegalizeInput& in, bool stack);  // concat, stack (the tuple's fields as operands)
 LegalizeResult split(const LegalizeInput& in);        // split (a tuple result: one output buffer per piece)
-LegalizeResult argReduce(const LegalizeInput& in);    // argmax, argmin
-LegalizeResult scan(const LegalizeInput& in);         // cumsum, cumprod (inclusive / exclusive)
+LegalizeResult argReduce(const LegalizeInput& in, bool max);  // argmax, argmin
+LegalizeResult scan(const LegalizeInput& in, bool sum);       // cumsum, cumprod (inclusive / exclusive)
 LegalizeResult median(const LegalizeInput& in);       // median along one axis or of everything
-LegalizeResult norm(const LegalizeInput& in);         // nn.layer_norm, nn.rms_norm over the last axes
+LegalizeResult norm(const LegalizeInput& in, bool rms);  // nn.layer_norm, nn.rms_norm over the last axes
 LegalizeResult prelu(const LegalizeInput& in);        // nn.prelu
 LegalizeResult einsum(const LegalizeInput& in);       // einsum without "..." (a loop nest)
-LegalizeResult ordering(const LegalizeInput& in);     // sort, argsort, topk (by repeated selection)
+LegalizeResult ordering(const LegalizeInput& in, Ordering o);  // sort, argsort, topk (by repeated selection)
 LegalizeResult arange(const LegalizeInput& in);       // arange with compile-time bounds
 LegalizeResult dropout(const LegalizeInput& in);      // nn.dropout at inference (identity, mask of ones)
-LegalizeResult groupedNorm(const LegalizeInput& in);  // nn.instance_norm, nn.group_norm, nn.batch_norm (a tuple result)
+LegalizeResult groupedNorm(const LegalizeInput& in, GroupedNorm n);  // nn.instance_norm, nn.group_norm, nn.batch_norm (a tuple result)
 LegalizeResult outer(const LegalizeInput& in);        // outer
+
+// The instances the registry binds (a LegalizeFn takes only the input).
+template <Reduction R> LegalizeResult reduceOp(const LegalizeInput& in) { return reduce(in, R); }
+template <bool Log> LegalizeResult softmaxOp(const LegalizeInput& in) { return softmax(in, Log); }
+template <int Dims, bool Transpose> LegalizeResult convOp(const LegalizeInput& in) { return conv(in, Dims, Transpose); }
+template <Pooling P, int Dims> LegalizeResult poolOp(const LegalizeInput& in) { return pool(in, P, Dims); }
+template <Fill F> LegalizeResult fillOp(const LegalizeInput& in) { return fill(in, F); }
+template <bool Lower> LegalizeResult triangleOp(const LegalizeInput& in) { return triangle(in, Lower); }
+template <bool Stack> LegalizeResult joinOp(const LegalizeInput& in) { return joinAlongAxis(in, Stack); }
+template <bool Max> LegalizeResult argReduceOp(const LegalizeInput& in) { return argReduce(in, Max); }
+template <bool Sum> LegalizeResult scanOp(const LegalizeInput& in) { return scan(in, Sum); }
+template <bool Rms> LegalizeResult normOp(const LegalizeInput& in) { return norm(in, Rms); }
+template <Ordering O> LegalizeResult orderingOp(const LegalizeInput& in) { return ordering(in, O); }
+template <GroupedNorm N> LegalizeResult groupedNormOp(const LegalizeInput& in) { return groupedNorm(in, N); }
 }  // namespace kernels
 
 }  // namespace tvms::op

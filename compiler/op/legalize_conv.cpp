@@ -16,7 +16,7 @@ namespace tvms::op::kernels {
 
 using namespace tir;
 
-LegalizeResult convTranspose(const LegalizeInput& in);
+LegalizeResult convTranspose(const LegalizeInput& in, int dims);
 
 namespace {
 
@@ -46,7 +46,7 @@ struct ConvCall {
   nn::Padding pad;
   ScalarType t = ScalarType::F32;
 };
-std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelBuilder& kb, bool transpose) {
+std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelBuilder& kb, int dims, bool transpose) {
   const std::string name = in.def.scriptName();
   const ir::StructInfo* data = in.args.size() > 0 ? in.args[0] : nullptr;
   const ir::StructInfo* weight = in.args.size() > 1 ? in.args[1] : nullptr;
@@ -55,7 +55,7 @@ std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelB
     return failure(name + " kernels take float32 or float64 data and weight of one dtype (and out_dtype equal to it)");
   ConvCall c;
   c.t = *t;
-  c.dims = nn::spatialDims(in.def.name);
+  c.dims = dims;
   std::string dataLayout = infer::stringAttr(in.attr("data_layout")).value_or("");
   c.dl = nn::parseLayout(dataLayout, 'N', 'C', c.dims);
   // The weight's first slot is O for a convolution, I for a transposed one (IOHW).
@@ -77,10 +77,10 @@ std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelB
 
 }  // namespace
 
-LegalizeResult conv(const LegalizeInput& in) {
-  if (in.def.name.find("transpose") != std::string::npos) return convTranspose(in);
+LegalizeResult conv(const LegalizeInput& in, int dims, bool transpose) {
+  if (transpose) return convTranspose(in, dims);
   KernelBuilder kb(in.kernelName);
-  auto read = readConv(in, kb, false);
+  auto read = readConv(in, kb, dims, false);
   if (auto* failed = std::get_if<LegalizeResult>(&read)) return std::move(*failed);
   ConvCall& cc = std::get<ConvCall>(read);
   int D = kb.param("data", cc.t, shapeText(in.args[0]));
@@ -148,9 +148,9 @@ using namespace tir;
 // padding, output_padding (through the result's shape), dilation, groups: each output element
 // gathers the inputs whose strided window covers it, out[o] += x[i] * w[k] where
 // o = i * stride + k * dilation - pad. A plain loop nest (outermost parallel), not the tiled GEMM.
-LegalizeResult convTranspose(const LegalizeInput& in) {
+LegalizeResult convTranspose(const LegalizeInput& in, int dims) {
   KernelBuilder kb(in.kernelName);
-  auto read = readConv(in, kb, true);
+  auto read = readConv(in, kb, dims, true);
   if (auto* failed = std::get_if<LegalizeResult>(&read)) return std::move(*failed);
   ConvCall& cc = std::get<ConvCall>(read);
   int D = kb.param("data", cc.t, shapeText(in.args[0]));

@@ -1,8 +1,7 @@
-// Elementwise kernels. Same-shape operands run as one flat loop split into chunks on the thread pool
-// (the inner loop vectorizes); broadcasting runs a loop nest over the output, the outermost loop
-// parallel. Compile-time scalars (R.const(2, "float32"), Python numbers) are inlined.
-#include <cmath>
-#include <map>
+// Elementwise kernels: the loops around the op's scalar function (OpDef::scalar, bound in the op
+// registry). Same-shape operands run as one flat loop in chunks, broadcasting as a loop nest over the
+// output; every loop is spatial, so the CPU schedule runs the outer one on the thread pool and
+// vectorizes the inner one. Compile-time scalars (R.const(2, "float32"), Python numbers) are inlined.
 
 #include "compiler/ir/printer.h"
 #include "compiler/op/infer_util.h"
@@ -15,68 +14,6 @@ using namespace tir;
 namespace {
 
 constexpr int64_t kChunk = 16384;  // elements per parallel part of a flat loop
-
-const std::map<std::string, BinOp>& binaryOps() {
-  static const std::map<std::string, BinOp> m = {
-      {"add", BinOp::Add}, {"subtract", BinOp::Sub}, {"multiply", BinOp::Mul}, {"divide", BinOp::Div}, {"floor_divide", BinOp::FloorDiv},
-      {"mod", BinOp::Mod}, {"floor_mod", BinOp::FloorMod}, {"power", BinOp::Pow}, {"maximum", BinOp::Max}, {"minimum", BinOp::Min},
-      {"equal", BinOp::Eq}, {"not_equal", BinOp::Ne}, {"less", BinOp::Lt}, {"less_equal", BinOp::Le}, {"greater", BinOp::Gt}, {"greater_equal", BinOp::Ge},
-      {"logical_and", BinOp::And}, {"logical_or", BinOp::Or}, {"logical_xor", BinOp::Xor}, {"atan2", BinOp::Atan2},
-      {"bitwise_and", BinOp::And}, {"bitwise_or", BinOp::Or}, {"bitwise_xor", BinOp::Xor}, {"left_shift", BinOp::Shl}, {"right_shift", BinOp::Shr},
-      {"log_add_exp", BinOp::Add}};
-  return m;
-}
-
-// The scalar function of a unary op, or null when it has no kernel yet.
-ExprP unaryValue(const std::string& op, ExprP x, const LegalizeInput& in) {
-  ScalarType t = x->type;
-  auto k = [&](double v) { return floatImm(v, t); };
-  static const std::map<std::string, UnOp> direct = {
-      {"exp", UnOp::Exp}, {"log", UnOp::Log}, {"sqrt", UnOp::Sqrt}, {"tanh", UnOp::Tanh}, {"sigmoid", UnOp::Sigmoid}, {"abs", UnOp::Abs},
-      {"negative", UnOp::Neg}, {"floor", UnOp::Floor}, {"ceil", UnOp::Ceil}, {"round", UnOp::Round}, {"trunc", UnOp::Trunc},
-      {"sin", UnOp::Sin}, {"cos", UnOp::Cos}, {"erf", UnOp::Erf}, {"rsqrt", UnOp::Rsqrt}, {"logical_not", UnOp::Not}, {"bitwise_not", UnOp::Not},
-      {"tan", UnOp::Tan}, {"asin", UnOp::Asin}, {"acos", UnOp::Acos}, {"atan", UnOp::Atan}, {"sinh", UnOp::Sinh}, {"cosh", UnOp::Cosh},
-      {"asinh", UnOp::Asinh}, {"acosh", UnOp::Acosh}, {"atanh", UnOp::Atanh}};
-  if (auto it = direct.find(op); it != direct.end()) return unary(it->second, x);
-  if (op == "square") return x * x;
-  if (op == "isnan") return binary(BinOp::Ne, x, x);
-  if (op == "isinf") return binary(BinOp::Eq, unary(UnOp::Abs, x), k(INFINITY));
-  if (op == "isfinite") return binary(BinOp::Lt, unary(UnOp::Abs, x), k(INFINITY));
-  if (op == "broadcast_to") return x;
-  if (op == "astype") {
-    auto to = tir::scalarTypeOf(in.out.dtype);
-    return to ? cast(*to, x) : nullptr;
-  }
-  if (op == "nn.leakyrelu") return select(binary(BinOp::Gt, x, k(0)), x, k(floatAttr(in, "alpha", 0.01)) * x);
-  if (op == "nn.selu") {
-    // scale * (x > 0 ? x : alpha * (exp(x) - 1)), the constants of Klambauer et al. (as TVM uses)
-    const double alpha = 1.6732632423543772848170429916717, scale = 1.0507009873554804934193349852946;
-    return k(scale) * select(binary(BinOp::Gt, x, k(0)), x, k(alpha) * (unary(UnOp::Exp, x) - k(1)));
-  }
-  if (op == "nn.softplus") {
-    double beta = floatAttr(in, "beta", 1.0), threshold = floatAttr(in, "threshold", 20.0);
-    ExprP bx = k(beta) * x;
-    return select(binary(BinOp::Gt, bx, k(threshold)), x, binary(BinOp::Div, unary(UnOp::Log, k(1) + unary(UnOp::Exp, bx)), k(beta)));
-  }
-  if (op == "nn.gelu_tanh") {
-    ExprP inner = k(std::sqrt(2.0 / M_PI)) * (x + k(0.044715) * x * x * x);
-    return k(0.5) * x * (k(1) + unary(UnOp::Tanh, inner));
-  }
-  if (op == "nn.relu") return binary(BinOp::Max, x, k(0));
-  if (op == "nn.silu") return x * unary(UnOp::Sigmoid, x);
-  if (op == "nn.gelu") return k(0.5) * x * (k(1) + unary(UnOp::Erf, x * k(M_SQRT1_2)));
-  if (op == "sign") return select(binary(BinOp::Gt, x, k(0)), k(1), select(binary(BinOp::Lt, x, k(0)), k(-1), k(0)));
-  if (op == "clip") {
-    auto bound = [&](size_t i) -> ExprP {
-      if (i < in.scalars.size() && in.scalars[i]) return k(*in.scalars[i]);
-      return nullptr;
-    };
-    ExprP lo = bound(1), hi = bound(2);
-    if (!lo || !hi) return nullptr;
-    return binary(BinOp::Min, binary(BinOp::Max, x, lo), hi);
-  }
-  return nullptr;
-}
 
 bool sameDims(const std::vector<ExprP>& a, const std::vector<ExprP>& b) {
   if (a.size() != b.size()) return false;
@@ -92,16 +29,16 @@ bool sameDims(const std::vector<ExprP>& a, const std::vector<ExprP>& b) {
 }  // namespace
 
 LegalizeResult elementwise(const LegalizeInput& in) {
-  std::string op = in.def.name.substr(6);  // "relax.add" -> "add"
+  if (!in.def.scalar) return failure(in.def.scriptName() + " has no scalar function in the op registry");
   auto outType = elementType(&in.out);
   if (!outType) return failure("dtype " + in.out.dtype + " has no kernels yet");
   KernelBuilder kb(in.kernelName);
   LegalizeResult r;
   auto outDims = shapeExprs(kb, &in.out);
   if (!outDims) return failure("the result's shape must be known to compile " + in.def.scriptName());
-  bool binaryOp = binaryOps().count(op) > 0;
-  bool ternaryOp = op == "where" || op == "ewise_fma";
-  size_t operands = ternaryOp ? 3 : binaryOp ? 2 : 1;
+  // One loop operand per tensor parameter of the op (clip's bounds are prim values, inlined).
+  size_t operands = 0;
+  for (auto& p : in.def.params) operands += p.kind == ParamKind::Tensor;
   struct Operand { int buffer = -1; std::vector<ExprP> dims; ExprP scalar; };
   std::vector<Operand> ops(operands);
   for (size_t i = 0; i < operands; ++i) {
@@ -121,18 +58,8 @@ LegalizeResult elementwise(const LegalizeInput& in) {
   int out = kb.param("C", *outType, shapeText(&in.out));
 
   auto value = [&](const std::vector<ExprP>& loads) -> ExprP {
-    if (op == "where") return select(loads[0]->type == ScalarType::Bool ? loads[0] : binary(BinOp::Ne, loads[0], intImm(0)), loads[1], loads[2]);
-    if (op == "ewise_fma") return loads[0] * loads[1] + loads[2];
-    if (op == "log_add_exp") {  // max + log(1 + exp(-|a - b|)): no overflow for large operands
-      ExprP hi = binary(BinOp::Max, loads[0], loads[1]);
-      ExprP v = hi + unary(UnOp::Log, floatImm(1, loads[0]->type) + unary(UnOp::Exp, unary(UnOp::Neg, unary(UnOp::Abs, loads[0] - loads[1]))));
-      return v->type == *outType ? v : cast(*outType, v);
-    }
-    if (binaryOp) {
-      ExprP v = binary(binaryOps().at(op), loads[0], loads[1]);
-      return v->type == *outType ? v : cast(*outType, v);
-    }
-    return unaryValue(op, loads[0], in);
+    ExprP v = in.def.scalar(loads, in);
+    return !v || v->type == *outType ? v : cast(*outType, v);
   };
 
   bool flat = true;

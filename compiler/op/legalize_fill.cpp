@@ -7,8 +7,7 @@ namespace tvms::op::kernels {
 
 using namespace tir;
 
-LegalizeResult fill(const LegalizeInput& in) {
-  std::string op = in.def.name.substr(6);
+LegalizeResult fill(const LegalizeInput& in, Fill op) {
   auto t = elementType(&in.out);
   if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");
   KernelBuilder kb(in.kernelName);
@@ -16,8 +15,8 @@ LegalizeResult fill(const LegalizeInput& in) {
   if (!dims) return failure("the result's shape must be known to compile " + in.def.scriptName());
   std::vector<size_t> buffers;
   ExprP value;
-  if (op == "zeros" || op == "zeros_like") value = isFloat(*t) ? floatImm(0, *t) : cast(*t, intImm(0));
-  else if (op == "ones" || op == "ones_like") value = isFloat(*t) ? floatImm(1, *t) : cast(*t, intImm(1));
+  if (op == Fill::Zeros) value = isFloat(*t) ? floatImm(0, *t) : cast(*t, intImm(0));
+  else if (op == Fill::Ones) value = isFloat(*t) ? floatImm(1, *t) : cast(*t, intImm(1));
   else {  // full(shape, fill_value), full_like(x, fill_value): a compile-time scalar, else a 0-d tensor
     if (in.scalars.size() > 1 && in.scalars[1]) {
       value = isFloat(*t) ? floatImm(*in.scalars[1], *t) : cast(*t, intImm(static_cast<int64_t>(*in.scalars[1])));
@@ -35,8 +34,7 @@ LegalizeResult fill(const LegalizeInput& in) {
   return done(kb, buffers);
 }
 
-LegalizeResult triangle(const LegalizeInput& in) {
-  bool lower = in.def.name == "relax.tril";
+LegalizeResult triangle(const LegalizeInput& in, bool lower) {
   auto t = elementType(&in.out);
   if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");
   KernelBuilder kb(in.kernelName);

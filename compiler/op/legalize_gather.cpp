@@ -83,8 +83,7 @@ using namespace tir;
 // concat / stack: each input copied into its slice of the output along `axis` (stack: a new axis of
 // the inputs' count), one loop nest per input, the outermost parallel. LegalizeOps passes the tuple's
 // fields as the call's leading operands.
-LegalizeResult joinAlongAxis(const LegalizeInput& in) {
-  bool stack = in.def.name == "relax.stack";
+LegalizeResult joinAlongAxis(const LegalizeInput& in, bool stack) {
   auto t = elementType(&in.out);
   if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");
   KernelBuilder kb(in.kernelName);

@@ -26,8 +26,7 @@ int trailingStart(const LegalizeInput& in, int rank) {
 }
 }  // namespace
 
-LegalizeResult norm(const LegalizeInput& in) {
-  bool rms = in.def.name == "relax.nn.rms_norm";
+LegalizeResult norm(const LegalizeInput& in, bool rms) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
   if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");

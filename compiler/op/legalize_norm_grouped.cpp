@@ -23,8 +23,7 @@ std::set<int> axesOf(const LegalizeInput& in, const char* name, int rank) {
 
 }  // namespace
 
-LegalizeResult groupedNorm(const LegalizeInput& in) {
-  const std::string op = in.def.name.substr(9);  // "relax.nn.instance_norm" -> "instance_norm"
+LegalizeResult groupedNorm(const LegalizeInput& in, GroupedNorm op) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
   if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");
@@ -32,13 +31,13 @@ LegalizeResult groupedNorm(const LegalizeInput& in) {
   auto dims = shapeExprs(kb, x);
   if (!dims || dims->size() < 2) return failure("the shape must be known to compile " + in.def.scriptName());
   const int rank = static_cast<int>(dims->size());
-  const bool batch = op == "batch_norm", group = op == "group_norm";
+  const bool batch = op == GroupedNorm::Batch, group = op == GroupedNorm::Group;
   const int channel = axisAttr(in, batch ? "axis" : "channel_axis", rank, 1);
   if (channel < 0 || channel >= rank) return failure(in.def.scriptName() + ": channel axis out of range");
   // Which dims the statistics reduce over; the channel dim of group_norm is split (group, within).
   std::set<int> reduced = axesOf(in, "axes", rank);
   if (batch) { reduced.clear(); for (int d = 0; d < rank; ++d) if (d != channel) reduced.insert(d); }
-  if (op == "instance_norm" && reduced.empty()) for (int d = 1; d < rank; ++d) if (d != channel) reduced.insert(d);
+  if (op == GroupedNorm::Instance && reduced.empty()) for (int d = 1; d < rank; ++d) if (d != channel) reduced.insert(d);
   if (reduced.count(channel)) return failure(in.def.scriptName() + ": the channel axis cannot be reduced");
   int64_t groups = group ? infer::intAttr(in.attr("num_groups")).value_or(1) : 1;
   if (groups < 1) return failure("R.nn.group_norm: num_groups must be positive");

@@ -12,14 +12,13 @@ namespace tvms::op::kernels {
 
 using namespace tir;
 
-LegalizeResult pool(const LegalizeInput& in) {
+LegalizeResult pool(const LegalizeInput& in, Pooling kind, int dims) {
   const std::string name = in.def.scriptName();
-  bool adaptive = in.def.name.find("adaptive") != std::string::npos;
-  bool isMax = in.def.name.find("max_pool") != std::string::npos;
+  bool adaptive = kind == Pooling::AdaptiveAvg;
+  bool isMax = kind == Pooling::Max;
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
   if (!t || !isFloat(*t)) return failure(name + " kernels take float32 or float64 tensors");
-  const int dims = nn::spatialDims(in.def.name);
   std::string layout = infer::stringAttr(in.attr("layout")).value_or("");
   nn::Layout dl = nn::parseLayout(layout, 'N', 'C', dims);
   nn::Layout ol = nn::parseLayout(infer::stringAttr(in.attr("out_layout")).value_or(layout), 'N', 'C', dims);

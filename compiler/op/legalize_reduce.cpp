@@ -11,8 +11,7 @@ namespace tvms::op::kernels {
 
 using namespace tir;
 
-LegalizeResult reduce(const LegalizeInput& in) {
-  std::string op = in.def.name.substr(6);
+LegalizeResult reduce(const LegalizeInput& in, Reduction op) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
   if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");
@@ -26,9 +25,8 @@ LegalizeResult reduce(const LegalizeInput& in) {
   } else {
     for (int i = 0; i < rank; ++i) reduced.insert(i);
   }
-  double init = op == "max" ? -std::numeric_limits<double>::infinity() : op == "min" ? std::numeric_limits<double>::infinity() : op == "prod" ? 1 : 0;
-  bool moments = op == "std" || op == "variance";  // two passes: the mean, then the mean squared deviation
-  if (op != "sum" && op != "mean" && op != "max" && op != "min" && op != "prod" && !moments) return failure(in.def.scriptName() + " has no kernel yet");
+  double init = op == Reduction::Max ? -std::numeric_limits<double>::infinity() : op == Reduction::Min ? std::numeric_limits<double>::infinity() : op == Reduction::Prod ? 1 : 0;
+  bool moments = op == Reduction::Std || op == Reduction::Variance;  // two passes: the mean, then the mean squared deviation
   int a = kb.param("A", *t, shapeText(x));
   int c = kb.param("C", *t, shapeText(&in.out));
   int acc = kb.local("acc", *t), mean = kb.local("mean", *t);
@@ -43,12 +41,12 @@ LegalizeResult reduce(const LegalizeInput& in) {
       if (reduced.count(d)) leaf = forLoop(loops[d], (*dims)[d], {leaf});
     return leaf;
   };
-  ExprP next = op == "max" ? binary(BinOp::Max, cur, v) : op == "min" ? binary(BinOp::Min, cur, v) : op == "prod" ? cur * v : cur + v;
+  ExprP next = op == Reduction::Max ? binary(BinOp::Max, cur, v) : op == Reduction::Min ? binary(BinOp::Min, cur, v) : op == Reduction::Prod ? cur * v : cur + v;
   StmtP inner = overReduced(assign(acc, next));
   ExprP count = intImm(1);
   for (int d : reduced) count = count * (*dims)[d];
   ExprP n = cast(*t, count);
-  ExprP result = op == "mean" ? binary(BinOp::Div, kb.var(acc), n) : kb.var(acc);
+  ExprP result = op == Reduction::Mean ? binary(BinOp::Div, kb.var(acc), n) : kb.var(acc);
   std::vector<StmtP> steps{assign(acc, floatImm(init, *t)), inner};
   if (moments) {
     ExprP dev = v - kb.var(mean);
@@ -56,7 +54,7 @@ LegalizeResult reduce(const LegalizeInput& in) {
     steps.push_back(assign(acc, floatImm(0, *t)));
     steps.push_back(overReduced(assign(acc, kb.var(acc) + dev * dev)));
     result = binary(BinOp::Div, kb.var(acc), n);
-    if (op == "std") result = unary(UnOp::Sqrt, result);
+    if (op == Reduction::Std) result = unary(UnOp::Sqrt, result);
   }
   // The output index: kept dims in order (a reduced dim kept with keepdims indexes 0 of size 1).
   ExprP outIdx = intImm(0);
@@ -71,8 +69,7 @@ LegalizeResult reduce(const LegalizeInput& in) {
   return done(kb, {0});
 }
 
-LegalizeResult softmax(const LegalizeInput& in) {
-  bool logSoftmax = in.def.name == "relax.nn.log_softmax";
+LegalizeResult softmax(const LegalizeInput& in, bool logSoftmax) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
   if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");

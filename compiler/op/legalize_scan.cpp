@@ -48,8 +48,7 @@ std::variant<AlongAxis, LegalizeResult> alongAxis(const LegalizeInput& in) {
 }
 }  // namespace
 
-LegalizeResult argReduce(const LegalizeInput& in) {
-  bool isMax = in.def.name == "relax.argmax";
+LegalizeResult argReduce(const LegalizeInput& in, bool isMax) {
   auto setup = alongAxis(in);
   if (auto* failed = std::get_if<LegalizeResult>(&setup)) return std::move(*failed);
   auto& [kb, t, ot, view, a, c] = std::get<AlongAxis>(setup);
@@ -67,8 +66,7 @@ LegalizeResult argReduce(const LegalizeInput& in) {
   return done(kb, {0});
 }
 
-LegalizeResult scan(const LegalizeInput& in) {
-  bool sum = in.def.name == "relax.cumsum";
+LegalizeResult scan(const LegalizeInput& in, bool sum) {
   auto setup = alongAxis(in);
   if (auto* failed = std::get_if<LegalizeResult>(&setup)) return std::move(*failed);
   auto& [kb, t, ot, view, a, c] = std::get<AlongAxis>(setup);

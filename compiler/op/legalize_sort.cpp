@@ -12,8 +12,7 @@ namespace tvms::op::kernels {
 
 using namespace tir;
 
-LegalizeResult ordering(const LegalizeInput& in) {
-  const std::string op = in.def.name.substr(6);
+LegalizeResult ordering(const LegalizeInput& in, Ordering op) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
   if (!t) return failure(in.def.scriptName() + ": dtype has no kernels yet");
@@ -23,10 +22,10 @@ LegalizeResult ordering(const LegalizeInput& in) {
   const int rank = static_cast<int>(dims->size());
   const int axis = axisAttr(in, "axis", rank, rank - 1);
   if (axis < 0 || axis >= rank) return failure(in.def.scriptName() + ": axis out of range");
-  bool descending = infer::boolAttr(in.attr(op == "topk" ? "largest" : "descending"), op == "topk");
+  bool descending = infer::boolAttr(in.attr(op == Ordering::Topk ? "largest" : "descending"), op == Ordering::Topk);
   std::string ret = infer::stringAttr(in.attr("ret_type")).value_or("both");
-  bool wantValues = op == "sort" || (op == "topk" && ret != "indices");
-  bool wantIndices = op == "argsort" || (op == "topk" && ret != "values");
+  bool wantValues = op == Ordering::Sort || (op == Ordering::Topk && ret != "indices");
+  bool wantIndices = op == Ordering::Argsort || (op == Ordering::Topk && ret != "values");
   // The output struct infos in order (topk "both": values, indices).
   std::vector<const ir::StructInfo*> outs;
   if (in.out.kind == ir::StructInfo::Kind::Tuple) for (auto& f : in.out.fields) outs.push_back(f.get());

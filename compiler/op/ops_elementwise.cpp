@@ -8,6 +8,8 @@ namespace tvms::op {
 
 using namespace decl;
 using namespace infer;
+using tir::BinOp;
+using tir::UnOp;
 
 namespace {
 
@@ -140,19 +142,19 @@ InferResult inferClip(const InferInput& in) {
 }  // namespace
 
 void addElementwiseOps(std::vector<OpDef>& out) {
-  struct Binary { const char* name; const char* pyOp; const char* what; };
+  struct Binary { const char* name; const char* pyOp; const char* what; ScalarFn scalar; };
   const Binary binaries[] = {
-      {"add", "+", "Addition"}, {"subtract", "-", "Subtraction"}, {"multiply", "*", "Multiplication"},
-      {"divide", "/", "Division"}, {"floor_divide", "//", "Floor division"}, {"power", "**", "Power"},
-      {"mod", "", "Remainder (truncated)"}, {"floor_mod", "%", "Remainder (floored)"},
-      {"maximum", "", "Elementwise maximum"}, {"minimum", "", "Elementwise minimum"},
-      {"log_add_exp", "", "log(exp(x1) + exp(x2))"}, {"atan2", "", "Arc tangent of x1 / x2"},
-      {"equal", "==", "Comparison x1 == x2 (bool result)"}, {"not_equal", "!=", "Comparison x1 != x2 (bool result)"},
-      {"less", "<", "Comparison x1 < x2 (bool result)"}, {"less_equal", "<=", "Comparison x1 <= x2 (bool result)"},
-      {"greater", ">", "Comparison x1 > x2 (bool result)"}, {"greater_equal", ">=", "Comparison x1 >= x2 (bool result)"},
-      {"logical_and", "", "Logical and"}, {"logical_or", "", "Logical or"}, {"logical_xor", "", "Logical xor"},
-      {"bitwise_and", "&", "Bitwise and"}, {"bitwise_or", "|", "Bitwise or"}, {"bitwise_xor", "^", "Bitwise xor"},
-      {"left_shift", "<<", "Left shift"}, {"right_shift", ">>", "Right shift"},
+      {"add", "+", "Addition", scalar::binary<BinOp::Add>}, {"subtract", "-", "Subtraction", scalar::binary<BinOp::Sub>}, {"multiply", "*", "Multiplication", scalar::binary<BinOp::Mul>},
+      {"divide", "/", "Division", scalar::binary<BinOp::Div>}, {"floor_divide", "//", "Floor division", scalar::binary<BinOp::FloorDiv>}, {"power", "**", "Power", scalar::binary<BinOp::Pow>},
+      {"mod", "", "Remainder (truncated)", scalar::binary<BinOp::Mod>}, {"floor_mod", "%", "Remainder (floored)", scalar::binary<BinOp::FloorMod>},
+      {"maximum", "", "Elementwise maximum", scalar::binary<BinOp::Max>}, {"minimum", "", "Elementwise minimum", scalar::binary<BinOp::Min>},
+      {"log_add_exp", "", "log(exp(x1) + exp(x2))", scalar::logAddExp}, {"atan2", "", "Arc tangent of x1 / x2", scalar::binary<BinOp::Atan2>},
+      {"equal", "==", "Comparison x1 == x2 (bool result)", scalar::binary<BinOp::Eq>}, {"not_equal", "!=", "Comparison x1 != x2 (bool result)", scalar::binary<BinOp::Ne>},
+      {"less", "<", "Comparison x1 < x2 (bool result)", scalar::binary<BinOp::Lt>}, {"less_equal", "<=", "Comparison x1 <= x2 (bool result)", scalar::binary<BinOp::Le>},
+      {"greater", ">", "Comparison x1 > x2 (bool result)", scalar::binary<BinOp::Gt>}, {"greater_equal", ">=", "Comparison x1 >= x2 (bool result)", scalar::binary<BinOp::Ge>},
+      {"logical_and", "", "Logical and", scalar::binary<BinOp::And>}, {"logical_or", "", "Logical or", scalar::binary<BinOp::Or>}, {"logical_xor", "", "Logical xor", scalar::binary<BinOp::Xor>},
+      {"bitwise_and", "&", "Bitwise and", scalar::binary<BinOp::And>}, {"bitwise_or", "|", "Bitwise or", scalar::binary<BinOp::Or>}, {"bitwise_xor", "^", "Bitwise xor", scalar::binary<BinOp::Xor>},
+      {"left_shift", "<<", "Left shift", scalar::binary<BinOp::Shl>}, {"right_shift", ">>", "Right shift", scalar::binary<BinOp::Shr>},
   };
   for (auto& b : binaries) {
     OpDef d = op(b.name, {tensor("x1"), tensor("x2")}, DeviceRule::Strict,
@@ -164,43 +166,74 @@ void addElementwiseOps(std::vector<OpDef>& out) {
     bool compare = n == "equal" || n == "not_equal" || n == "less" || n == "less_equal" || n == "greater" ||
                    n == "greater_equal";
     d.infer = compare ? inferCompare : inferArith;
-    d.legalize = kernels::elementwise;
-    out.push_back(std::move(d));
+    out.push_back(elementwiseOp(std::move(d), b.scalar));
   }
 
-  const char* unaries[] = {"abs",   "acos",  "acosh",  "asin",  "asinh", "atan",     "atanh", "bitwise_not",
-                           "ceil",  "cos",   "cosh",   "erf",   "exp",   "floor",    "log",   "logical_not",
-                           "negative", "round", "rsqrt", "sigmoid", "sign", "sin",   "sinh",  "sqrt",
-                           "square", "tan",  "tanh",   "trunc", "isfinite", "isinf", "isnan"};
-  for (auto* u : unaries) {
-    OpDef d = op(u, {tensor("x")}, DeviceRule::PrimaryInput,
-                 std::string("Elementwise ") + u + ". The result has x's shape and vdevice.");
-    if (std::string_view(u) == "negative") d.pythonOperator = "-";
+  struct Unary { const char* name; ScalarFn scalar; };
+  const Unary unaries[] = {
+      {"abs", scalar::unary<UnOp::Abs>},
+      {"acos", scalar::unary<UnOp::Acos>},
+      {"acosh", scalar::unary<UnOp::Acosh>},
+      {"asin", scalar::unary<UnOp::Asin>},
+      {"asinh", scalar::unary<UnOp::Asinh>},
+      {"atan", scalar::unary<UnOp::Atan>},
+      {"atanh", scalar::unary<UnOp::Atanh>},
+      {"bitwise_not", scalar::unary<UnOp::Not>},
+      {"ceil", scalar::unary<UnOp::Ceil>},
+      {"cos", scalar::unary<UnOp::Cos>},
+      {"cosh", scalar::unary<UnOp::Cosh>},
+      {"erf", scalar::unary<UnOp::Erf>},
+      {"exp", scalar::unary<UnOp::Exp>},
+      {"floor", scalar::unary<UnOp::Floor>},
+      {"log", scalar::unary<UnOp::Log>},
+      {"logical_not", scalar::unary<UnOp::Not>},
+      {"negative", scalar::unary<UnOp::Neg>},
+      {"round", scalar::unary<UnOp::Round>},
+      {"rsqrt", scalar::unary<UnOp::Rsqrt>},
+      {"sigmoid", scalar::unary<UnOp::Sigmoid>},
+      {"sign", scalar::sign},
+      {"sin", scalar::unary<UnOp::Sin>},
+      {"sinh", scalar::unary<UnOp::Sinh>},
+      {"sqrt", scalar::unary<UnOp::Sqrt>},
+      {"square", scalar::square},
+      {"tan", scalar::unary<UnOp::Tan>},
+      {"tanh", scalar::unary<UnOp::Tanh>},
+      {"trunc", scalar::unary<UnOp::Trunc>},
+      {"isfinite", scalar::isFinite},
+      {"isinf", scalar::isInf},
+      {"isnan", scalar::isNan}};
+  for (auto& u : unaries) {
+    OpDef d = op(u.name, {tensor("x")}, DeviceRule::PrimaryInput,
+                 std::string("Elementwise ") + u.name + ". The result has x's shape and vdevice.");
+    if (std::string_view(u.name) == "negative") d.pythonOperator = "-";
     d.infer = inferUnary;
-    d.legalize = kernels::elementwise;
-    out.push_back(std::move(d));
+    out.push_back(elementwiseOp(std::move(d), u.scalar));
   }
-  out.push_back(withKernel(op("clip", {tensor("x"), expr("min", ParamKind::Prim), expr("max", ParamKind::Prim)},
-                   DeviceRule::PrimaryInput, "Clamps x to [min, max]. The result has x's shape and vdevice.", inferClip), kernels::elementwise));
+  out.push_back(elementwiseOp(op("clip", {tensor("x"), expr("min", ParamKind::Prim), expr("max", ParamKind::Prim)},
+                   DeviceRule::PrimaryInput, "Clamps x to [min, max]. The result has x's shape and vdevice.", inferClip), scalar::clip));
 
-  const char* reductions[] = {"sum", "mean", "max", "min", "prod", "std", "variance", "median"};
-  for (auto* r : reductions)
+  using kernels::Reduction;
+  struct Reduce { const char* name; LegalizeFn kernel; };
+  const Reduce reductions[] = {{"sum", kernels::reduceOp<Reduction::Sum>},   {"mean", kernels::reduceOp<Reduction::Mean>},
+                               {"max", kernels::reduceOp<Reduction::Max>},   {"min", kernels::reduceOp<Reduction::Min>},
+                               {"prod", kernels::reduceOp<Reduction::Prod>}, {"std", kernels::reduceOp<Reduction::Std>},
+                               {"variance", kernels::reduceOp<Reduction::Variance>}, {"median", kernels::median}};
+  for (auto& [r, kernel] : reductions)
     out.push_back(withKernel(op(r, {tensor("x"), optional("axis", ParamKind::IntList), attr("keepdims", ParamKind::Bool, b(false))},
                      DeviceRule::PrimaryInput,
                      std::string("Reduces x by ") + r +
                          " over `axis` (all axes when None); `keepdims` keeps reduced axes as size 1.",
-                     inferReduce), std::string(r) == "median" ? kernels::median : kernels::reduce));
-  for (auto* r : {"argmax", "argmin"})
+                     inferReduce), kernel));
+  struct Variant { const char* name; const char* what; LegalizeFn kernel; };
+  for (auto& [r, what, kernel] : {Variant{"argmax", "maximum", kernels::argReduceOp<true>}, Variant{"argmin", "minimum", kernels::argReduceOp<false>}})
     out.push_back(withKernel(op(r, {tensor("x"), optional("axis", ParamKind::Int), attr("keepdims", ParamKind::Bool, b(false))},
-                     DeviceRule::PrimaryInput, std::string("Index of the ") + (r[3] == 'm' && r[4] == 'a' ? "maximum" : "minimum") +
-                                                   " along `axis` (of the flattened tensor when None).",
-                     inferArgReduce), kernels::argReduce));
-  for (auto* r : {"cumsum", "cumprod"})
+                     DeviceRule::PrimaryInput, std::string("Index of the ") + what + " along `axis` (of the flattened tensor when None).",
+                     inferArgReduce), kernel));
+  for (auto& [r, what, kernel] : {Variant{"cumsum", "sum", kernels::scanOp<true>}, Variant{"cumprod", "product", kernels::scanOp<false>}})
     out.push_back(withKernel(op(r, {tensor("data"), optional("axis", ParamKind::Int), optional("dtype", ParamKind::DType),
                          optional("exclusive", ParamKind::Bool)},
-                     DeviceRule::PrimaryInput, std::string("Cumulative ") + (r[3] == 's' ? "sum" : "product") +
-                                                   " along `axis` (of the flattened tensor when None).",
-                     inferScan), kernels::scan));
+                     DeviceRule::PrimaryInput, std::string("Cumulative ") + what + " along `axis` (of the flattened tensor when None).",
+                     inferScan), kernel));
 }
 
 }  // namespace tvms::op

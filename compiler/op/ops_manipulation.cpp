@@ -395,8 +395,8 @@ void addManipulationOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("squeeze", {tensor("x"), optional("axis", ParamKind::IntList)}, P,
                    "Removes size-1 axes (those in `axis`, or all of them).", inferSqueeze), kernels::copyLike));
   out.push_back(withKernel(op("flatten", {tensor("x")}, P, "Flattens x to one dimension.", inferFlatten), kernels::copyLike));
-  out.push_back(withKernel(op("broadcast_to", {tensor("x"), expr("shape", ParamKind::Shape)}, P,
-                   "Broadcasts x to `shape`, numpy-style.", inferBroadcastTo), kernels::elementwise));
+  out.push_back(elementwiseOp(op("broadcast_to", {tensor("x"), expr("shape", ParamKind::Shape)}, P,
+                   "Broadcasts x to `shape`, numpy-style.", inferBroadcastTo), scalar::identity));
   out.push_back(withKernel(op("take", {tensor("x"), tensor("indices"), optional("axis", ParamKind::Int),
                             attr("mode", ParamKind::String, s("fast"))},
                    P, "Gathers elements of x at `indices` along `axis` (of the flattened tensor when None).", inferTake), kernels::take));
@@ -410,38 +410,39 @@ void addManipulationOps(std::vector<OpDef>& out) {
                    P, "Splits x along `axis` into equal sections or at the given indices; returns a tuple.", inferSplit), kernels::split));
   out.push_back(withKernel(op("concat", {expr("tensors", ParamKind::TensorList), attr("axis", ParamKind::Int, i(0))},
                    DeviceRule::Lenient, "Concatenates the tensors along `axis`. Tensors on different vdevices "
-                                        "give a result with no vdevice in TVM (no error).", inferConcat), kernels::joinAlongAxis));
+                                        "give a result with no vdevice in TVM (no error).", inferConcat), kernels::joinOp<false>));
   out.push_back(withKernel(op("stack", {expr("tensors", ParamKind::TensorList), attr("axis", ParamKind::Int, i(0))},
-                   DeviceRule::Lenient, "Stacks the tensors along a new axis `axis`.", inferStack), kernels::joinAlongAxis));
-  out.push_back(withKernel(op("tril", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Lower triangle of x.", inferTriangle), kernels::triangle));
-  out.push_back(withKernel(op("triu", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Upper triangle of x.", inferTriangle), kernels::triangle));
+                   DeviceRule::Lenient, "Stacks the tensors along a new axis `axis`.", inferStack), kernels::joinOp<true>));
+  out.push_back(withKernel(op("tril", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Lower triangle of x.", inferTriangle), kernels::triangleOp<true>));
+  out.push_back(withKernel(op("triu", {tensor("x"), attr("k", ParamKind::Int, i(0))}, P, "Upper triangle of x.", inferTriangle), kernels::triangleOp<false>));
 
   out.push_back(withKernel(op("full", {expr("shape", ParamKind::Shape), tensor("fill_value"), optional("dtype", ParamKind::DType)},
-                   DeviceRule::FillValue, "A tensor of `shape` filled with fill_value; it takes fill_value's vdevice.", inferFull), kernels::fill));
+                   DeviceRule::FillValue, "A tensor of `shape` filled with fill_value; it takes fill_value's vdevice.", inferFull), kernels::fillOp<kernels::Fill::Value>));
   for (auto* n : {"full_like"})
     out.push_back(withKernel(op(n, {tensor("x"), tensor("fill_value"), optional("dtype", ParamKind::DType)}, P,
-                     "A tensor like x filled with fill_value.", inferSameShape), kernels::fill));
+                     "A tensor like x filled with fill_value.", inferSameShape), kernels::fillOp<kernels::Fill::Value>));
   for (auto* n : {"zeros_like", "ones_like"})
     out.push_back(withKernel(op(n, {tensor("x"), optional("dtype", ParamKind::DType)}, P,
-                     std::string("A tensor like x filled with ") + (n[0] == 'z' ? "zeros." : "ones."), inferSameShape), kernels::fill));
+                     std::string("A tensor like x filled with ") + (n[0] == 'z' ? "zeros." : "ones."), inferSameShape),
+                             n[0] == 'z' ? kernels::fillOp<kernels::Fill::Zeros> : kernels::fillOp<kernels::Fill::Ones>));
   for (auto* n : {"zeros", "ones"})
     out.push_back(withKernel(op(n, {expr("shape", ParamKind::Shape), required("dtype", ParamKind::DType)}, DeviceRule::NoDevice,
                      std::string("A tensor of `shape` filled with ") + (n[0] == 'z' ? "zeros" : "ones") +
-                         "; it has no vdevice.", inferFilled), kernels::fill));
+                         "; it has no vdevice.", inferFilled), n[0] == 'z' ? kernels::fillOp<kernels::Fill::Zeros> : kernels::fillOp<kernels::Fill::Ones>));
   out.push_back(withKernel(op("arange", {expr("start", ParamKind::Prim), optExpr("end", ParamKind::Prim),
                               attr("step", ParamKind::Any, i(1)), optional("dtype", ParamKind::DType)},
                    DeviceRule::NoDevice, "Evenly spaced values in [start, end); it has no vdevice.", inferArange), kernels::arange));
-  out.push_back(withKernel(op("astype", {tensor("x"), required("dtype", ParamKind::DType)}, P, "Casts x to `dtype`.", inferAsType), kernels::elementwise));
+  out.push_back(elementwiseOp(op("astype", {tensor("x"), required("dtype", ParamKind::DType)}, P, "Casts x to `dtype`.", inferAsType), scalar::asType));
 
   out.push_back(withKernel(op("sort", {tensor("x"), attr("axis", ParamKind::Int, i(-1)), attr("descending", ParamKind::Bool, b(false))},
-                   P, "Sorts x along `axis`.", inferSort), kernels::ordering));
+                   P, "Sorts x along `axis`.", inferSort), kernels::orderingOp<kernels::Ordering::Sort>));
   out.push_back(withKernel(op("argsort", {tensor("data"), attr("axis", ParamKind::Int, i(-1)),
                                attr("descending", ParamKind::Bool, b(false)), attr("dtype", ParamKind::DType, s("int32"))},
-                   P, "Indices that sort data along `axis`.", inferSort), kernels::ordering));
+                   P, "Indices that sort data along `axis`.", inferSort), kernels::orderingOp<kernels::Ordering::Argsort>));
   out.push_back(withKernel(op("topk", {tensor("data"), attr("k", ParamKind::Int, i(1)), attr("axis", ParamKind::Int, i(-1)),
                             attr("ret_type", ParamKind::String, s("both")), attr("largest", ParamKind::Bool, b(true)),
                             attr("dtype", ParamKind::DType, s("int32"))},
-                   P, "The k largest (or smallest) elements along `axis`, with their indices.", inferTopk), kernels::ordering));
+                   P, "The k largest (or smallest) elements along `axis`, with their indices.", inferTopk), kernels::orderingOp<kernels::Ordering::Topk>));
 
   for (auto* n : {"tile", "repeat", "flip", "collapse_sum_like", "collapse_sum_to", "layout_transform",
                   "gather_elements", "gather_nd", "scatter_elements", "scatter_nd", "dynamic_strided_slice",

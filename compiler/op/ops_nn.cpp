@@ -185,54 +185,58 @@ InferResult inferPool(const InferInput& in) {
 
 void addNnOps(std::vector<OpDef>& out) {
   const auto P = DeviceRule::PrimaryInput;
-  out.push_back(withKernel(op("nn.relu", {tensor("data")}, P, "Rectified linear unit, max(data, 0).", inferSame), kernels::elementwise));
-  out.push_back(withKernel(op("nn.gelu", {tensor("data")}, P, "Gaussian error linear unit (erf form).", inferSame), kernels::elementwise));
-  out.push_back(withKernel(op("nn.gelu_tanh", {tensor("data")}, P, "Gaussian error linear unit (tanh approximation).", inferSame), kernels::elementwise));
-  out.push_back(withKernel(op("nn.silu", {tensor("data")}, P, "Sigmoid linear unit, data * sigmoid(data).", inferSame), kernels::elementwise));
-  out.push_back(withKernel(op("nn.selu", {tensor("data")}, P, "Scaled exponential linear unit.", inferSame), kernels::elementwise));
-  out.push_back(withKernel(op("nn.leakyrelu", {tensor("data"), attr("alpha", ParamKind::Float, f(0.01))}, P,
-                   "Leaky ReLU: data where positive, alpha * data elsewhere.", inferSame), kernels::elementwise));
+  out.push_back(elementwiseOp(op("nn.relu", {tensor("data")}, P, "Rectified linear unit, max(data, 0).", inferSame), scalar::relu));
+  out.push_back(elementwiseOp(op("nn.gelu", {tensor("data")}, P, "Gaussian error linear unit (erf form).", inferSame), scalar::gelu));
+  out.push_back(elementwiseOp(op("nn.gelu_tanh", {tensor("data")}, P, "Gaussian error linear unit (tanh approximation).", inferSame), scalar::geluTanh));
+  out.push_back(elementwiseOp(op("nn.silu", {tensor("data")}, P, "Sigmoid linear unit, data * sigmoid(data).", inferSame), scalar::silu));
+  out.push_back(elementwiseOp(op("nn.selu", {tensor("data")}, P, "Scaled exponential linear unit.", inferSame), scalar::selu));
+  out.push_back(elementwiseOp(op("nn.leakyrelu", {tensor("data"), attr("alpha", ParamKind::Float, f(0.01))}, P,
+                   "Leaky ReLU: data where positive, alpha * data elsewhere.", inferSame), scalar::leakyRelu));
   out.push_back(withKernel(op("nn.prelu", {tensor("data"), tensor("alpha"), attr("axis", ParamKind::Int, i(1))}, P,
                    "Parametric ReLU with a learned slope `alpha` along `axis`.", inferNorm), kernels::prelu));
-  out.push_back(withKernel(op("nn.softplus", {tensor("data"), attr("beta", ParamKind::Float, f(1.0)),
+  out.push_back(elementwiseOp(op("nn.softplus", {tensor("data"), attr("beta", ParamKind::Float, f(1.0)),
                                    attr("threshold", ParamKind::Float, f(20.0))},
-                   P, "Softplus, log(1 + exp(beta * data)) / beta.", inferSame), kernels::elementwise));
-  out.push_back(withKernel(op("nn.softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P, "Softmax along `axis`.", inferSoftmax), kernels::softmax));
+                   P, "Softplus, log(1 + exp(beta * data)) / beta.", inferSame), scalar::softplus));
+  out.push_back(withKernel(op("nn.softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P, "Softmax along `axis`.", inferSoftmax), kernels::softmaxOp<false>));
   out.push_back(withKernel(op("nn.log_softmax", {tensor("data"), attr("axis", ParamKind::Int, i(-1))}, P,
-                   "Log of the softmax along `axis`.", inferSoftmax), kernels::softmax));
+                   "Log of the softmax along `axis`.", inferSoftmax), kernels::softmaxOp<true>));
   out.push_back(withKernel(op("nn.layer_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), required("axes", ParamKind::IntList),
                     attr("epsilon", ParamKind::Float, f(1e-5)), attr("center", ParamKind::Bool, b(true)),
                     attr("scale", ParamKind::Bool, b(true))},
-                   P, "Layer normalisation over `axes`, scaled by gamma and shifted by beta.", inferNorm), kernels::norm));
+                   P, "Layer normalisation over `axes`, scaled by gamma and shifted by beta.", inferNorm), kernels::normOp<false>));
   out.push_back(withKernel(op("nn.group_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), required("num_groups", ParamKind::Int),
                     required("channel_axis", ParamKind::Int), required("axes", ParamKind::IntList),
                     attr("epsilon", ParamKind::Float, f(1e-5)), attr("center", ParamKind::Bool, b(true)),
                     attr("scale", ParamKind::Bool, b(true))},
-                   P, "Group normalisation: channels split into `num_groups` groups.", inferNorm), kernels::groupedNorm));
+                   P, "Group normalisation: channels split into `num_groups` groups.", inferNorm), kernels::groupedNormOp<kernels::GroupedNorm::Group>));
   out.push_back(withKernel(op("nn.instance_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), attr("channel_axis", ParamKind::Int, i(1)),
                     optional("axes", ParamKind::IntList), attr("epsilon", ParamKind::Float, f(1e-5)),
                     attr("center", ParamKind::Bool, b(true)), attr("scale", ParamKind::Bool, b(true))},
-                   P, "Instance normalisation.", inferNorm), kernels::groupedNorm));
+                   P, "Instance normalisation.", inferNorm), kernels::groupedNormOp<kernels::GroupedNorm::Instance>));
   out.push_back(withKernel(op("nn.rms_norm",
                    {tensor("data"), tensor("weight"), attr("axes", ParamKind::IntList, i(-1)),
                     attr("epsilon", ParamKind::Float, f(1e-5))},
-                   P, "Root-mean-square normalisation over `axes`, scaled by weight.", inferNorm), kernels::norm));
+                   P, "Root-mean-square normalisation over `axes`, scaled by weight.", inferNorm), kernels::normOp<true>));
   out.push_back(withKernel(op("nn.batch_norm",
                    {tensor("data"), tensor("gamma"), tensor("beta"), tensor("moving_mean"), tensor("moving_var"),
                     required("axis", ParamKind::Int), attr("epsilon", ParamKind::Float, f(1e-5)),
                     attr("center", ParamKind::Bool, b(true)), attr("scale", ParamKind::Bool, b(true)),
                     attr("momentum", ParamKind::Float, f(0.1)), attr("training", ParamKind::Bool, b(true))},
-                   P, "Batch normalisation; returns (output, new mean, new variance).", inferBatchNorm), kernels::groupedNorm));
+                   P, "Batch normalisation; returns (output, new mean, new variance).", inferBatchNorm), kernels::groupedNormOp<kernels::GroupedNorm::Batch>));
   out.push_back(withKernel(op("nn.dropout", {tensor("data"), attr("rate", ParamKind::Float, f(0.5))}, P,
                    "Dropout; returns (output, mask).", inferDropout), kernels::dropout));
 
-  struct Conv { const char* name; int dims; const char* data; const char* kernel; bool transpose; };
-  const Conv convs[] = {{"nn.conv1d", 1, "NCW", "OIW", false},           {"nn.conv2d", 2, "NCHW", "OIHW", false},
-                        {"nn.conv3d", 3, "NCDHW", "OIDHW", false},       {"nn.conv1d_transpose", 1, "NCW", "IOW", true},
-                        {"nn.conv2d_transpose", 2, "NCHW", "IOHW", true}, {"nn.conv3d_transpose", 3, "NCDHW", "IODHW", true}};
+  struct Conv { const char* name; int dims; const char* data; const char* kernel; bool transpose; LegalizeFn build; };
+  using kernels::convOp;
+  const Conv convs[] = {{"nn.conv1d", 1, "NCW", "OIW", false, convOp<1, false>},
+                        {"nn.conv2d", 2, "NCHW", "OIHW", false, convOp<2, false>},
+                        {"nn.conv3d", 3, "NCDHW", "OIDHW", false, convOp<3, false>},
+                        {"nn.conv1d_transpose", 1, "NCW", "IOW", true, convOp<1, true>},
+                        {"nn.conv2d_transpose", 2, "NCHW", "IOHW", true, convOp<2, true>},
+                        {"nn.conv3d_transpose", 3, "NCDHW", "IODHW", true, convOp<3, true>}};
   for (auto& c : convs) {
     std::vector<int64_t> ones(c.dims, 1), zeros(c.dims, 0);
     std::vector<Param> ps{tensor("data"), tensor("weight"), attr("strides", ParamKind::IntList, ints(ones)),
@@ -249,12 +253,15 @@ void addNnOps(std::vector<OpDef>& out) {
                         "-D convolution of data by weight. data and weight must share a dtype (or set out_dtype) "
                         "and a vdevice; the result lives on that vdevice.",
                     inferConv);
-    out.push_back(withKernel(conv, kernels::conv));  // transposed ones too (kernels::conv hands them on)
+    out.push_back(withKernel(conv, c.build));
   }
 
-  struct Pool { const char* name; int dims; const char* layout; };
-  const Pool pools[] = {{"nn.max_pool1d", 1, "NCW"},   {"nn.max_pool2d", 2, "NCHW"}, {"nn.max_pool3d", 3, "NCDHW"},
-                        {"nn.avg_pool1d", 1, "NCW"},   {"nn.avg_pool2d", 2, "NCHW"}, {"nn.avg_pool3d", 3, "NCDHW"}};
+  struct Pool { const char* name; int dims; const char* layout; LegalizeFn build; };
+  using kernels::Pooling;
+  using kernels::poolOp;
+  const Pool pools[] = {{"nn.max_pool1d", 1, "NCW", poolOp<Pooling::Max, 1>}, {"nn.max_pool2d", 2, "NCHW", poolOp<Pooling::Max, 2>},
+                        {"nn.max_pool3d", 3, "NCDHW", poolOp<Pooling::Max, 3>}, {"nn.avg_pool1d", 1, "NCW", poolOp<Pooling::Avg, 1>},
+                        {"nn.avg_pool2d", 2, "NCHW", poolOp<Pooling::Avg, 2>}, {"nn.avg_pool3d", 3, "NCDHW", poolOp<Pooling::Avg, 3>}};
   for (auto& p : pools) {
     std::vector<int64_t> ones(p.dims, 1), zeros(p.dims, 0);
     out.push_back(withKernel(op(p.name,
@@ -263,15 +270,16 @@ void addNnOps(std::vector<OpDef>& out) {
                       attr("dilation", ParamKind::IntList, ints(ones)), attr("ceil_mode", ParamKind::Bool, b(false)),
                       attr("count_include_pad", ParamKind::Bool, b(false)), attr("layout", ParamKind::String, s(p.layout)),
                       optional("out_layout", ParamKind::String)},
-                     P, std::string(p.name[3] == 'm' ? "Max" : "Average") + " pooling over windows of `pool_size`.", inferPool), kernels::pool));
+                     P, std::string(p.name[3] == 'm' ? "Max" : "Average") + " pooling over windows of `pool_size`.", inferPool), p.build));
   }
-  const Pool adaptive[] = {{"nn.adaptive_avg_pool1d", 1, "NCW"}, {"nn.adaptive_avg_pool2d", 2, "NCHW"},
-                           {"nn.adaptive_avg_pool3d", 3, "NCDHW"}};
+  const Pool adaptive[] = {{"nn.adaptive_avg_pool1d", 1, "NCW", poolOp<Pooling::AdaptiveAvg, 1>},
+                           {"nn.adaptive_avg_pool2d", 2, "NCHW", poolOp<Pooling::AdaptiveAvg, 2>},
+                           {"nn.adaptive_avg_pool3d", 3, "NCDHW", poolOp<Pooling::AdaptiveAvg, 3>}};
   for (auto& p : adaptive)
     out.push_back(withKernel(op(p.name,
                      {tensor("data"), optional("output_size", ParamKind::IntList),
                       attr("layout", ParamKind::String, s(p.layout)), optional("out_layout", ParamKind::String)},
-                     P, "Adaptive average pooling to `output_size`.", inferPool), kernels::pool));
+                     P, "Adaptive average pooling to `output_size`.", inferPool), p.build));
 
   for (auto* n : {"nn.attention", "nn.attention_bias", "nn.attention_var_len", "nn.batch_flatten",
                   "nn.cross_entropy_with_logits", "nn.nll_loss", "nn.pad", "nn.pixel_shuffle"})

@@ -156,9 +156,9 @@ void addOtherOps(std::vector<OpDef>& out) {
                    "give a result with no vdevice in TVM (no error): it lands on the default device.", inferMatmul), kernels::matmul));
   out.push_back(withKernel(op("einsum", {expr("operands", ParamKind::TensorList), required("subscripts", ParamKind::String)}, L,
                    "Einstein summation over the operands.", inferEinsum), kernels::einsum));
-  out.push_back(withKernel(op("where", {tensor("condition"), tensor("x1"), tensor("x2")}, L,
-                   "Selects x1 where condition holds, else x2.", inferWhere), kernels::elementwise));
-  out.push_back(withKernel(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3.", inferFma), kernels::elementwise));
+  out.push_back(elementwiseOp(op("where", {tensor("condition"), tensor("x1"), tensor("x2")}, L,
+                   "Selects x1 where condition holds, else x2.", inferWhere), scalar::where));
+  out.push_back(elementwiseOp(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3.", inferFma), scalar::fma));
   out.push_back(withKernel(op("outer", {tensor("x1"), tensor("x2")}, L, "Outer product of two vectors.", inferOuter), kernels::outer));
 
   out.push_back(op("to_vdevice", {tensor("data"), required("dst_vdevice", ParamKind::VDevice)}, DeviceRule::ToVDevice,

@@ -1,6 +1,8 @@
 // Lookup machinery of the op registry; the op tables themselves are in ops_*.cpp.
 #include "compiler/op/registry.h"
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <memory>
 #include <unordered_map>
@@ -179,5 +181,27 @@ std::vector<std::string> closestOpNames(std::string_view name, size_t max) {
   }
   return out;
 }
+
+namespace builtin {
+namespace {
+const OpDef& required(const char* name) {
+  const OpDef* d = findOp(name);
+  if (!d) throw std::logic_error(std::string("the op registry lacks ") + name);
+  return *d;
+}
+}  // namespace
+const OpDef& callTir() {
+  static const OpDef& d = required("relax.call_tir");
+  return d;
+}
+const OpDef& toVDevice() {
+  static const OpDef& d = required("relax.to_vdevice");
+  return d;
+}
+const OpDef& hintOnDevice() {
+  static const OpDef& d = required("relax.hint_on_device");
+  return d;
+}
+}  // namespace builtin
 
 }  // namespace tvms::op

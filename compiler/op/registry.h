@@ -4,6 +4,7 @@
 // hover and completion read its docs; struct-info deduction and legalization attach to the same entry
 // (`infer`, `legalize`) as they land.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,11 +13,18 @@
 #include "compiler/ir/expr.h"
 #include "compiler/op/infer.h"
 
+namespace tvms::tir {
+struct Expr;
+}  // namespace tvms::tir
+
 namespace tvms::op {
 struct LegalizeInput;
 struct LegalizeResult;
 // Lowers one call of the op to a loop-IR kernel (compiler/op/legalize.h).
 using LegalizeFn = LegalizeResult (*)(const LegalizeInput&);
+// An elementwise op's value at one element from its tensor operands' values there
+// (compiler/op/scalar_math.h); null when this call cannot be computed that way.
+using ScalarFn = std::shared_ptr<const tir::Expr> (*)(const std::vector<std::shared_ptr<const tir::Expr>>& x, const LegalizeInput& in);
 }  // namespace tvms::op
 
 namespace tvms::op {
@@ -67,11 +75,20 @@ struct OpDef {
   InferFn infer = nullptr;
   // Its kernel in the loop IR (LegalizeOps); null: the op cannot be compiled yet.
   LegalizeFn legalize = nullptr;
+  // Elementwise ops: the value of one element (kernels::elementwise builds the loops around it).
+  ScalarFn scalar = nullptr;
 
   const Param* param(std::string_view n) const;
   std::string signature() const;  // "R.nn.softmax(data, axis=-1)"
   std::string scriptName() const; // "R.nn.softmax"
 };
+
+// The ops the passes and the VM treat themselves, by identity (Call::def == &builtin::callTir()).
+namespace builtin {
+const OpDef& callTir();
+const OpDef& toVDevice();
+const OpDef& hintOnDevice();
+}  // namespace builtin
 
 // Looks an op up by registry name ("relax.add") or script name ("R.add").
 const OpDef* findOp(std::string_view name);

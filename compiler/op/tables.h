@@ -5,6 +5,7 @@
 
 #include "compiler/op/legalize.h"
 #include "compiler/op/registry.h"
+#include "compiler/op/scalar_math.h"
 
 namespace tvms::op {
 
@@ -50,6 +51,12 @@ inline OpDef op(std::string name, std::vector<Param> params, DeviceRule rule, st
 }
 inline OpDef withKernel(OpDef d, LegalizeFn f) {
   d.legalize = f;
+  return d;
+}
+// An elementwise op: kernels::elementwise around its scalar function.
+inline OpDef elementwiseOp(OpDef d, ScalarFn f) {
+  d.legalize = kernels::elementwise;
+  d.scalar = f;
   return d;
 }
 inline OpDef unmodelled(std::string name) {

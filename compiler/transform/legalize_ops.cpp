@@ -35,8 +35,8 @@ class Legalize : public Rewriter {
  protected:
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
     auto* c = as<Call>(b.value);
-    const op::OpDef* def = c && !c->callee ? op::findOp(c->op) : nullptr;
-    if (!def || c->op == "relax.to_vdevice" || c->op == "relax.call_tir" || b.vars.size() != 1)
+    const op::OpDef* def = c && !c->callee ? c->def : nullptr;
+    if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || b.vars.size() != 1)
       return Rewriter::binding(b, out);
     if (!def->legalize) {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");
@@ -107,7 +107,8 @@ class Legalize : public Rewriter {
     bool reused = same != kernelByKey_.end();
     if (reused) --counts_[base];
     auto call = std::make_shared<Call>();
-    call->op = "relax.call_tir";
+    call->def = &op::builtin::callTir();
+    call->op = call->def->name;
     call->args = {std::make_shared<GlobalVar>(reused ? same->second : name), std::make_shared<Tuple>(operands)};
     if (result->kind == StructInfo::Kind::Tuple) {
       call->sinfoArgs = result->fields;

@@ -8,6 +8,7 @@
 
 #include "compiler/analysis/analysis.h"
 #include "compiler/ir/printer.h"
+#include "compiler/op/registry.h"
 #include "compiler/transform/targets.h"
 
 namespace tvms::transform {
@@ -121,7 +122,7 @@ class FunctionLowering {
         if (auto* i = as<If>(b->value)) { countUses(i->thenBranch.get()); countUses(i->elseBranch.get()); }
         // A value stored elsewhere (tuples, aliases, branches, other functions) keeps its storage.
         if (!as<Call>(b->value) || as<Call>(b->value)->callee) visitUses(b->value, [&](const Var* v) { escapes_.insert(v); });
-        if (auto* c = as<Call>(b->value); c && c->op != "relax.call_tir" && c->op != "relax.to_vdevice")
+        if (auto* c = as<Call>(b->value); c && c->def != &op::builtin::callTir() && c->def != &op::builtin::toVDevice())
           visitUses(b->value, [&](const Var* v) { escapes_.insert(v); });
       }
     visitUses(s->body, [&](const Var* v) { escapes_.insert(v); });
@@ -260,8 +261,8 @@ class FunctionLowering {
     }
     const ExprPtr& e = b.value;
     if (auto* c = as<Call>(e)) {
-      if (c->op == "relax.call_tir") return callKernel(*c, var);
-      if (c->op == "relax.to_vdevice") {
+      if (c->def == &op::builtin::callTir()) return callKernel(*c, var);
+      if (c->def == &op::builtin::toVDevice()) {
         int src = valueReg(c->args[0]);
         emit(Opcode::ToDevice, regOf(var), {src, slotOf(var->annotation.get())});
         return;

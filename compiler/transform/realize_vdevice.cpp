@@ -88,7 +88,7 @@ class Flood {
         if (b->vars.empty()) continue;
         const Var* var = b->vars[0].get();
         auto* c = as<Call>(b->value);
-        bool hint = c && c->op == "relax.hint_on_device";
+        bool hint = c && c->def == &op::builtin::hintOnDevice();
         for (auto& v : b->vars) {
           if (!hint) place(v.get(), placedOn(v->annotation.get()));  // a hint overrides what it was deduced as
           if (v.get() != var) tie(var, v.get());
@@ -133,13 +133,14 @@ class Realize : public Rewriter {
 
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
     auto* c = as<Call>(b.value);
-    if (!c || c->op != "relax.hint_on_device" || c->args.empty()) return Rewriter::binding(b, out);
+    if (!c || c->def != &op::builtin::hintOnDevice() || c->args.empty()) return Rewriter::binding(b, out);
     const VDevice* want = m_.hintedEntry(*c);
     auto* input = as<Var>(c->args[0]);
     ExprPtr value = expr(c->args[0]);
     if (want && input && flood_.deviceOf(input) != want) {
       auto copy = std::make_shared<Call>();
-      copy->op = "relax.to_vdevice";
+      copy->def = &op::builtin::toVDevice();
+      copy->op = copy->def->name;
       copy->args = {value};
       copy->attrs.push_back({"dst_vdevice", Value::ofVDevice(ref(want))});
       value = copy;
