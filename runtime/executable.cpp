@@ -1,19 +1,18 @@
-// .tvmx: "TVMX0002", u64 length + JSON metadata (devices, kernels with their kinds, functions,
-// constant shapes, the kinds of the modules), each constant's bytes, then per module u64 length +
-// its blob. Loading hands each blob to the loader registered for its kind (runtime/registry.h).
+// .tvmx: "TVMX0002", then the metadata as little-endian fields (devices, kernels with their kinds,
+// the kinds and sizes of the modules, constant shapes, functions with their parameters and bytecode),
+// each constant's bytes, then each module's blob. Loading hands each blob to the loader registered
+// for its kind (runtime/registry.h). A plain binary layout: the runtime reads artifacts with nothing
+// but the standard library.
 #include "runtime/executable.h"
-
-#include "runtime/registry.h"
 
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
-namespace tvms::runtime {
+#include "runtime/registry.h"
 
-using json = nlohmann::json;
+namespace tvms::runtime {
 
 namespace {
 
@@ -25,56 +24,149 @@ const char* opcodeName(Opcode op) {
   return names[static_cast<int>(op)];
 }
 
-json paramToJson(const ParamSpec& p) {
-  json dims = json::array();
-  for (auto& d : p.dims) dims.push_back({static_cast<int>(d.kind), d.value, d.name});
-  return {{"name", p.name}, {"tensor", p.tensor}, {"dtype", p.dtype}, {"ndim", p.ndim}, {"dims", dims}, {"slot", p.slot}, {"sinfo", p.sinfo}};
+class Writer {
+ public:
+  explicit Writer(std::ostream& o) : o_(o) {}
+  void u64(uint64_t v) { o_.write(reinterpret_cast<const char*>(&v), 8); }
+  void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
+  void str(const std::string& s) {
+    u64(s.size());
+    o_.write(s.data(), static_cast<std::streamsize>(s.size()));
+  }
+  void i64s(const std::vector<int64_t>& v) {
+    u64(v.size());
+    for (auto x : v) i64(x);
+  }
+
+ private:
+  std::ostream& o_;
+};
+
+// Every read is bounds-checked: a damaged artifact is an error naming the file, never a crash.
+class Reader {
+ public:
+  Reader(std::istream& in, std::string path, uint64_t fileBytes) : in_(in), path_(std::move(path)), fileBytes_(fileBytes) {}
+  uint64_t u64() {
+    uint64_t v = 0;
+    in_.read(reinterpret_cast<char*>(&v), 8);
+    if (!in_) fail("truncated");
+    return v;
+  }
+  int64_t i64() { return static_cast<int64_t>(u64()); }
+  uint64_t count(uint64_t limit = 1u << 24) {
+    uint64_t n = u64();
+    if (n > limit) fail("bad length");
+    return n;
+  }
+  std::string str() {
+    std::string s(count(1u << 20), '\0');
+    in_.read(s.data(), static_cast<std::streamsize>(s.size()));
+    if (!in_) fail("truncated");
+    return s;
+  }
+  std::vector<int64_t> i64s() {
+    std::vector<int64_t> v;
+    for (uint64_t n = count(), i = 0; i < n; ++i) v.push_back(i64());
+    return v;
+  }
+  // A size of data that follows the metadata: no more than the file holds.
+  uint64_t dataSize() {
+    uint64_t n = u64();
+    if (n > fileBytes_) fail("a size past the end of the file");
+    return n;
+  }
+  [[noreturn]] void fail(const std::string& why) { throw std::runtime_error(path_ + ": damaged artifact metadata (" + why + ")"); }
+
+ private:
+  std::istream& in_;
+  std::string path_;
+  uint64_t fileBytes_;
+};
+
+void writeParam(Writer& w, const ParamSpec& p) {
+  w.str(p.name);
+  w.u64(p.tensor);
+  w.str(p.dtype);
+  w.i64(p.ndim);
+  w.u64(p.dims.size());
+  for (auto& d : p.dims) {
+    w.i64(static_cast<int64_t>(d.kind));
+    w.i64(d.value);
+    w.str(d.name);
+  }
+  w.i64(p.slot);
+  w.str(p.sinfo);
 }
 
-ParamSpec paramFromJson(const json& j) {
+ParamSpec readParam(Reader& r) {
   ParamSpec p;
-  p.name = j.at("name");
-  p.tensor = j.at("tensor");
-  p.dtype = j.at("dtype");
-  p.ndim = j.at("ndim");
-  for (auto& d : j.at("dims")) p.dims.push_back({static_cast<ParamSpec::Dim::Kind>(d[0].get<int>()), d[1].get<int64_t>(), d[2].get<std::string>()});
-  p.slot = j.at("slot");
-  p.sinfo = j.at("sinfo");
+  p.name = r.str();
+  p.tensor = r.u64() != 0;
+  p.dtype = r.str();
+  p.ndim = static_cast<int>(r.i64());
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) {
+    auto& d = p.dims.emplace_back();
+    int64_t kind = r.i64();
+    if (kind < ParamSpec::Dim::Any || kind > ParamSpec::Dim::Check) r.fail("bad dim kind");
+    d.kind = static_cast<ParamSpec::Dim::Kind>(kind);
+    d.value = r.i64();
+    d.name = r.str();
+  }
+  p.slot = static_cast<int>(r.i64());
+  p.sinfo = r.str();
   return p;
-}
-
-void writeU64(std::ostream& o, uint64_t v) { o.write(reinterpret_cast<const char*>(&v), 8); }
-uint64_t readU64(std::istream& in) {
-  uint64_t v = 0;
-  in.read(reinterpret_cast<char*>(&v), 8);
-  return v;
 }
 
 }  // namespace
 
 void saveExecutable(const Executable& e, const std::string& path) {
-  json meta;
-  for (auto& d : e.devices) meta["devices"].push_back({{"kind", d.kind}, {"device_type", d.deviceType}, {"vdevice_id", d.vdeviceId}, {"scope", d.scope}, {"spelling", d.spelling}});
-  for (auto& k : e.kernels) meta["kernels"].push_back({{"name", k.name}, {"kind", k.kind}});
-  for (auto& m : e.modules) meta["modules"].push_back({{"kind", m.kind}, {"bytes", m.blob.size()}});
-  for (auto& c : e.constants) meta["constants"].push_back({{"dtype", dtypeName(c.dtype)}, {"shape", c.shape}, {"bytes", c.bytes.size()}});
-  for (auto& f : e.functions) {
-    json jf{{"name", f.name}, {"ret", f.retSInfo}, {"registers", f.numRegisters}, {"dims", f.numDims}, {"outputs", f.outputNames}};
-    for (auto& p : f.params) jf["params"].push_back(paramToJson(p));
-    for (auto& in : f.code) jf["code"].push_back({static_cast<int>(in.op), in.dst, in.args});
-    meta["functions"].push_back(jf);
-  }
-  std::string text = meta.dump();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw std::runtime_error("cannot write " + path);
   out.write(kMagic, 8);
-  writeU64(out, text.size());
-  out << text;
-  for (auto& c : e.constants) out.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
-  for (auto& m : e.modules) {
-    writeU64(out, m.blob.size());
-    out.write(m.blob.data(), static_cast<std::streamsize>(m.blob.size()));
+  Writer w(out);
+  w.u64(e.devices.size());
+  for (auto& d : e.devices) {
+    w.str(d.kind);
+    w.i64(d.deviceType);
+    w.i64(d.vdeviceId);
+    w.str(d.scope);
+    w.str(d.spelling);
   }
+  w.u64(e.kernels.size());
+  for (auto& k : e.kernels) {
+    w.str(k.name);
+    w.str(k.kind);
+  }
+  w.u64(e.modules.size());
+  for (auto& m : e.modules) {
+    w.str(m.kind);
+    w.u64(m.blob.size());
+  }
+  w.u64(e.constants.size());
+  for (auto& c : e.constants) {
+    w.str(std::string(dtypeName(c.dtype)));
+    w.i64s(c.shape);
+    w.u64(c.bytes.size());
+  }
+  w.u64(e.functions.size());
+  for (auto& f : e.functions) {
+    w.str(f.name);
+    w.str(f.retSInfo);
+    w.i64(f.numRegisters);
+    w.i64(f.numDims);
+    w.u64(f.outputNames.size());
+    for (auto& n : f.outputNames) w.str(n);
+    w.u64(f.params.size());
+    for (auto& p : f.params) writeParam(w, p);
+    w.u64(f.code.size());
+    for (auto& in : f.code) {
+      w.i64(static_cast<int64_t>(in.op));
+      w.i64(in.dst);
+      w.i64s(in.args);
+    }
+  }
+  for (auto& c : e.constants) out.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
+  for (auto& m : e.modules) out.write(m.blob.data(), static_cast<std::streamsize>(m.blob.size()));
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
@@ -83,49 +175,63 @@ Executable loadExecutable(const std::string& path) {
   if (!in) throw std::runtime_error("cannot read " + path);
   char magic[8] = {};
   in.read(magic, 8);
-  if (!in || std::memcmp(magic, kMagic, 8) != 0) throw std::runtime_error(path + " is not a tvms artifact of this version (.tvmx version 2; rebuild it with tvms build)");
+  if (!in || std::memcmp(magic, kMagic, 4) != 0) throw std::runtime_error(path + " is not a tvms artifact");
+  if (std::memcmp(magic, kMagic, 8) != 0)
+    throw std::runtime_error(path + " is not a tvms artifact of this version (.tvmx version 2; rebuild it with tvms build)");
   Executable e;
-  try {
-    uint64_t n = readU64(in);
-    if (!in || n > (1ull << 32)) throw std::runtime_error(path + ": damaged artifact metadata (bad length)");
-    std::string text(n, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(n));
-    json meta = json::parse(text);
-    for (auto& d : meta.value("devices", json::array()))
-      e.devices.push_back({d.at("kind"), d.at("device_type"), d.at("vdevice_id"), d.at("scope"), d.at("spelling")});
-    for (auto& k : meta.value("kernels", json::array())) e.kernels.push_back({k.at("name"), k.at("kind")});
-    for (auto& m : meta.value("modules", json::array())) {
-      KernelModule km;
-      km.kind = m.at("kind");
-      e.modules.push_back(std::move(km));
-    }
-    for (auto& c : meta.value("constants", json::array())) {
-      ConstantData cd;
-      cd.dtype = *dtypeFromName(c.at("dtype").get<std::string>());
-      cd.shape = c.at("shape").get<std::vector<int64_t>>();
-      cd.bytes.resize(c.at("bytes").get<size_t>());
-      e.constants.push_back(std::move(cd));
-    }
-    for (auto& jf : meta.value("functions", json::array())) {
-      VMFunction f;
-      f.name = jf.at("name");
-      f.retSInfo = jf.at("ret");
-      f.numRegisters = jf.at("registers");
-      f.numDims = jf.at("dims");
-      f.outputNames = jf.at("outputs").get<std::vector<std::string>>();
-      for (auto& p : jf.value("params", json::array())) f.params.push_back(paramFromJson(p));
-      for (auto& i : jf.value("code", json::array())) f.code.push_back({static_cast<Opcode>(i[0].get<int>()), i[1].get<int32_t>(), i[2].get<std::vector<int64_t>>()});
-      e.functions.push_back(std::move(f));
-    }
-  } catch (const json::exception& ex) {
-    throw std::runtime_error(path + ": damaged artifact metadata (" + std::string(ex.what()) + ")");
+  in.seekg(0, std::ios::end);
+  uint64_t fileBytes = static_cast<uint64_t>(in.tellg());
+  in.seekg(8);
+  Reader r(in, path, fileBytes);
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) {
+    auto& d = e.devices.emplace_back();
+    d.kind = r.str();
+    d.deviceType = static_cast<int>(r.i64());
+    d.vdeviceId = r.i64();
+    d.scope = r.str();
+    d.spelling = r.str();
   }
-  for (auto& c : e.constants) in.read(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) {
+    auto& k = e.kernels.emplace_back();
+    k.name = r.str();
+    k.kind = r.str();
+  }
+  for (uint64_t n = r.count(64), i = 0; i < n; ++i) {
+    auto& m = e.modules.emplace_back();
+    m.kind = r.str();
+    m.blob.resize(r.dataSize());
+  }
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) {
+    auto& c = e.constants.emplace_back();
+    auto dt = dtypeFromName(r.str());
+    if (!dt) r.fail("bad dtype");
+    c.dtype = *dt;
+    c.shape = r.i64s();
+    c.bytes.resize(r.dataSize());
+  }
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) {
+    auto& f = e.functions.emplace_back();
+    f.name = r.str();
+    f.retSInfo = r.str();
+    f.numRegisters = static_cast<int>(r.i64());
+    f.numDims = static_cast<int>(r.i64());
+    for (uint64_t n = r.count(), k = 0; k < n; ++k) f.outputNames.push_back(r.str());
+    for (uint64_t n = r.count(), k = 0; k < n; ++k) f.params.push_back(readParam(r));
+    for (uint64_t n = r.count(), k = 0; k < n; ++k) {
+      auto& i = f.code.emplace_back();
+      int64_t op = r.i64();
+      if (op < 0 || op > static_cast<int64_t>(Opcode::Release)) r.fail("bad opcode");
+      i.op = static_cast<Opcode>(op);
+      i.dst = static_cast<int32_t>(r.i64());
+      i.args = r.i64s();
+    }
+  }
+  for (auto& c : e.constants) {
+    in.read(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
+    if (!in) throw std::runtime_error(path + ": truncated artifact");
+  }
   for (auto& m : e.modules) {
-    uint64_t n = readU64(in);
-    if (!in || n > (1ull << 34)) throw std::runtime_error(path + ": truncated artifact");
-    m.blob.resize(n);
-    in.read(m.blob.data(), static_cast<std::streamsize>(n));
+    in.read(m.blob.data(), static_cast<std::streamsize>(m.blob.size()));
     if (!in) throw std::runtime_error(path + ": truncated artifact");
     e.libraries[m.kind] = loadModule(m.kind, m.blob);
   }

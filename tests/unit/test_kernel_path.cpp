@@ -8,6 +8,8 @@
 #include <cstring>
 #include <random>
 
+#include <unistd.h>
+
 #include "compiler/codegen/backend.h"
 #include "compiler/driver/pipeline.h"
 #include "compiler/schedule/gemm.h"
@@ -265,4 +267,46 @@ TEST_CASE("runtime: devices and module loaders come from registries by target ki
   exe.devices[0] = {"metal", 8, 0, "global", "metal:0"};
   CHECK_THROWS_WITH(runtime::openDevices(exe, {}),
                     doctest::Contains("`--device metal:0=cpu` runs it on the CPU instead"));
+}
+
+TEST_CASE("artifacts: a .tvmx holds one module per target kind and runs like the JIT build; every truncation is a clear error") {
+  auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/same_kernel_two_cpus.py"));
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  o.buildModules = true;
+  driver::BuildResult b = driver::build(lowered.module(), o);
+  REQUIRE(b.exe);
+  REQUIRE(b.exe->modules.size() == 1);
+  CHECK(b.exe->modules[0].kind == "llvm");
+  CHECK(b.exe->libraries.empty());
+  std::string path = "/tmp/tvms-test-artifact-" + std::to_string(::getpid()) + ".tvmx";
+  runtime::saveExecutable(*b.exe, path);
+  runtime::Executable loaded = runtime::loadExecutable(path);
+  REQUIRE(loaded.libraries.count("llvm") == 1);
+  CHECK(loaded.kernels.size() == 1);
+  CHECK(loaded.kernels[0].kind == "llvm");
+  CHECK(runtime::disassemble(loaded) == runtime::disassemble(*b.exe));
+  std::mt19937 rng(7);
+  Host h;
+  auto x = h.tensor({1000}, rng), y = h.tensor({1000}, rng);
+  runtime::VirtualMachine vm(loaded, runtime::openDevices(loaded, {}));
+  auto out = std::get<std::shared_ptr<runtime::TupleValue>>(vm.invoke("main", {x, y}));
+  auto a = std::get<runtime::NDArray>(out->fields[0]);
+  CHECK(a.slot() == 0);
+  CHECK(test::at(a, 5) == doctest::Approx(std::exp(test::at(x, 5))));
+  CHECK(vm.stats().kernelCalls == std::vector<int64_t>{1, 1});
+  // Cut the file anywhere: loading fails with a message naming it, never a crash or a huge allocation.
+  std::string bytes = test::readFile(path);
+  for (size_t cut = 0; cut < bytes.size(); cut += cut < 400 ? 1 : 997) {
+    std::string part = path + ".part";
+    {
+      FILE* f = std::fopen(part.c_str(), "wb");
+      std::fwrite(bytes.data(), 1, cut, f);
+      std::fclose(f);
+    }
+    INFO("cut at " << cut);
+    CHECK_THROWS_AS(runtime::loadExecutable(part), std::runtime_error);
+    std::remove(part.c_str());
+  }
+  std::remove(path.c_str());
 }

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Checks the include layering that ARCHITECTURE.md's rooms table states.
+
+Each row of the table names a room (a folder) and, in its last column, the rooms it depends on
+(in backticks). A file may include headers of its own room and of every room reachable through
+those lists; the runtime includes nothing of compiler/; only server/ and tools/tvms include JSON or
+LSP headers (nlohmann, Boost). A room listed as depending on "(everything)" (tests/) is not checked.
+Ops are used by identity: no kernel builder (compiler/op/legalize_*.cpp) reads its op's name and no
+pass compares a call's op name (they compare Call::def with op::builtin).
+Exits 1 listing every violation, 0 when the code keeps to the table.
+"""
+import os
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+root = os.path.abspath(root)
+text = open(os.path.join(root, "ARCHITECTURE.md"), encoding="utf-8").read()
+
+deps = {}        # room -> the rooms it lists
+unchecked = set()
+for line in text.splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) < 3 or not cells[0].startswith("`"):
+        continue
+    room = cells[0].strip("`").rstrip("/")
+    listed = [d.rstrip("/") for d in re.findall(r"`([^`]+)`", cells[-1])]
+    deps[room] = listed
+    if "(everything)" in cells[-1]:
+        unchecked.add(room)
+
+if len(deps) < 10:
+    sys.exit(f"check_layering: found only {len(deps)} rooms in ARCHITECTURE.md's table; is the table still there?")
+
+
+def room_of(path):
+    best = None
+    for r in deps:
+        if path == r or path.startswith(r + "/"):
+            if best is None or len(r) > len(best):
+                best = r
+    return best
+
+
+def reachable(room):
+    seen, todo = {room}, [room]
+    while todo:
+        for d in deps.get(todo.pop(), []):
+            if d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return seen
+
+
+problems = []
+checked = 0
+for dirpath, dirnames, files in os.walk(root):
+    rel_dir = os.path.relpath(dirpath, root)
+    dirnames[:] = [d for d in dirnames if d not in ("node_modules", ".git") and not (rel_dir == "." and d.startswith("build"))]
+    for name in files:
+        if not name.endswith((".cpp", ".h", ".c")):
+            continue
+        path = os.path.relpath(os.path.join(dirpath, name), root)
+        room = room_of(path)
+        if room is None or room in unchecked:
+            continue
+        checked += 1
+        allowed = reachable(room)
+        source = open(os.path.join(root, path), encoding="utf-8", errors="replace").read()
+        for m in re.finditer(r'#include\s+([<"])([^>"]+)[>"]', source):
+            header = m.group(2)
+            if m.group(1) == '"':
+                target = room_of(header)
+                if target and target not in allowed:
+                    problems.append(f"{path}: includes {header} ({target}), which {room} may not reach")
+                if room == "runtime" and header.startswith("compiler/"):
+                    problems.append(f"{path}: the runtime includes {header} (nothing of compiler/)")
+            if (header.startswith("nlohmann/") or header.startswith("boost/")) and room not in ("server", "tools/tvms"):
+                problems.append(f"{path}: includes {header}; only server/ and tools/tvms speak JSON/LSP")
+
+        if re.match(r"compiler/op/legalize_", path) and re.search(r"def\.name|scriptName\(\)\s*==", source):
+            problems.append(f"{path}: a kernel builder reads its op's name (bind a builder per op in the registry)")
+        if room in ("compiler/transform", "compiler/analysis") and re.search(r'(->|\.)op\s*[!=]=\s*"', source):
+            problems.append(f"{path}: compares a call's op name (compare Call::def with op::builtin)")
+
+if checked < 50:
+    sys.exit(f"check_layering: checked only {checked} files; the room paths no longer match the tree")
+for p in problems:
+    print(p)
+print(f"check_layering: {checked} files in {len(deps)} rooms, {len(problems)} violations")
+sys.exit(1 if problems else 0)
