@@ -191,6 +191,11 @@ TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy
   CHECK(run.out.find("gv: shape (64, 16), float32, on \"llvm:1\": min ") == 0);
   CHECK(run.out.find("copied between devices: 8192 bytes in 1 copies") != std::string::npos);
   CHECK(run.out.find("device 1 \"llvm:1\" (cpu:1): 1 kernels") != std::string::npos);
+  // One kernel called on two devices runs on each (the last call site used to win: "0 kernels; 2 kernels").
+  auto shared = runTvms({"run", corpus("run/same_kernel_two_cpus.py")});
+  CHECK(shared.exitCode == 0);
+  CHECK(shared.out.find("device 0 \"llvm:0\" (cpu:0): 1 kernels") != std::string::npos);
+  CHECK(shared.out.find("device 1 \"llvm:1\" (cpu:1): 1 kernels") != std::string::npos);
 
   auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_run_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
