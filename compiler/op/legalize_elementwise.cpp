@@ -13,8 +13,6 @@ using namespace tir;
 
 namespace {
 
-constexpr int64_t kChunk = 16384;  // elements per parallel part of a flat loop
-
 bool sameDims(const std::vector<ExprP>& a, const std::vector<ExprP>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -65,16 +63,15 @@ LegalizeResult elementwise(const LegalizeInput& in) {
   bool flat = true;
   for (auto& o : ops) flat = flat && (o.scalar || sameDims(o.dims, *outDims));
   if (flat) {
+    // One spatial loop over every element (the CPU schedule splits it into chunks for the pool).
     ExprP n = product(*outDims);
-    int o = kb.loopVar("o"), i = kb.loopVar("i");
-    ExprP idx = kb.var(o) * intImm(kChunk) + kb.var(i);
+    int i = kb.loopVar("i");
+    ExprP idx = kb.var(i);
     std::vector<ExprP> loads;
     for (auto& x : ops) loads.push_back(x.scalar ? x.scalar : kb.load(x.buffer, idx));
     ExprP v = value(loads);
     if (!v) return failure(in.def.scriptName() + " has no kernel yet");
-    ExprP parts = binary(BinOp::FloorDiv, n + intImm(kChunk - 1), intImm(kChunk));
-    ExprP inner = binary(BinOp::Min, intImm(kChunk), n - kb.var(o) * intImm(kChunk));
-    kb.add(forLoop(o, parts, {forLoop(i, inner, {store(out, idx, v)}, true)}, true));
+    kb.add(forLoop(i, n, {store(out, idx, v)}, true));
   } else {
     // A loop nest over the output; each operand indexed with its broadcast (right-aligned) dims.
     size_t rank = outDims->size();
@@ -111,11 +108,8 @@ LegalizeResult copyLike(const LegalizeInput& in) {
   if (!dims) return failure("the shape of the operand must be known to compile " + in.def.scriptName());
   int a = kb.param("A", *t, shapeText(in.args[0]));
   int c = kb.param("C", *t, shapeText(&in.out));
-  int o = kb.loopVar("o"), i = kb.loopVar("i");
-  ExprP n = product(*dims);
-  ExprP idx = kb.var(o) * intImm(kChunk) + kb.var(i);
-  kb.add(forLoop(o, binary(BinOp::FloorDiv, n + intImm(kChunk - 1), intImm(kChunk)),
-                 {forLoop(i, binary(BinOp::Min, intImm(kChunk), n - kb.var(o) * intImm(kChunk)), {store(c, idx, kb.load(a, idx))}, true)}, true));
+  int i = kb.loopVar("i");
+  kb.add(forLoop(i, product(*dims), {store(c, kb.var(i), kb.load(a, kb.var(i)))}, true));
   return done(kb, {0});
 }
 

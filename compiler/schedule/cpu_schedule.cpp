@@ -1,12 +1,15 @@
 #include <optional>
 
 #include "compiler/schedule/schedule.h"
+#include "compiler/tir/rewrite.h"
 
 namespace tvms::schedule {
 
 using namespace tir;
 
 namespace {
+
+constexpr int64_t kChunk = 16384;  // elements per parallel part of a flat loop
 
 // The coefficient of loop variable `v` in an index expression, when the index is linear in it.
 std::optional<int64_t> strideIn(const ExprP& e, int v) {
@@ -56,6 +59,32 @@ bool vectorizable(const Stmt& loop) {
   return !loop.body.empty();
 }
 
+bool hasLoop(const std::vector<StmtP>& body) {
+  for (auto& s : body)
+    if (s->kind == Stmt::Kind::For || hasLoop(s->body)) return true;
+  return false;
+}
+
+// A top-level spatial loop with no loop inside (a flat elementwise pass) split as
+// `for i_0 in parallel(ceil(n / kChunk)): for i_1 in vectorized(min(kChunk, n - i_0 * kChunk))`:
+// each task of the pool streams a contiguous chunk, each chunk in vector lanes.
+StmtP splitFlat(Kernel& k, const Stmt& loop) {
+  const std::string name = k.vars[static_cast<size_t>(loop.var)].name;  // a copy: newLoopVar grows k.vars
+  int outer = newLoopVar(k, name + "_0"), inner = newLoopVar(k, name + "_1");
+  ExprP o = varRef(k, outer), n = loop.extent;
+  std::vector<StmtP> body;
+  for (auto& s : loop.body) body.push_back(substitute(s, {{loop.var, o * intImm(kChunk) + varRef(k, inner)}}));
+  StmtP innerLoop = forLoop(inner, min(intImm(kChunk), n - o * intImm(kChunk)), body, true);
+  if (vectorizable(*innerLoop)) {
+    auto v = std::make_shared<Stmt>(*innerLoop);
+    v->forKind = ForKind::Vectorized;
+    innerLoop = v;
+  }
+  auto outerLoop = std::make_shared<Stmt>(*forLoop(outer, floordiv(n + intImm(kChunk - 1), intImm(kChunk)), {innerLoop}, true));
+  outerLoop->forKind = ForKind::Parallel;
+  return outerLoop;
+}
+
 StmtP scheduleLoop(const StmtP& s, bool topLevel) {
   if (s->kind == Stmt::Kind::Seq) {
     auto copy = std::make_shared<Stmt>(*s);
@@ -73,7 +102,10 @@ StmtP scheduleLoop(const StmtP& s, bool topLevel) {
 }  // namespace
 
 void applyCpu(Kernel& k) {
-  for (auto& s : k.body) s = scheduleLoop(s, true);
+  for (auto& s : k.body) {
+    if (s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar && !hasLoop(s->body)) s = splitFlat(k, *s);
+    else s = scheduleLoop(s, true);
+  }
 }
 
 void apply(Kernel& k) {

@@ -10,9 +10,10 @@ namespace tvms::schedule {
 // Applies the schedule of `k.target` to the kernel in place.
 void apply(tir::Kernel& k);
 
-// The CPU schedule: each top-level spatial loop runs on the thread pool (Parallel); an innermost
-// spatial loop whose stores and loads walk memory with unit stride (or not at all), with no
-// loop-carried scalar, is Vectorized.
+// The CPU schedule: each top-level spatial loop runs on the thread pool (Parallel); a flat one (no
+// loop inside) is first split into chunks of 16384 iterations; an innermost spatial loop whose
+// stores and loads walk memory with unit stride (or not at all), with no loop-carried scalar, is
+// Vectorized.
 void applyCpu(tir::Kernel& k);
 
 }  // namespace tvms::schedule

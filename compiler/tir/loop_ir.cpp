@@ -217,6 +217,13 @@ StmtP assign(int local, ExprP value) {
   s->value = std::move(value);
   return s;
 }
+StmtP ifThen(ExprP cond, std::vector<StmtP> body) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Kind::If;
+  s->cond = std::move(cond);
+  s->body = std::move(body);
+  return s;
+}
 StmtP barrier() {
   auto s = std::make_shared<Stmt>();
   s->kind = Stmt::Kind::Barrier;
@@ -270,6 +277,10 @@ struct Printer {
       case Stmt::Kind::Assign: lines.push_back(pad + k.vars[s->var].name + " = " + expr(s->value)); break;
       case Stmt::Kind::Seq: for (auto& b : s->body) stmt(b, depth); break;
       case Stmt::Kind::Barrier: lines.push_back(pad + "T.tvm_storage_sync(\"shared\")"); break;
+      case Stmt::Kind::If:
+        lines.push_back(pad + "if " + expr(s->cond) + ":");
+        for (auto& b : s->body) stmt(b, depth + 1);
+        break;
     }
   }
 };

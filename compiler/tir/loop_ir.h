@@ -64,7 +64,7 @@ enum class IterType { Spatial, Reduction };
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
 struct Stmt {
-  enum class Kind { For, Store, Assign, Seq, Barrier };
+  enum class Kind { For, Store, Assign, Seq, Barrier, If };
   Kind kind = Kind::Seq;
   int var = -1;          // For: its loop variable; Assign: the local scalar
   ExprP extent;          // For: runs var over [0, extent)
@@ -75,7 +75,8 @@ struct Stmt {
                            // SLP vectorizer vectorizes its body across the tile's columns instead)
   int buffer = -1;       // Store
   ExprP index, value;    // Store: buffer[index] = value; Assign: var = value
-  std::vector<StmtP> body;  // For, Seq
+  ExprP cond;             // If: body runs when cond holds
+  std::vector<StmtP> body;  // For, Seq, If
   // Barrier: every thread of the block waits here (T.tvm_storage_sync("shared")); no fields.
 };
 
@@ -154,6 +155,7 @@ StmtP store(int buffer, ExprP index, ExprP value);
 StmtP assign(int local, ExprP value);
 StmtP seq(std::vector<StmtP> body);
 StmtP barrier();
+StmtP ifThen(ExprP cond, std::vector<StmtP> body);
 
 // The kernel as a T.prim_func body (flat indices), for --print-after and tvms/viewIR: loop kinds
 // (T.serial / T.parallel / T.vectorized / T.unroll / T.thread_binding), buffer scopes, barriers.

@@ -162,8 +162,9 @@ TEST_CASE("schedule: LegalizeOps prints the CPU schedule (parallel and vectorize
   std::string error;
   std::string text = driver::printAfter(lowered.module(), "LegalizeOps", &error);
   CHECK(error.empty());
-  CHECK(text.find("for o in T.parallel(1):") != std::string::npos);
-  CHECK(text.find("for i in T.vectorized(T.min(16384, (1000 - (o * 16384)))):") != std::string::npos);
+  CHECK(text.find("for i_0 in T.parallel(1):") != std::string::npos);
+  CHECK(text.find("for i_1 in T.vectorized(T.min(16384, (1000 - (i_0 * 16384)))):") != std::string::npos);
+  CHECK(text.find("C[((i_0 * 16384) + i_1)] = T.exp(A[((i_0 * 16384) + i_1)])") != std::string::npos);
   // A reduction loop is never vectorized or parallel: softmax's max and sum stay serial.
   auto softmax = test::lower(test::module("x: R.Tensor((8, 64), \"float32\")", "R.Tensor((8, 64), \"float32\")",
                                           "        y = R.nn.softmax(x)\n        return y\n"));

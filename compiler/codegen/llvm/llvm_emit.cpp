@@ -67,6 +67,16 @@ class FunctionEmitter {
         loop(s->var, b_.getInt64(0), expr(s->extent), s->body, s->keepScalar ? LoopHint::KeepScalar : hintOf(s->forKind));
         break;
       case Stmt::Kind::Barrier: throw std::runtime_error("kernel " + k_.name + ": a GPU barrier reached the CPU backend");
+      case Stmt::Kind::If: {
+        auto* then = llvm::BasicBlock::Create(ctx_, "then", fn_);
+        auto* after = llvm::BasicBlock::Create(ctx_, "endif", fn_);
+        b_.CreateCondBr(expr(s->cond), then, after);
+        b_.SetInsertPoint(then);
+        for (auto& c : s->body) stmt(c);
+        b_.CreateBr(after);
+        b_.SetInsertPoint(after);
+        break;
+      }
     }
   }
 

@@ -1,0 +1,59 @@
+#include "compiler/tir/rewrite.h"
+
+namespace tvms::tir {
+
+ExprP substitute(const ExprP& e, const std::map<int, ExprP>& with) {
+  if (!e) return e;
+  if (e->kind == Expr::Kind::Var) {
+    auto it = with.find(e->id);
+    return it == with.end() ? e : it->second;
+  }
+  ExprP a = substitute(e->a, with), b = substitute(e->b, with), c = substitute(e->c, with);
+  if (a == e->a && b == e->b && c == e->c) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->a = a;
+  copy->b = b;
+  copy->c = c;
+  return copy;
+}
+
+StmtP substitute(const StmtP& s, const std::map<int, ExprP>& with) {
+  auto copy = std::make_shared<Stmt>(*s);
+  copy->extent = substitute(s->extent, with);
+  copy->index = substitute(s->index, with);
+  copy->value = substitute(s->value, with);
+  copy->cond = substitute(s->cond, with);
+  for (auto& b : copy->body) b = substitute(b, with);
+  return copy;
+}
+
+void variablesOf(const ExprP& e, std::set<int>& out) {
+  if (!e) return;
+  if (e->kind == Expr::Kind::Var) out.insert(e->id);
+  variablesOf(e->a, out);
+  variablesOf(e->b, out);
+  variablesOf(e->c, out);
+}
+
+bool readsLoopVariable(const Kernel& k, const ExprP& e) {
+  std::set<int> vars;
+  variablesOf(e, vars);
+  for (int v : vars)
+    if (k.vars[static_cast<size_t>(v)].role == Variable::Role::Loop) return true;
+  return false;
+}
+
+int newLoopVar(Kernel& k, std::string name) {
+  k.vars.push_back({std::move(name), ScalarType::I64, Variable::Role::Loop, -1});
+  return static_cast<int>(k.vars.size()) - 1;
+}
+
+ExprP varRef(const Kernel& k, int id) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Var;
+  e->id = id;
+  e->type = k.vars[static_cast<size_t>(id)].type;
+  return e;
+}
+
+}  // namespace tvms::tir
