@@ -105,16 +105,11 @@ void copyBetween(DeviceAPI& to, void* dst, DeviceAPI& from, const void* src, siz
     to.copyWithin(dst, src, bytes);  // on the device's own stream, in order with its work
     return;
   }
+  if (to.copyFromPeer(dst, from, src, bytes)) return;  // device to device, queued behind the source's work
   if (from.hostAccessible()) {
-    // Onto `to`'s stream: kernels queued there later run after it, the host does not wait. The
-    // source is host memory its producer finished writing before this call.
+    // Onto `to`'s stream: kernels queued there later run after it, the host does not wait (the
+    // device stages the source). The source is host memory its producer finished writing.
     to.copyFromHost(dst, src, bytes);
-    if (!to.hostAccessible()) {
-      // The source may be freed as soon as this returns: wait for this copy alone.
-      Event done = to.recordEvent();
-      to.synchronizeEvent(done);
-      to.destroyEvent(done);
-    }
     return;
   }
   // From a device: queued behind the work that produced the source; the host waits for that copy's
@@ -129,12 +124,7 @@ void copyBetween(DeviceAPI& to, void* dst, DeviceAPI& from, const void* src, siz
   Event copied = from.recordEvent();
   from.synchronizeEvent(copied);
   from.destroyEvent(copied);
-  if (!to.hostAccessible()) {
-    to.copyFromHost(dst, staging.data(), bytes);
-    Event done = to.recordEvent();  // the staging buffer goes when this returns
-    to.synchronizeEvent(done);
-    to.destroyEvent(done);
-  }
+  if (!to.hostAccessible()) to.copyFromHost(dst, staging.data(), bytes);  // staged by `to`: ours may go
 }
 
 }  // namespace tvms::runtime

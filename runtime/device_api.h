@@ -33,10 +33,14 @@ class DeviceAPI {
   virtual bool hostAccessible() const = 0;        // its memory can be read by the host directly
   virtual void* alloc(size_t bytes) = 0;          // throws std::runtime_error when out of memory
   virtual void free(void* p) = 0;
-  // Copies between this device and host memory; async variants enqueue on `stream`.
+  // Copies between this device and host memory, queued on the device's stream. copyFromHost returns
+  // once `src` may be reused (the device stages it); copyToHost returns when `dst` holds the data.
   virtual void copyFromHost(void* dst, const void* src, size_t bytes, Stream stream = nullptr) = 0;
   virtual void copyToHost(void* dst, const void* src, size_t bytes, Stream stream = nullptr) = 0;
   virtual void copyWithin(void* dst, const void* src, size_t bytes, Stream stream = nullptr) = 0;
+  // A copy from another device's memory straight into this one's (CUDA peer or same-GPU copies),
+  // ordered after `from`'s queued work; false when this device cannot reach `from`'s memory.
+  virtual bool copyFromPeer(void*, DeviceAPI&, const void*, size_t) { return false; }
   virtual Stream createStream() = 0;
   virtual void destroyStream(Stream s) = 0;
   virtual void synchronize(Stream s = nullptr) = 0;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "runtime/cpu_module.h"
+#include "runtime/cuda_device.h"
+#include "runtime/cuda_module.h"
 
 namespace tvms::runtime {
 
@@ -19,6 +21,8 @@ struct Registries {
       devices[kind] = [](int index) { return makeCpuDevice(index); };
       loaders[kind] = loadCpuModule;
     }
+    devices["cuda"] = [](int index) { return makeCudaDevice(index); };
+    loaders["cuda"] = loadCudaModule;
   }
 };
 

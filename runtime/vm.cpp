@@ -258,7 +258,14 @@ std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const
     std::string kind = d.kind;
     auto it = remap.find(d.spelling);
     if (it != remap.end()) kind = it->second == "cpu" ? "llvm" : it->second;
-    if (auto device = openDevice(kind, static_cast<int>(d.vdeviceId))) {
+    std::unique_ptr<DeviceAPI> device;
+    try {
+      device = openDevice(kind, static_cast<int>(d.vdeviceId));
+    } catch (const std::exception& e) {
+      throw std::runtime_error("vdevice " + std::to_string(i) + " (\"" + d.spelling + "\") needs a " + kind + " device: " + e.what() +
+                               "; `--device " + d.spelling + "=cpu` runs it on the CPU instead");
+    }
+    if (device) {
       out.push_back(std::move(device));
       continue;
     }

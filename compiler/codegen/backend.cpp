@@ -5,10 +5,12 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 
 #include <unistd.h>
 
 #include "compiler/codegen/cpu_backend.h"
+#include "compiler/codegen/cuda/cuda_backend.h"
 
 namespace tvms::codegen {
 
@@ -40,7 +42,7 @@ class LlvmBackend : public Backend {
   std::string emit(const std::vector<tir::Kernel>& kernels, const tir::Target& target, const std::string& what) const override {
     if (what == "llvm") return cpuBackend().optimizedIR(kernels, target);
     if (what == "asm") return cpuBackend().assembly(kernels, target);
-    throw std::runtime_error("the llvm backend prints --emit=llvm or --emit=asm, not '" + what + "'");
+    throw std::invalid_argument("the llvm backend prints --emit=llvm or --emit=asm, not '" + what + "'");
   }
 };
 
@@ -50,6 +52,7 @@ struct Registry {
   Registry() {
     static const LlvmBackend llvm;
     for (const char* kind : {"llvm", "c", "cpu"}) byKind[kind] = &llvm;
+    byKind["cuda"] = &cudaBackend();
   }
 };
 Registry& registry() {

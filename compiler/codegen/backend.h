@@ -19,8 +19,8 @@ class Backend {
   virtual std::vector<char> build(const std::vector<tir::Kernel>& kernels, const tir::Target& target) const = 0;
   // The kernels compiled into this process, ready to run (llvm: ORC LLJIT).
   virtual std::unique_ptr<runtime::KernelLibrary> load(const std::vector<tir::Kernel>& kernels, const tir::Target& target) const = 0;
-  // Text of the generated code for `tvms build --emit=WHAT` ("llvm": optimized IR, "asm"); throws
-  // naming what the backend can print when it cannot print `what`.
+  // Text of the generated code for `tvms build --emit=WHAT` ("llvm": optimized IR, "asm"; cuda:
+  // "cuda" source, "ptx"); throws std::invalid_argument when this backend does not print `what`.
   virtual std::string emit(const std::vector<tir::Kernel>& kernels, const tir::Target& target, const std::string& what) const = 0;
 };
 

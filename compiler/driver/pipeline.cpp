@@ -50,13 +50,20 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   }
   if (!r.errors.empty()) return r;
   try {
+    std::string cannotEmit;
     for (auto& [kind, kernels] : byKind) {
       const codegen::Backend& backend = *codegen::backendFor(kind);
       const tir::Target& target = targets[kind];
-      if (!options.emit.empty()) r.kernelText += backend.emit(kernels, target, options.emit);
+      // --emit prints the kernels of every kind whose backend prints that text (cuda for --emit=cuda).
+      if (!options.emit.empty()) try {
+          r.kernelText += backend.emit(kernels, target, options.emit);
+        } catch (const std::invalid_argument& e) {
+          cannotEmit = e.what();
+        }
       if (options.compileKernels) vm.exe.libraries[kind] = backend.load(kernels, target);
       if (options.buildModules) vm.exe.modules.push_back({kind, backend.build(kernels, target)});
     }
+    if (!options.emit.empty() && r.kernelText.empty() && !cannotEmit.empty()) throw std::runtime_error(cannotEmit);
   } catch (const std::exception& e) {
     r.errors.push_back(e.what());
     return r;

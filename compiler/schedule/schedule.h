@@ -1,8 +1,8 @@
 #pragma once
 // The schedule of a kernel for its target: what LegalizeOps applies to each kernel the op builders
 // return. The builders say what a kernel computes and which loops are spatial (independent
-// iterations); the schedule decides how loops run on the target. Today: the CPU schedule (llvm).
-// A kind without a schedule keeps its loops serial; its backend (next issue: cuda) brings one.
+// iterations); the schedule decides how loops run on the target: the CPU schedule for CPU kinds, the
+// default GPU schedule for cuda. A kind without a schedule keeps its loops serial.
 #include "compiler/tir/loop_ir.h"
 
 namespace tvms::schedule {
@@ -15,5 +15,10 @@ void apply(tir::Kernel& k);
 // stores and loads walk memory with unit stride (or not at all), with no loop-carried scalar, is
 // Vectorized.
 void applyCpu(tir::Kernel& k);
+
+// The default GPU schedule (cuda): each top-level statement becomes one launch; a top-level spatial
+// nest is fused and bound to blockIdx.x / threadIdx.x (256 threads per block) behind a bounds check,
+// anything else runs in one thread (compiler/schedule/gpu_schedule.cpp).
+void applyGpu(tir::Kernel& k);
 
 }  // namespace tvms::schedule

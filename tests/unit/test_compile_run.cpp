@@ -233,13 +233,17 @@ TEST_CASE("compile and run: wrong inputs are clear errors naming the parameter a
 }
 
 TEST_CASE("compile: a vdevice this build cannot compile for is a clear error with the remap hint") {
-  auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/cpu_gpu_mlp.py"));
+  std::string text = test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/cpu_gpu_mlp.py");
+  for (std::string from : {"\"cuda\"", "cuda:0"})
+    for (size_t p; (p = text.find(from)) != std::string::npos;) text.replace(p, from.size(), from[0] == '"' ? "\"metal\"" : "metal:0");
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
   driver::BuildResult b = driver::build(lowered.module(), {});
   REQUIRE_FALSE(b.exe);
   REQUIRE_FALSE(b.errors.empty());
-  CHECK(b.errors[0].find("--device cuda:0=cpu") != std::string::npos);
+  CHECK(b.errors[0].find("--device metal:0=cpu") != std::string::npos);
   driver::BuildOptions o;
-  o.remap = {{"cuda:0", "cpu"}};
+  o.remap = {{"metal:0", "cpu"}};
   CHECK(driver::build(lowered.module(), o).exe);
 }
 

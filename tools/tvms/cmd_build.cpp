@@ -55,7 +55,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a == "-o" && !run && value(b.output)) continue;
     if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
     if (a == "--print-after-all") { b.printAll = true; continue; }
-    if (!run && (a == "--emit=llvm" || a == "--emit=asm")) { b.emit = a.substr(7); continue; }
+    if (!run && (a == "--emit=llvm" || a == "--emit=asm" || a == "--emit=cuda" || a == "--emit=ptx")) { b.emit = a.substr(7); continue; }
     if (a == "--device" && value(v) && splitPair(v, k, x)) { b.remap[k] = x; continue; }
     if (run && a == "--entry" && value(b.entry)) continue;
     if (run && a == "--input" && value(v) && splitPair(v, k, x)) { b.inputs[k] = x; continue; }
@@ -140,7 +140,7 @@ void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm] [--device SPELLING=cpu]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"

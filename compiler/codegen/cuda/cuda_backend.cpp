@@ -1,0 +1,43 @@
+#include "compiler/codegen/cuda/cuda_backend.h"
+
+#include <stdexcept>
+
+#include "compiler/codegen/cuda/cuda_emit.h"
+#include "compiler/codegen/cuda/nvrtc.h"
+
+namespace tvms::codegen {
+
+namespace {
+
+// compute_75 is the oldest architecture CUDA 13 compiles for; its PTX runs on every later GPU
+// (the driver compiles it for the GPU at load, sm_90 on an H200, and caches that by content).
+constexpr const char* kPtxArch = "compute_75";
+
+class CudaBackend : public Backend {
+ public:
+  std::vector<char> build(const std::vector<tir::Kernel>& kernels, const tir::Target&) const override {
+    cuda::CudaSource src = cuda::emitCuda(kernels);
+    runtime::CudaModuleImage image;
+    image.source = src.source;
+    image.kernels = std::move(src.kernels);
+    image.ptx = cuda::compileToPtx(image.source, kPtxArch);
+    return runtime::serializeCudaModule(image);
+  }
+  std::unique_ptr<runtime::KernelLibrary> load(const std::vector<tir::Kernel>& kernels, const tir::Target& target) const override {
+    return std::make_unique<runtime::CudaLibrary>(runtime::parseCudaModule(build(kernels, target)));
+  }
+  std::string emit(const std::vector<tir::Kernel>& kernels, const tir::Target&, const std::string& what) const override {
+    if (what == "cuda") return cuda::emitCuda(kernels).source;
+    if (what == "ptx") return cuda::compileToPtx(cuda::emitCuda(kernels).source, kPtxArch);
+    throw std::invalid_argument("the cuda backend prints --emit=cuda or --emit=ptx, not '" + what + "'");
+  }
+};
+
+}  // namespace
+
+const Backend& cudaBackend() {
+  static const CudaBackend backend;
+  return backend;
+}
+
+}  // namespace tvms::codegen
