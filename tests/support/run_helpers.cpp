@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "compiler/driver/pipeline.h"
 #include "tests/support/corpus.h"
@@ -38,9 +39,9 @@ Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs,
   runtime::VirtualMachine vm(r.exe, runtime::openDevices(r.exe, remap));
   std::vector<runtime::Value> in(inputs.begin(), inputs.end());
   runtime::Value out = vm.invoke("main", in);
-  if (auto* t = std::get_if<runtime::NDArray>(&out)) r.outputs.push_back(*t);
+  if (auto* t = std::get_if<runtime::NDArray>(&out)) r.outputs.push_back(vm.hostCopy(*t));
   if (auto* t = std::get_if<std::shared_ptr<runtime::TupleValue>>(&out))
-    for (auto& f : (*t)->fields) r.outputs.push_back(std::get<runtime::NDArray>(f));
+    for (auto& f : (*t)->fields) r.outputs.push_back(vm.hostCopy(std::get<runtime::NDArray>(f)));
   r.stats = vm.stats();
   return r;
 }
@@ -53,7 +54,9 @@ void checkClose(const runtime::NDArray& got, const std::vector<double>& want, do
 }
 
 std::string module(const std::string& params, const std::string& ret, const std::string& body) {
-  return "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+  const char* target = std::getenv("TVMS_TEST_TARGET");
+  std::string vdevices = target && std::string(target) == "cuda" ? "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n" : "";
+  return "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n" + vdevices +
          "    @R.function\n    def main(" + params + ") -> " + ret + ":\n" + body;
 }
 

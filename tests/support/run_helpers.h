@@ -25,11 +25,13 @@ struct Run {
   int64_t allocations = 0, reuses = 0;
 };
 
-// Builds `text` (which must lint clean), runs main on `inputs`; REQUIREs that both work.
+// Builds `text` (which must lint clean), runs main on `inputs`; REQUIREs that both work. Outputs
+// come back in host memory, wherever they were computed.
 Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap = {});
 // max |got - want| / max(1, |want|) over all elements is within tol.
 void checkClose(const runtime::NDArray& got, const std::vector<double>& want, double tol = 2e-5);
-// A module of one function main(params) -> ret with `body` (indented 8 spaces).
+// A module of one function main(params) -> ret with `body` (indented 8 spaces). With
+// TVMS_TEST_TARGET=cuda it declares one vdevice, cuda:0, so every kernel is built for the GPU.
 std::string module(const std::string& params, const std::string& ret, const std::string& body);
 
 }  // namespace tvms::test
