@@ -263,4 +263,11 @@ int32_t CudaLauncher::launch(const void* kernel, void* const* buffers, const int
 
 std::unique_ptr<DeviceAPI> makeCudaDevice(int index) { return std::make_unique<CudaDevice>(index); }
 
+void* cudaStreamOf(DeviceAPI& device) {
+  auto* cuda = dynamic_cast<CudaDevice*>(&device);
+  if (!cuda) return nullptr;
+  cuda->current();
+  return cuda->stream();
+}
+
 }  // namespace tvms::runtime

@@ -20,7 +20,7 @@ constexpr char kMagic[8] = {'T', 'V', 'M', 'X', '0', '0', '0', '2'};
 
 const char* opcodeName(Opcode op) {
   static const char* names[] = {"compute_dim", "alloc_storage", "alloc_tensor", "call_kernel", "to_device", "load_const", "make_tuple",
-                                "get_item", "move", "call_func", "if_not", "goto", "ret", "release"};
+                                "get_item", "move", "call_func", "if_not", "goto", "ret", "release", "call_library"};
   return names[static_cast<int>(op)];
 }
 
@@ -137,6 +137,8 @@ void saveExecutable(const Executable& e, const std::string& path) {
     w.str(k.name);
     w.str(k.kind);
   }
+  w.u64(e.libraryFunctions.size());
+  for (auto& f : e.libraryFunctions) w.str(f);
   w.u64(e.modules.size());
   for (auto& m : e.modules) {
     w.str(m.kind);
@@ -196,6 +198,7 @@ Executable loadExecutable(const std::string& path) {
     k.name = r.str();
     k.kind = r.str();
   }
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) e.libraryFunctions.push_back(r.str());
   for (uint64_t n = r.count(64), i = 0; i < n; ++i) {
     auto& m = e.modules.emplace_back();
     m.kind = r.str();
@@ -220,7 +223,7 @@ Executable loadExecutable(const std::string& path) {
     for (uint64_t n = r.count(), k = 0; k < n; ++k) {
       auto& i = f.code.emplace_back();
       int64_t op = r.i64();
-      if (op < 0 || op > static_cast<int64_t>(Opcode::Release)) r.fail("bad opcode");
+      if (op < 0 || op > static_cast<int64_t>(Opcode::CallLibrary)) r.fail("bad opcode");
       i.op = static_cast<Opcode>(op);
       i.dst = static_cast<int32_t>(r.i64());
       i.args = r.i64s();
@@ -242,6 +245,7 @@ std::string disassemble(const Executable& e) {
   std::ostringstream o;
   for (size_t i = 0; i < e.devices.size(); ++i) o << "# device " << i << ": " << e.devices[i].spelling << "\n";
   for (size_t i = 0; i < e.kernels.size(); ++i) o << "# kernel " << i << ": " << e.kernels[i].name << " (" << e.kernels[i].kind << ")\n";
+  for (size_t i = 0; i < e.libraryFunctions.size(); ++i) o << "# library function " << i << ": " << e.libraryFunctions[i] << "\n";
   for (auto& f : e.functions) {
     o << "# function " << f.name << " (" << f.params.size() << " params, " << f.numRegisters << " registers, " << f.numDims << " dims)\n";
     for (size_t pc = 0; pc < f.code.size(); ++pc) {

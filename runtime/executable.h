@@ -42,6 +42,7 @@ enum class Opcode : uint8_t {
   Goto,         // pc = a
   Ret,          // return r[a]
   Release,      // r[a] = nothing (its last use: storage may go back to the device)
+  CallLibrary,  // library function a on device slot b (r[args]...: inputs, then the output)  args: function, slot, n, regs...
 };
 
 struct Instruction {
@@ -95,6 +96,7 @@ struct ConstantData {
 struct Executable {
   std::vector<DeviceSlot> devices;
   std::vector<KernelRef> kernels;
+  std::vector<std::string> libraryFunctions;  // the runtime library functions called (runtime/registry.h), by name
   std::vector<ConstantData> constants;
   std::vector<VMFunction> functions;
   std::map<std::string, std::shared_ptr<KernelLibrary>> libraries;  // by target kind: JIT'd, or the artifact's modules loaded

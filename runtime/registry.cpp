@@ -6,6 +6,7 @@
 
 #include "runtime/cpu_module.h"
 #include "runtime/cuda_device.h"
+#include "runtime/cuda_libraries.h"
 #include "runtime/cuda_module.h"
 
 namespace tvms::runtime {
@@ -16,6 +17,7 @@ struct Registries {
   std::mutex mutex;
   std::map<std::string, DeviceFactory> devices;
   std::map<std::string, ModuleLoader> loaders;
+  std::map<std::string, LibraryFunction> functions;
   Registries() {
     for (const char* kind : {"llvm", "c", "cpu"}) {
       devices[kind] = [](int index) { return makeCpuDevice(index); };
@@ -23,6 +25,8 @@ struct Registries {
     }
     devices["cuda"] = [](int index) { return makeCudaDevice(index); };
     loaders["cuda"] = loadCudaModule;
+    functions["tvms.cublas.matmul"] = cublasMatmul;
+    functions["tvms.cudnn.conv2d"] = cudnnConv2d;
   }
 };
 
@@ -49,6 +53,19 @@ std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index) {
     factory = it->second;
   }
   return factory(index);
+}
+
+void registerLibraryFunction(const std::string& prefix, LibraryFunction fn) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.functions[prefix] = fn;
+}
+
+LibraryFunction findLibraryFunction(const std::string& name) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.functions.find(name.substr(0, name.find('?')));
+  return it == r.functions.end() ? nullptr : it->second;
 }
 
 void registerModuleLoader(const std::string& kind, ModuleLoader loader) {

@@ -9,6 +9,7 @@
 
 #include "runtime/device_api.h"
 #include "runtime/kernel_library.h"
+#include "runtime/ndarray.h"
 
 namespace tvms::runtime {
 
@@ -19,6 +20,14 @@ void registerDevice(const std::string& kind, DeviceFactory factory);
 // A device of `kind`, or null when no factory is registered for it (the factory itself throws
 // with its reason when the kind is known but the device cannot be opened).
 std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index);
+
+// A library function the VM calls for R.call_dps_packed (OffloadLibraries' cuBLAS / cuDNN calls):
+// `args` are its tensors, the output last, all on `device`; `name` is the full name, whose text after
+// '?' carries the call's attributes. Throws std::runtime_error on failure.
+using LibraryFunction = void (*)(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
+void registerLibraryFunction(const std::string& prefix, LibraryFunction fn);
+// The function for `name` (registered under the part before '?'), or null.
+LibraryFunction findLibraryFunction(const std::string& name);
 
 void registerModuleLoader(const std::string& kind, ModuleLoader loader);
 // Throws std::runtime_error naming the kind when none is registered or the blob does not load.

@@ -50,6 +50,11 @@ VirtualMachine::VirtualMachine(const Executable& exe, std::vector<std::shared_pt
     if (lib == exe.libraries.end() || !lib->second || !lib->second->find(k.name))
       throw std::runtime_error("kernel " + k.name + " is missing from the executable's " + k.kind + " library");
   }
+  for (auto& name : exe.libraryFunctions) {
+    LibraryFunction fn = findLibraryFunction(name);
+    if (!fn) throw std::runtime_error("library function " + name + " is not in this build of tvms");
+    libraryFunctions_.push_back(fn);
+  }
   launchers_.resize(devices_.size());
   resolved_.assign(exe.kernels.size() * devices_.size(), nullptr);
   constants_.resize(exe.constants.size());
@@ -136,6 +141,19 @@ void VirtualMachine::callKernel(const std::vector<int64_t>& a, const std::vector
   if (rc != 0) throw std::runtime_error("kernel " + exe_.kernels[kernel].name + " failed (" + std::to_string(rc) + ") on " + device.name());
 }
 
+void VirtualMachine::callLibrary(const std::vector<int64_t>& a, const std::vector<Value>& r) {
+  size_t fn = static_cast<size_t>(a[0]);
+  int slot = static_cast<int>(a[1]);
+  std::vector<const NDArray*> args;
+  for (size_t k = 0; k < static_cast<size_t>(a[2]); ++k) args.push_back(&tensorIn(r[a[3 + k]], "as a library function's argument"));
+  DeviceAPI& device = *devices_[slot];
+  Event begin = device.recordEvent();
+  libraryFunctions_.at(fn)(device, args, exe_.libraryFunctions[fn]);
+  Event end = device.recordEvent();
+  timings_.push_back({slot, begin, end});
+  ++stats_.kernelCalls[slot];
+}
+
 void VirtualMachine::collectTimings() {
   for (auto& t : timings_) {
     DeviceAPI& d = *devices_[t.slot];
@@ -198,6 +216,7 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
         break;
       }
       case Opcode::CallKernel: callKernel(a, r, heap); break;
+      case Opcode::CallLibrary: callLibrary(a, r); break;
       case Opcode::ToDevice: r[in.dst] = toDevice(tensorIn(r[a[0]], "to copy"), static_cast<int>(a[1])); break;
       case Opcode::LoadConst: {
         auto& perSlot = constants_[a[0]];

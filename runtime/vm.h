@@ -12,6 +12,7 @@
 
 #include "runtime/device_api.h"
 #include "runtime/executable.h"
+#include "runtime/registry.h"
 
 namespace tvms::runtime {
 
@@ -47,13 +48,15 @@ class VirtualMachine {
  private:
   Value run(const VMFunction& f, std::vector<Value> args);
   void callKernel(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap);
+  void callLibrary(const std::vector<int64_t>& a, const std::vector<Value>& r);
   const void* resolve(size_t kernel, int slot);
   void collectTimings();  // adds the device-measured times of finished kernel calls to stats_
   const Executable& exe_;
   std::vector<std::shared_ptr<DeviceAPI>> devices_;
   std::shared_ptr<DeviceAPI> host_;
   std::vector<std::map<std::string, std::unique_ptr<KernelLauncher>>> launchers_;  // per slot, per target kind
-  std::vector<const void*> resolved_;  // kernel * slots + slot -> its handle on that slot (null: not yet)
+  std::vector<const void*> resolved_;
+  std::vector<LibraryFunction> libraryFunctions_;  // exe.libraryFunctions, found at construction  // kernel * slots + slot -> its handle on that slot (null: not yet)
   struct Timing { int slot; Event begin, end; };
   std::vector<Timing> timings_;
   std::vector<void*> buffers_;

@@ -218,7 +218,7 @@ void Server::viewIR(const json& id, const json& params, const std::string&, cons
   std::string pass = params.value("pass", "parsed");
   bool known = pass == "parsed";
   for (auto& p : driver::passNames()) known |= p == pass;
-  if (!known) return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed, Normalize, RealizeVDevice, LegalizeOps, LowerToVM)");
+  if (!known) return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed, Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM)");
   std::string out;
   for (auto& region : s.lint.file.regions) {
     if (!region.module) continue;

@@ -11,7 +11,7 @@
 namespace tvms::driver {
 
 const std::vector<std::string>& passNames() {
-  static const std::vector<std::string> names = {"Normalize", "RealizeVDevice", "LegalizeOps", "LowerToVM"};
+  static const std::vector<std::string> names = {"Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "LowerToVM"};
   return names;
 }
 
@@ -25,6 +25,8 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   std::vector<diag::Diagnostic> conflicts;
   m = transform::realizeVDevice(m, &conflicts);
   show("RealizeVDevice", m);
+  if (options.offload) m = transform::offloadLibraries(m, options.remap);
+  show("OffloadLibraries", m);
   transform::LegalizedModule legal = transform::legalizeOps(m, options.remap);
   show("LegalizeOps", legal.module);
   std::vector<std::string> kernelVDevices = legal.kernelVDevices;
@@ -79,7 +81,7 @@ std::string printAfter(const ir::IRModule& m, const std::string& pass, std::stri
   o.afterPass = [&](const std::string& p, const std::string& text) { if (p == pass) found = text; };
   BuildResult r = build(m, o);
   if (found.empty() && error) {
-    *error = "unknown pass '" + pass + "' (passes: Normalize, RealizeVDevice, LegalizeOps, LowerToVM)";
+    *error = "unknown pass '" + pass + "' (passes: Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM)";
     if (!r.errors.empty()) *error = r.errors.front();
   }
   return found;

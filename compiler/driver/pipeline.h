@@ -1,6 +1,6 @@
 #pragma once
 // The build pipeline shared by `tvms build`, `tvms run` and the language server's tvms/viewIR:
-// Normalize -> RealizeVDevice -> LegalizeOps -> LowerToVM, printable after each pass, then the
+// Normalize -> RealizeVDevice -> OffloadLibraries -> LegalizeOps -> LowerToVM, printable after each pass, then the
 // kernels of each target kind through the backend registered for it (compiler/codegen/backend.h):
 // loaded into this process, and/or as one module blob per kind for a .tvmx artifact.
 #include <functional>
@@ -23,6 +23,7 @@ struct BuildOptions {
   // bytecode listing as comments).
   std::function<void(const std::string& pass, const std::string& text)> afterPass;
   bool compileKernels = true;   // load the kernels into this process (exe.libraries, by kind)
+  bool offload = true;           // OffloadLibraries: matmul / conv2d on cuda vdevices to cuBLAS / cuDNN
   bool buildModules = false;    // also build one module blob per kind into exe.modules (for .tvmx)
   std::string emit;             // "llvm" or "asm": BuildResult::kernelText gets the kernels' optimized IR or assembly
 };

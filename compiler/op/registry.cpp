@@ -202,6 +202,10 @@ const OpDef& hintOnDevice() {
   static const OpDef& d = required("relax.hint_on_device");
   return d;
 }
+const OpDef& callDpsPacked() {
+  static const OpDef& d = required("relax.call_dps_packed");
+  return d;
+}
 }  // namespace builtin
 
 }  // namespace tvms::op

@@ -88,6 +88,7 @@ namespace builtin {
 const OpDef& callTir();
 const OpDef& toVDevice();
 const OpDef& hintOnDevice();
+const OpDef& callDpsPacked();
 }  // namespace builtin
 
 // Looks an op up by registry name ("relax.add") or script name ("R.add").

@@ -36,7 +36,8 @@ class Legalize : public Rewriter {
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
     auto* c = as<Call>(b.value);
     const op::OpDef* def = c && !c->callee ? c->def : nullptr;
-    if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || b.vars.size() != 1)
+    if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || def == &op::builtin::callDpsPacked() ||
+        b.vars.size() != 1)
       return Rewriter::binding(b, out);
     if (!def->legalize) {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");

@@ -262,6 +262,7 @@ class FunctionLowering {
     const ExprPtr& e = b.value;
     if (auto* c = as<Call>(e)) {
       if (c->def == &op::builtin::callTir()) return callKernel(*c, var);
+      if (c->def == &op::builtin::callDpsPacked()) return callLibrary(*c, var);
       if (c->def == &op::builtin::toVDevice()) {
         int src = valueReg(c->args[0]);
         emit(Opcode::ToDevice, regOf(var), {src, slotOf(var->annotation.get())});
@@ -341,6 +342,26 @@ class FunctionLowering {
       args.push_back(d->second);
     }
     emit(Opcode::CallKernel, -1, args);
+  }
+
+  // A library function of the runtime (OffloadLibraries' calls): its tensors, then the output, on
+  // the slot of the output's vdevice.
+  void callLibrary(const Call& c, const Var* var) {
+    auto* f = c.args.empty() ? nullptr : as<ExternFunc>(c.args[0]);
+    const StructInfo* outS = var->annotation.get();
+    if (!f || !outS || outS->kind != StructInfo::Kind::Tensor)
+      return error("'" + var->name + "': R.call_dps_packed runs in the VM only for a named library function with one tensor output");
+    std::vector<int64_t> regs;
+    if (c.args.size() > 1)
+      if (auto* t = as<Tuple>(c.args[1])) for (auto& a : t->fields) regs.push_back(valueReg(a));
+    auto& names = out_.exe.libraryFunctions;
+    auto it = std::find(names.begin(), names.end(), f->symbol);
+    int64_t index = it - names.begin();
+    if (it == names.end()) names.push_back(f->symbol);
+    regs.push_back(allocTensor(*outS, var));
+    std::vector<int64_t> args{index, slotOf(outS), static_cast<int64_t>(regs.size())};
+    args.insert(args.end(), regs.begin(), regs.end());
+    emit(Opcode::CallLibrary, -1, args);
   }
 
   void outputs(const ExprPtr& body) {

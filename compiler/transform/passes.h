@@ -2,6 +2,7 @@
 // The passes of `tvms build`, each IRModule -> IRModule (the input is never mutated), in pipeline
 // order. LANGUAGE.md §7 specifies UpdateVDevice and RealizeVDevice.
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,10 @@ ir::IRModule updateVDevice(const ir::IRModule& m, std::shared_ptr<const ir::VDev
 // the value itself or an R.to_vdevice copy. Input: a normalized module. Where two devices meet, the
 // first in source order wins and a TVS204 diagnostic (no source range) is added to `conflicts`.
 ir::IRModule realizeVDevice(const ir::IRModule& m, std::vector<diag::Diagnostic>* conflicts = nullptr);
+
+// On cuda vdevices (after `remap`), matmul and conv2d calls the vendor libraries take become
+// R.call_dps_packed of the runtime's library functions (tvms.cublas.matmul, tvms.cudnn.conv2d?...);
+// everything else is unchanged (compiler/transform/offload_libraries.cpp).
+ir::IRModule offloadLibraries(const ir::IRModule& m, const std::map<std::string, std::string>& remap);
 
 }  // namespace tvms::transform

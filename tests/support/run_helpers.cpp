@@ -29,11 +29,18 @@ Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs,
   REQUIRE(lowered.codes().empty());
   driver::BuildOptions o;
   o.remap = remap;
+  if (const char* offload = std::getenv("TVMS_TEST_OFFLOAD")) o.offload = std::string(offload) != "0";
   driver::BuildResult b = driver::build(lowered.module(), o);
   INFO((b.errors.empty() ? "" : b.errors.front()));
   REQUIRE(b.exe);
   Run r;
   r.exe = std::move(*b.exe);
+  if (const char* target = std::getenv("TVMS_TEST_TARGET"); target && std::string(target) == "cuda") {
+    // The GPU run of the op tests: every kernel must have been built for cuda and run there.
+    REQUIRE(r.exe.devices.size() == 1);
+    REQUIRE(r.exe.devices[0].kind == "cuda");
+    for (auto& k : r.exe.kernels) REQUIRE(k.kind == "cuda");
+  }
   r.allocations = b.storageAllocations;
   r.reuses = b.storageReuses;
   runtime::VirtualMachine vm(r.exe, runtime::openDevices(r.exe, remap));

@@ -26,7 +26,8 @@ struct Run {
 };
 
 // Builds `text` (which must lint clean), runs main on `inputs`; REQUIREs that both work. Outputs
-// come back in host memory, wherever they were computed.
+// come back in host memory, wherever they were computed. TVMS_TEST_OFFLOAD=0 builds without
+// OffloadLibraries (the GPU's own matmul and conv kernels instead of cuBLAS / cuDNN).
 Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap = {});
 // max |got - want| / max(1, |want|) over all elements is within tol.
 void checkClose(const runtime::NDArray& got, const std::vector<double>& want, double tol = 2e-5);

@@ -314,3 +314,45 @@ TEST_CASE("artifacts: a .tvmx holds one module per target kind and runs like the
   }
   std::remove(path.c_str());
 }
+
+TEST_CASE("offload: matmul and conv2d on cuda vdevices become cuBLAS and cuDNN calls in their own pass") {
+  auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/seed_conv2d_offload.py"));
+  std::string error;
+  std::string text = driver::printAfter(lowered.module(), "OffloadLibraries", &error);
+  CHECK(error.empty());
+  CHECK(text.find("R.call_dps_packed(\n                \"tvms.cudnn.conv2d?layout=NHWC&stride=1,1&pad=1,1&dilation=1,1&groups=1\"") != std::string::npos);
+  // The pass's output is TVMScript that reads back clean.
+  auto reread = test::lower(text.substr(text.find("@I.ir_module")).insert(0, "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n"));
+  CHECK(reread.codes().empty());
+  // Off with the option; never on a CPU vdevice (remapped or not).
+  driver::BuildOptions off;
+  off.offload = false;
+  std::string kept;
+  off.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "OffloadLibraries") kept = t; };
+  driver::build(lowered.module(), off);
+  CHECK(kept.find("call_dps_packed") == std::string::npos);
+  driver::BuildOptions remapped;
+  remapped.remap = {{"cuda:0", "cpu"}};
+  remapped.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "OffloadLibraries") kept = t; };
+  driver::BuildResult cpu = driver::build(lowered.module(), remapped);
+  CHECK(kept.find("call_dps_packed") == std::string::npos);
+  CHECK(cpu.exe);
+  // cuBLAS takes the MLP's matmuls; the LowerToVM listing names the library functions.
+  auto mlp = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/cpu_gpu_mlp.py"));
+  std::string vm = driver::printAfter(mlp.module(), "LowerToVM", &error);
+  CHECK(vm.find("# library function 0: tvms.cublas.matmul") != std::string::npos);
+  CHECK(vm.find("call_library 0 0 3") != std::string::npos);
+}
+
+TEST_CASE("offload: cases cuDNN does not take keep their generated kernel") {
+  std::string text = test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/seed_conv2d_offload.py");
+  size_t p = text.find("padding=");
+  REQUIRE(p != std::string::npos);
+  size_t end = text.find(')', p);
+  text.replace(p, end - p + 1, "padding=(1, 1, 0, 0)");  // asymmetric: cuDNN pads both sides alike
+  auto lowered = test::lower(text);
+  std::string error;
+  std::string out = driver::printAfter(lowered.module(), "OffloadLibraries", &error);
+  CHECK(out.find("call_dps_packed") == std::string::npos);
+  CHECK(out.find("R.nn.conv2d") != std::string::npos);
+}

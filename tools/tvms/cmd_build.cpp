@@ -27,7 +27,7 @@ namespace {
 
 struct BuildArgs {
   std::string file, output, entry = "main", outputDir, emit, format = "text";
-  bool progress = false, randomMissing = false;
+  bool progress = false, randomMissing = false, offload = true;
   std::vector<std::string> printAfter;
   bool printAll = false;
   std::map<std::string, std::string> remap, inputs;
@@ -55,6 +55,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a == "-o" && !run && value(b.output)) continue;
     if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
     if (a == "--print-after-all") { b.printAll = true; continue; }
+    if (a == "--no-offload") { b.offload = false; continue; }
     if (!run && (a == "--emit=llvm" || a == "--emit=asm" || a == "--emit=cuda" || a == "--emit=ptx")) { b.emit = a.substr(7); continue; }
     if (a == "--device" && value(v) && splitPair(v, k, x)) { b.remap[k] = x; continue; }
     if (run && a == "--entry" && value(b.entry)) continue;
@@ -72,7 +73,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
   for (auto& p : b.printAfter) {
     bool known = false;
     for (auto& n : driver::passNames()) known |= n == p;
-    if (!known) { std::cerr << "tvms: unknown pass '" << p << "' (passes: Normalize, RealizeVDevice, LegalizeOps, LowerToVM)\n"; return std::nullopt; }
+    if (!known) { std::cerr << "tvms: unknown pass '" << p << "' (passes: Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM)\n"; return std::nullopt; }
   }
   return b;
 }
@@ -107,6 +108,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   o.remap = b.remap;
   o.compileKernels = jit;
   o.buildModules = buildModules;
+  o.offload = b.offload;
   o.emit = b.emit;
   o.afterPass = [&](const std::string& pass, const std::string& text) {
     bool wanted = b.printAll;
@@ -140,11 +142,11 @@ void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
-    "                [--random-missing]\n"
+    "                [--random-missing] [--no-offload]\n"
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...)\n";
 

@@ -1,0 +1,104 @@
+// OffloadLibraries: on cuda vdevices, the calls a vendor library does best become destination-passing
+// calls of the runtime's library functions (TVM's partition_for_cublas / partition_for_cudnn +
+// RunCodegen, in one pass): R.matmul -> R.call_dps_packed("tvms.cublas.matmul", ...), R.nn.conv2d ->
+// R.call_dps_packed("tvms.cudnn.conv2d?...", ...), the call's attributes in the name. Only the
+// cases the libraries take are offloaded (float32 / float64; conv2d in NCHW/OIHW or NHWC/OHWI,
+// symmetric padding); the rest keep their generated kernels. The printed module reads back.
+#include "compiler/op/infer_util.h"
+#include "compiler/op/registry.h"
+#include "compiler/transform/passes.h"
+#include "compiler/transform/rewriter.h"
+#include "compiler/transform/targets.h"
+
+namespace tvms::transform {
+
+using namespace ir;
+
+namespace {
+
+std::string joinInts(const std::vector<int64_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+bool floatTensor(const StructInfo* s, const std::string& dtype) {
+  return s && s->kind == StructInfo::Kind::Tensor && s->rank() >= 0 && s->dtype == dtype && (dtype == "float32" || dtype == "float64");
+}
+
+class Offload : public Rewriter {
+ public:
+  Offload(const IRModule& m, const DeviceRemap& remap) : m_(m), remap_(remap) {}
+
+ protected:
+  void binding(const Binding& b, std::vector<BindingPtr>& out) override {
+    auto* c = as<Call>(b.value);
+    if (!c || c->callee || !c->def || b.vars.size() != 1) return Rewriter::binding(b, out);
+    const StructInfo* result = b.vars[0]->annotation.get();
+    if (!result || result->kind != StructInfo::Kind::Tensor) return Rewriter::binding(b, out);
+    if (targetOf(m_, executionVDevice(m_, result), remap_).kind != "cuda") return Rewriter::binding(b, out);
+    std::string function;
+    if (c->def == matmul_) function = matmulFunction(*c, *result);
+    if (c->def == conv2d_) function = conv2dFunction(*c, *result);
+    if (function.empty()) return Rewriter::binding(b, out);
+    auto call = std::make_shared<Call>();
+    call->def = &op::builtin::callDpsPacked();
+    call->op = call->def->name;
+    std::vector<ExprPtr> operands{expr(c->args[0]), expr(c->args[1])};
+    call->args = {std::make_shared<ExternFunc>(function), std::make_shared<Tuple>(operands)};
+    call->sinfoArgs = {b.vars[0]->annotation};
+    call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
+    out.push_back(copyBinding(b, call));
+  }
+
+ private:
+  const StructInfo* arg(const Call& c, size_t i) const { return i < c.args.size() ? sinfoOf(c.args[i]) : nullptr; }
+
+  // cuBLAS: A (..., M, K) @ B (K, N) or with A's batch dims; same float dtype throughout.
+  std::string matmulFunction(const Call& c, const StructInfo& out) const {
+    const StructInfo *a = arg(c, 0), *b = arg(c, 1);
+    if (!floatTensor(a, out.dtype) || !floatTensor(b, out.dtype) || a->rank() < 2 || b->rank() < 2) return "";
+    if (b->rank() != 2 && b->rank() != a->rank()) return "";
+    if (auto d = op::infer::stringAttr(c.attr("out_dtype") ? &c.attr("out_dtype")->value : nullptr); d && !d->empty() && *d != out.dtype) return "";
+    return "tvms.cublas.matmul";
+  }
+
+  // cuDNN: 2-D, float32/float64, NCHW + OIHW or NHWC + OHWI, the output in the data's layout,
+  // symmetric padding.
+  std::string conv2dFunction(const Call& c, const StructInfo& out) const {
+    const StructInfo *x = arg(c, 0), *w = arg(c, 1);
+    if (!floatTensor(x, out.dtype) || !floatTensor(w, out.dtype) || x->rank() != 4 || w->rank() != 4) return "";
+    auto text = [&](const char* name) { return op::infer::stringAttr(c.attr(name) ? &c.attr(name)->value : nullptr).value_or(""); };
+    auto ints = [&](const char* name) { return op::infer::intList(c.attr(name) ? &c.attr(name)->value : nullptr).value_or(std::vector<int64_t>{}); };
+    std::string data = text("data_layout"), kernel = text("kernel_layout"), outLayout = text("out_layout");
+    if (!((data == "NCHW" && kernel == "OIHW") || (data == "NHWC" && kernel == "OHWI"))) return "";
+    if (!outLayout.empty() && outLayout != data) return "";
+    std::vector<int64_t> strides = ints("strides"), padding = ints("padding"), dilation = ints("dilation");
+    if (strides.size() == 1) strides.push_back(strides[0]);
+    if (dilation.size() == 1) dilation.push_back(dilation[0]);
+    if (padding.size() == 1) padding = {padding[0], padding[0], padding[0], padding[0]};
+    if (padding.size() == 2) padding = {padding[0], padding[1], padding[0], padding[1]};
+    if (strides.size() != 2 || dilation.size() != 2 || padding.size() != 4) return "";
+    if (padding[0] != padding[2] || padding[1] != padding[3]) return "";  // cuDNN pads both sides alike
+    int64_t groups = op::infer::intAttr(c.attr("groups") ? &c.attr("groups")->value : nullptr).value_or(1);
+    return "tvms.cudnn.conv2d?layout=" + data + "&stride=" + joinInts(strides) + "&pad=" + joinInts({padding[0], padding[1]}) +
+           "&dilation=" + joinInts(dilation) + "&groups=" + std::to_string(groups);
+  }
+
+  const IRModule& m_;
+  const DeviceRemap& remap_;
+  const op::OpDef* matmul_ = op::findOp("relax.matmul");
+  const op::OpDef* conv2d_ = op::findOp("relax.nn.conv2d");
+};
+
+}  // namespace
+
+IRModule offloadLibraries(const IRModule& m, const DeviceRemap& remap) {
+  IRModule out = m;
+  Offload o(m, remap);
+  for (auto& mf : out.functions)
+    if (mf.relax) mf.relax = o.function(*mf.relax);
+  return out;
+}
+
+}  // namespace tvms::transform

@@ -1,0 +1,18 @@
+#pragma once
+// The runtime's library functions for cuda vdevices (registered in runtime/registry.cpp): cuBLAS for
+// matmul, cuDNN for conv2d, both loaded with dlopen on first use and bound to the slot's stream.
+#include <string>
+#include <vector>
+
+#include "runtime/device_api.h"
+#include "runtime/ndarray.h"
+
+namespace tvms::runtime {
+
+// "tvms.cublas.matmul": C (..., M, N) = A (..., M, K) @ B (K, N) or (..., K, N); float32 (no TF32) / float64.
+void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
+// "tvms.cudnn.conv2d?layout=NHWC&stride=..&pad=..&dilation=..&groups=..": NCHW/OIHW or NHWC/OHWI,
+// float32 (FMA math: no TF32) / float64; the output in the data's layout.
+void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
+
+}  // namespace tvms::runtime
