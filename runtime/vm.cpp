@@ -68,7 +68,15 @@ NDArray VirtualMachine::toDevice(const NDArray& a, int slot, int64_t* counter) {
   out.shape = a.shape;
   out.storage = std::make_shared<Storage>(devices_.at(slot), slot, a.bytes());
   DeviceAPI& from = *a.storage->device;
-  copyBetween(*devices_[slot], out.data(), from, a.data(), a.bytes());
+  DeviceAPI& to = *devices_[slot];
+  Event begin = counter ? nullptr : to.recordEvent();
+  copyBetween(to, out.data(), from, a.data(), a.bytes());
+  if (begin) {
+    Event end = to.recordEvent();
+    stats_.copySeconds += to.elapsedSeconds(begin, end);  // waits for the copy: to_device is a sync point today
+    to.destroyEvent(begin);
+    to.destroyEvent(end);
+  }
   if (counter) {
     *counter += static_cast<int64_t>(a.bytes());
   } else {

@@ -26,6 +26,7 @@ struct RunStats {
   std::vector<double> kernelSeconds;   // per device slot, by that device's events
   std::vector<int64_t> kernelCalls;    // per device slot
   int64_t bytesCopied = 0;             // between devices by to_device
+  double copySeconds = 0;              // their time, by the destination device's events
   int64_t copies = 0;
   int64_t inputBytesPlaced = 0;        // inputs copied onto their parameter's device
   int64_t instructions = 0;

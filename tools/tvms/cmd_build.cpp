@@ -1,6 +1,7 @@
 // tvms build / tvms run: lint, compile through the pipeline, write a .tvmx or run on the VM.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -28,6 +29,7 @@ namespace {
 struct BuildArgs {
   std::string file, output, entry = "main", outputDir, emit, format = "text";
   bool progress = false, randomMissing = false, offload = true;
+  int64_t repeat = 0;
   std::vector<std::string> printAfter;
   bool printAll = false;
   std::map<std::string, std::string> remap, inputs;
@@ -61,6 +63,11 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (run && a == "--entry" && value(b.entry)) continue;
     if (run && a == "--input" && value(v) && splitPair(v, k, x)) { b.inputs[k] = x; continue; }
     if (run && a == "--output" && value(b.outputDir)) continue;
+    if (run && a == "--repeat" && value(v)) {
+      b.repeat = std::atoll(v.c_str());
+      if (b.repeat < 1) { std::cerr << "tvms: --repeat takes a count of calls (1 or more)\n"; return std::nullopt; }
+      continue;
+    }
     if (run && a == "--format" && value(b.format) && (b.format == "text" || b.format == "json")) continue;
     if (run && a == "--progress") { b.progress = true; continue; }
     if (run && a == "--random-missing") { b.randomMissing = true; continue; }
@@ -146,7 +153,7 @@ const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
-    "                [--random-missing] [--no-offload]\n"
+    "                [--random-missing] [--no-offload] [--repeat N]\n"
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...)\n";
 
@@ -237,9 +244,20 @@ int runOnVM(const BuildArgs& b) {
   // Fault injection for the language server's isolation test (tests/lsp): the run dies the way a
   // kernel with a wild store would, and the server must answer with an error and carry on.
   if (const char* fault = std::getenv("TVMS_FAULT_INJECT"); fault && std::string(fault) == "segv-in-run") std::raise(SIGSEGV);
+  std::vector<runtime::Value> firstInputs = b.repeat ? inputs : std::vector<runtime::Value>{};
   auto t1 = std::chrono::steady_clock::now();
   runtime::Value result = vm.invoke(b.entry, std::move(inputs));
   double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  // --repeat: the same call again, each one waited for on every device; the first (which loads the
+  // kernels) is left out of the figures, and the device times become per call.
+  std::vector<double> perCall;
+  runtime::RunStats before = vm.stats();
+  for (int64_t i = 0; i < b.repeat; ++i) {
+    auto t = std::chrono::steady_clock::now();
+    runtime::Value again = vm.invoke(b.entry, firstInputs);
+    for (size_t d = 0; d < exe->devices.size(); ++d) vm.device(static_cast<int>(d)).synchronize();
+    perCall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count() * 1e3);
+  }
   progress(b, "reporting");
   RunReport report;
   report.entry = b.entry;
@@ -263,12 +281,30 @@ int runOnVM(const BuildArgs& b) {
     }
     report.outputs.push_back(std::move(o));
   }
-  const runtime::RunStats& st = vm.stats();
+  runtime::RunStats st = vm.stats();
+  if (b.repeat) {
+    // Per call, over the repeated calls only.
+    double n = static_cast<double>(b.repeat);
+    for (size_t i = 0; i < st.kernelSeconds.size(); ++i) {
+      st.kernelSeconds[i] = (st.kernelSeconds[i] - before.kernelSeconds[i]) / n;
+      st.kernelCalls[i] = (st.kernelCalls[i] - before.kernelCalls[i]) / b.repeat;
+    }
+    st.copySeconds = (st.copySeconds - before.copySeconds) / n;
+    st.bytesCopied = (st.bytesCopied - before.bytesCopied) / b.repeat;
+    st.copies = (st.copies - before.copies) / b.repeat;
+    st.inputBytesPlaced = (st.inputBytesPlaced - before.inputBytesPlaced) / b.repeat;
+    std::sort(perCall.begin(), perCall.end());
+    report.repeat = b.repeat;
+    report.minMs = perCall.front();
+    report.p50Ms = perCall[perCall.size() / 2];
+    report.p90Ms = perCall[std::min(perCall.size() - 1, perCall.size() * 9 / 10)];
+  }
   for (size_t i = 0; i < exe->devices.size(); ++i)
     report.devices.push_back({static_cast<int>(i), exe->devices[i].spelling, vm.device(static_cast<int>(i)).name(), st.kernelCalls[i],
                               st.kernelSeconds[i] * 1e3});
   report.bytesCopied = st.bytesCopied;
   report.copies = st.copies;
+  report.copyMs = st.copySeconds * 1e3;
   report.inputBytesPlaced = st.inputBytesPlaced;
   if (b.format == "json") printJson(std::cout, report);
   else printText(std::cout, report);

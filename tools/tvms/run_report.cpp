@@ -83,8 +83,11 @@ void printText(std::ostream& os, const RunReport& r) {
   t << std::fixed << std::setprecision(3) << "compile " << r.compileMs << " ms, run " << r.runMs << " ms\n";
   for (auto& d : r.devices)
     t << "device " << d.index << " \"" << d.vdevice << "\" (" << d.device << "): " << d.kernels << " kernels, " << d.ms << " ms\n";
-  t << "copied between devices: " << r.bytesCopied << " bytes in " << r.copies << " copies (inputs placed: " << r.inputBytesPlaced
-    << " bytes)\n";
+  t << "copied between devices: " << r.bytesCopied << " bytes in " << r.copies << " copies, " << r.copyMs
+    << " ms (inputs placed: " << r.inputBytesPlaced << " bytes)\n";
+  if (r.repeat)
+    t << "repeated " << r.repeat << " times: p50 " << r.p50Ms << " ms, p90 " << r.p90Ms << " ms, min " << r.minMs
+      << " ms per call (device times above are per call)\n";
   os << t.str();
 }
 
@@ -110,7 +113,9 @@ void printJson(std::ostream& os, const RunReport& r) {
   printText(text, r);
   // NaN and infinities are not JSON: a kernel that produced them still reports (as null).
   json out = {{"entry", r.entry}, {"outputs", outs}, {"devices", devs}, {"compileMs", r.compileMs}, {"runMs", r.runMs},
-              {"bytesCopied", r.bytesCopied}, {"copies", r.copies}, {"inputBytesPlaced", r.inputBytesPlaced}, {"text", text.str()}};
+              {"bytesCopied", r.bytesCopied}, {"copies", r.copies}, {"copyMs", r.copyMs}, {"inputBytesPlaced", r.inputBytesPlaced},
+              {"text", text.str()}};
+  if (r.repeat) out["repeat"] = {{"calls", r.repeat}, {"p50Ms", r.p50Ms}, {"p90Ms", r.p90Ms}, {"minMs", r.minMs}};
   os << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
 }
 

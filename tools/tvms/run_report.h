@@ -36,6 +36,10 @@ struct RunReport {
   std::vector<DeviceReport> devices;
   double compileMs = 0, runMs = 0;
   int64_t bytesCopied = 0, copies = 0, inputBytesPlaced = 0;
+  double copyMs = 0;  // the to_device copies, by the destination device's clock
+  // --repeat N: N more calls after the first, each waited for on every device.
+  int64_t repeat = 0;
+  double p50Ms = 0, p90Ms = 0, minMs = 0;
 };
 
 // Statistics of a host tensor (the caller copies device tensors to the host first).
