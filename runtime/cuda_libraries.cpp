@@ -87,7 +87,7 @@ struct Cudnn {
   int (*setConv2d)(void*, int, int, int, int, int, int, int, int);
   int (*setGroupCount)(void*, int);
   int (*setMathType)(void*, int);
-  int (*getAlgorithm)(void*, void*, void*, void*, void*, int, int*, AlgoPerf*);
+  int (*findAlgorithm)(void*, void*, void*, void*, void*, int, int*, AlgoPerf*);
   int (*workspaceSize)(void*, void*, void*, void*, void*, int, size_t*);
   int (*forward)(void*, const void*, void*, const void*, void*, const void*, void*, int, void*, size_t, const void*, void*, void*);
 };
@@ -107,7 +107,7 @@ const Cudnn& cudnn() {
     bind(h, c.setConv2d, "cudnnSetConvolution2dDescriptor", "cuDNN");
     bind(h, c.setGroupCount, "cudnnSetConvolutionGroupCount", "cuDNN");
     bind(h, c.setMathType, "cudnnSetConvolutionMathType", "cuDNN");
-    bind(h, c.getAlgorithm, "cudnnGetConvolutionForwardAlgorithm_v7", "cuDNN");
+    bind(h, c.findAlgorithm, "cudnnFindConvolutionForwardAlgorithm", "cuDNN");
     bind(h, c.workspaceSize, "cudnnGetConvolutionForwardWorkspaceSize", "cuDNN");
     bind(h, c.forward, "cudnnConvolutionForward", "cuDNN");
   });
@@ -220,7 +220,8 @@ void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, con
     cudnnCheck(c.setMathType(plan.conv, 3 /* CUDNN_FMA_MATH: no TF32, as the CPU computes */), "math type");
     AlgoPerf perf[8];
     int returned = 0;
-    cudnnCheck(c.getAlgorithm(plan.handle, plan.x, plan.w, plan.conv, plan.y, 8, &returned, perf), "algorithm");
+    // Measured once per plan (cuDNN times each algorithm on this GPU), fastest first.
+    cudnnCheck(c.findAlgorithm(plan.handle, plan.x, plan.w, plan.conv, plan.y, 8, &returned, perf), "algorithm");
     int chosen = -1;
     for (int i = 0; i < returned && chosen < 0; ++i)
       if (perf[i].status == 0) chosen = i;

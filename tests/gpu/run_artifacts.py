@@ -7,7 +7,7 @@ usage: run_artifacts.py prepare TVMS DIR   here, with the LLVM code generator: f
                                            vdevice remapped to the CPU, on the same seeded inputs)
        run_artifacts.py check TVMS DIR     on a GPU machine: runs each DIR/NAME.tvmx with its cuda
                                            vdevices on the GPU and compares every output with the
-                                           reference (max |gpu - cpu| / max(1, |cpu|) <= 1e-4)
+                                           reference (max |gpu - cpu| / max(1, |cpu|) <= 1e-3)
        run_artifacts.py both TVMS DIR      prepare, then check (the CTest entry)
 check exits 77 (CTest: skipped) when there is no GPU, 1 when an output differs or a run fails.
 """
@@ -18,7 +18,9 @@ import subprocess
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-TOLERANCE = 1e-4
+# float32 sums in another order (cuBLAS / cuDNN, or one thread per output element instead of the CPU's
+# register tile): over K = 1024 products of values in [-1, 1] the results differ by ~1e-4 relative.
+TOLERANCE = 1e-3
 
 
 def modules():
