@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <random>
 
 #include <unistd.h>
@@ -16,6 +19,7 @@
 #include "compiler/schedule/schedule.h"
 #include "compiler/transform/legalize_ops.h"
 #include "compiler/transform/passes.h"
+#include "runtime/cuda_module.h"
 #include "runtime/registry.h"
 #include "runtime/vm.h"
 #include "tests/support/corpus.h"
@@ -355,4 +359,50 @@ TEST_CASE("offload: cases cuDNN does not take keep their generated kernel") {
   std::string out = driver::printAfter(lowered.module(), "OffloadLibraries", &error);
   CHECK(out.find("call_dps_packed") == std::string::npos);
   CHECK(out.find("R.nn.conv2d") != std::string::npos);
+}
+
+TEST_CASE("cuda backend: kernels build to PTX without a GPU and the PTX is cached by content") {
+  // NVRTC is part of the CUDA Toolkit on the machines that run these tests; no GPU is needed.
+  std::string dir = "/tmp/tvms-test-cache-" + std::to_string(::getpid());
+  ::setenv("TVMS_CACHE_DIR", dir.c_str(), 1);
+  auto lowered = test::lower(kExpOnCudaAndCpu);
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  o.buildModules = true;
+  driver::BuildResult first = driver::build(lowered.module(), o);
+  INFO((first.errors.empty() ? "" : first.errors[0]));
+  REQUIRE(first.exe);
+  auto cuda = std::find_if(first.exe->modules.begin(), first.exe->modules.end(), [](auto& m) { return m.kind == "cuda"; });
+  REQUIRE(cuda != first.exe->modules.end());
+  runtime::CudaModuleImage image = runtime::parseCudaModule(cuda->blob);
+  CHECK(image.ptx.find(".entry tvmsk_exp_l0") != std::string::npos);
+  CHECK(image.source.find("__global__") != std::string::npos);
+  REQUIRE(image.kernels.size() == 1);
+  CHECK(image.kernels[0].launches[0].blockThreads == 256);
+  std::vector<std::filesystem::path> entries;
+  for (auto& e : std::filesystem::directory_iterator(dir + "/cuda")) entries.push_back(e.path());
+  REQUIRE(entries.size() == 1);
+  // A damaged entry is compiled again and replaced, never used.
+  { std::ofstream(entries[0], std::ios::trunc) << "// tvms ptx cache v1 0000000000000000\ngarbage"; }
+  driver::BuildResult second = driver::build(lowered.module(), o);
+  REQUIRE(second.exe);
+  auto again = std::find_if(second.exe->modules.begin(), second.exe->modules.end(), [](auto& m) { return m.kind == "cuda"; });
+  CHECK(runtime::parseCudaModule(again->blob).ptx == image.ptx);
+  std::ifstream repaired(entries[0]);
+  std::string text((std::istreambuf_iterator<char>(repaired)), {});
+  CHECK(text.find("garbage") == std::string::npos);
+  ::unsetenv("TVMS_CACHE_DIR");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cuda backend: the grid program follows the kernel's symbolic dims") {
+  std::vector<int64_t> program = {static_cast<int64_t>(runtime::DimOp::Dim), 0, static_cast<int64_t>(runtime::DimOp::Const), 255,
+                                  static_cast<int64_t>(runtime::DimOp::Add), static_cast<int64_t>(runtime::DimOp::Const), 256,
+                                  static_cast<int64_t>(runtime::DimOp::FloorDiv)};
+  int64_t dims[] = {1000};
+  CHECK(runtime::evalDimProgram(program, dims, 1) == 4);
+  dims[0] = 1024;
+  CHECK(runtime::evalDimProgram(program, dims, 1) == 4);
+  CHECK_THROWS_AS(runtime::evalDimProgram({static_cast<int64_t>(runtime::DimOp::Dim), 3}, dims, 1), std::runtime_error);
+  CHECK_THROWS_AS(runtime::parseCudaModule({'x'}), std::runtime_error);
 }

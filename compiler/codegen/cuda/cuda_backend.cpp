@@ -4,6 +4,7 @@
 
 #include "compiler/codegen/cuda/cuda_emit.h"
 #include "compiler/codegen/cuda/nvrtc.h"
+#include "compiler/codegen/cuda/ptx_cache.h"
 
 namespace tvms::codegen {
 
@@ -20,7 +21,7 @@ class CudaBackend : public Backend {
     runtime::CudaModuleImage image;
     image.source = src.source;
     image.kernels = std::move(src.kernels);
-    image.ptx = cuda::compileToPtx(image.source, kPtxArch);
+    image.ptx = cuda::cachedPtx(std::string(kPtxArch) + "\n" + image.source, [&] { return cuda::compileToPtx(image.source, kPtxArch); });
     return runtime::serializeCudaModule(image);
   }
   std::unique_ptr<runtime::KernelLibrary> load(const std::vector<tir::Kernel>& kernels, const tir::Target& target) const override {
