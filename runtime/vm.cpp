@@ -1,6 +1,7 @@
 #include "runtime/vm.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 #include "runtime/registry.h"
@@ -74,8 +75,14 @@ NDArray VirtualMachine::toDevice(const NDArray& a, int slot, int64_t* counter) {
   if (begin) {
     Event end = to.recordEvent();
     stats_.copySeconds += to.elapsedSeconds(begin, end);  // waits for the copy: to_device is a sync point today
-    to.destroyEvent(begin);
-    to.destroyEvent(end);
+    if (tracing_) {
+      // A span of the destination's timeline; its events are read and freed with the kernels'.
+      copyLabels_.push_back("copy from " + from.name());
+      timings_.push_back({slot, begin, end, &copyLabels_.back(), "copy", static_cast<int64_t>(a.bytes())});
+    } else {
+      to.destroyEvent(begin);
+      to.destroyEvent(end);
+    }
   }
   if (counter) {
     *counter += static_cast<int64_t>(a.bytes());
@@ -109,6 +116,7 @@ Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs)
   }
   if (inputs.size() != f->params.size())
     throw std::runtime_error(name + " takes " + std::to_string(f->params.size()) + " inputs, got " + std::to_string(inputs.size()));
+  if (tracing_ && traceBase_.empty()) traceOrigin();
   try {
     Value out = run(*f, std::move(inputs));
     collectTimings();
@@ -144,7 +152,7 @@ void VirtualMachine::callKernel(const std::vector<int64_t>& a, const std::vector
   Event begin = device.recordEvent();
   int32_t rc = launcher.launch(handle, buffers_.data(), dims_.data());
   Event end = device.recordEvent();
-  timings_.push_back({slot, begin, end});
+  timings_.push_back({slot, begin, end, &exe_.kernels[kernel].name, "kernel", 0});
   ++stats_.kernelCalls[slot];
   if (rc != 0) throw std::runtime_error("kernel " + exe_.kernels[kernel].name + " failed (" + std::to_string(rc) + ") on " + device.name());
 }
@@ -158,14 +166,21 @@ void VirtualMachine::callLibrary(const std::vector<int64_t>& a, const std::vecto
   Event begin = device.recordEvent();
   libraryFunctions_.at(fn)(device, args, exe_.libraryFunctions[fn]);
   Event end = device.recordEvent();
-  timings_.push_back({slot, begin, end});
+  timings_.push_back({slot, begin, end, &exe_.libraryFunctions[fn], "library", 0});
   ++stats_.kernelCalls[slot];
+}
+
+void VirtualMachine::traceOrigin() {
+  // Every device's clock starts at (about) the same host moment: the first traced call.
+  for (auto& d : devices_) traceBase_.push_back(d->recordEvent());
 }
 
 void VirtualMachine::collectTimings() {
   for (auto& t : timings_) {
     DeviceAPI& d = *devices_[t.slot];
-    stats_.kernelSeconds[t.slot] += d.elapsedSeconds(t.begin, t.end);
+    double seconds = d.elapsedSeconds(t.begin, t.end);
+    if (std::strcmp(t.category, "copy") != 0) stats_.kernelSeconds[t.slot] += seconds;  // copies are counted apart
+    if (tracing_) trace_.push_back({*t.name, t.category, t.slot, d.elapsedSeconds(traceBase_[t.slot], t.begin) * 1e6, seconds * 1e6, t.bytes});
     d.destroyEvent(t.begin);
     d.destroyEvent(t.end);
   }

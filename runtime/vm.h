@@ -4,6 +4,7 @@
 // (the slot's device runs the library of its target kind); kernel times are measured by the slot's
 // own events, so an asynchronous device reports its own clock, not the host's.
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,6 +21,16 @@ struct TupleValue;
 using Value = std::variant<std::monostate, NDArray, std::shared_ptr<TupleValue>, int64_t, std::shared_ptr<Storage>>;
 struct TupleValue {
   std::vector<Value> fields;
+};
+
+// One span of a device's timeline (VirtualMachine::enableTrace): a kernel, a library call or a copy
+// onto the device, in microseconds from the start of the traced calls by that device's clock.
+struct TraceSpan {
+  std::string name;
+  std::string category;  // "kernel", "library", "copy"
+  int slot = 0;          // the device whose timeline it is on (a copy: its destination)
+  double startUs = 0, durationUs = 0;
+  int64_t bytes = 0;     // copies
 };
 
 struct RunStats {
@@ -40,6 +51,9 @@ class VirtualMachine {
   // naming the parameter) and copied onto its parameter's slot when it is elsewhere.
   Value invoke(const std::string& function, std::vector<Value> inputs);
   const RunStats& stats() const { return stats_; }
+  // Keep every kernel, library call and copy as a span of its device's timeline from now on.
+  void enableTrace() { tracing_ = true; }
+  const std::vector<TraceSpan>& trace() const { return trace_; }
   DeviceAPI& device(int slot) { return *devices_.at(slot); }
   // A copy of `a` on `slot`.
   NDArray toDevice(const NDArray& a, int slot, int64_t* counter = nullptr);
@@ -58,8 +72,19 @@ class VirtualMachine {
   std::vector<std::map<std::string, std::unique_ptr<KernelLauncher>>> launchers_;  // per slot, per target kind
   std::vector<const void*> resolved_;
   std::vector<LibraryFunction> libraryFunctions_;  // exe.libraryFunctions, found at construction  // kernel * slots + slot -> its handle on that slot (null: not yet)
-  struct Timing { int slot; Event begin, end; };
+  struct Timing {
+    int slot;
+    Event begin, end;
+    const std::string* name;
+    const char* category;
+    int64_t bytes;
+  };
   std::vector<Timing> timings_;
+  bool tracing_ = false;
+  std::vector<Event> traceBase_;  // per slot: the event the trace's times count from
+  std::vector<TraceSpan> trace_;
+  std::deque<std::string> copyLabels_;  // names of traced copies (stable addresses for Timing::name)
+  void traceOrigin();
   std::vector<void*> buffers_;
   std::vector<int64_t> dims_;
   std::vector<std::vector<NDArray>> constants_;  // per constant, per slot (made on first use)

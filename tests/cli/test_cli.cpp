@@ -439,3 +439,35 @@ TEST_CASE("cli: lint reads [tool.tvms] from the nearest pyproject.toml; a bad ke
   CHECK(runTvms({"lint", (dir / "pkg" / "m.py").string()}).err.find("'select' must be a list of strings") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("cli: tvms run --trace writes a Chrome trace of each device's kernels and copies") {
+  std::string path = (std::filesystem::temp_directory_path() / ("tvms_trace_" + std::to_string(getpid()) + ".json")).string();
+  auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--trace", path, "--repeat", "3"});
+  REQUIRE(run.exitCode == 0);
+  CHECK(run.out.find("repeated 3 times: p50 ") != std::string::npos);
+  std::ifstream in(path);
+  nlohmann::json trace = nlohmann::json::parse(in);
+  std::map<int, std::string> threads;
+  std::vector<nlohmann::json> spans;
+  for (auto& e : trace.at("traceEvents")) {
+    if (e.at("ph") == "M" && e.at("name") == "thread_name") threads[e.at("tid").get<int>()] = e.at("args").at("name");
+    if (e.at("ph") == "X") spans.push_back(e);
+  }
+  REQUIRE(threads.size() == 2);
+  CHECK(threads[0].find("llvm:0") != std::string::npos);
+  CHECK(threads[1].find("llvm:1") != std::string::npos);
+  // Four calls (the first and three repeats): each a matmul on device 0, a copy onto device 1, a matmul there.
+  REQUIRE(spans.size() == 12);
+  for (size_t i = 0; i < spans.size(); i += 3) {
+    CHECK(spans[i].at("tid") == 0);
+    CHECK(spans[i].at("cat") == "kernel");
+    CHECK(spans[i + 1].at("tid") == 1);
+    CHECK(spans[i + 1].at("cat") == "copy");
+    CHECK(spans[i + 1].at("args").at("bytes") == 64 * 32 * 4);
+    CHECK(spans[i + 2].at("tid") == 1);
+    // In order on the timeline: the copy starts after the kernel that made its source ends.
+    CHECK(spans[i + 1].at("ts").get<double>() >= spans[i].at("ts").get<double>() + spans[i].at("dur").get<double>() - 1.0);
+    for (size_t k = 0; k < 3; ++k) CHECK(spans[i + k].at("dur").get<double>() >= 0);
+  }
+  std::filesystem::remove(path);
+}

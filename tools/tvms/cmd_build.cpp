@@ -27,7 +27,7 @@ namespace tvms::cli {
 namespace {
 
 struct BuildArgs {
-  std::string file, output, entry = "main", outputDir, emit, format = "text";
+  std::string file, output, entry = "main", outputDir, emit, format = "text", trace;
   bool progress = false, randomMissing = false, offload = true;
   int64_t repeat = 0;
   std::vector<std::string> printAfter;
@@ -63,6 +63,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (run && a == "--entry" && value(b.entry)) continue;
     if (run && a == "--input" && value(v) && splitPair(v, k, x)) { b.inputs[k] = x; continue; }
     if (run && a == "--output" && value(b.outputDir)) continue;
+    if (run && a == "--trace" && value(b.trace)) continue;
     if (run && a == "--repeat" && value(v)) {
       b.repeat = std::atoll(v.c_str());
       if (b.repeat < 1) { std::cerr << "tvms: --repeat takes a count of calls (1 or more)\n"; return std::nullopt; }
@@ -153,7 +154,7 @@ const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
-    "                [--random-missing] [--no-offload] [--repeat N]\n"
+    "                [--random-missing] [--no-offload] [--repeat N] [--trace FILE.json]\n"
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...)\n";
 
@@ -245,6 +246,7 @@ int runOnVM(const BuildArgs& b) {
   // kernel with a wild store would, and the server must answer with an error and carry on.
   if (const char* fault = std::getenv("TVMS_FAULT_INJECT"); fault && std::string(fault) == "segv-in-run") std::raise(SIGSEGV);
   std::vector<runtime::Value> firstInputs = b.repeat ? inputs : std::vector<runtime::Value>{};
+  if (!b.trace.empty()) vm.enableTrace();
   auto t1 = std::chrono::steady_clock::now();
   runtime::Value result = vm.invoke(b.entry, std::move(inputs));
   double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
@@ -306,6 +308,14 @@ int runOnVM(const BuildArgs& b) {
   report.copies = st.copies;
   report.copyMs = st.copySeconds * 1e3;
   report.inputBytesPlaced = st.inputBytesPlaced;
+  if (!b.trace.empty()) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < exe->devices.size(); ++i) names.push_back(exe->devices[i].spelling + " (" + vm.device(static_cast<int>(i)).name() + ")");
+    if (!writeChromeTrace(b.trace, vm.trace(), names)) {
+      std::cerr << "tvms: cannot write the trace to " << b.trace << "\n";
+      return 1;
+    }
+  }
   if (b.format == "json") printJson(std::cout, report);
   else printText(std::cout, report);
   return 0;

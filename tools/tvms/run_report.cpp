@@ -1,5 +1,7 @@
 #include "tools/tvms/run_report.h"
 
+#include <fstream>
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -117,6 +119,22 @@ void printJson(std::ostream& os, const RunReport& r) {
               {"text", text.str()}};
   if (r.repeat) out["repeat"] = {{"calls", r.repeat}, {"p50Ms", r.p50Ms}, {"p90Ms", r.p90Ms}, {"minMs", r.minMs}};
   os << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
+bool writeChromeTrace(const std::string& path, const std::vector<runtime::TraceSpan>& spans, const std::vector<std::string>& deviceNames) {
+  using nlohmann::json;
+  json events = json::array();
+  events.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", 0}, {"args", {{"name", "tvms run"}}}});
+  for (size_t i = 0; i < deviceNames.size(); ++i)
+    events.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", 0}, {"tid", i}, {"args", {{"name", "device " + std::to_string(i) + ": " + deviceNames[i]}}}});
+  for (auto& s : spans) {
+    json e = {{"ph", "X"}, {"name", s.name}, {"cat", s.category}, {"pid", 0}, {"tid", s.slot}, {"ts", s.startUs}, {"dur", s.durationUs}};
+    if (s.bytes) e["args"] = {{"bytes", s.bytes}, {"GB/s", s.durationUs > 0 ? static_cast<double>(s.bytes) / s.durationUs / 1e3 : 0.0}};
+    events.push_back(std::move(e));
+  }
+  std::ofstream out(path);
+  out << json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump(1) << "\n";
+  return static_cast<bool>(out);
 }
 
 }  // namespace tvms::cli

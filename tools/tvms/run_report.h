@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/ndarray.h"
+#include "runtime/vm.h"
 
 namespace tvms::cli {
 
@@ -44,6 +45,10 @@ struct RunReport {
 
 // Statistics of a host tensor (the caller copies device tensors to the host first).
 OutputReport describeOutput(const std::string& name, const runtime::NDArray& hostTensor, const std::string& vdevice);
+
+// A Chrome / Perfetto trace (chrome://tracing, ui.perfetto.dev): one timeline per device slot with
+// its kernels, library calls and the copies onto it. False when the file cannot be written.
+bool writeChromeTrace(const std::string& path, const std::vector<runtime::TraceSpan>& spans, const std::vector<std::string>& deviceNames);
 
 void printText(std::ostream& os, const RunReport& r);
 void printJson(std::ostream& os, const RunReport& r);  // includes "text": what printText prints
