@@ -58,6 +58,7 @@ Loaded& loaded() {
     get(d.moduleUnload, "cuModuleUnload");
     get(d.launchKernel, "cuLaunchKernel");
     get(d.getErrorString, "cuGetErrorString");
+    get(d.pointerGetAttribute, "cuPointerGetAttribute");
     if (!l.failure.empty()) return;
     if (Result r = d.init(0)) {
       const char* s = nullptr;
@@ -73,6 +74,12 @@ const Driver& driver() {
   Loaded& l = loaded();
   if (!l.failure.empty()) throw std::runtime_error(l.failure);
   return l.d;
+}
+
+bool isPinnedHost(const void* p) {
+  const Driver& d = driver();
+  unsigned type = 0;
+  return d.pointerGetAttribute(&type, kPointerAttributeMemoryType, reinterpret_cast<DevicePtr>(p)) == 0 && type == kMemoryTypeHost;
 }
 
 void check(Result r, const std::string& what) {

@@ -56,7 +56,15 @@ struct Driver {
   Result (*moduleUnload)(Module);
   Result (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Stream, void**, void**);
   Result (*getErrorString)(Result, const char**);
+  Result (*pointerGetAttribute)(void*, int, DevicePtr);
 };
+
+constexpr int kPointerAttributeMemoryType = 2;
+constexpr unsigned kMemoryTypeHost = 1;
+constexpr unsigned kMemHostAllocPortable = 1;
+
+// Whether `p` lies in page-locked host memory (cuMemHostAlloc'd or registered): DMA can read it.
+bool isPinnedHost(const void* p);
 
 // The driver, initialised (cuInit); throws std::runtime_error saying why it is unavailable (no
 // libcuda.so.1: no NVIDIA driver on this machine; or cuInit's error).

@@ -56,7 +56,10 @@ class DeviceAPI {
 
 // A CPU device: host memory (64-byte aligned), synchronous copies, trivial streams, timestamp
 // events, kernels called through their C ABI on the process's thread pool.
-std::unique_ptr<DeviceAPI> makeCpuDevice(int index);
+// Pinned: page-locked memory from the CUDA driver (openDevices asks for it when a cuda slot shares
+// the module), so copies to and from GPUs run at DMA speed.
+enum class HostMemory { Pageable, Pinned };
+std::unique_ptr<DeviceAPI> makeCpuDevice(int index, HostMemory memory = HostMemory::Pageable);
 
 // Copies `bytes` from src (on `from`) to dst (on `to`), through host memory when neither side can
 // reach the other directly, ordered by events: a copy from a device is queued behind that device's

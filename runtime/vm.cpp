@@ -295,11 +295,22 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
 
 std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const std::map<std::string, std::string>& remap) {
   std::vector<std::shared_ptr<DeviceAPI>> out;
+  auto kindOf = [&](const DeviceSlot& d) {
+    auto it = remap.find(d.spelling);
+    return it == remap.end() ? d.kind : it->second == "cpu" ? std::string("llvm") : it->second;
+  };
+  // CPU slots of a module with cuda slots keep their tensors in pinned memory (DMA-speed copies).
+  bool withGpu = false;
+  for (auto& d : exe.devices) withGpu |= kindOf(d) == "cuda";
   for (size_t i = 0; i < exe.devices.size(); ++i) {
     const DeviceSlot& d = exe.devices[i];
     std::string kind = d.kind;
     auto it = remap.find(d.spelling);
     if (it != remap.end()) kind = it->second == "cpu" ? "llvm" : it->second;
+    if (withGpu && (kind == "llvm" || kind == "c" || kind == "cpu")) {
+      out.push_back(makeCpuDevice(static_cast<int>(d.vdeviceId), HostMemory::Pinned));
+      continue;
+    }
     std::unique_ptr<DeviceAPI> device;
     try {
       device = openDevice(kind, static_cast<int>(d.vdeviceId));
