@@ -54,7 +54,11 @@ H2D = HEADER + '''    def main(x: R.Tensor((67108864,), "float32", "llvm:0")) ->
         y = R.to_vdevice(x, "cuda:0")
         return y
 '''
-MODULES = {"conv.py": CONV, "matmul.py": MATMUL, "add.py": ADD, "h2d.py": H2D, "seed.py": SEED}
+SOFTMAX = HEADER + '''    def main(x: R.Tensor((4096, 4096), "float32", "cuda:0")) -> R.Tensor((4096, 4096), "float32", "cuda:0"):
+        y = R.nn.softmax(x, axis=-1)
+        return y
+'''
+MODULES = {"softmax.py": SOFTMAX, "conv.py": CONV, "matmul.py": MATMUL, "add.py": ADD, "h2d.py": H2D, "seed.py": SEED}
 
 TORCH = r'''
 import json, time, torch
@@ -87,6 +91,9 @@ out["matmul_ms"] = events(lambda: a @ b, 10)
 ab, bb = a.bfloat16(), b.bfloat16()
 out["matmul_bf16_ms"] = events(lambda: ab @ bb, 20)
 del a, b, ab, bb
+sx = torch.randn(4096, 4096, device=dev)
+out["softmax_ms"] = events(lambda: torch.softmax(sx, dim=-1), 50)
+del sx
 n = 268435456
 p = torch.randn(n, device=dev); q = torch.randn(n, device=dev); r = torch.empty(n, device=dev)
 out["add_ms"] = events(lambda: torch.add(p, q, out=r), 20)
@@ -155,6 +162,10 @@ def measure(tvms, out):
         ours, theirs = moved / ms / 1e9, moved / t["add_ms"] / 1e9  # bytes per ms / 1e9 = TB/s
         return ("%.2f TB/s" % ours, "%.2f TB/s" % theirs, "%.2fx" % (ours / theirs))
 
+    def softmax():
+        ms = cuda_ms(tvms_run(tvms, os.path.join(out, "softmax.py"), 20))
+        return ("%.1f us" % (ms * 1e3), "%.1f us" % (t["softmax_ms"] * 1e3), "%.2fx time" % (ms / t["softmax_ms"]))
+
     def h2d():
         r = tvms_run(tvms, os.path.join(out, "h2d.py"), 5)
         ms = r["copyMs"]
@@ -169,6 +180,7 @@ def measure(tvms, out):
     rows.append(("matmul bf16 8192^3", "not supported (tvms has no bf16 dtype yet)",
                  "%.1f TFLOP/s" % (2 * 8192 ** 3 / t["matmul_bf16_ms"] / 1e9), ""))
     case("elementwise add, 256M float32 (3 streams counted)", add)
+    case("softmax 4096x4096 float32 over the last axis (generated kernel, a warp per row)", softmax)
     case("H2D copy 256 MiB (R.to_vdevice from llvm)", h2d)
     print("== bench/gpu on %s, PyTorch %s (same run)" % (t["gpu"], t["torch"]))
     print("   reproduce: python3 bench/gpu/bench_gpu.py prepare build/bin/tvms DIR (here), then measure TVMS DIR on the GPU machine")

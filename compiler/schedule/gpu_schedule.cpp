@@ -9,6 +9,9 @@
 #include "compiler/schedule/schedule.h"
 #include "compiler/tir/rewrite.h"
 
+#include <functional>
+#include <optional>
+
 namespace tvms::schedule {
 
 using namespace tir;
@@ -34,6 +37,76 @@ StmtP bound(int var, ExprP extent, std::vector<StmtP> body, const char* tag) {
   return s;
 }
 
+// ---- Warp per output: reductions across the 32 lanes of a warp --------------------------------
+// When the body of each output element is uniform set-up (assigns), reduction loops whose every
+// assignment is `acc = acc op e` (op: + * max min), loops that only store, and stores, a warp takes
+// one output: each loop's iterations are dealt to the lanes (lane, lane + 32, ...), each accumulator
+// is combined across the warp by shuffles (every lane gets the total), and stores outside loops are
+// made by lane 0. Softmax, layer norm, sums and means take this form; argmax and scans do not.
+constexpr int64_t kWarp = 32;
+constexpr int64_t kWarpsPerBlock = kThreads / kWarp;
+constexpr int64_t kWarpModeMaxOutputs = 32768;  // more outputs than this keep the GPU busy one per thread
+
+std::optional<BinOp> combinerOf(const Stmt& s) {
+  const Expr* v = s.value.get();
+  if (s.kind != Stmt::Kind::Assign || v->kind != Expr::Kind::Binary) return std::nullopt;
+  if (v->binOp != BinOp::Add && v->binOp != BinOp::Mul && v->binOp != BinOp::Max && v->binOp != BinOp::Min) return std::nullopt;
+  auto isAcc = [&](const ExprP& e) { return e->kind == Expr::Kind::Var && e->id == s.var; };
+  std::set<int> others;
+  variablesOf(isAcc(v->a) ? v->b : v->a, others);
+  if (!(isAcc(v->a) || isAcc(v->b)) || others.count(s.var)) return std::nullopt;
+  return v->binOp;
+}
+
+// The accumulators of a reduction loop's body, or false when something else is assigned there.
+bool reductionBody(const std::vector<StmtP>& body, std::map<int, BinOp>& accumulators) {
+  for (auto& s : body) {
+    if (s->kind == Stmt::Kind::For) {
+      if (!reductionBody(s->body, accumulators)) return false;
+      continue;
+    }
+    auto op = combinerOf(*s);
+    if (!op) return false;
+    auto [it, fresh] = accumulators.emplace(s->var, *op);
+    if (!fresh && it->second != *op) return false;
+  }
+  return true;
+}
+
+bool assignsNothing(const std::vector<StmtP>& body) {
+  for (auto& s : body)
+    if (s->kind == Stmt::Kind::Assign || s->kind == Stmt::Kind::WarpReduce || !assignsNothing(s->body)) return false;
+  return true;
+}
+
+// The body per output for a warp, or nothing when the body does not have the form above.
+std::optional<std::vector<StmtP>> warpBody(Kernel& k, const std::vector<StmtP>& body, const ExprP& lane) {
+  std::vector<StmtP> out;
+  bool reduces = false;
+  for (auto& s : body) {
+    switch (s->kind) {
+      case Stmt::Kind::Assign: out.push_back(s); break;
+      case Stmt::Kind::Store: out.push_back(ifThen(binary(BinOp::Eq, lane, intImm(0)), {s})); break;
+      case Stmt::Kind::For: {
+        std::map<int, BinOp> accumulators;
+        bool reduction = reductionBody(s->body, accumulators) && !accumulators.empty();
+        if (!reduction && !assignsNothing(s->body)) return std::nullopt;
+        if (s->forKind == ForKind::ThreadBinding || s->keepScalar) return std::nullopt;
+        int j = newLoopVar(k, k.vars[static_cast<size_t>(s->var)].name + "_lane");
+        std::vector<StmtP> inner;
+        for (auto& b : s->body) inner.push_back(substitute(b, {{s->var, lane + varRef(k, j) * intImm(kWarp)}}));
+        out.push_back(forLoop(j, floordiv(s->extent - lane + intImm(kWarp - 1), intImm(kWarp)), inner));
+        for (auto& [acc, op] : accumulators) out.push_back(warpReduce(acc, op));
+        reduces |= reduction;
+        break;
+      }
+      default: return std::nullopt;
+    }
+  }
+  if (!reduces) return std::nullopt;
+  return out;
+}
+
 StmtP launch(Kernel& k, const StmtP& top) {
   std::vector<const Stmt*> nest;
   for (const Stmt* s = top.get(); s && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar &&
@@ -45,19 +118,39 @@ StmtP launch(Kernel& k, const StmtP& top) {
   if (nest.empty()) return bound(bx, intImm(1), {bound(tx, intImm(1), {top}, "threadIdx.x")}, "blockIdx.x");
   ExprP total = intImm(1);
   for (const Stmt* l : nest) total = total * l->extent;
+  // The old loop variables as functions of an output index, innermost fastest.
+  auto indexOf = [&](ExprP f) {
+    std::map<int, ExprP> index;
+    for (size_t i = nest.size(); i-- > 0;) {
+      const Stmt* l = nest[i];
+      index[l->var] = i == 0 ? f : floormod(f, l->extent);
+      f = floordiv(f, l->extent);
+    }
+    return index;
+  };
+  if (total->kind != Expr::Kind::Int || total->intValue <= kWarpModeMaxOutputs) {
+    ExprP lane = floormod(varRef(k, tx), intImm(kWarp));
+    ExprP output = varRef(k, bx) * intImm(kWarpsPerBlock) + floordiv(varRef(k, tx), intImm(kWarp));
+    std::vector<StmtP> perOutput;
+    std::function<void(const std::vector<StmtP>&)> flatten = [&](const std::vector<StmtP>& body) {
+      for (auto& s : body) {
+        if (s->kind == Stmt::Kind::Seq) flatten(s->body);
+        else perOutput.push_back(substitute(s, indexOf(output)));
+      }
+    };
+    flatten(nest.back()->body);
+    if (auto body = warpBody(k, perOutput, lane)) {
+      ExprP blocks = floordiv(total + intImm(kWarpsPerBlock - 1), intImm(kWarpsPerBlock));
+      // The bounds check is the same for a whole warp, so every lane reaches the shuffles.
+      return bound(bx, blocks, {bound(tx, intImm(kThreads), {ifThen(binary(BinOp::Lt, output, total), *body)}, "threadIdx.x")}, "blockIdx.x");
+    }
+  }
   bool flat = !hasLoop(nest.back()->body);
   int64_t perThread = flat ? kElementsPerThread : 1;
   int e = flat ? newLoopVar(k, "e") : -1;
   ExprP fused = varRef(k, bx) * intImm(kThreads * perThread) + varRef(k, tx);
   if (flat) fused = fused + varRef(k, e) * intImm(kThreads);
-  // The old loop variables as functions of the fused index, innermost fastest.
-  std::map<int, ExprP> index;
-  ExprP rest = fused;
-  for (size_t i = nest.size(); i-- > 0;) {
-    const Stmt* l = nest[i];
-    index[l->var] = i == 0 ? rest : floormod(rest, l->extent);
-    rest = floordiv(rest, l->extent);
-  }
+  std::map<int, ExprP> index = indexOf(fused);
   std::vector<StmtP> body;
   for (auto& s : nest.back()->body) body.push_back(substitute(s, index));
   ExprP blocks = floordiv(total + intImm(kThreads * perThread - 1), intImm(kThreads * perThread));

@@ -224,6 +224,13 @@ StmtP ifThen(ExprP cond, std::vector<StmtP> body) {
   s->body = std::move(body);
   return s;
 }
+StmtP warpReduce(int local, BinOp combiner) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Kind::WarpReduce;
+  s->var = local;
+  s->combiner = combiner;
+  return s;
+}
 StmtP barrier() {
   auto s = std::make_shared<Stmt>();
   s->kind = Stmt::Kind::Barrier;
@@ -277,6 +284,9 @@ struct Printer {
       case Stmt::Kind::Assign: lines.push_back(pad + k.vars[s->var].name + " = " + expr(s->value)); break;
       case Stmt::Kind::Seq: for (auto& b : s->body) stmt(b, depth); break;
       case Stmt::Kind::Barrier: lines.push_back(pad + "T.tvm_storage_sync(\"shared\")"); break;
+      case Stmt::Kind::WarpReduce:
+        lines.push_back(pad + k.vars[s->var].name + " = T.tvm_warp_allreduce(" + k.vars[s->var].name + ", \"" + std::string(opName(s->combiner)) + "\")");
+        break;
       case Stmt::Kind::If:
         lines.push_back(pad + "if " + expr(s->cond) + ":");
         for (auto& b : s->body) stmt(b, depth + 1);

@@ -64,7 +64,7 @@ enum class IterType { Spatial, Reduction };
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
 struct Stmt {
-  enum class Kind { For, Store, Assign, Seq, Barrier, If };
+  enum class Kind { For, Store, Assign, Seq, Barrier, If, WarpReduce };
   Kind kind = Kind::Seq;
   int var = -1;          // For: its loop variable; Assign: the local scalar
   ExprP extent;          // For: runs var over [0, extent)
@@ -78,6 +78,9 @@ struct Stmt {
   ExprP cond;             // If: body runs when cond holds
   std::vector<StmtP> body;  // For, Seq, If
   // Barrier: every thread of the block waits here (T.tvm_storage_sync("shared")); no fields.
+  // WarpReduce: the local `var` of every lane of the warp combined with `combiner` (Add, Mul, Max,
+  // Min), the result in every lane (a butterfly of warp shuffles).
+  BinOp combiner = BinOp::Add;
 };
 
 struct Variable {
@@ -156,6 +159,7 @@ StmtP assign(int local, ExprP value);
 StmtP seq(std::vector<StmtP> body);
 StmtP barrier();
 StmtP ifThen(ExprP cond, std::vector<StmtP> body);
+StmtP warpReduce(int local, BinOp combiner);
 
 // The kernel as a T.prim_func body (flat indices), for --print-after and tvms/viewIR: loop kinds
 // (T.serial / T.parallel / T.vectorized / T.unroll / T.thread_binding), buffer scopes, barriers.

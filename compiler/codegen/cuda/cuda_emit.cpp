@@ -93,6 +93,19 @@ class Emitter {
         o << pad << "}\n";
         break;
       case Stmt::Kind::Barrier: o << pad << "__syncthreads();\n"; break;
+      case Stmt::Kind::WarpReduce: {
+        std::string v = varName(s->var), other = "__shfl_xor_sync(0xffffffffu, " + v + ", o)";
+        std::string combined;
+        switch (s->combiner) {
+          case BinOp::Add: combined = v + " + " + other; break;
+          case BinOp::Mul: combined = v + " * " + other; break;
+          case BinOp::Max: combined = "tvms_max(" + v + ", " + other + ")"; break;
+          case BinOp::Min: combined = "tvms_min(" + v + ", " + other + ")"; break;
+          default: throw std::runtime_error("kernel " + k_.name + ": a warp reduction combines with + * max or min");
+        }
+        o << pad << "for (int o = 16; o > 0; o >>= 1) " << v << " = " << combined << ";\n";
+        break;
+      }
       case Stmt::Kind::For: {
         if (s->forKind == ForKind::ThreadBinding || s->forKind == ForKind::Parallel)
           throw std::runtime_error("kernel " + k_.name + ": a " + std::string(forKindName(s->forKind)) +

@@ -67,6 +67,7 @@ class FunctionEmitter {
         loop(s->var, b_.getInt64(0), expr(s->extent), s->body, s->keepScalar ? LoopHint::KeepScalar : hintOf(s->forKind));
         break;
       case Stmt::Kind::Barrier: throw std::runtime_error("kernel " + k_.name + ": a GPU barrier reached the CPU backend");
+      case Stmt::Kind::WarpReduce: throw std::runtime_error("kernel " + k_.name + ": a GPU warp reduction reached the CPU backend");
       case Stmt::Kind::If: {
         auto* then = llvm::BasicBlock::Create(ctx_, "then", fn_);
         auto* after = llvm::BasicBlock::Create(ctx_, "endif", fn_);
