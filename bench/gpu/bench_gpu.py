@@ -14,28 +14,8 @@ import os
 import subprocess
 import sys
 
-SEED = '''from tvm.script import ir as I
-from tvm.script import relax as R
-
-
-@I.ir_module
-class Module:
-    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0), I.vdevice("llvm", 0)]})
-
-    @R.function
-    def main(
-        data: R.Tensor((16, 32, 32, 16), "float32", "cuda:0"),
-        weight: R.Tensor((32, 3, 3, 16), "float32", "cuda:0"),
-        bias: R.Tensor((1, 1, 1, 32), "float32", "cuda:0"),
-    ) -> R.Tensor((16, 32, 32, 32), "float32", "llvm:0"):
-        with R.dataflow():
-            conv = R.nn.conv2d(data, weight, padding=(1, 1), data_layout="NHWC", kernel_layout="OHWI", out_dtype="float32")
-            biased = R.add(conv, bias)
-            host = R.to_vdevice(biased, "llvm:0")
-            out = R.multiply(host, R.const(2, "float32"))
-            R.output(out)
-        return out
-'''
+# The seed scenario as the corpus has it: conv2d + bias on cuda:0, to the host, * 2 there.
+SEED = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "corpus", "run", "seed_conv2d_offload.py")).read()
 
 HEADER = 'from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0), I.vdevice("llvm", 0)]})\n\n    @R.function\n'
 CONV = HEADER + '''    def main(data: R.Tensor((16, 32, 32, 16), "float32", "cuda:0"), weight: R.Tensor((32, 3, 3, 16), "float32", "cuda:0")) -> R.Tensor((16, 32, 32, 32), "float32", "cuda:0"):
