@@ -222,12 +222,39 @@ void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, con
     int returned = 0;
     // Measured once per plan (cuDNN times each algorithm on this GPU), fastest first.
     cudnnCheck(c.findAlgorithm(plan.handle, plan.x, plan.w, plan.conv, plan.y, 8, &returned, perf), "algorithm");
-    int chosen = -1;
-    for (int i = 0; i < returned && chosen < 0; ++i)
-      if (perf[i].status == 0) chosen = i;
-    if (chosen < 0) throw std::runtime_error("cuDNN has no algorithm for " + name + " on " + x.shapeText() + "; `tvms build --no-offload` uses a generated kernel");
-    plan.algo = perf[chosen].algo;
-    cudnnCheck(c.workspaceSize(plan.handle, plan.x, plan.w, plan.conv, plan.y, plan.algo, &plan.workspace), "workspace size");
+    // cuDNN times each algorithm once, which is noisy for short convolutions (runs of the same build
+    // picked algorithms 45 and 80 us apart): the best three are timed again here, five calls each,
+    // on this call's own tensors, and the fastest kept.
+    std::vector<int> candidates;
+    for (int i = 0; i < returned && candidates.size() < 3; ++i)
+      if (perf[i].status == 0) candidates.push_back(i);
+    if (candidates.empty())
+      throw std::runtime_error("cuDNN has no algorithm for " + name + " on " + x.shapeText() + "; `tvms build --no-offload` uses a generated kernel");
+    double best = 1e30;
+    for (int i : candidates) {
+      size_t bytes = 0;
+      if (c.workspaceSize(plan.handle, plan.x, plan.w, plan.conv, plan.y, perf[i].algo, &bytes)) continue;
+      void* ws = bytes ? device.alloc(bytes) : nullptr;
+      double one = 1, zero = 0;
+      float onef = 1, zerof = 0;
+      const void* alpha = dtype ? static_cast<const void*>(&one) : &onef;
+      const void* beta = dtype ? static_cast<const void*>(&zero) : &zerof;
+      Event begin = device.recordEvent();
+      int rc = 0;
+      for (int rep = 0; rep < 5 && rc == 0; ++rep)
+        rc = c.forward(plan.handle, alpha, plan.x, x.data(), plan.w, w.data(), plan.conv, perf[i].algo, ws, bytes, beta, plan.y, y.data());
+      Event end = device.recordEvent();
+      double seconds = device.elapsedSeconds(begin, end);
+      device.destroyEvent(begin);
+      device.destroyEvent(end);
+      if (ws) device.free(ws);
+      if (rc == 0 && seconds < best) {
+        best = seconds;
+        plan.algo = perf[i].algo;
+        plan.workspace = bytes;
+      }
+    }
+    if (best == 1e30) throw std::runtime_error("cuDNN could not run " + name + " on " + x.shapeText() + "; `tvms build --no-offload` uses a generated kernel");
     std::lock_guard<std::mutex> lock(mu);
     plans[key] = plan;
   }
