@@ -87,8 +87,16 @@ bool loadConfig(const std::string& start, Config& out, std::vector<std::string>*
       } else {
         out.lineLength = static_cast<int>(*v);
       }
+    } else if (k == "offload") {
+      auto v = value.value<bool>();
+      if (!v) {
+        error(out.path, value.source(), "'offload' must be true or false");
+        ok = false;
+      } else {
+        out.offload = *v;
+      }
     } else {
-      error(out.path, key.source(), "unknown key '" + k + "' in [tool.tvms] (known: select, extend-select, ignore, exclude, line-length)");
+      error(out.path, key.source(), "unknown key '" + k + "' in [tool.tvms] (known: select, extend-select, ignore, exclude, line-length, offload)");
       ok = false;
     }
   }

@@ -14,6 +14,7 @@ struct Config {
   analysis::RuleSelection rules;
   std::optional<int> lineLength;     // tvms fmt's line width (--line-width wins)
   std::vector<std::string> exclude;  // glob patterns (fnmatch) matched against a path and each of its parts
+  std::optional<bool> offload;       // tvms build/run: OffloadLibraries on cuda vdevices (--no-offload wins)
 };
 
 // True when `path` matches one of the config's exclude patterns.

@@ -471,3 +471,26 @@ TEST_CASE("cli: tvms run --trace writes a Chrome trace of each device's kernels 
   }
   std::filesystem::remove(path);
 }
+
+TEST_CASE("cli: library offload is on for cuda vdevices and off with --no-offload or offload = false in [tool.tvms]") {
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_offload_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(corpus("run/cpu_gpu_mlp.py"), dir / "mlp.py", std::filesystem::copy_options::overwrite_existing);
+  std::string module = (dir / "mlp.py").string();
+  auto on = runTvms({"build", module, "--print-after=OffloadLibraries"});
+  CHECK(on.exitCode == 0);
+  CHECK(on.out.find("R.call_dps_packed(") != std::string::npos);
+  CHECK(on.out.find("\"tvms.cublas.matmul\"") != std::string::npos);
+  auto flag = runTvms({"build", module, "--print-after=OffloadLibraries", "--no-offload"});
+  CHECK(flag.exitCode == 0);
+  CHECK(flag.out.find("call_dps_packed") == std::string::npos);
+  { std::ofstream(dir / "pyproject.toml") << "[tool.tvms]\noffload = false\n"; }
+  auto config = runTvms({"build", module, "--print-after=OffloadLibraries"});
+  CHECK(config.exitCode == 0);
+  CHECK(config.out.find("call_dps_packed") == std::string::npos);
+  { std::ofstream(dir / "pyproject.toml") << "[tool.tvms]\noffload = \"no\"\n"; }
+  auto bad = runTvms({"build", module});
+  CHECK(bad.exitCode != 0);
+  CHECK(bad.err.find("'offload' must be true or false") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

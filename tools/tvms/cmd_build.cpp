@@ -15,6 +15,7 @@
 #include "compiler/analysis/lint.h"
 #include "compiler/diagnostics/render_text.h"
 #include "compiler/driver/pipeline.h"
+#include "config/project_config.h"
 #include "compiler/frontend/frontend.h"
 #include "runtime/npy.h"
 #include "runtime/vm.h"
@@ -116,7 +117,10 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   o.remap = b.remap;
   o.compileKernels = jit;
   o.buildModules = buildModules;
-  o.offload = b.offload;
+  // --no-offload, else `offload = false` in [tool.tvms] of the nearest pyproject.toml.
+  config::Config project;
+  if (!config::loadConfig(b.file, project)) return std::nullopt;
+  o.offload = b.offload && project.offload.value_or(true);
   o.emit = b.emit;
   o.afterPass = [&](const std::string& pass, const std::string& text) {
     bool wanted = b.printAll;
