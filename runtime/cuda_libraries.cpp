@@ -39,6 +39,8 @@ struct Cublas {
   int (*setStream)(void*, void*);
   int (*sgemmStridedBatched)(void*, int, int, int, int, int, const float*, const float*, int, long long, const float*, int, long long,
                              const float*, float*, int, long long, int);
+  int (*gemmStridedBatchedEx)(void*, int, int, int, int, int, const void*, const void*, int, int, long long, const void*, int, int, long long,
+                              const void*, void*, int, int, long long, int, int, int);
   int (*dgemmStridedBatched)(void*, int, int, int, int, int, const double*, const double*, int, long long, const double*, int, long long,
                              const double*, double*, int, long long, int);
 };
@@ -51,6 +53,7 @@ const Cublas& cublas() {
     bind(h, c.setStream, "cublasSetStream_v2", "cuBLAS");
     bind(h, c.sgemmStridedBatched, "cublasSgemmStridedBatched", "cuBLAS");
     bind(h, c.dgemmStridedBatched, "cublasDgemmStridedBatched", "cuBLAS");
+    bind(h, c.gemmStridedBatchedEx, "cublasGemmStridedBatchedEx", "cuBLAS");
   });
   return c;
 }
@@ -153,7 +156,7 @@ void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, co
   if (args.size() != 3) throw std::runtime_error("tvms.cublas.matmul takes A, B and the output");
   const NDArray &a = *args[0], &b = *args[1], &c = *args[2];
   size_t ra = a.shape.size(), rb = b.shape.size();
-  if (ra < 2 || rb < 2 || a.dtype != b.dtype || a.dtype != c.dtype || (a.dtype != DType::F32 && a.dtype != DType::F64))
+  if (ra < 2 || rb < 2 || a.dtype != b.dtype || a.dtype != c.dtype || !isFloatDType(a.dtype))
     throw std::runtime_error("tvms.cublas.matmul: unsupported operands " + a.shapeText() + " @ " + b.shapeText());
   int64_t M = a.shape[ra - 2], K = a.shape[ra - 1], N = b.shape[rb - 1];
   if (b.shape[rb - 2] != K) throw std::runtime_error("tvms.cublas.matmul: " + a.shapeText() + " @ " + b.shapeText() + " do not chain");
@@ -163,7 +166,14 @@ void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, co
   // Row-major C = A @ B is column-major C^T = B^T @ A^T: cuBLAS multiplies B by A.
   void* h = cublasHandle(stream);
   int rc;
-  if (a.dtype == DType::F32) {
+  if (a.dtype == DType::F16 || a.dtype == DType::BF16) {
+    // Tensor cores, float32 accumulation (cudaDataType CUDA_R_16F = 2, CUDA_R_16BF = 14; CUBLAS_COMPUTE_32F = 68).
+    const float one = 1, zero = 0;
+    int type = a.dtype == DType::F16 ? 2 : 14;
+    rc = cublas().gemmStridedBatchedEx(h, 0, 0, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), &one, b.data(), type,
+                                       static_cast<int>(N), strideB, a.data(), type, static_cast<int>(K), M * K, &zero, c.data(), type,
+                                       static_cast<int>(N), M * N, static_cast<int>(batch), 68, -1 /* CUBLAS_GEMM_DEFAULT */);
+  } else if (a.dtype == DType::F32) {
     const float one = 1, zero = 0;
     rc = cublas().sgemmStridedBatched(h, 0, 0, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), &one, static_cast<const float*>(b.data()),
                                       static_cast<int>(N), strideB, static_cast<const float*>(a.data()), static_cast<int>(K), M * K, &zero,

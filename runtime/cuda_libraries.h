@@ -9,7 +9,8 @@
 
 namespace tvms::runtime {
 
-// "tvms.cublas.matmul": C (..., M, N) = A (..., M, K) @ B (K, N) or (..., K, N); float32 (no TF32) / float64.
+// "tvms.cublas.matmul": C (..., M, N) = A (..., M, K) @ B (K, N) or (..., K, N); float32 (no TF32) / float64,
+// float16 / bfloat16 on the tensor cores with float32 accumulation.
 void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
 // "tvms.cudnn.conv2d?layout=NHWC&stride=..&pad=..&dilation=..&groups=..": NCHW/OIHW or NHWC/OHWI,
 // float32 (FMA math: no TF32) / float64; the output in the data's layout.

@@ -9,7 +9,8 @@
 
 namespace tvms::runtime {
 
-enum class DType : uint8_t { Bool, I32, I64, F16, F32, F64 };
+// Values are stored in artifacts (alloc_tensor's dtype): append, never reorder.
+enum class DType : uint8_t { Bool, I32, I64, F16, F32, F64, BF16 };
 
 inline std::optional<DType> dtypeFromName(std::string_view n) {  // "float32" -> F32
   if (n == "bool") return DType::Bool;
@@ -18,6 +19,7 @@ inline std::optional<DType> dtypeFromName(std::string_view n) {  // "float32" ->
   if (n == "float16") return DType::F16;
   if (n == "float32") return DType::F32;
   if (n == "float64") return DType::F64;
+  if (n == "bfloat16") return DType::BF16;
   return std::nullopt;
 }
 
@@ -29,6 +31,7 @@ inline std::string_view dtypeName(DType t) {
     case DType::F16: return "float16";
     case DType::F32: return "float32";
     case DType::F64: return "float64";
+    case DType::BF16: return "bfloat16";
   }
   return "?";
 }
@@ -36,13 +39,29 @@ inline std::string_view dtypeName(DType t) {
 inline size_t dtypeBytes(DType t) {
   switch (t) {
     case DType::Bool: return 1;
-    case DType::F16: return 2;
+    case DType::F16: case DType::BF16: return 2;
     case DType::I32: case DType::F32: return 4;
     case DType::I64: case DType::F64: return 8;
   }
   return 0;
 }
 
-inline bool isFloatDType(DType t) { return t == DType::F16 || t == DType::F32 || t == DType::F64; }
+inline bool isFloatDType(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64; }
+
+// The 16-bit float formats to and from float32 (round to nearest even), for inputs and reports.
+inline float bf16ToFloat(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  __builtin_memcpy(&f, &bits, 4);
+  return f;
+}
+inline uint16_t floatToBf16(float f) {
+  uint32_t bits;
+  __builtin_memcpy(&bits, &f, 4);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40);  // NaN stays NaN
+  return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1)) >> 16);
+}
+inline float halfToFloat(uint16_t h) { return static_cast<float>(__builtin_bit_cast(_Float16, h)); }
+inline uint16_t floatToHalf(float f) { return __builtin_bit_cast(uint16_t, static_cast<_Float16>(f)); }
 
 }  // namespace tvms::runtime

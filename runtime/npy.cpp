@@ -19,6 +19,7 @@ const char* descrOf(DType t) {
     case DType::F16: return "<f2";
     case DType::F32: return "<f4";
     case DType::F64: return "<f8";
+    case DType::BF16: return "|V2";  // numpy has no bfloat16: raw 2-byte values, as ml_dtypes stores them
   }
   return "?";
 }
@@ -47,7 +48,7 @@ NDArray readNpy(const std::string& path, const std::shared_ptr<DeviceAPI>& host)
   std::string descr = m[1];
   NDArray a;
   bool found = false;
-  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64})
+  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64, DType::BF16})
     if (descr == descrOf(t) || (t == DType::Bool && descr == "<b1")) { a.dtype = t; found = true; }
   if (!found) throw std::runtime_error(path + ": dtype '" + descr + "' is not supported (float16/32/64, int32/64, bool, little-endian)");
   if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)"))) throw std::runtime_error(path + ": Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");

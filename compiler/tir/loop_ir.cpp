@@ -9,7 +9,7 @@ namespace tvms::tir {
 
 std::optional<ScalarType> scalarTypeOf(std::string_view d) {
   auto t = runtime::dtypeFromName(d);
-  if (t == ScalarType::F16) return std::nullopt;  // no float16 kernels yet
+  if (t == ScalarType::F16 || t == ScalarType::BF16) return std::nullopt;  // no 16-bit float kernels yet
   return t;
 }
 

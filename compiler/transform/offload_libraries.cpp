@@ -2,7 +2,8 @@
 // calls of the runtime's library functions (TVM's partition_for_cublas / partition_for_cudnn +
 // RunCodegen, in one pass): R.matmul -> R.call_dps_packed("tvms.cublas.matmul", ...), R.nn.conv2d ->
 // R.call_dps_packed("tvms.cudnn.conv2d?...", ...), the call's attributes in the name. Only the
-// cases the libraries take are offloaded (float32 / float64; conv2d in NCHW/OIHW or NHWC/OHWI,
+// cases the libraries take are offloaded (float32 / float64, and float16 / bfloat16 matmuls, which have
+// no generated kernels yet; conv2d in NCHW/OIHW or NHWC/OHWI,
 // symmetric padding); the rest keep their generated kernels. The printed module reads back.
 #include "compiler/op/infer_util.h"
 #include "compiler/op/registry.h"
@@ -22,8 +23,9 @@ std::string joinInts(const std::vector<int64_t>& v) {
   return s;
 }
 
-bool floatTensor(const StructInfo* s, const std::string& dtype) {
-  return s && s->kind == StructInfo::Kind::Tensor && s->rank() >= 0 && s->dtype == dtype && (dtype == "float32" || dtype == "float64");
+bool floatTensor(const StructInfo* s, const std::string& dtype, bool halves = false) {
+  bool wide = dtype == "float32" || dtype == "float64", half = dtype == "float16" || dtype == "bfloat16";
+  return s && s->kind == StructInfo::Kind::Tensor && s->rank() >= 0 && s->dtype == dtype && (wide || (halves && half));
 }
 
 class Offload : public Rewriter {
@@ -57,7 +59,8 @@ class Offload : public Rewriter {
   // cuBLAS: A (..., M, K) @ B (K, N) or with A's batch dims; same float dtype throughout.
   std::string matmulFunction(const Call& c, const StructInfo& out) const {
     const StructInfo *a = arg(c, 0), *b = arg(c, 1);
-    if (!floatTensor(a, out.dtype) || !floatTensor(b, out.dtype) || a->rank() < 2 || b->rank() < 2) return "";
+    // float16 / bfloat16 too: cuBLAS multiplies them on the tensor cores, accumulating in float32.
+    if (!floatTensor(a, out.dtype, true) || !floatTensor(b, out.dtype, true) || a->rank() < 2 || b->rank() < 2) return "";
     if (b->rank() != 2 && b->rank() != a->rank()) return "";
     if (auto d = op::infer::stringAttr(c.attr("out_dtype") ? &c.attr("out_dtype")->value : nullptr); d && !d->empty() && *d != out.dtype) return "";
     return "tvms.cublas.matmul";

@@ -23,10 +23,17 @@ OutputReport describeOutput(const std::string& name, const runtime::NDArray& a, 
   o.dims = a.shape;
   o.dtype = runtime::dtypeName(a.dtype);
   o.vdevice = vdevice;
-  if (a.dtype != runtime::DType::F32 && a.dtype != runtime::DType::F64) return o;
+  if (!runtime::isFloatDType(a.dtype)) return o;
   o.numeric = true;
   int64_t n = a.numel();
-  auto at = [&](int64_t i) { return a.dtype == runtime::DType::F32 ? static_cast<const float*>(a.data())[i] : static_cast<const double*>(a.data())[i]; };
+  auto at = [&](int64_t i) -> double {
+    switch (a.dtype) {
+      case runtime::DType::F32: return static_cast<const float*>(a.data())[i];
+      case runtime::DType::F16: return runtime::halfToFloat(static_cast<const uint16_t*>(a.data())[i]);
+      case runtime::DType::BF16: return runtime::bf16ToFloat(static_cast<const uint16_t*>(a.data())[i]);
+      default: return static_cast<const double*>(a.data())[i];
+    }
+  };
   o.min = INFINITY;
   o.max = -INFINITY;
   double sum = 0;

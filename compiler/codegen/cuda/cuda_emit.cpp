@@ -41,9 +41,9 @@ const char* typeName(ScalarType t) {
     case ScalarType::I64: return "i64";
     case ScalarType::F32: return "float";
     case ScalarType::F64: return "double";
-    case ScalarType::F16: break;
+    case ScalarType::F16: case ScalarType::BF16: break;
   }
-  throw std::runtime_error("the CUDA backend has no float16 kernels yet");
+  throw std::runtime_error("the CUDA backend has no 16-bit float kernels yet (matmuls of them go to cuBLAS)");
 }
 const char* memTypeName(ScalarType t) { return t == ScalarType::Bool ? "unsigned char" : typeName(t); }
 

@@ -162,9 +162,9 @@ class FunctionEmitter {
       case ScalarType::I64: return b_.getInt64Ty();
       case ScalarType::F32: return b_.getFloatTy();
       case ScalarType::F64: return b_.getDoubleTy();
-      case ScalarType::F16: break;  // scalarTypeOf never gives it: no float16 kernels
+      case ScalarType::F16: case ScalarType::BF16: break;  // scalarTypeOf never gives them: no 16-bit float kernels
     }
-    throw std::runtime_error("loop IR: float16 has no kernels yet");
+    throw std::runtime_error("loop IR: 16-bit floats have no kernels yet");
   }
   llvm::Type* memType(ScalarType t) { return t == ScalarType::Bool ? b_.getInt8Ty() : regType(t); }
 
