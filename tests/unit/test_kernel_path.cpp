@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -405,4 +406,52 @@ TEST_CASE("cuda backend: the grid program follows the kernel's symbolic dims") {
   CHECK(runtime::evalDimProgram(program, dims, 1) == 4);
   CHECK_THROWS_AS(runtime::evalDimProgram({static_cast<int64_t>(runtime::DimOp::Dim), 3}, dims, 1), std::runtime_error);
   CHECK_THROWS_AS(runtime::parseCudaModule({'x'}), std::runtime_error);
+}
+
+TEST_CASE("compile and run: bfloat16 and float16 matmul on cuda through cuBLAS or a clear error without it") {
+  const char* target = std::getenv("TVMS_TEST_TARGET");
+  bool gpu = target && std::string(target) == "cuda";
+  for (const char* dtype : {"bfloat16", "float16"}) {
+    INFO(dtype);
+    bool bf16 = std::string(dtype) == "bfloat16";
+    std::string t = std::string("\"") + dtype + "\"";
+    std::string text = test::module("a: R.Tensor((3, 37, 64), " + t + "), b: R.Tensor((64, 29), " + t + ")", "R.Tensor((3, 37, 29), " + t + ")",
+                                    "        c = R.matmul(a, b)\n        return c\n");
+    if (!gpu || (std::getenv("TVMS_TEST_OFFLOAD") && std::string(std::getenv("TVMS_TEST_OFFLOAD")) == "0")) {
+      // No generated 16-bit kernels: the build says so (on the CPU, or on cuda without offload).
+      auto lowered = test::lower(text);
+      driver::BuildResult b = driver::build(lowered.module(), {});
+      REQUIRE_FALSE(b.exe);
+      CHECK(b.errors[0].find("matmul kernels take two float32 or two float64 tensors") != std::string::npos);
+      continue;
+    }
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1, 1);
+    Host h;
+    auto tensor = [&](std::vector<int64_t> shape) {
+      runtime::NDArray a;
+      a.dtype = bf16 ? runtime::DType::BF16 : runtime::DType::F16;
+      a.shape = std::move(shape);
+      a.storage = std::make_shared<runtime::Storage>(h.device, -1, a.bytes());
+      auto* p = static_cast<uint16_t*>(a.data());
+      for (int64_t i = 0; i < a.numel(); ++i) p[i] = bf16 ? runtime::floatToBf16(u(rng)) : runtime::floatToHalf(u(rng));
+      return a;
+    };
+    auto value = [&](const runtime::NDArray& a, int64_t i) {
+      uint16_t v = static_cast<const uint16_t*>(a.data())[i];
+      return static_cast<double>(bf16 ? runtime::bf16ToFloat(v) : runtime::halfToFloat(v));
+    };
+    auto a = tensor({3, 37, 64}), b = tensor({64, 29});
+    Run r = test::compileAndRun(text, {a, b});
+    REQUIRE(r.exe.libraryFunctions == std::vector<std::string>{"tvms.cublas.matmul"});
+    double worst = 0;
+    for (int64_t bt = 0; bt < 3; ++bt)
+      for (int64_t i = 0; i < 37; ++i)
+        for (int64_t j = 0; j < 29; ++j) {
+          double want = 0;
+          for (int64_t k = 0; k < 64; ++k) want += value(a, (bt * 37 + i) * 64 + k) * value(b, k * 29 + j);
+          worst = std::max(worst, std::abs(value(r.outputs[0], (bt * 37 + i) * 29 + j) - want) / std::max(1.0, std::abs(want)));
+        }
+    CHECK(worst < (bf16 ? 2e-2 : 2e-3));  // the output's own rounding: 8 (bf16) or 11 (fp16) bits of mantissa
+  }
 }
