@@ -458,3 +458,35 @@ TEST_CASE("compile and run: bfloat16 and float16 matmul on cuda through cuBLAS o
     CHECK(worst < (bf16 ? 2e-2 : 2e-3));  // the output's own rounding: 8 (bf16) or 11 (fp16) bits of mantissa
   }
 }
+
+TEST_CASE("gpu schedule: launches bound to blockIdx and threadIdx, 4 elements per thread when flat, a warp per row for reductions") {
+  std::string cudaModule =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((8, 64), \"float32\"), y: R.Tensor((8, 64), \"float32\")) -> R.Tensor((8, 64), \"float32\"):\n"
+      "        s = R.add(x, y)\n        p = R.nn.softmax(s)\n        m = R.argmax(p, axis=1)\n        return p\n";
+  auto lowered = test::lower(cudaModule);
+  REQUIRE(lowered.codes().empty());
+  std::string error;
+  std::string text = driver::printAfter(lowered.module(), "LegalizeOps", &error);
+  CHECK(error.empty());
+  // add: flat, 4 elements a block apart in each thread.
+  CHECK(text.find("for bx in T.thread_binding(1, thread=\"blockIdx.x\"):") != std::string::npos);
+  CHECK(text.find("for e in T.unroll(4):") != std::string::npos);
+  CHECK(text.find("if ((((bx * 1024) + tx) + (e * 256)) < 512):") != std::string::npos);
+  // softmax: a warp per row, its max and sum combined across the lanes.
+  CHECK(text.find("mx = T.tvm_warp_allreduce(mx, \"max\")") != std::string::npos);
+  CHECK(text.find("sum = T.tvm_warp_allreduce(sum, \"+\")") != std::string::npos);
+  CHECK(text.find("for k_lane in T.serial(T.floordiv(((64 - T.floormod(tx, 32)) + 31), 32)):") != std::string::npos);
+  // The CUDA C has the shuffles; argmax (not a combiner reduction) keeps a thread per output.
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  o.emit = "cuda";
+  driver::BuildResult b = driver::build(lowered.module(), o);
+  INFO((b.errors.empty() ? "" : b.errors[0]));
+  REQUIRE(b.exe);
+  CHECK(b.kernelText.find("for (int o = 16; o > 0; o >>= 1) ") != std::string::npos);
+  CHECK(b.kernelText.find("__shfl_xor_sync(0xffffffffu, ") != std::string::npos);
+  CHECK(b.kernelText.find("extern \"C\" __global__ void __launch_bounds__(256) tvmsk_argmax_l0(") != std::string::npos);
+}
