@@ -52,7 +52,7 @@ std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelB
   const ir::StructInfo* weight = in.args.size() > 1 ? in.args[1] : nullptr;
   auto t = elementType(data);
   if (!t || !isFloat(*t) || !weight || weight->dtype != data->dtype || in.out.dtype != data->dtype)
-    return failure(name + " kernels take float32 or float64 data and weight of one dtype (and out_dtype equal to it)");
+    return failure(name + " kernels take float data and weight of one dtype (and out_dtype equal to it)");
   ConvCall c;
   c.t = *t;
   c.dims = dims;

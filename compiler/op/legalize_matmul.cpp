@@ -32,7 +32,7 @@ LegalizeResult matmul(const LegalizeInput& in) {
   const ir::StructInfo* x2 = in.args.size() > 1 ? in.args[1] : nullptr;
   auto t = elementType(x1);
   if (!t || !isFloat(*t) || !x2 || x2->dtype != x1->dtype || in.out.dtype != x1->dtype)
-    return failure("matmul kernels take two float32 or two float64 tensors (and out_dtype equal to theirs)");
+    return failure("matmul kernels take two float tensors of one dtype (and out_dtype equal to theirs)");
   KernelBuilder kb(in.kernelName);
   auto d1 = shapeExprs(kb, x1), d2 = shapeExprs(kb, x2), dc = shapeExprs(kb, &in.out);
   if (!d1 || !d2 || !dc) return failure("the operands' shapes must be known to compile R.matmul");

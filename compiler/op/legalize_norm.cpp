@@ -29,7 +29,7 @@ int trailingStart(const LegalizeInput& in, int rank) {
 LegalizeResult norm(const LegalizeInput& in, bool rms) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
-  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");
+  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float tensors");
   KernelBuilder kb(in.kernelName);
   auto dims = shapeExprs(kb, x);
   if (!dims || dims->empty()) return failure("the shape must be known to compile " + in.def.scriptName());
@@ -68,7 +68,7 @@ LegalizeResult norm(const LegalizeInput& in, bool rms) {
 LegalizeResult prelu(const LegalizeInput& in) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
-  if (!t || !isFloat(*t)) return failure("R.nn.prelu kernels take float32 or float64 tensors");
+  if (!t || !isFloat(*t)) return failure("R.nn.prelu kernels take float tensors");
   KernelBuilder kb(in.kernelName);
   auto dims = shapeExprs(kb, x);
   if (!dims || dims->empty()) return failure("the shape must be known to compile R.nn.prelu");

@@ -26,7 +26,7 @@ std::set<int> axesOf(const LegalizeInput& in, const char* name, int rank) {
 LegalizeResult groupedNorm(const LegalizeInput& in, GroupedNorm op) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
-  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");
+  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float tensors");
   KernelBuilder kb(in.kernelName);
   auto dims = shapeExprs(kb, x);
   if (!dims || dims->size() < 2) return failure("the shape must be known to compile " + in.def.scriptName());

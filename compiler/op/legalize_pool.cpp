@@ -18,7 +18,7 @@ LegalizeResult pool(const LegalizeInput& in, Pooling kind, int dims) {
   bool isMax = kind == Pooling::Max;
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
-  if (!t || !isFloat(*t)) return failure(name + " kernels take float32 or float64 tensors");
+  if (!t || !isFloat(*t)) return failure(name + " kernels take float tensors");
   std::string layout = infer::stringAttr(in.attr("layout")).value_or("");
   nn::Layout dl = nn::parseLayout(layout, 'N', 'C', dims);
   nn::Layout ol = nn::parseLayout(infer::stringAttr(in.attr("out_layout")).value_or(layout), 'N', 'C', dims);

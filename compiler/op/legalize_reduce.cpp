@@ -14,7 +14,7 @@ using namespace tir;
 LegalizeResult reduce(const LegalizeInput& in, Reduction op) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
-  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");
+  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float tensors");
   KernelBuilder kb(in.kernelName);
   auto dims = shapeExprs(kb, x);
   if (!dims) return failure("the shape of the operand must be known to compile " + in.def.scriptName());
@@ -72,7 +72,7 @@ LegalizeResult reduce(const LegalizeInput& in, Reduction op) {
 LegalizeResult softmax(const LegalizeInput& in, bool logSoftmax) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
-  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float32 or float64 tensors");
+  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float tensors");
   KernelBuilder kb(in.kernelName);
   auto dims = shapeExprs(kb, x);
   if (!dims || dims->empty()) return failure("the shape of the operand must be known to compile " + in.def.scriptName());

@@ -92,7 +92,7 @@ LegalizeResult median(const LegalizeInput& in) {
   auto setup = alongAxis(in);
   if (auto* failed = std::get_if<LegalizeResult>(&setup)) return std::move(*failed);
   auto& [kb, t, ot, view, a, c] = std::get<AlongAxis>(setup);
-  if (!isFloat(t)) return failure("R.median kernels take float32 or float64 tensors");
+  if (!isFloat(t)) return failure("R.median kernels take float tensors");
   const AxisView* v = &view;
   int o = kb.loopVar("o"), i = kb.loopVar("i"), j = kb.loopVar("j"), q = kb.loopVar("q");
   int less = kb.local("less", ScalarType::I64), equal = kb.local("equal", ScalarType::I64);

@@ -8,9 +8,7 @@
 namespace tvms::tir {
 
 std::optional<ScalarType> scalarTypeOf(std::string_view d) {
-  auto t = runtime::dtypeFromName(d);
-  if (t == ScalarType::F16 || t == ScalarType::BF16) return std::nullopt;  // no 16-bit float kernels yet
-  return t;
+  return runtime::dtypeFromName(d);
 }
 
 std::string_view opName(BinOp op) {
@@ -72,7 +70,7 @@ std::string_view scopeName(MemoryScope s) {
   return "?";
 }
 
-bool isFloat(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F64; }
+bool isFloat(ScalarType t) { return runtime::isFloatDType(t); }
 
 size_t Kernel::paramCount() const {
   size_t n = 0;

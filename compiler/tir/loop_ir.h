@@ -18,9 +18,10 @@
 
 namespace tvms::tir {
 
-// The runtime's element types (runtime/dtype.h); kernels exist for all of them but float16.
+// The runtime's element types (runtime/dtype.h). float16 / bfloat16 kernels are built for cuda only
+// (computed in float32, stored 16-bit); the CPU backend refuses them with a clear error.
 using ScalarType = runtime::DType;
-std::optional<ScalarType> scalarTypeOf(std::string_view dtype);  // "float32" -> F32; none without kernels (float16)
+std::optional<ScalarType> scalarTypeOf(std::string_view dtype);  // "float32" -> F32
 using runtime::dtypeName;
 bool isFloat(ScalarType t);
 

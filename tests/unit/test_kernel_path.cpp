@@ -408,24 +408,24 @@ TEST_CASE("cuda backend: the grid program follows the kernel's symbolic dims") {
   CHECK_THROWS_AS(runtime::parseCudaModule({'x'}), std::runtime_error);
 }
 
-TEST_CASE("compile and run: bfloat16 and float16 matmul on cuda through cuBLAS or a clear error without it") {
+TEST_CASE("compile and run: bfloat16 and float16 matmul and softmax on cuda or a clear error on the CPU") {
   const char* target = std::getenv("TVMS_TEST_TARGET");
   bool gpu = target && std::string(target) == "cuda";
+  bool offload = !(std::getenv("TVMS_TEST_OFFLOAD") && std::string(std::getenv("TVMS_TEST_OFFLOAD")) == "0");
   for (const char* dtype : {"bfloat16", "float16"}) {
     INFO(dtype);
     bool bf16 = std::string(dtype) == "bfloat16";
     std::string t = std::string("\"") + dtype + "\"";
-    std::string text = test::module("a: R.Tensor((3, 37, 64), " + t + "), b: R.Tensor((64, 29), " + t + ")", "R.Tensor((3, 37, 29), " + t + ")",
-                                    "        c = R.matmul(a, b)\n        return c\n");
-    bool offload = !(std::getenv("TVMS_TEST_OFFLOAD") && std::string(std::getenv("TVMS_TEST_OFFLOAD")) == "0");
-    if (!gpu || !offload) {
-      // No generated 16-bit kernels: the build says so (on the CPU, or on cuda without offload).
+    std::string text = test::module("a: R.Tensor((3, 37, 64), " + t + "), b: R.Tensor((64, 29), " + t + ")",
+                                    "R.Tuple(R.Tensor((3, 37, 29), " + t + "), R.Tensor((3, 37, 29), " + t + "))",
+                                    "        c = R.matmul(a, b)\n        d = R.nn.softmax(c)\n        return (c, d)\n");
+    if (!gpu) {
+      // 16-bit float kernels are built for cuda only: the CPU backend says so.
       auto lowered = test::lower(text);
-      driver::BuildOptions o;
-      o.offload = offload;
-      driver::BuildResult b = driver::build(lowered.module(), o);
+      driver::BuildResult b = driver::build(lowered.module(), {});
       REQUIRE_FALSE(b.exe);
-      CHECK(b.errors[0].find("matmul kernels take two float32 or two float64 tensors") != std::string::npos);
+      REQUIRE_FALSE(b.errors.empty());
+      CHECK(b.errors[0].find(std::string(dtype) + " kernels are built for cuda vdevices only") != std::string::npos);
       continue;
     }
     std::mt19937 rng(11);
@@ -446,16 +446,28 @@ TEST_CASE("compile and run: bfloat16 and float16 matmul on cuda through cuBLAS o
     };
     auto a = tensor({3, 37, 64}), b = tensor({64, 29});
     Run r = test::compileAndRun(text, {a, b});
-    REQUIRE(r.exe.libraryFunctions == std::vector<std::string>{"tvms.cublas.matmul"});
-    double worst = 0;
-    for (int64_t bt = 0; bt < 3; ++bt)
-      for (int64_t i = 0; i < 37; ++i)
-        for (int64_t j = 0; j < 29; ++j) {
-          double want = 0;
-          for (int64_t k = 0; k < 64; ++k) want += value(a, (bt * 37 + i) * 64 + k) * value(b, k * 29 + j);
-          worst = std::max(worst, std::abs(value(r.outputs[0], (bt * 37 + i) * 29 + j) - want) / std::max(1.0, std::abs(want)));
-        }
-    CHECK(worst < (bf16 ? 2e-2 : 2e-3));  // the output's own rounding: 8 (bf16) or 11 (fp16) bits of mantissa
+    // With offload the matmul is cuBLAS's (tensor cores); without it, the generated kernel's.
+    CHECK(r.exe.libraryFunctions == (offload ? std::vector<std::string>{"tvms.cublas.matmul"} : std::vector<std::string>{}));
+    REQUIRE(r.outputs.size() == 2);
+    double tol = bf16 ? 2e-2 : 2e-3;  // the outputs' own rounding: 8 (bf16) or 11 (fp16) bits of mantissa
+    double worstMatmul = 0, worstSoftmax = 0;
+    for (int64_t row = 0; row < 3 * 37; ++row) {
+      double mx = -1e30, sum = 0;
+      for (int64_t j = 0; j < 29; ++j) {
+        double want = 0;
+        for (int64_t k = 0; k < 64; ++k) want += value(a, row * 64 + k) * value(b, k * 29 + j);
+        worstMatmul = std::max(worstMatmul, std::abs(value(r.outputs[0], row * 29 + j) - want) / std::max(1.0, std::abs(want)));
+        mx = std::max(mx, value(r.outputs[0], row * 29 + j));
+      }
+      // The softmax of what the softmax kernel read: the 16-bit c the GPU produced.
+      for (int64_t j = 0; j < 29; ++j) sum += std::exp(value(r.outputs[0], row * 29 + j) - mx);
+      for (int64_t j = 0; j < 29; ++j) {
+        double want = std::exp(value(r.outputs[0], row * 29 + j) - mx) / sum;
+        worstSoftmax = std::max(worstSoftmax, std::abs(value(r.outputs[1], row * 29 + j) - want));
+      }
+    }
+    CHECK(worstMatmul < tol);
+    CHECK(worstSoftmax < tol);
   }
 }
 

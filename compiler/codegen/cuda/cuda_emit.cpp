@@ -32,6 +32,15 @@ __device__ __forceinline__ i64 tvms_max(i64 a, i64 b) { return a > b ? a : b; }
 __device__ __forceinline__ i64 tvms_min(i64 a, i64 b) { return a < b ? a : b; }
 __device__ __forceinline__ int tvms_max(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ int tvms_min(int a, int b) { return a < b ? a : b; }
+// 16-bit floats are stored as such and computed in float32 (no headers: bit operations and PTX's cvt).
+__device__ __forceinline__ float tvms_bf16_to_float(unsigned short b) { return __uint_as_float(((unsigned)b) << 16); }
+__device__ __forceinline__ unsigned short tvms_float_to_bf16(float f) {
+  unsigned u = __float_as_uint(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40);
+  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+__device__ __forceinline__ float tvms_half_to_float(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
+__device__ __forceinline__ unsigned short tvms_float_to_half(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
 )";
 
 const char* typeName(ScalarType t) {
@@ -41,11 +50,16 @@ const char* typeName(ScalarType t) {
     case ScalarType::I64: return "i64";
     case ScalarType::F32: return "float";
     case ScalarType::F64: return "double";
-    case ScalarType::F16: case ScalarType::BF16: break;
+    case ScalarType::F16: case ScalarType::BF16: return "float";  // computed in float32
   }
-  throw std::runtime_error("the CUDA backend has no 16-bit float kernels yet (matmuls of them go to cuBLAS)");
+  return "?";
 }
-const char* memTypeName(ScalarType t) { return t == ScalarType::Bool ? "unsigned char" : typeName(t); }
+const char* memTypeName(ScalarType t) {
+  if (t == ScalarType::Bool) return "unsigned char";
+  if (t == ScalarType::F16 || t == ScalarType::BF16) return "unsigned short";
+  return typeName(t);
+}
+bool singlePrecision(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F16 || t == ScalarType::BF16; }
 
 class Emitter {
  public:
@@ -62,7 +76,12 @@ class Emitter {
       case Expr::Kind::Var: return varName(e->id);
       case Expr::Kind::Load: {
         std::string load = bufferName(e->id) + "[" + expr(e->a) + "]";
-        return k_.buffers[static_cast<size_t>(e->id)].type == ScalarType::Bool ? "(" + load + " != 0)" : load;
+        switch (k_.buffers[static_cast<size_t>(e->id)].type) {
+          case ScalarType::Bool: return "(" + load + " != 0)";
+          case ScalarType::F16: return "tvms_half_to_float(" + load + ")";
+          case ScalarType::BF16: return "tvms_bf16_to_float(" + load + ")";
+          default: return load;
+        }
       }
       case Expr::Kind::Binary: return binary(*e);
       case Expr::Kind::Unary: return unary(*e);
@@ -82,7 +101,10 @@ class Emitter {
         break;
       case Stmt::Kind::Store: {
         std::string v = expr(s->value);
-        if (k_.buffers[static_cast<size_t>(s->buffer)].type == ScalarType::Bool) v = "(unsigned char)(" + v + ")";
+        ScalarType t = k_.buffers[static_cast<size_t>(s->buffer)].type;
+        if (t == ScalarType::Bool) v = "(unsigned char)(" + v + ")";
+        if (t == ScalarType::F16) v = "tvms_float_to_half(" + v + ")";
+        if (t == ScalarType::BF16) v = "tvms_float_to_bf16(" + v + ")";
         o << pad << bufferName(s->buffer) << "[" << expr(s->index) << "] = " << v << ";\n";
         break;
       }
@@ -129,7 +151,7 @@ class Emitter {
 
  private:
   static std::string floatLiteral(double v, ScalarType t) {
-    bool f32 = t == ScalarType::F32;
+    bool f32 = singlePrecision(t);
     if (std::isnan(v)) return f32 ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
     if (std::isinf(v)) {
       std::string inf = f32 ? "__int_as_float(0x7f800000)" : "__longlong_as_double(0x7ff0000000000000LL)";
@@ -147,7 +169,7 @@ class Emitter {
   std::string binary(const Expr& e) {
     std::string a = expr(e.a), b = expr(e.b);
     bool f = isFloat(e.a->type);
-    bool f32 = e.a->type == ScalarType::F32;
+    bool f32 = singlePrecision(e.a->type);
     auto call = [&](const char* fn) { return std::string(fn) + "(" + a + ", " + b + ")"; };
     auto infix = [&](const char* op) { return "(" + a + " " + op + " " + b + ")"; };
     switch (e.binOp) {
@@ -183,7 +205,7 @@ class Emitter {
   std::string unary(const Expr& e) {
     std::string x = expr(e.a);
     ScalarType t = e.a->type;
-    bool f32 = t == ScalarType::F32;
+    bool f32 = singlePrecision(t);
     auto fn = [&](const char* name) { return std::string(name) + (f32 ? "f" : "") + "(" + x + ")"; };
     switch (e.unOp) {
       case UnOp::Neg: return "(-" + x + ")";

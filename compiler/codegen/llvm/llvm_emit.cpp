@@ -162,9 +162,10 @@ class FunctionEmitter {
       case ScalarType::I64: return b_.getInt64Ty();
       case ScalarType::F32: return b_.getFloatTy();
       case ScalarType::F64: return b_.getDoubleTy();
-      case ScalarType::F16: case ScalarType::BF16: break;  // scalarTypeOf never gives them: no 16-bit float kernels
+      case ScalarType::F16: case ScalarType::BF16: break;
     }
-    throw std::runtime_error("loop IR: 16-bit floats have no kernels yet");
+    throw std::runtime_error("kernel " + k_.name + ": " + std::string(dtypeName(t)) +
+                             " kernels are built for cuda vdevices only (the CPU backend has no 16-bit float kernels)");
   }
   llvm::Type* memType(ScalarType t) { return t == ScalarType::Bool ? b_.getInt8Ty() : regType(t); }
 
