@@ -46,6 +46,9 @@ StmtP bound(int var, ExprP extent, std::vector<StmtP> body, const char* tag) {
 constexpr int64_t kWarp = 32;
 constexpr int64_t kWarpsPerBlock = kThreads / kWarp;
 constexpr int64_t kWarpModeMaxOutputs = 32768;  // more outputs than this keep the GPU busy one per thread
+// Fewer outputs than this (a full reduction has one) get a whole block each: 256 lanes, the warps'
+// totals combined through shared memory.
+constexpr int64_t kBlockModeMaxOutputs = 256;
 
 std::optional<BinOp> combinerOf(const Stmt& s) {
   const Expr* v = s.value.get();
@@ -79,8 +82,33 @@ bool assignsNothing(const std::vector<StmtP>& body) {
   return true;
 }
 
-// The body per output for a warp, or nothing when the body does not have the form above.
-std::optional<std::vector<StmtP>> warpBody(Kernel& k, const std::vector<StmtP>& body, const ExprP& lane) {
+// After a warp all-reduce of `acc` in a block of several warps per output: each warp's lane 0 leaves
+// its total in shared memory, and every thread adds the warps' totals up in the same order.
+std::vector<StmtP> combineWarps(Kernel& k, int acc, BinOp op, const ExprP& tx) {
+  int64_t warps = kThreads / kWarp;
+  ScalarType t = k.vars[static_cast<size_t>(acc)].type;
+  k.buffers.push_back({k.vars[static_cast<size_t>(acc)].name + "_warps", t, false, warps, {}, MemoryScope::Shared});
+  int shared = static_cast<int>(k.buffers.size()) - 1;
+  auto load = [&](int64_t w) {
+    auto e = std::make_shared<Expr>();
+    e->kind = Expr::Kind::Load;
+    e->id = shared;
+    e->type = t;
+    e->a = intImm(w);
+    return ExprP(e);
+  };
+  std::vector<StmtP> out{ifThen(binary(BinOp::Eq, floormod(tx, intImm(kWarp)), intImm(0)), {store(shared, floordiv(tx, intImm(kWarp)), varRef(k, acc))}),
+                         barrier()};
+  ExprP total = load(0);
+  for (int64_t w = 1; w < warps; ++w) total = binary(op, total, load(w));
+  out.push_back(assign(acc, total));
+  out.push_back(barrier());  // the shared slots may be written again by a later reduction
+  return out;
+}
+
+// The body per output for `lanes` threads (a warp, or a block), or nothing when the body does not
+// have the form above.
+std::optional<std::vector<StmtP>> laneBody(Kernel& k, const std::vector<StmtP>& body, const ExprP& lane, int64_t lanes, const ExprP& tx) {
   std::vector<StmtP> out;
   bool reduces = false;
   for (auto& s : body) {
@@ -94,9 +122,13 @@ std::optional<std::vector<StmtP>> warpBody(Kernel& k, const std::vector<StmtP>& 
         if (s->forKind == ForKind::ThreadBinding || s->keepScalar) return std::nullopt;
         int j = newLoopVar(k, k.vars[static_cast<size_t>(s->var)].name + "_lane");
         std::vector<StmtP> inner;
-        for (auto& b : s->body) inner.push_back(substitute(b, {{s->var, lane + varRef(k, j) * intImm(kWarp)}}));
-        out.push_back(forLoop(j, floordiv(s->extent - lane + intImm(kWarp - 1), intImm(kWarp)), inner));
-        for (auto& [acc, op] : accumulators) out.push_back(warpReduce(acc, op));
+        for (auto& b : s->body) inner.push_back(substitute(b, {{s->var, lane + varRef(k, j) * intImm(lanes)}}));
+        out.push_back(forLoop(j, floordiv(s->extent - lane + intImm(lanes - 1), intImm(lanes)), inner));
+        for (auto& [acc, op] : accumulators) {
+          out.push_back(warpReduce(acc, op));
+          if (lanes > kWarp)
+            for (auto& c : combineWarps(k, acc, op, tx)) out.push_back(c);
+        }
         reduces |= reduction;
         break;
       }
@@ -115,7 +147,6 @@ StmtP launch(Kernel& k, const StmtP& top) {
     s = s->body.size() == 1 ? s->body[0].get() : nullptr;
   }
   int bx = newLoopVar(k, "bx"), tx = newLoopVar(k, "tx");
-  if (nest.empty()) return bound(bx, intImm(1), {bound(tx, intImm(1), {top}, "threadIdx.x")}, "blockIdx.x");
   ExprP total = intImm(1);
   for (const Stmt* l : nest) total = total * l->extent;
   // The old loop variables as functions of an output index, innermost fastest.
@@ -129,22 +160,29 @@ StmtP launch(Kernel& k, const StmtP& top) {
     return index;
   };
   if (total->kind != Expr::Kind::Int || total->intValue <= kWarpModeMaxOutputs) {
-    ExprP lane = floormod(varRef(k, tx), intImm(kWarp));
-    ExprP output = varRef(k, bx) * intImm(kWarpsPerBlock) + floordiv(varRef(k, tx), intImm(kWarp));
+    // A warp per output, or a block when there are few outputs (one, for a reduction of everything).
+    bool block = total->kind == Expr::Kind::Int && total->intValue <= kBlockModeMaxOutputs;
+    int64_t lanes = block ? kThreads : kWarp;
+    ExprP lane = block ? varRef(k, tx) : floormod(varRef(k, tx), intImm(kWarp));
+    ExprP output = block ? varRef(k, bx) : varRef(k, bx) * intImm(kWarpsPerBlock) + floordiv(varRef(k, tx), intImm(kWarp));
     std::vector<StmtP> perOutput;
     std::function<void(const std::vector<StmtP>&)> flatten = [&](const std::vector<StmtP>& body) {
       for (auto& s : body) {
         if (s->kind == Stmt::Kind::Seq) flatten(s->body);
-        else perOutput.push_back(substitute(s, indexOf(output)));
+        else perOutput.push_back(nest.empty() ? s : substitute(s, indexOf(output)));
       }
     };
-    flatten(nest.back()->body);
-    if (auto body = warpBody(k, perOutput, lane)) {
-      ExprP blocks = floordiv(total + intImm(kWarpsPerBlock - 1), intImm(kWarpsPerBlock));
-      // The bounds check is the same for a whole warp, so every lane reaches the shuffles.
+    flatten(nest.empty() ? std::vector<StmtP>{top} : nest.back()->body);
+    size_t buffersBefore = k.buffers.size();
+    if (auto body = laneBody(k, perOutput, lane, lanes, varRef(k, tx))) {
+      ExprP blocks = block ? total : floordiv(total + intImm(kWarpsPerBlock - 1), intImm(kWarpsPerBlock));
+      // The bounds check is the same for all the lanes of an output, so every lane reaches the
+      // shuffles and barriers.
       return bound(bx, blocks, {bound(tx, intImm(kThreads), {ifThen(binary(BinOp::Lt, output, total), *body)}, "threadIdx.x")}, "blockIdx.x");
     }
+    k.buffers.resize(buffersBefore);  // the shared arrays of a plan given up
   }
+  if (nest.empty()) return bound(bx, intImm(1), {bound(tx, intImm(1), {top}, "threadIdx.x")}, "blockIdx.x");
   bool flat = !hasLoop(nest.back()->body);
   int64_t perThread = flat ? kElementsPerThread : 1;
   int e = flat ? newLoopVar(k, "e") : -1;

@@ -471,26 +471,30 @@ TEST_CASE("compile and run: bfloat16 and float16 matmul and softmax on cuda or a
   }
 }
 
-TEST_CASE("gpu schedule: launches bound to blockIdx and threadIdx, 4 elements per thread when flat, a warp per row for reductions") {
+TEST_CASE("gpu schedule: launches bound to blockIdx and threadIdx, 4 elements per thread when flat, a warp per row or a block per total for reductions") {
   std::string cudaModule =
       "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
       "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
       "    @R.function\n"
-      "    def main(x: R.Tensor((8, 64), \"float32\"), y: R.Tensor((8, 64), \"float32\")) -> R.Tensor((8, 64), \"float32\"):\n"
-      "        s = R.add(x, y)\n        p = R.nn.softmax(s)\n        m = R.argmax(p, axis=1)\n        return p\n";
+      "    def main(x: R.Tensor((512, 64), \"float32\"), y: R.Tensor((512, 64), \"float32\")) -> R.Tensor((512, 64), \"float32\"):\n"
+      "        s = R.add(x, y)\n        p = R.nn.softmax(s)\n        m = R.argmax(p, axis=1)\n        t = R.sum(p)\n        return p\n";
   auto lowered = test::lower(cudaModule);
   REQUIRE(lowered.codes().empty());
   std::string error;
   std::string text = driver::printAfter(lowered.module(), "LegalizeOps", &error);
   CHECK(error.empty());
   // add: flat, 4 elements a block apart in each thread.
-  CHECK(text.find("for bx in T.thread_binding(1, thread=\"blockIdx.x\"):") != std::string::npos);
+  CHECK(text.find("for bx in T.thread_binding(32, thread=\"blockIdx.x\"):") != std::string::npos);
   CHECK(text.find("for e in T.unroll(4):") != std::string::npos);
-  CHECK(text.find("if ((((bx * 1024) + tx) + (e * 256)) < 512):") != std::string::npos);
+  CHECK(text.find("if ((((bx * 1024) + tx) + (e * 256)) < 32768):") != std::string::npos);
   // softmax: a warp per row, its max and sum combined across the lanes.
   CHECK(text.find("mx = T.tvm_warp_allreduce(mx, \"max\")") != std::string::npos);
   CHECK(text.find("sum = T.tvm_warp_allreduce(sum, \"+\")") != std::string::npos);
   CHECK(text.find("for k_lane in T.serial(T.floordiv(((64 - T.floormod(tx, 32)) + 31), 32)):") != std::string::npos);
+  // A reduction of everything: one block, its warps' totals combined through shared memory.
+  CHECK(text.find("acc_warps = T.alloc_buffer((8,), \"float32\", scope=\"shared\")") != std::string::npos);
+  CHECK(text.find("for i0_lane in T.serial(T.floordiv(((512 - tx) + 255), 256)):") != std::string::npos);
+  CHECK(text.find("T.tvm_storage_sync(\"shared\")") != std::string::npos);
   // The CUDA C has the shuffles; argmax (not a combiner reduction) keeps a thread per output.
   driver::BuildOptions o;
   o.compileKernels = false;
@@ -500,5 +504,7 @@ TEST_CASE("gpu schedule: launches bound to blockIdx and threadIdx, 4 elements pe
   REQUIRE(b.exe);
   CHECK(b.kernelText.find("for (int o = 16; o > 0; o >>= 1) ") != std::string::npos);
   CHECK(b.kernelText.find("__shfl_xor_sync(0xffffffffu, ") != std::string::npos);
+  CHECK(b.kernelText.find("__syncthreads();") != std::string::npos);
+  CHECK(b.kernelText.find("__shared__ float b2[8];") != std::string::npos);
   CHECK(b.kernelText.find("extern \"C\" __global__ void __launch_bounds__(256) tvmsk_argmax_l0(") != std::string::npos);
 }
