@@ -508,3 +508,29 @@ TEST_CASE("gpu schedule: launches bound to blockIdx and threadIdx, 4 elements pe
   CHECK(b.kernelText.find("__shared__ float b2[8];") != std::string::npos);
   CHECK(b.kernelText.find("extern \"C\" __global__ void __launch_bounds__(256) tvmsk_argmax_l0(") != std::string::npos);
 }
+
+TEST_CASE("cuda backend: every truncation or corruption of a cuda module is a clear error") {
+  runtime::CudaModuleImage image;
+  image.ptx = ".version 9.0\n.target sm_75\n";
+  image.source = "extern \"C\" __global__ void k_l0() {}";
+  runtime::CudaKernelInfo k;
+  k.name = "tvmsk_k";
+  k.buffers = 2;
+  k.dims = 1;
+  k.launches.push_back({"k_l0", {static_cast<int64_t>(runtime::DimOp::Dim), 0}, 256});
+  image.kernels.push_back(k);
+  std::vector<char> blob = runtime::serializeCudaModule(image);
+  runtime::CudaModuleImage back = runtime::parseCudaModule(blob);
+  REQUIRE(back.kernels.size() == 1);
+  CHECK(back.kernels[0].launches[0].function == "k_l0");
+  CHECK(back.kernels[0].launches[0].blockThreads == 256);
+  CHECK(back.ptx == image.ptx);
+  for (size_t cut = 0; cut < blob.size(); ++cut) {
+    INFO("cut at " << cut);
+    CHECK_THROWS_AS(runtime::parseCudaModule(std::vector<char>(blob.begin(), blob.begin() + static_cast<long>(cut))), std::runtime_error);
+  }
+  std::vector<char> badBlock = blob;
+  badBlock[badBlock.size() - 8] = 0;  // the block size: 0 threads
+  badBlock[badBlock.size() - 7] = 0;
+  CHECK_THROWS_AS(runtime::parseCudaModule(badBlock), std::runtime_error);
+}
