@@ -293,27 +293,40 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
   throw std::runtime_error("function " + f.name + " ended without returning");
 }
 
+DeviceChoice deviceFor(const DeviceSlot& slot, const std::map<std::string, std::string>& remap) {
+  DeviceChoice c{slot.kind, static_cast<int>(slot.vdeviceId)};
+  auto it = remap.find(slot.spelling);
+  if (it == remap.end()) return c;
+  const std::string& to = it->second;
+  if (to == "cpu") return {"llvm", c.index};
+  size_t colon = to.find(':');
+  if (colon == std::string::npos) return {to, c.index};
+  // "cuda:0": another device of a kind (two vdevices on one GPU are two streams of that GPU).
+  try {
+    size_t used = 0;
+    int index = std::stoi(to.substr(colon + 1), &used);
+    if (used == to.size() - colon - 1 && index >= 0) return {to.substr(0, colon), index};
+  } catch (const std::exception&) {
+  }
+  throw std::runtime_error("--device " + slot.spelling + "=" + to + ": expected cpu, a kind, or KIND:INDEX such as cuda:0");
+}
+
 std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const std::map<std::string, std::string>& remap) {
   std::vector<std::shared_ptr<DeviceAPI>> out;
-  auto kindOf = [&](const DeviceSlot& d) {
-    auto it = remap.find(d.spelling);
-    return it == remap.end() ? d.kind : it->second == "cpu" ? std::string("llvm") : it->second;
-  };
   // CPU slots of a module with cuda slots keep their tensors in pinned memory (DMA-speed copies).
   bool withGpu = false;
-  for (auto& d : exe.devices) withGpu |= kindOf(d) == "cuda";
+  for (auto& d : exe.devices) withGpu |= deviceFor(d, remap).kind == "cuda";
   for (size_t i = 0; i < exe.devices.size(); ++i) {
     const DeviceSlot& d = exe.devices[i];
-    std::string kind = d.kind;
-    auto it = remap.find(d.spelling);
-    if (it != remap.end()) kind = it->second == "cpu" ? "llvm" : it->second;
+    DeviceChoice choice = deviceFor(d, remap);
+    const std::string& kind = choice.kind;
     if (withGpu && (kind == "llvm" || kind == "c" || kind == "cpu")) {
-      out.push_back(makeCpuDevice(static_cast<int>(d.vdeviceId), HostMemory::Pinned));
+      out.push_back(makeCpuDevice(choice.index, HostMemory::Pinned));
       continue;
     }
     std::unique_ptr<DeviceAPI> device;
     try {
-      device = openDevice(kind, static_cast<int>(d.vdeviceId));
+      device = openDevice(kind, choice.index);
     } catch (const std::exception& e) {
       throw std::runtime_error("vdevice " + std::to_string(i) + " (\"" + d.spelling + "\") needs a " + kind + " device: " + e.what() +
                                "; `--device " + d.spelling + "=cpu` runs it on the CPU instead");

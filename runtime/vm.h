@@ -91,8 +91,17 @@ class VirtualMachine {
   RunStats stats_;
 };
 
+// Which device serves a slot: its own kind and index, or what `remap` says for its spelling: "cpu",
+// or "KIND:INDEX" ("cuda:1" -> "cuda:0" puts both cuda vdevices on GPU 0, each with its own stream).
+struct DeviceChoice {
+  std::string kind;
+  int index = 0;
+};
+DeviceChoice deviceFor(const DeviceSlot& slot, const std::map<std::string, std::string>& remap);
+
 // Devices for an executable on this machine: CPU slots get CPU devices; `remap` maps a spelling
-// ("cuda:0") to "cpu" for testing without the device. Throws naming a vdevice whose device is missing.
+// ("cuda:0") to "cpu" for testing without the device, or to another device ("cuda:1" -> "cuda:0").
+// Throws naming a vdevice whose device is missing.
 std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const std::map<std::string, std::string>& remap);
 
 }  // namespace tvms::runtime

@@ -14,8 +14,9 @@ const ir::VDevice* executionVDevice(const ir::IRModule& m, const ir::StructInfo*
 tir::Target targetOf(const ir::IRModule& m, const ir::VDevice* v, const DeviceRemap& remap) {
   if (!v) return tir::Target::forKind("llvm");
   auto it = remap.find(analysis::spellingOf(m, v));
-  if (it != remap.end() && it->second == "cpu") return tir::Target::forKind("llvm");
-  return tir::Target::forKind(v->target.kind);
+  if (it == remap.end()) return tir::Target::forKind(v->target.kind);
+  if (it->second == "cpu") return tir::Target::forKind("llvm");
+  return tir::Target::forKind(it->second.substr(0, it->second.find(':')));  // "cuda:0": the kind of that device
 }
 
 }  // namespace tvms::transform

@@ -9,7 +9,8 @@
 
 namespace tvms::transform {
 
-// `remap`: vdevice spelling ("cuda:0") -> "cpu", to run a module on a machine without that device.
+// `remap`: vdevice spelling ("cuda:0") -> "cpu", to run a module on a machine without that device,
+// or -> another device ("cuda:1" -> "cuda:0": both on GPU 0).
 using DeviceRemap = std::map<std::string, std::string>;
 
 // The vdevice a value of struct info `s` lives on: its own, else the module's first "global"

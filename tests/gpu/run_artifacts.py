@@ -6,7 +6,8 @@ usage: run_artifacts.py prepare TVMS DIR   here, with the LLVM code generator: f
                                            GPU) and DIR/NAME.ref/*.npy (its outputs with every cuda
                                            vdevice remapped to the CPU, on the same seeded inputs)
        run_artifacts.py check TVMS DIR     on a GPU machine: runs each DIR/NAME.tvmx with its cuda
-                                           vdevices on the GPU and compares every output with the
+                                           vdevices on the GPU (cuda:1 on GPU 0 unless
+                                           TVMS_TWO_GPUS=1) and compares every output with the
                                            reference (max |gpu - cpu| / max(1, |cpu|) <= 1e-3)
        run_artifacts.py both TVMS DIR      prepare, then check (the CTest entry)
 check exits 77 (CTest: skipped) when there is no GPU, 1 when an output differs or a run fails.
@@ -62,7 +63,7 @@ def prepare(tvms, out):
             sys.exit("prepare: tvms build %s failed:\n%s" % (path, b.stderr))
         ref = os.path.join(out, name + ".ref")
         os.makedirs(ref, exist_ok=True)
-        r = run([tvms, "run", path, "--device", "cuda:0=cpu", "--output", ref])
+        r = run([tvms, "run", path, "--device", "cuda:0=cpu", "--device", "cuda:1=cpu", "--output", ref])
         if r.returncode != 0:
             sys.exit("prepare: tvms run %s on the CPU failed:\n%s" % (path, r.stderr))
         print("prepared %s" % name)
@@ -77,7 +78,9 @@ def check(tvms, out):
         name = os.path.splitext(os.path.basename(art))[0]
         got = os.path.join(out, name + ".gpu")
         os.makedirs(got, exist_ok=True)
-        r = run([tvms, "run", art, "--output", got])
+        # One GPU unless TVMS_TWO_GPUS=1: a module's cuda:1 then runs on GPU 0 with a stream of its own.
+        two = os.environ.get("TVMS_TWO_GPUS") == "1"
+        r = run([tvms, "run", art, "--output", got] + ([] if two else ["--device", "cuda:1=cuda:0"]))
         if r.returncode != 0 and "needs a cuda device" in r.stderr:
             print("SKIPPED: no GPU here: " + r.stderr.strip())
             sys.exit(77)

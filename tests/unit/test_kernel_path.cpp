@@ -534,3 +534,29 @@ TEST_CASE("cuda backend: every truncation or corruption of a cuda module is a cl
   badBlock[badBlock.size() - 7] = 0;
   CHECK_THROWS_AS(runtime::parseCudaModule(badBlock), std::runtime_error);
 }
+
+TEST_CASE("devices: a vdevice remapped to another device of a kind, or to the CPU") {
+  runtime::DeviceSlot slot{"cuda", 2, 1, "global", "cuda:1"};
+  CHECK(runtime::deviceFor(slot, {}).kind == "cuda");
+  CHECK(runtime::deviceFor(slot, {}).index == 1);
+  auto shared = runtime::deviceFor(slot, {{"cuda:1", "cuda:0"}});
+  CHECK(shared.kind == "cuda");
+  CHECK(shared.index == 0);
+  CHECK(runtime::deviceFor(slot, {{"cuda:1", "cpu"}}).kind == "llvm");
+  CHECK_THROWS_WITH(runtime::deviceFor(slot, {{"cuda:1", "cuda:x"}}), doctest::Contains("expected cpu, a kind, or KIND:INDEX"));
+  // The two-GPU pipeline on the CPU equals the same MLP on one device.
+  std::string two = test::readFile(std::string(TVMS_SOURCE_DIR) + "/examples/mlp_two_gpus.py");
+  std::string one = two;
+  for (size_t p; (p = one.find("\"cuda:1\"")) != std::string::npos;) one.replace(p, 8, "\"cuda:0\"");
+  one.replace(one.find("I.vdevice(\"cuda\", 0), I.vdevice(\"cuda\", 1)"), 42, "I.vdevice(\"cuda\", 0)");
+  std::mt19937 rng(5);
+  Host h;
+  auto x = h.tensor({256, 512}, rng), w1 = h.tensor({512, 1024}, rng), b1 = h.tensor({1024}, rng), w2 = h.tensor({1024, 10}, rng);
+  Run a = test::compileAndRun(two, {x, w1, b1, w2}, {{"cuda:0", "cpu"}, {"cuda:1", "cpu"}});
+  Run b = test::compileAndRun(one, {x, w1, b1, w2}, {{"cuda:0", "cpu"}});
+  CHECK(a.stats.copies == 1);
+  CHECK(a.stats.bytesCopied == 256 * 1024 * 4);
+  std::vector<double> want;
+  for (int64_t i = 0; i < b.outputs[0].numel(); ++i) want.push_back(test::at(b.outputs[0], i));
+  test::checkClose(a.outputs[0], want, 0);
+}
