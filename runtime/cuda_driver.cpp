@@ -1,6 +1,6 @@
 #include "runtime/cuda_driver.h"
 
-#include <dlfcn.h>
+#include "runtime/dynamic_library.h"
 
 #include <mutex>
 #include <stdexcept>
@@ -17,15 +17,13 @@ Loaded& loaded() {
   static Loaded l;
   static std::once_flag once;
   std::call_once(once, [] {
-    void* h = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    std::string why;
+    void* h = openFirst({"libcuda.so.1"}, why);
     if (!h) {
-      l.failure = "no CUDA driver on this machine (libcuda.so.1 could not be loaded: " + std::string(::dlerror()) + ")";
+      l.failure = "no CUDA driver on this machine (libcuda.so.1 could not be loaded: " + why + ")";
       return;
     }
-    auto get = [&](auto& fn, const char* sym) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(h, sym));
-      if (!fn && l.failure.empty()) l.failure = "the CUDA driver lacks " + std::string(sym) + " (too old a driver?)";
-    };
+    auto get = [&](auto& fn, const char* sym) { bindSymbol(h, fn, sym, "the CUDA driver (too old?)", l.failure); };
     Driver& d = l.d;
     get(d.init, "cuInit");
     get(d.deviceGetCount, "cuDeviceGetCount");

@@ -1,30 +1,26 @@
 #include "runtime/cuda_libraries.h"
 
-#include <dlfcn.h>
-
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
 #include "runtime/cuda_device.h"
+#include "runtime/dynamic_library.h"
 
 namespace tvms::runtime {
 
 namespace {
 
-// dlopen of the first of `names` that loads, and its symbols, or a clear error.
+// The library (the first of `names` that loads), or a clear error with the way around it.
 void* openLibrary(std::initializer_list<const char*> names, const char* what) {
   std::string why;
-  for (const char* n : names) {
-    if (void* h = ::dlopen(n, RTLD_NOW | RTLD_LOCAL)) return h;
-    why = ::dlerror();
-  }
+  if (void* h = openFirst(names, why)) return h;
   throw std::runtime_error(std::string(what) + " could not be loaded (" + why + "); `tvms build --no-offload` uses generated kernels instead");
 }
 template <typename F>
 void bind(void* h, F& fn, const char* sym, const char* what) {
-  fn = reinterpret_cast<F>(::dlsym(h, sym));
-  if (!fn) throw std::runtime_error(std::string(what) + " lacks " + sym);
+  std::string failure;
+  if (!bindSymbol(h, fn, sym, what, failure)) throw std::runtime_error(failure);
 }
 
 void* streamOf(DeviceAPI& device, const char* what) {

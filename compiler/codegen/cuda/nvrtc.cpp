@@ -1,6 +1,6 @@
 #include "compiler/codegen/cuda/nvrtc.h"
 
-#include <dlfcn.h>
+#include "runtime/dynamic_library.h"
 
 #include <mutex>
 #include <stdexcept>
@@ -29,18 +29,13 @@ const Nvrtc& nvrtc() {
   static Nvrtc n;
   static std::once_flag once;
   std::call_once(once, [] {
-    void* h = nullptr;
-    for (const char* name : {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"})
-      if ((h = ::dlopen(name, RTLD_NOW | RTLD_LOCAL))) break;
+    std::string why;
+    void* h = runtime::openFirst({"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, why);
     if (!h) {
-      n.failure = "building cuda kernels needs NVRTC from the CUDA Toolkit (libnvrtc.so.13), which could not be loaded: " +
-                  std::string(::dlerror());
+      n.failure = "building cuda kernels needs NVRTC from the CUDA Toolkit (libnvrtc.so.13), which could not be loaded: " + why;
       return;
     }
-    auto get = [&](auto& fn, const char* sym) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(h, sym));
-      if (!fn && n.failure.empty()) n.failure = std::string("NVRTC lacks ") + sym;
-    };
+    auto get = [&](auto& fn, const char* sym) { runtime::bindSymbol(h, fn, sym, "NVRTC", n.failure); };
     get(n.createProgram, "nvrtcCreateProgram");
     get(n.compileProgram, "nvrtcCompileProgram");
     get(n.getPTXSize, "nvrtcGetPTXSize");
