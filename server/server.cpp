@@ -44,7 +44,11 @@ int Server::run() {
   transport_.start([this](std::string body) { onMessage(body); },
                    [this](std::string why) { error(nullptr, InvalidRequest, why); }, [this] { io_.stop(); });
   io_.run();
-  worker_.reset();  // joins the worker before the members it calls back into go
+  // The worker's last callback (analysisFinished) reads worker_: stop it while worker_ still points
+  // at it, then free it. (reset() alone cleared the pointer first and joined after: a callback in
+  // that window crashed the server at exit, one run in four in the LSP tests.)
+  worker_->stop();
+  worker_.reset();
   return shutdown_ ? 0 : 1;
 }
 

@@ -12,13 +12,15 @@ constexpr size_t kMaxFollowedEdits = 200;
 
 AnalysisWorker::AnalysisWorker(Finished finished) : finished_(std::move(finished)), thread_([this] { run(); }) {}
 
-AnalysisWorker::~AnalysisWorker() {
+AnalysisWorker::~AnalysisWorker() { stop(); }
+
+void AnalysisWorker::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 void AnalysisWorker::setDebounce(std::chrono::milliseconds d) {

@@ -42,6 +42,8 @@ class AnalysisWorker {
   using Finished = std::function<void(const std::string& uri, int64_t version)>;
   explicit AnalysisWorker(Finished finished);
   ~AnalysisWorker();
+  // Finishes the analysis in flight (its `finished` callback included) and ends the thread.
+  void stop();
 
   void setDebounce(std::chrono::milliseconds d);
   // A document opened, replaced whole, or re-linted under new rules.
