@@ -407,7 +407,7 @@ TEST_CASE("cli: lint --fix applies the safe fixes in place, and the result lints
   std::filesystem::remove(two);
 }
 
-TEST_CASE("cli: lint reads [tool.tvms] from the nearest pyproject.toml; a bad key is TVS901, exit 2") {
+TEST_CASE("cli: lint reads [tool.tvms] from the nearest pyproject.toml: a bad key is TVS901, exit 2") {
   auto dir = std::filesystem::temp_directory_path() / ("tvms_cfg_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir / "pkg");
   std::string module = tvms::test::readFile(corpus("lint/structure.py"));

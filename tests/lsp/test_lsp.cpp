@@ -88,7 +88,7 @@ TEST_CASE("lsp: the server exits when stdin closes without shutdown") {
   CHECK(c.waitExit() == 1);
 }
 
-TEST_CASE("lsp: diagnostics follow incremental edits; 1,000 edits leave the server's text equal to the client's") {
+TEST_CASE("lsp: diagnostics follow incremental edits: 1,000 edits leave the server's text equal to the client's") {
   Client c;
   c.initialize();
   std::string text = tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/undeclared_vdevice.py");
@@ -211,7 +211,7 @@ TEST_CASE("lsp: undeclared vdevice: diagnostic, hover, quick fix through codeAct
   CHECK(c.response(23)["result"].is_array());
 }
 
-TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf-8 positions when offered") {
+TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints: utf-8 positions when offered") {
   Client c;
   c.request(1, "initialize", {{"processId", nullptr}, {"capabilities", {{"general", {{"positionEncodings", json::array({"utf-8", "utf-16"})}}}}}});
   json init = c.response(1);
@@ -307,7 +307,7 @@ TEST_CASE("lsp: definition, references, highlights, symbols and inlay hints; utf
   CHECK(legal.find("@T.prim_func") != std::string::npos);
 }
 
-TEST_CASE("lsp: hostile client: a 50 MB message, a burst of 10,000 changes, bad params; no crash, no lost text") {
+TEST_CASE("lsp: hostile client: a 50 MB message, a burst of 10,000 changes, bad params: no crash, no lost text") {
   Client c;
   c.initialize();
   // 50 MB in one message (an unknown notification): read and dropped; the server still answers.

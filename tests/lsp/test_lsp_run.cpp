@@ -139,7 +139,7 @@ TEST_CASE("lsp: tvms.run with a server-created progress token, and a bad input a
   CHECK(c.response(5)["error"]["code"] == -32602);
 }
 
-TEST_CASE("lsp: a crash in the run is an error answer; the server stays up") {
+TEST_CASE("lsp: a crash in the run is an error answer: the server stays up") {
   setenv("TVMS_FAULT_INJECT", "segv-in-run", 1);  // inherited by the server, and by its child runs
   Client c;
   unsetenv("TVMS_FAULT_INJECT");
@@ -163,7 +163,7 @@ TEST_CASE("lsp: a crash in the run is an error answer; the server stays up") {
   CHECK(maps.find("libtvms_llvm_backend") == std::string::npos);
 }
 
-TEST_CASE("lsp: a run past its timeout is stopped, a cancelled run is stopped; the server stays up") {
+TEST_CASE("lsp: a run past its timeout is stopped, a cancelled run is stopped: the server stays up") {
   Client c;
   c.initialize();
   open(c, kLongRun);

@@ -170,7 +170,7 @@ TEST_CASE("compile and run: permute_dims with axes and reversed") {
   checkClose(r.outputs[1], q, 0);
 }
 
-TEST_CASE("compile and run: a module with two CPU vdevices equals its single-device twin; copies are real") {
+TEST_CASE("compile and run: a module with two CPU vdevices equals its single-device twin: copies are real") {
   auto rng = freshRng();
   Host h;
   std::string two = test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/multi_cpu.py");

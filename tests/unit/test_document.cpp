@@ -70,7 +70,7 @@ TEST_CASE("document: an edit inside one function leaves the other function's nod
   CHECK(ts_node_start_byte(secondAfter) == ts_node_start_byte(secondBefore) + 14);
 }
 
-TEST_CASE("document: an edit outside every function reparses the file; one that closes a function too") {
+TEST_CASE("document: an edit outside every function reparses the file: one that closes a function too") {
   Document doc(kTwoFunctions);
   uint32_t cls = static_cast<uint32_t>(doc.text().find("Module"));
   doc.applyEdit(ByteRange{cls, cls + 6}, "Mod");

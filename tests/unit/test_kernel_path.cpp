@@ -278,7 +278,7 @@ TEST_CASE("runtime: devices and module loaders come from registries by target ki
                     doctest::Contains("`--device metal:0=cpu` runs it on the CPU instead"));
 }
 
-TEST_CASE("artifacts: a .tvmx holds one module per target kind and runs like the JIT build; every truncation is a clear error") {
+TEST_CASE("artifacts: a .tvmx holds one module per target kind and runs like the JIT build: every truncation is a clear error") {
   auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/same_kernel_two_cpus.py"));
   driver::BuildOptions o;
   o.compileKernels = false;

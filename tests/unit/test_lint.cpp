@@ -144,7 +144,7 @@ class Module:
   CHECK(printed(4) == R"(R.Tensor((5, n), dtype="bool", vdevice="llvm:0"))");
 }
 
-TEST_CASE("lint: rules off by default fire only when selected; ignore and select take prefixes") {
+TEST_CASE("lint: rules off by default fire only when selected: ignore and select take prefixes") {
   std::string text = std::string(kHeader) + R"(@I.ir_module
 class Module:
     I.module_global_infos({"vdevice": [I.vdevice("llvm"), I.vdevice("cuda", 1)]})
@@ -177,7 +177,7 @@ class Module:
   CHECK(codesOf(lint(bad, only0)) == std::multiset<std::string>{"TVS003"});
 }
 
-TEST_CASE("lint: bare noqa, coded noqa and file-level noqa suppress; unused ones are TVS900") {
+TEST_CASE("lint: bare noqa, coded noqa and file-level noqa suppress: unused ones are TVS900") {
   std::string body = R"(@I.ir_module
 class Module:
     @R.function

@@ -63,7 +63,7 @@ TEST_CASE("registry: each op is declared once and every modelled op has docs and
   CHECK_FALSE(op::findOp("R.nn.attention")->modelled);
 }
 
-TEST_CASE("registry: Python operators map to their ops; misspellings find the closest op") {
+TEST_CASE("registry: Python operators map to their ops: misspellings find the closest op") {
   CHECK(op::findOpByPythonOperator("+", false)->name == "relax.add");
   CHECK(op::findOpByPythonOperator("-", true)->name == "relax.negative");
   CHECK(op::findOpByPythonOperator("%", false)->name == "relax.floor_mod");
