@@ -59,12 +59,6 @@ bool vectorizable(const Stmt& loop) {
   return !loop.body.empty();
 }
 
-bool hasLoop(const std::vector<StmtP>& body) {
-  for (auto& s : body)
-    if (s->kind == Stmt::Kind::For || hasLoop(s->body)) return true;
-  return false;
-}
-
 // A top-level spatial loop with no loop inside (a flat elementwise pass) split as
 // `for i_0 in parallel(ceil(n / kChunk)): for i_1 in vectorized(min(kChunk, n - i_0 * kChunk))`:
 // each task of the pool streams a contiguous chunk, each chunk in vector lanes.
@@ -103,7 +97,7 @@ StmtP scheduleLoop(const StmtP& s, bool topLevel) {
 
 void applyCpu(Kernel& k) {
   for (auto& s : k.body) {
-    if (s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar && !hasLoop(s->body)) s = splitFlat(k, *s);
+    if (s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar && !containsLoop(s->body)) s = splitFlat(k, *s);
     else s = scheduleLoop(s, true);
   }
 }

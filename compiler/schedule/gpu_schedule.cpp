@@ -24,12 +24,6 @@ constexpr int64_t kThreads = 256;
 // flight per thread are what keeps HBM busy (one element per thread leaves ~25% of the bandwidth).
 constexpr int64_t kElementsPerThread = 4;
 
-bool hasLoop(const std::vector<StmtP>& body) {
-  for (auto& s : body)
-    if (s->kind == Stmt::Kind::For || hasLoop(s->body)) return true;
-  return false;
-}
-
 StmtP bound(int var, ExprP extent, std::vector<StmtP> body, const char* tag) {
   auto s = std::make_shared<Stmt>(*forLoop(var, std::move(extent), std::move(body), true));
   s->forKind = ForKind::ThreadBinding;
@@ -89,14 +83,7 @@ std::vector<StmtP> combineWarps(Kernel& k, int acc, BinOp op, const ExprP& tx) {
   ScalarType t = k.vars[static_cast<size_t>(acc)].type;
   k.buffers.push_back({k.vars[static_cast<size_t>(acc)].name + "_warps", t, false, warps, {}, MemoryScope::Shared});
   int shared = static_cast<int>(k.buffers.size()) - 1;
-  auto load = [&](int64_t w) {
-    auto e = std::make_shared<Expr>();
-    e->kind = Expr::Kind::Load;
-    e->id = shared;
-    e->type = t;
-    e->a = intImm(w);
-    return ExprP(e);
-  };
+  auto load = [&](int64_t w) { return loadRef(k, shared, intImm(w)); };
   std::vector<StmtP> out{ifThen(binary(BinOp::Eq, floormod(tx, intImm(kWarp)), intImm(0)), {store(shared, floordiv(tx, intImm(kWarp)), varRef(k, acc))}),
                          barrier()};
   ExprP total = load(0);
@@ -183,7 +170,7 @@ StmtP launch(Kernel& k, const StmtP& top) {
     k.buffers.resize(buffersBefore);  // the shared arrays of a plan given up
   }
   if (nest.empty()) return bound(bx, intImm(1), {bound(tx, intImm(1), {top}, "threadIdx.x")}, "blockIdx.x");
-  bool flat = !hasLoop(nest.back()->body);
+  bool flat = !containsLoop(nest.back()->body);
   int64_t perThread = flat ? kElementsPerThread : 1;
   int e = flat ? newLoopVar(k, "e") : -1;
   ExprP fused = varRef(k, bx) * intImm(kThreads * perThread) + varRef(k, tx);

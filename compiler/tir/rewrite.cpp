@@ -56,4 +56,19 @@ ExprP varRef(const Kernel& k, int id) {
   return e;
 }
 
+ExprP loadRef(const Kernel& k, int buffer, ExprP index) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Load;
+  e->id = buffer;
+  e->type = k.buffers[static_cast<size_t>(buffer)].type;
+  e->a = std::move(index);
+  return e;
+}
+
+bool containsLoop(const std::vector<StmtP>& body) {
+  for (auto& s : body)
+    if (s->kind == Stmt::Kind::For || containsLoop(s->body)) return true;
+  return false;
+}
+
 }  // namespace tvms::tir

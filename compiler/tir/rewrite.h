@@ -20,5 +20,8 @@ bool readsLoopVariable(const Kernel& k, const ExprP& e);
 // built kernel rather than through a KernelBuilder).
 int newLoopVar(Kernel& k, std::string name);
 ExprP varRef(const Kernel& k, int id);
+ExprP loadRef(const Kernel& k, int buffer, ExprP index);
+// Whether any statement of `body`, at any depth, is a loop.
+bool containsLoop(const std::vector<StmtP>& body);
 
 }  // namespace tvms::tir

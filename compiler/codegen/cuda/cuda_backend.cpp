@@ -14,18 +14,23 @@ namespace {
 // (the driver compiles it for the GPU at load, sm_90 on an H200, and caches that by content).
 constexpr const char* kPtxArch = "compute_75";
 
+// The kernels as CUDA C, their launches, and the PTX (from the cache when the source is unchanged).
+runtime::CudaModuleImage compile(const std::vector<tir::Kernel>& kernels) {
+  cuda::CudaSource src = cuda::emitCuda(kernels);
+  runtime::CudaModuleImage image;
+  image.source = src.source;
+  image.kernels = std::move(src.kernels);
+  image.ptx = cuda::cachedPtx(std::string(kPtxArch) + "\n" + image.source, [&] { return cuda::compileToPtx(image.source, kPtxArch); });
+  return image;
+}
+
 class CudaBackend : public Backend {
  public:
   std::vector<char> build(const std::vector<tir::Kernel>& kernels, const tir::Target&) const override {
-    cuda::CudaSource src = cuda::emitCuda(kernels);
-    runtime::CudaModuleImage image;
-    image.source = src.source;
-    image.kernels = std::move(src.kernels);
-    image.ptx = cuda::cachedPtx(std::string(kPtxArch) + "\n" + image.source, [&] { return cuda::compileToPtx(image.source, kPtxArch); });
-    return runtime::serializeCudaModule(image);
+    return runtime::serializeCudaModule(compile(kernels));
   }
-  std::unique_ptr<runtime::KernelLibrary> load(const std::vector<tir::Kernel>& kernels, const tir::Target& target) const override {
-    return std::make_unique<runtime::CudaLibrary>(runtime::parseCudaModule(build(kernels, target)));
+  std::unique_ptr<runtime::KernelLibrary> load(const std::vector<tir::Kernel>& kernels, const tir::Target&) const override {
+    return std::make_unique<runtime::CudaLibrary>(compile(kernels));
   }
   std::string emit(const std::vector<tir::Kernel>& kernels, const tir::Target&, const std::string& what) const override {
     if (what == "cuda") return cuda::emitCuda(kernels).source;
