@@ -20,10 +20,12 @@ struct Registries {
   std::map<std::string, LibraryFunction> functions;
   Registries() {
     for (const char* kind : {"llvm", "c", "cpu"}) {
-      devices[kind] = [](int index) { return makeCpuDevice(index); };
+      devices[kind] = [](int index, const DeviceOptions& o) {
+        return makeCpuDevice(index, o.pinnedHostMemory ? HostMemory::Pinned : HostMemory::Pageable);
+      };
       loaders[kind] = loadCpuModule;
     }
-    devices["cuda"] = [](int index) { return makeCudaDevice(index); };
+    devices["cuda"] = [](int index, const DeviceOptions&) { return makeCudaDevice(index); };
     loaders["cuda"] = loadCudaModule;
     functions["tvms.cublas.matmul"] = cublasMatmul;
     functions["tvms.cudnn.conv2d"] = cudnnConv2d;
@@ -43,7 +45,7 @@ void registerDevice(const std::string& kind, DeviceFactory factory) {
   r.devices[kind] = std::move(factory);
 }
 
-std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index) {
+std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index, const DeviceOptions& options) {
   auto& r = registries();
   DeviceFactory factory;
   {
@@ -52,7 +54,7 @@ std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index) {
     if (it == r.devices.end()) return nullptr;
     factory = it->second;
   }
-  return factory(index);
+  return factory(index, options);
 }
 
 void registerLibraryFunction(const std::string& prefix, LibraryFunction fn) {

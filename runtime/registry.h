@@ -13,13 +13,19 @@
 
 namespace tvms::runtime {
 
-using DeviceFactory = std::function<std::unique_ptr<DeviceAPI>(int index)>;
+// What the module asks of every device it opens.
+struct DeviceOptions {
+  // A GPU shares the module: host memory should be page-locked, so copies to and from it run at DMA
+  // speed (the CPU kinds allocate through the CUDA driver then).
+  bool pinnedHostMemory = false;
+};
+using DeviceFactory = std::function<std::unique_ptr<DeviceAPI>(int index, const DeviceOptions& options)>;
 using ModuleLoader = std::function<std::shared_ptr<KernelLibrary>(const std::vector<char>& blob)>;
 
 void registerDevice(const std::string& kind, DeviceFactory factory);
 // A device of `kind`, or null when no factory is registered for it (the factory itself throws
 // with its reason when the kind is known but the device cannot be opened).
-std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index);
+std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index, const DeviceOptions& options = {});
 
 // A library function the VM calls for R.call_dps_packed (OffloadLibraries' cuBLAS / cuDNN calls):
 // `args` are its tensors, the output last, all on `device`; `name` is the full name, whose text after

@@ -313,20 +313,16 @@ DeviceChoice deviceFor(const DeviceSlot& slot, const std::map<std::string, std::
 
 std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const std::map<std::string, std::string>& remap) {
   std::vector<std::shared_ptr<DeviceAPI>> out;
-  // CPU slots of a module with cuda slots keep their tensors in pinned memory (DMA-speed copies).
-  bool withGpu = false;
-  for (auto& d : exe.devices) withGpu |= deviceFor(d, remap).kind == "cuda";
+  // A module with cuda slots keeps its host tensors in pinned memory (DMA-speed copies).
+  DeviceOptions options;
+  for (auto& d : exe.devices) options.pinnedHostMemory |= deviceFor(d, remap).kind == "cuda";
   for (size_t i = 0; i < exe.devices.size(); ++i) {
     const DeviceSlot& d = exe.devices[i];
     DeviceChoice choice = deviceFor(d, remap);
     const std::string& kind = choice.kind;
-    if (withGpu && (kind == "llvm" || kind == "c" || kind == "cpu")) {
-      out.push_back(makeCpuDevice(choice.index, HostMemory::Pinned));
-      continue;
-    }
     std::unique_ptr<DeviceAPI> device;
     try {
-      device = openDevice(kind, choice.index);
+      device = openDevice(kind, choice.index, options);
     } catch (const std::exception& e) {
       throw std::runtime_error("vdevice " + std::to_string(i) + " (\"" + d.spelling + "\") needs a " + kind + " device: " + e.what() +
                                "; `--device " + d.spelling + "=cpu` runs it on the CPU instead");

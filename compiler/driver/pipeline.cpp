@@ -39,6 +39,7 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   // The kernels by target kind, each group to the backend of its kind.
   std::map<std::string, std::vector<tir::Kernel>> byKind;
   std::map<std::string, tir::Target> targets;
+  std::map<std::string, std::string> firstVDevice;  // per kind, for messages
   for (size_t i = 0; i < vm.kernels.size(); ++i) {
     const tir::Kernel& k = vm.kernels[i];
     if (!codegen::backendFor(k.target.kind)) {
@@ -49,11 +50,14 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
     }
     byKind[k.target.kind].push_back(k);
     targets[k.target.kind] = k.target;
+    firstVDevice.emplace(k.target.kind, kernelVDevices[i]);
   }
   if (!r.errors.empty()) return r;
+  std::string kind;
   try {
     std::string cannotEmit;
-    for (auto& [kind, kernels] : byKind) {
+    for (auto& [k, kernels] : byKind) {
+      kind = k;
       const codegen::Backend& backend = *codegen::backendFor(kind);
       const tir::Target& target = targets[kind];
       // --emit prints the kernels of every kind whose backend prints that text (cuda for --emit=cuda).
@@ -65,9 +69,16 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
       if (options.compileKernels) vm.exe.libraries[kind] = backend.load(kernels, target);
       if (options.buildModules) vm.exe.modules.push_back({kind, backend.build(kernels, target)});
     }
-    if (!options.emit.empty() && r.kernelText.empty() && !cannotEmit.empty()) throw std::runtime_error(cannotEmit);
+    if (!options.emit.empty() && r.kernelText.empty() && !cannotEmit.empty()) {
+      r.errors.push_back(cannotEmit);
+      return r;
+    }
   } catch (const std::exception& e) {
-    r.errors.push_back(e.what());
+    // The code generator of a kind failed (LLVM, or NVRTC missing or refusing): say which vdevice's
+    // kernels, and how to build them for the CPU instead.
+    std::string where = firstVDevice.count(kind) ? firstVDevice[kind] : kind;
+    std::string hint = kind == "cuda" ? "; `--device " + where + "=cpu` builds its kernels for the CPU instead" : "";
+    r.errors.push_back(std::string(e.what()) + hint);
     return r;
   }
   r.exe = std::move(vm.exe);

@@ -263,16 +263,29 @@ TEST_CASE("runtime: devices and module loaders come from registries by target ki
   CHECK_THROWS_WITH(runtime::loadModule("no-such-kind", {}), "the artifact holds no-such-kind kernels, which this build of tvms cannot load");
   // A registered kind opens: the VM then runs the module's slot on it, timed by its own events.
   int opened = 0;
-  runtime::registerDevice("recording", [&opened](int) {
+  bool pinned = true;
+  runtime::registerDevice("recording", [&opened, &pinned](int, const runtime::DeviceOptions& o) {
     ++opened;
+    pinned = o.pinnedHostMemory;
     return std::make_unique<RecordingDevice>();
   });
   runtime::Executable exe;
   exe.devices.push_back({"recording", 99, 0, "global", "recording:0"});
   auto devices = runtime::openDevices(exe, {});
   CHECK(opened == 1);
+  CHECK_FALSE(pinned);  // no GPU in the module: pageable host memory
   REQUIRE(devices.size() == 1);
   CHECK(devices[0]->name() == "fake:0");
+  // With a cuda slot beside it, every device is asked for pinned host memory (the cuda slot itself
+  // then fails to open on a machine without a driver, after the first slot was opened).
+  runtime::Executable withGpu = exe;
+  withGpu.devices.push_back({"cuda", 2, 0, "global", "cuda:0"});
+  try {
+    runtime::openDevices(withGpu, {});
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(opened == 2);
+  CHECK(pinned);
   exe.devices[0] = {"metal", 8, 0, "global", "metal:0"};
   CHECK_THROWS_WITH(runtime::openDevices(exe, {}),
                     doctest::Contains("`--device metal:0=cpu` runs it on the CPU instead"));
