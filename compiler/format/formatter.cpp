@@ -29,6 +29,28 @@ std::string applyReplacements(const std::string& text, const std::vector<Replace
   return out;
 }
 
+// The ending of the line holding `offset` as written ("\r\n", "\r" or "\n"; "\n" when it has none).
+std::string lineEndingAt(const syntax::Document& doc, uint32_t offset) {
+  const std::string& text = doc.text();
+  uint32_t end = doc.lines().lineEnd(doc.lines().lineOf(offset));
+  if (end >= text.size()) return "\n";
+  if (text[end] == '\r') return end + 1 < text.size() && text[end + 1] == '\n' ? "\r\n" : "\r";
+  return "\n";
+}
+
+// The printer ends lines with "\n"; a reprinted region takes the ending its first line had, so a
+// CRLF or old-Mac file stays one (lines outside the regions are never touched).
+std::string withLineEnding(std::string printed, const std::string& ending) {
+  if (ending == "\n") return printed;
+  std::string out;
+  out.reserve(printed.size() + printed.size() / 16);
+  for (char c : printed) {
+    if (c == '\n') out += ending;
+    else out += c;
+  }
+  return out;
+}
+
 }  // namespace
 
 FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
@@ -62,7 +84,7 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
       po.trivia = &r.trivia;
       std::string printed = ir::printModule(*r.module, po);
       if (!printed.empty() && printed.back() == '\n') printed.pop_back();
-      reps.push_back({lines, printed, i});
+      reps.push_back({lines, withLineEnding(std::move(printed), lineEndingAt(doc, lines.begin)), i});
     }
     if (reps.empty()) return result;
     std::string candidate = applyReplacements(text, reps);

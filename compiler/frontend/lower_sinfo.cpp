@@ -1,6 +1,7 @@
 // Annotations (struct info), shape dimensions, literals, vdevices and devices.
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "compiler/frontend/lowerer.h"
 
@@ -279,6 +280,7 @@ PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
     std::string_view s;
     size_t i = 0;
     bool failed = false;
+    std::string tooLarge;  // an integer past int64 (TVM's dimensions are 64-bit)
     Lowerer& l;
     void skip() { while (i < s.size() && s[i] == ' ') ++i; }
     bool eat(std::string_view tok) {
@@ -302,7 +304,13 @@ PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
       size_t start = i;
       if (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
         while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-        return primInt(std::stoll(std::string(s.substr(start, i - start))));
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(s.data() + start, s.data() + i, v);
+        if (ec != std::errc() || end != s.data() + i) {
+          if (tooLarge.empty()) tooLarge = std::string(s.substr(start, i - start));
+          failed = true;
+        }
+        return primInt(v);
       }
       while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
       if (start == i) { failed = true; return primInt(0); }
@@ -327,11 +335,13 @@ PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
       }
     }
   };
-  Parser p{s, 0, false, *this};
+  Parser p{s, 0, false, {}, *this};
   auto e = p.sum();
   p.skip();
   if (p.failed || p.i != s.size()) {
-    report("TVS005", where, "the dimension \"" + std::string(s) + "\" is not a symbolic expression");
+    report("TVS005", where,
+           p.tooLarge.empty() ? "the dimension \"" + std::string(s) + "\" is not a symbolic expression"
+                              : "the dimension \"" + std::string(s) + "\" holds " + p.tooLarge + ", past the 64-bit integers TVM's shapes use");
     auto o = std::make_shared<PrimExpr>();
     o->kind = PrimExpr::Kind::Opaque;
     o->name = pythonString(s);

@@ -1,18 +1,19 @@
 #include "compiler/ir/doc.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
 
 namespace tvms::ir {
 
 namespace {
 
-bool hasComments(const Doc& d) {
-  if (d.kind == Doc::Kind::Bracket) {
-    if (d.forceBreak && !d.parts.empty()) return true;
-    for (auto& c : d.comments) if (!c.empty()) return true;
-    for (auto& l : d.leading) if (!l.empty()) return true;
-  }
-  for (auto& p : d.parts) if (hasComments(p)) return true;
+bool ownComments(const Doc& d) {
+  if (d.kind != Doc::Kind::Bracket) return false;
+  if (d.forceBreak && !d.parts.empty()) return true;
+  for (auto& c : d.comments) if (!c.empty()) return true;
+  for (auto& l : d.leading) if (!l.empty()) return true;
   return false;
 }
 
@@ -43,9 +44,44 @@ bool allLinesFit(const std::string& s, int firstCol, int width) {
 
 std::string spaces(int n) { return std::string(static_cast<size_t>(std::max(n, 0)), ' '); }
 
-std::string render(const Doc& d, int col, int indent, int width);
+// One rendering. A Concat tries several breaks and each try renders its parts again, so without
+// memory the work doubles with every level of nesting (22 nested calls took 16 s). Every
+// (doc, column, indent) is laid out once here and every doc's comment check is made once, so a
+// rendering costs at most a few layouts per doc.
+class Layout {
+ public:
+  explicit Layout(int width) : width(width) {}
+  std::string render(const Doc& d, int col, int indent);
 
-std::string renderBracketBroken(const Doc& d, int indent, int width) {
+ private:
+  bool hasComments(const Doc& d);
+  std::string renderBracketBroken(const Doc& d, int indent);
+  std::string renderConcatBreaking(const Doc& d, size_t which, int col, int indent);
+  std::string layout(const Doc& d, int col, int indent);
+
+  const int width;
+  std::unordered_map<const Doc*, bool> comments_;
+  std::map<std::tuple<const Doc*, int, int>, std::string> rendered_;
+};
+
+bool Layout::hasComments(const Doc& d) {
+  auto it = comments_.find(&d);
+  if (it != comments_.end()) return it->second;
+  bool any = ownComments(d);
+  for (size_t i = 0; !any && i < d.parts.size(); ++i) any = hasComments(d.parts[i]);
+  return comments_[&d] = any;
+}
+
+std::string Layout::render(const Doc& d, int col, int indent) {
+  auto key = std::make_tuple(&d, col, indent);
+  auto it = rendered_.find(key);
+  if (it != rendered_.end()) return it->second;
+  std::string out = layout(d, col, indent);
+  rendered_.emplace(key, out);
+  return out;
+}
+
+std::string Layout::renderBracketBroken(const Doc& d, int indent) {
   const int inner = indent + 4;
   std::string out = d.open;
   if (!hasComments(d)) {
@@ -60,21 +96,21 @@ std::string renderBracketBroken(const Doc& d, int indent, int width) {
   for (size_t i = 0; i < d.parts.size(); ++i) {
     if (i < d.leading.size())
       for (auto& c : d.leading[i]) out += "\n" + spaces(inner) + c;
-    out += "\n" + spaces(inner) + render(d.parts[i], inner, inner, width) + ",";
+    out += "\n" + spaces(inner) + render(d.parts[i], inner, inner) + ",";
     if (i < d.comments.size() && !d.comments[i].empty()) out += "  " + d.comments[i];
   }
   return out + "\n" + spaces(indent) + d.close;
 }
 
 // Renders a Concat with bracket `which` broken and the others flat.
-std::string renderConcatBreaking(const Doc& d, size_t which, int col, int indent, int width) {
+std::string Layout::renderConcatBreaking(const Doc& d, size_t which, int col, int indent) {
   std::string out;
   for (size_t i = 0; i < d.parts.size(); ++i) {
     const Doc& p = d.parts[i];
     if (i == which) {
-      out += renderBracketBroken(p, indent, width);
+      out += renderBracketBroken(p, indent);
     } else if (hasComments(p)) {
-      out += render(p, col, indent, width);
+      out += render(p, col, indent);
     } else {
       flatInto(p, out);
     }
@@ -84,13 +120,13 @@ std::string renderConcatBreaking(const Doc& d, size_t which, int col, int indent
   return out;
 }
 
-std::string render(const Doc& d, int col, int indent, int width) {
+std::string Layout::layout(const Doc& d, int col, int indent) {
   if (!hasComments(d)) {
     std::string flat;
     flatInto(d, flat);
     if (col + static_cast<int>(flat.size()) <= width || d.kind == Doc::Kind::Text) return flat;
   }
-  if (d.kind == Doc::Kind::Bracket) return renderBracketBroken(d, indent, width);
+  if (d.kind == Doc::Kind::Bracket) return renderBracketBroken(d, indent);
   // Concat: try breaking each bracket in preference order; take the first whose lines all fit.
   std::vector<size_t> candidates;
   for (size_t i = 0; i < d.parts.size(); ++i)
@@ -110,7 +146,7 @@ std::string render(const Doc& d, int col, int indent, int width) {
       std::string out;
       int k = col;
       for (size_t i = 0; i < d.parts.size(); ++i) {
-        std::string piece = (i == c || hasComments(d.parts[i])) ? render(d.parts[i], k, indent, width) : flatDoc(d.parts[i]);
+        std::string piece = (i == c || hasComments(d.parts[i])) ? render(d.parts[i], k, indent) : flatDoc(d.parts[i]);
         out += piece;
         auto nl = out.rfind('\n');
         k = nl == std::string::npos ? col + static_cast<int>(out.size()) : static_cast<int>(out.size() - nl - 1);
@@ -119,7 +155,7 @@ std::string render(const Doc& d, int col, int indent, int width) {
       if (allLinesFit(out, col, width)) return out;
       continue;
     }
-    std::string out = renderConcatBreaking(d, c, col, indent, width);
+    std::string out = renderConcatBreaking(d, c, col, indent);
     if (first.empty()) first = out;
     if (allLinesFit(out, col, width)) return out;
   }
@@ -127,7 +163,7 @@ std::string render(const Doc& d, int col, int indent, int width) {
   std::string out;
   int k = col;
   for (auto& p : d.parts) {
-    out += render(p, k, indent, width);
+    out += render(p, k, indent);
     auto nl = out.rfind('\n');
     k = nl == std::string::npos ? col + static_cast<int>(out.size()) : static_cast<int>(out.size() - nl - 1);
   }
@@ -143,6 +179,6 @@ std::string flatDoc(const Doc& d) {
   return out;
 }
 
-std::string renderDoc(const Doc& d, int indent, int width) { return render(d, indent, indent, width); }
+std::string renderDoc(const Doc& d, int indent, int width) { return Layout(width).render(d, indent, indent); }
 
 }  // namespace tvms::ir

@@ -135,7 +135,8 @@ class Printer {
   Doc dims(const std::vector<PrimExprPtr>& shape, bool quoteSymbolic, bool asList = false) {
     std::vector<Doc> items;
     for (auto& d : shape) {
-      bool symbolic = d && d->kind != PrimExpr::Kind::Int;
+      // An opaque dimension is source text as written (a string literal stays one), never re-quoted.
+      bool symbolic = d && d->kind != PrimExpr::Kind::Int && d->kind != PrimExpr::Kind::Opaque;
       items.push_back(Doc::txt(symbolic && quoteSymbolic ? pythonString(primText(d)) : primText(d)));
     }
     Doc b = asList ? Doc::bracket("[", std::move(items), "]") : Doc::bracket("(", std::move(items), ")");

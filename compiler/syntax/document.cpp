@@ -33,6 +33,36 @@ void shift(ByteRange& r, uint32_t editBegin, int64_t delta) {
   }
 }
 
+// The text as tree-sitter reads it. tree-sitter-python ends lines at "\n" only, but Python (and the
+// LSP) also end them at a lone "\r" (old Mac files): read as "\n" it is the same single byte, so
+// every offset stays valid. Chunks without a carriage return are handed over in place.
+struct ParseInput {
+  std::string_view text;
+  std::string chunk;
+};
+const char* readChunk(void* payload, uint32_t byte, TSPoint, uint32_t* read) {
+  auto& in = *static_cast<ParseInput*>(payload);
+  if (byte >= in.text.size()) {
+    *read = 0;
+    return "";
+  }
+  constexpr size_t kChunk = 1 << 16;
+  std::string_view piece = in.text.substr(byte, kChunk);
+  *read = static_cast<uint32_t>(piece.size());
+  if (piece.find('\r') == std::string_view::npos) return piece.data();
+  in.chunk.assign(piece);
+  for (size_t i = 0; i < in.chunk.size(); ++i) {
+    size_t at = byte + i;
+    if (in.chunk[i] == '\r' && (at + 1 >= in.text.size() || in.text[at + 1] != '\n')) in.chunk[i] = '\n';
+  }
+  return in.chunk.data();
+}
+
+TSTree* parseText(TSParser* parser, const TSTree* old, std::string_view text) {
+  ParseInput in{text, {}};
+  return ts_parser_parse(parser, old, TSInput{&in, readChunk, TSInputEncodingUTF8});
+}
+
 }  // namespace
 
 Document::Document(std::string text) : text_(std::move(text)) {
@@ -40,7 +70,7 @@ Document::Document(std::string text) : text_(std::move(text)) {
   if (!ts_parser_set_language(parser_, tree_sitter_python()))
     throw std::runtime_error("tree-sitter-python grammar ABI does not match the tree-sitter runtime");
   lines_.reset(text_);
-  tree_ = ts_parser_parse_string(parser_, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  tree_ = parseText(parser_, nullptr, text_);
   findIslands();
 }
 
@@ -117,7 +147,7 @@ bool Document::parseIsland(Island& island, TSTree* old) {
   if (island.header.end > island.header.begin) ranges.push_back(tsRange(lines_, island.header));
   ranges.push_back(tsRange(lines_, island.range));
   ts_parser_set_included_ranges(parser_, ranges.data(), static_cast<uint32_t>(ranges.size()));
-  TSTree* fresh = ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size()));
+  TSTree* fresh = parseText(parser_, old, text_);
   ts_parser_set_included_ranges(parser_, nullptr, 0);
   if (!fresh) return false;
   // The island must still be one definition that ends where the island ends (no dedent that closed
@@ -167,7 +197,7 @@ TSTree* Document::parseRanges(const std::vector<ByteRange>& ranges) const {
   TSParser* parser = ts_parser_new();
   ts_parser_set_language(parser, tree_sitter_python());
   ts_parser_set_included_ranges(parser, included.data(), static_cast<uint32_t>(included.size()));
-  TSTree* tree = ts_parser_parse_string(parser, nullptr, text_.data(), static_cast<uint32_t>(text_.size()));
+  TSTree* tree = parseText(parser, nullptr, text_);
   ts_parser_delete(parser);
   return tree;
 }
@@ -211,7 +241,7 @@ std::vector<ByteRange> Document::wholeFileEdit(const TSInputEdit& edit, bool tre
   ++wholeFileReparses_;
   TSTree* old = tree_;
   if (!treeEdited) ts_tree_edit(old, &edit);
-  TSTree* fresh = ts_parser_parse_string(parser_, old, text_.data(), static_cast<uint32_t>(text_.size()));
+  TSTree* fresh = parseText(parser_, old, text_);
   uint32_t count = 0;
   TSRange* changed = ts_tree_get_changed_ranges(old, fresh, &count);
   std::vector<ByteRange> out;
@@ -240,8 +270,8 @@ std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view new
   // edit adds or removes no line break and stays clear of the line's indentation (so the lines that
   // decide where the function ends keep their indentation).
   auto sameLines = [&] {
-    if (newText.find('\n') != std::string_view::npos) return false;
-    if (slice(range).find('\n') != std::string_view::npos) return false;
+    if (newText.find_first_of("\r\n") != std::string_view::npos) return false;
+    if (slice(range).find_first_of("\r\n") != std::string_view::npos) return false;
     uint32_t lineStart = lines_.lineStart(lines_.lineOf(range.begin));
     uint32_t indentEnd = lineStart;
     while (indentEnd < text_.size() && (text_[indentEnd] == ' ' || text_[indentEnd] == '\t')) ++indentEnd;

@@ -5,33 +5,56 @@
 
 namespace tvms::syntax {
 
+namespace {
+// Whether a line starts at p (0 < p <= size): after "\n", or after a "\r" that no "\n" follows
+// (the LSP's three line endings: "\n", "\r\n" and "\r").
+bool startsLine(std::string_view text, size_t p) {
+  char c = text[p - 1];
+  return c == '\n' || (c == '\r' && (p == text.size() || text[p] != '\n'));
+}
+}  // namespace
+
 void LineIndex::reset(std::string_view text) {
   text_ = text;
   lineStarts_.clear();
   lineStarts_.push_back(0);
-  for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', text.data() + text.size() - p)));)
-    lineStarts_.push_back(static_cast<uint32_t>(++p - text.data()));
+  const char* base = text.data();
+  const char* end = base + text.size();
+  for (const char* p = base; p < end; ++p) {
+    // memchr finds the common "\n" fast; the rare "\r" is checked on the way.
+    const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+    const char* stop = nl ? nl : end;
+    for (const char* cr = static_cast<const char*>(std::memchr(p, '\r', static_cast<size_t>(stop - p))); cr;
+         cr = static_cast<const char*>(std::memchr(cr + 1, '\r', static_cast<size_t>(stop - cr - 1))))
+      if (cr + 1 < stop || !nl) lineStarts_.push_back(static_cast<uint32_t>(cr + 1 - base));
+    if (!nl) break;
+    lineStarts_.push_back(static_cast<uint32_t>(nl + 1 - base));
+    p = nl;
+  }
 }
 
 void LineIndex::applyEdit(std::string_view text, uint32_t begin, uint32_t oldEnd, std::string_view inserted) {
   text_ = text;
   const int64_t delta = static_cast<int64_t>(inserted.size()) - (oldEnd - begin);
-  // Line starts in (begin, oldEnd] came from removed newlines.
-  auto first = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), begin);
+  // A line start p depends on the bytes at p - 1 and p: the starts in [begin, oldEnd] may change
+  // (a "\r" next to the edit can pair with a "\n" or lose one), those before and after may not.
+  const uint32_t from = std::max<uint32_t>(begin, 1);
+  auto first = std::lower_bound(lineStarts_.begin(), lineStarts_.end(), from);
   auto last = std::upper_bound(first, lineStarts_.end(), oldEnd);
   std::vector<uint32_t> added;
-  for (uint32_t i = 0; i < inserted.size(); ++i)
-    if (inserted[i] == '\n') added.push_back(begin + i + 1);
+  const uint32_t newEnd = begin + static_cast<uint32_t>(inserted.size());
+  for (uint32_t p = from; p <= newEnd && p <= text.size(); ++p)
+    if (startsLine(text, p)) added.push_back(p);
   for (auto it = last; it != lineStarts_.end(); ++it) *it = static_cast<uint32_t>(*it + delta);
   auto pos = lineStarts_.erase(first, last);
   lineStarts_.insert(pos, added.begin(), added.end());
 }
 
 uint32_t LineIndex::lineEnd(uint32_t line) const {
-  uint32_t end = line + 1 < lineStarts_.size() ? lineStarts_[line + 1] - 1 : static_cast<uint32_t>(text_.size());
-  if (end > lineStarts_[line] && end <= text_.size() && end > 0 && text_[end - 1] == '\r' &&
-      line + 1 < lineStarts_.size())
-    --end;
+  if (line + 1 >= lineStarts_.size()) return static_cast<uint32_t>(text_.size());
+  uint32_t next = lineStarts_[line + 1];  // just past the line's ending: "\n", "\r\n" or "\r"
+  uint32_t end = next - 1;
+  if (text_[end] == '\n' && end > lineStarts_[line] && text_[end - 1] == '\r') --end;
   return end;
 }
 

@@ -20,7 +20,10 @@ runtime::NDArray Host::tensor(std::vector<int64_t> shape, std::mt19937& rng, dou
   return a;
 }
 
-std::mt19937 freshRng() { return std::mt19937(std::random_device{}()); }
+uint32_t freshSeed() {
+  if (const char* s = std::getenv("TVMS_TEST_SEED")) return static_cast<uint32_t>(std::strtoul(s, nullptr, 10));
+  return std::random_device{}();
+}
 
 float at(const runtime::NDArray& a, int64_t i) { return static_cast<const float*>(a.data())[i]; }
 

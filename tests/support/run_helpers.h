@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
+
 #include "runtime/vm.h"
 
 namespace tvms::test {
@@ -15,7 +17,14 @@ struct Host {
   runtime::NDArray tensor(std::vector<int64_t> shape, std::mt19937& rng, double lo = -1, double hi = 1);
 };
 
-std::mt19937 freshRng();
+// A seed drawn afresh each run, or TVMS_TEST_SEED's when set (to rerun a failure).
+uint32_t freshSeed();
+// Declares `name`, a generator from a fresh seed, and attaches the seed to every failure report of
+// the enclosing test case ("random seed N (rerun with TVMS_TEST_SEED=N)").
+#define TVMS_FRESH_RNG(name)                                                                        \
+  const uint32_t name##Seed = ::tvms::test::freshSeed();                                            \
+  INFO("random seed " << name##Seed << " (rerun with TVMS_TEST_SEED=" << name##Seed << ")"); \
+  std::mt19937 name(name##Seed)
 float at(const runtime::NDArray& a, int64_t i);
 
 struct Run {

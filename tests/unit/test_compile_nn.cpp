@@ -40,7 +40,7 @@ std::string shapeIn(const std::string& layout, const std::string& letters, const
 }
 
 void checkConv2d(const Conv2dCase& c) {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   int64_t oh = (c.h + c.padTop + c.padBottom - c.dilation * (c.kh - 1) - 1) / c.stride + 1;
   int64_t ow = (c.w + c.padLeft + c.padRight - c.dilation * (c.kw - 1) - 1) / c.stride + 1;
@@ -95,7 +95,7 @@ TEST_CASE("compile and run: conv2d in NCHW/OIHW and NHWC/OHWI, strides, asymmetr
 }
 
 TEST_CASE("compile and run: the corpus's cuda + llvm examples, cuda remapped to a CPU device, against the host reference") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   std::map<std::string, std::string> remap{{"cuda:0", "cpu"}};
   {
@@ -146,7 +146,7 @@ TEST_CASE("compile and run: the corpus's cuda + llvm examples, cuda remapped to 
 }
 
 TEST_CASE("compile and run: conv2d_transpose (strides, padding, output_padding, groups) and conv1d_transpose") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   // data (1, 4, 5, 6) NCHW, weight (4, 3, 3, 3) IOHW with groups=2: 6 output channels.
   const int64_t C = 4, H = 5, W = 6, OCG = 3, K = 3, S = 2, P = 1, OP = 1, G = 2;

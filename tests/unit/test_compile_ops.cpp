@@ -40,7 +40,7 @@ std::string T(const std::string& shape, const std::string& dtype = "\"float32\""
 }  // namespace
 
 TEST_CASE("compile and run: activations, where, ewise_fma, astype, broadcast_to, outer") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto x = h.tensor({5, 33}, rng, -3, 3);
   std::string body = "        a = R.nn.leakyrelu(x, alpha=0.2)\n        b = R.nn.selu(x)\n        c = R.nn.softplus(x, beta=2.0)\n"
@@ -77,7 +77,7 @@ TEST_CASE("compile and run: activations, where, ewise_fma, astype, broadcast_to,
 }
 
 TEST_CASE("compile and run: fills, tril / triu, take, strided_slice") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto x = h.tensor({6, 7}, rng), v = h.tensor({}, rng);
   std::string t = T("(6, 7)");
@@ -113,7 +113,7 @@ TEST_CASE("compile and run: fills, tril / triu, take, strided_slice") {
 }
 
 TEST_CASE("compile and run: argmax / argmin, cumsum / cumprod, std / variance") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto x = h.tensor({4, 9, 3}, rng, 0.5, 1.5);
   std::string body = "        a = R.argmax(x, axis=1)\n        b = R.argmin(x)\n        c = R.cumsum(x, axis=1)\n"
@@ -160,7 +160,7 @@ TEST_CASE("compile and run: argmax / argmin, cumsum / cumprod, std / variance") 
 }
 
 TEST_CASE("compile and run: layer_norm, rms_norm, prelu") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto x = h.tensor({3, 4, 10}, rng), g = h.tensor({10}, rng), b = h.tensor({10}, rng), alpha = h.tensor({4}, rng);
   std::string t = T("(3, 4, 10)");
@@ -186,7 +186,7 @@ TEST_CASE("compile and run: layer_norm, rms_norm, prelu") {
 }
 
 TEST_CASE("compile and run: max / avg pooling (strides, padding, NHWC) and adaptive average pooling") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto x = h.tensor({2, 3, 9, 8}, rng);
   std::string body = "        m = R.nn.max_pool2d(x, pool_size=(3, 3), strides=(2, 2), padding=(1, 1))\n"
@@ -232,7 +232,7 @@ TEST_CASE("compile and run: max / avg pooling (strides, padding, NHWC) and adapt
 }
 
 TEST_CASE("compile and run: concat and stack along an axis") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto a = h.tensor({2, 3, 4}, rng), b = h.tensor({2, 5, 4}, rng), c = h.tensor({2, 1, 4}, rng);
   std::string body = "        j = R.concat((a, b, c), axis=1)\n        s = R.stack((a, a), axis=3)\n        return (j, s)\n";
@@ -261,7 +261,7 @@ std::vector<double> asDoubles(const runtime::NDArray& a) {
 }  // namespace
 
 TEST_CASE("compile and run: split, sort / argsort / topk (ties in index order), arange, dropout at inference") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto x = h.tensor({3, 7}, rng);
   static_cast<float*>(x.data())[4] = static_cast<float*>(x.data())[1];  // a tie in row 0
@@ -299,7 +299,7 @@ TEST_CASE("compile and run: split, sort / argsort / topk (ties in index order), 
 }
 
 TEST_CASE("compile and run: instance_norm, group_norm, batch_norm (training and inference)") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   const int64_t N = 2, C = 6, H = 3, W = 4;
   auto x = h.tensor({N, C, H, W}, rng), g = h.tensor({C}, rng), b = h.tensor({C}, rng), mm = h.tensor({C}, rng);
@@ -349,7 +349,7 @@ TEST_CASE("compile and run: instance_norm, group_norm, batch_norm (training and 
 }
 
 TEST_CASE("compile and run: matmul with 1-D operands and broadcast batch dims") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto v = h.tensor({5}, rng), m = h.tensor({5, 4}, rng), a = h.tensor({2, 1, 3, 5}, rng), b = h.tensor({3, 5, 4}, rng);
   std::string body = "        p = R.matmul(v, m)\n        q = R.matmul(m, R.const(1, \"float32\") + R.zeros((4,), \"float32\"))\n"
@@ -375,7 +375,7 @@ TEST_CASE("compile and run: matmul with 1-D operands and broadcast batch dims") 
 }
 
 TEST_CASE("compile and run: einsum (contraction, batch, trace, implicit output)") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto a = h.tensor({2, 3, 4}, rng), b = h.tensor({2, 4, 5}, rng), s = h.tensor({4, 4}, rng);
   std::string body = "        p = R.einsum((a, b), \"bij,bjk->bik\")\n        d = R.einsum((s,), \"ii->i\")\n"
@@ -405,7 +405,7 @@ TEST_CASE("compile and run: einsum (contraction, batch, trace, implicit output)"
 }
 
 TEST_CASE("compile and run: median along an axis (odd and even lengths, ties) and of everything") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto x = h.tensor({4, 5}, rng);
   static_cast<float*>(x.data())[6] = static_cast<float*>(x.data())[8];  // a tie in row 1
@@ -426,7 +426,7 @@ TEST_CASE("compile and run: median along an axis (odd and even lengths, ties) an
 }
 
 TEST_CASE("compile and run: atan2, log_add_exp, isnan / isinf / isfinite, bitwise ops and shifts on int32") {
-  auto rng = test::freshRng();
+  TVMS_FRESH_RNG(rng);
   test::Host h;
   auto a = h.tensor({40}, rng, -30, 30), b = h.tensor({40}, rng, -30, 30);
   float* pa = static_cast<float*>(a.data());

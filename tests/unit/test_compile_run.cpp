@@ -23,7 +23,6 @@ using test::Run;
 using test::at;
 using test::checkClose;
 using test::compileAndRun;
-using test::freshRng;
 using test::module;
 
 std::vector<double> matmulRef(const runtime::NDArray& a, const runtime::NDArray& b, int64_t batch, int64_t M, int64_t K, int64_t N, bool batchedB) {
@@ -41,7 +40,7 @@ std::vector<double> matmulRef(const runtime::NDArray& a, const runtime::NDArray&
 }  // namespace
 
 TEST_CASE("compile and run: unary ops against float64 references") {
-  auto rng = freshRng();
+  TVMS_FRESH_RNG(rng);
   Host h;
   struct U { const char* op; std::function<double(double)> f; double lo, hi; };
   const U ops[] = {
@@ -74,7 +73,7 @@ TEST_CASE("compile and run: unary ops against float64 references") {
 }
 
 TEST_CASE("compile and run: binary ops, broadcasting, inlined constants") {
-  auto rng = freshRng();
+  TVMS_FRESH_RNG(rng);
   Host h;
   auto a = h.tensor({8, 1, 33}, rng), b = h.tensor({5, 33}, rng, 0.5, 2);
   struct B { const char* op; std::function<double(double, double)> f; };
@@ -104,7 +103,7 @@ TEST_CASE("compile and run: binary ops, broadcasting, inlined constants") {
 }
 
 TEST_CASE("compile and run: matmul (tiles and edges, batches), reductions, softmax, reshape") {
-  auto rng = freshRng();
+  TVMS_FRESH_RNG(rng);
   Host h;
   for (auto [M, K, N] : {std::array<int64_t, 3>{37, 45, 70}, {64, 128, 32}, {3, 5, 2}, {130, 67, 97}, {20, 600, 45}, {9, 257, 33}}) {
     auto a = h.tensor({M, K}, rng), b = h.tensor({K, N}, rng);
@@ -152,7 +151,7 @@ TEST_CASE("compile and run: matmul (tiles and edges, batches), reductions, softm
 }
 
 TEST_CASE("compile and run: permute_dims with axes and reversed") {
-  auto rng = freshRng();
+  TVMS_FRESH_RNG(rng);
   Host h;
   auto x = h.tensor({3, 4, 5}, rng);
   Run r = compileAndRun(module("x: R.Tensor((3, 4, 5), \"float32\")", "R.Tuple(R.Tensor((5, 3, 4), \"float32\"), R.Tensor((5, 4, 3), \"float32\"))",
@@ -171,7 +170,7 @@ TEST_CASE("compile and run: permute_dims with axes and reversed") {
 }
 
 TEST_CASE("compile and run: a module with two CPU vdevices equals its single-device twin: copies are real") {
-  auto rng = freshRng();
+  TVMS_FRESH_RNG(rng);
   Host h;
   std::string two = test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/multi_cpu.py");
   std::string one = two;
@@ -194,7 +193,7 @@ TEST_CASE("compile and run: a module with two CPU vdevices equals its single-dev
 }
 
 TEST_CASE("compile and run: storage is reused after a tensor's last use, per device") {
-  auto rng = freshRng();
+  TVMS_FRESH_RNG(rng);
   Host h;
   auto x = h.tensor({256}, rng);
   Run r = compileAndRun(module("x: R.Tensor((256,), \"float32\")", "R.Tensor((256,), \"float32\")",
@@ -209,7 +208,7 @@ TEST_CASE("compile and run: storage is reused after a tensor's last use, per dev
 }
 
 TEST_CASE("compile and run: wrong inputs are clear errors naming the parameter and its struct info") {
-  auto rng = freshRng();
+  TVMS_FRESH_RNG(rng);
   Host h;
   auto lowered = test::lower(module("x: R.Tensor((\"n\", 8), \"float32\"), y: R.Tensor((\"n\", 8), \"float32\")", "R.Tensor((\"n\", 8), \"float32\")",
                                     "        z = R.add(x, y)\n        return z\n"));

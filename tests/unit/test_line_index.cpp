@@ -53,16 +53,34 @@ TEST_CASE("line index: invalid UTF-8 bytes count as one unit each and are found"
   CHECK(firstInvalidUtf8("ok\xe4\xb8") == 2);     // truncated sequence
 }
 
+TEST_CASE("line index: a lone CR ends a line, as do LF and CRLF (the LSP's three line endings)") {
+  LineIndex li("a\rb\r\nc\nd\r\re");
+  REQUIRE(li.lineCount() == 6);
+  CHECK(li.lineStart(1) == 2);
+  CHECK(li.lineStart(2) == 5);
+  CHECK(li.lineStart(3) == 7);
+  CHECK(li.lineStart(4) == 9);
+  CHECK(li.lineStart(5) == 10);
+  CHECK(li.lineEnd(0) == 1);
+  CHECK(li.lineEnd(1) == 3);  // before "\r\n"
+  CHECK(li.lineEnd(3) == 8);  // "d", then a lone "\r"
+  CHECK(li.lineEnd(4) == 9);  // an empty line ended by the second "\r"
+  CHECK(li.toLineCol(10, Encoding::Utf16) == LineCol{5, 0});
+  CHECK(LineIndex("x\r").lineCount() == 2);
+}
+
 TEST_CASE("line index: incremental updates equal a rebuild") {
-  std::string text = "ab\ncd\n\nefg\nh";
+  std::string text = "ab\ncd\n\nefg\r\nh\ri";
   LineIndex li(text);
   uint32_t seed = 3;
-  const char* pieces[] = {"", "x", "\n", "y\nz", "\n\n", "é"};
-  for (int i = 0; i < 500; ++i) {
+  INFO("linear congruential sequence from seed 3");
+  // Carriage returns inserted or removed next to "\n" make and break CRLF pairs at the edit's edges.
+  const char* pieces[] = {"", "x", "\n", "y\nz", "\n\n", "é", "\r", "\r\n", "q\r"};
+  for (int i = 0; i < 3000; ++i) {
     seed = seed * 1664525u + 1013904223u;
     uint32_t b = (seed >> 8) % static_cast<uint32_t>(text.size() + 1);
     uint32_t e = std::min<uint32_t>(static_cast<uint32_t>(text.size()), b + (seed >> 20) % 3);
-    std::string piece = pieces[(seed >> 4) % 6];
+    std::string piece = pieces[(seed >> 4) % 9];
     text.replace(b, e - b, piece);
     li.applyEdit(text, b, e, piece);
     LineIndex fresh(text);
