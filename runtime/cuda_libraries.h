@@ -13,7 +13,7 @@ namespace tvms::runtime {
 // float16 / bfloat16 on the tensor cores with float32 accumulation.
 void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
 // "tvms.cudnn.conv2d?layout=NHWC&stride=..&pad=..&dilation=..&groups=..": NCHW/OIHW or NHWC/OHWI,
-// float32 (FMA math: no TF32) / float64; the output in the data's layout.
+// float32 (no TF32 engines) / float64; the output in the data's layout. In runtime/cudnn_conv.cpp.
 void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
 
 }  // namespace tvms::runtime
