@@ -66,4 +66,23 @@ std::string pathOfUri(const std::string& uri) {
   return out;
 }
 
+bool nestsDeeperThan(std::string_view body, int limit) {
+  int depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    char c = body[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 }  // namespace tvms::server

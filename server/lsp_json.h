@@ -21,6 +21,14 @@ syntax::ByteRange byteRange(const json& range, const syntax::LineIndex& lines, s
 json lspDiagnostic(const diag::Diagnostic& d, const syntax::LineIndex& lines, syntax::Encoding enc,
                    const std::string& uri, const std::string& rulesDoc);
 
+// A message as it goes on the wire. Text from the user's file may hold invalid UTF-8 (a byte the
+// editor shows as U+FFFD): it is written as U+FFFD, never an exception that would end the server.
+inline std::string wireText(const json& message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// Whether `body`'s arrays and objects nest deeper than `limit` (strings skipped). Checked before
+// parsing: nlohmann's parser recurses, and 70,000 nested arrays overflowed the server's stack.
+bool nestsDeeperThan(std::string_view body, int limit);
+
 // file:///a%20b/c.py -> /a b/c.py; other schemes give "".
 std::string pathOfUri(const std::string& uri);
 

@@ -168,7 +168,7 @@ void Server::cancelProgress(const json& params) {
 void Server::sendRequest(const std::string& method, json params, std::function<void(const json&, bool)> onAnswer) {
   std::string id = "tvms-" + std::to_string(++serverRequests_);
   pendingRequests_[id] = std::move(onAnswer);
-  transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}.dump());
+  transport_.send(wireText(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}));
 }
 
 void Server::onResponse(const json& msg) {

@@ -40,7 +40,10 @@ std::optional<std::vector<std::string>> stringList(const json& j, const char* ke
 Server::Server() : transport_(io_, STDIN_FILENO, STDOUT_FILENO), rulesDoc_(findRulesDoc()) {}
 
 int Server::run() {
-  worker_ = std::make_unique<AnalysisWorker>([this](const std::string& uri, int64_t v) { analysisFinished(uri, v); });
+  worker_ = std::make_unique<AnalysisWorker>([this](const std::string& uri, int64_t v) { analysisFinished(uri, v); },
+                                             [this](const std::string& uri, const std::string& what) {
+                                               log("the analysis of " + uri + " failed (" + what + "); please report it with the file");
+                                             });
   transport_.start([this](std::string body) { onMessage(body); },
                    [this](std::string why) { error(nullptr, InvalidRequest, why); }, [this] { io_.stop(); });
   io_.run();
@@ -53,17 +56,20 @@ int Server::run() {
 }
 
 void Server::reply(const json& id, json result) {
-  transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump());
+  transport_.send(wireText(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}));
 }
 void Server::error(const json& id, int code, const std::string& message) {
-  transport_.send(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}.dump());
+  transport_.send(wireText(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}));
 }
 void Server::notify(const std::string& method, json params) {
-  transport_.send(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}.dump());
+  transport_.send(wireText(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}));
 }
 void Server::log(const std::string& message) { notify("window/logMessage", {{"type", 2}, {"message", "tvms: " + message}}); }
 
 void Server::onMessage(const std::string& body) {
+  // LSP's own messages nest a few levels (a workspace edit ~8); 256 leaves room and keeps the
+  // parser's recursion far from the stack's end.
+  if (nestsDeeperThan(body, 256)) return error(nullptr, InvalidRequest, "the message nests arrays or objects deeper than 256 levels");
   json msg = json::parse(body, nullptr, false);
   if (msg.is_discarded()) return error(nullptr, ParseError, "the message is not valid JSON");
   if (msg.is_object() && !msg.contains("method") && msg.contains("id") && (msg.contains("result") || msg.contains("error")))

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <istream>
 
 namespace tvms::server {
@@ -22,17 +23,22 @@ void Transport::readHeader() {
     if (ec) { onEof_(); return; }
     std::string header(boost::asio::buffers_begin(buffer_.data()), boost::asio::buffers_begin(buffer_.data()) + n);
     buffer_.consume(n);
+    // The last Content-Length in the block counts, wherever it starts: after a bad frame (a body
+    // longer than its header said, a missing header) the rest of it comes before the next
+    // message's header, and that message must still be read.
+    std::string lower;
+    for (char c : header) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     long long length = -1;
-    size_t pos = 0;
-    while (pos < header.size()) {
-      size_t eol = header.find("\r\n", pos);
-      std::string line = header.substr(pos, eol - pos);
-      pos = eol == std::string::npos ? header.size() : eol + 2;
-      std::string lower;
-      for (char c : line) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (lower.rfind("content-length:", 0) == 0) {
-        try { length = std::stoll(line.substr(15)); } catch (...) { length = -1; }
-      }
+    size_t at = lower.rfind("content-length:");
+    if (at != std::string::npos) {
+      size_t digits = at + 15;
+      while (digits < header.size() && (header[digits] == ' ' || header[digits] == '\t')) ++digits;
+      size_t end = digits;
+      while (end < header.size() && end - digits < 12 && std::isdigit(static_cast<unsigned char>(header[end]))) ++end;
+      if (end > digits && (end == header.size() || header[end] == '\r')) length = std::stoll(header.substr(digits, end - digits));
+      size_t lineStart = lower.rfind("\r\n", at);
+      lineStart = lineStart == std::string::npos ? 0 : lineStart + 2;
+      if (length >= 0 && at != lineStart) onBadFrame_("bytes that are not a message header before a Content-Length (skipped)");
     }
     if (length < 0 || static_cast<size_t>(length) > kMaxMessageBytes) {
       onBadFrame_(length < 0 ? "a message header without a valid Content-Length" : "a message over 64 MiB");

@@ -10,7 +10,8 @@ namespace {
 constexpr size_t kMaxFollowedEdits = 200;
 }  // namespace
 
-AnalysisWorker::AnalysisWorker(Finished finished) : finished_(std::move(finished)), thread_([this] { run(); }) {}
+AnalysisWorker::AnalysisWorker(Finished finished, Failed failed)
+    : finished_(std::move(finished)), failed_(std::move(failed)), thread_([this] { run(); }) {}
 
 AnalysisWorker::~AnalysisWorker() { stop(); }
 
@@ -99,7 +100,15 @@ void AnalysisWorker::run() {
         break;
       }
     }
-    process(uri, std::move(job));
+    try {
+      process(uri, std::move(job));
+    } catch (const std::exception& e) {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        analysed_.erase(uri);
+      }
+      if (failed_) failed_(uri, e.what());
+    }
   }
 }
 

@@ -40,7 +40,10 @@ class AnalysisWorker {
  public:
   // Called on the worker thread after a version was analysed, if it is still the latest.
   using Finished = std::function<void(const std::string& uri, int64_t version)>;
-  explicit AnalysisWorker(Finished finished);
+  // An analysis that threw (a defect of ours): the document's state is dropped, so its next change
+  // is analysed from its whole text, and the server says so instead of ending.
+  using Failed = std::function<void(const std::string& uri, const std::string& what)>;
+  explicit AnalysisWorker(Finished finished, Failed failed = nullptr);
   ~AnalysisWorker();
   // Finishes the analysis in flight (its `finished` callback included) and ends the thread.
   void stop();
@@ -70,6 +73,7 @@ class AnalysisWorker {
   void process(const std::string& uri, Job job);
 
   Finished finished_;
+  Failed failed_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;

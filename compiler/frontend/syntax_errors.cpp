@@ -86,7 +86,12 @@ std::optional<diag::Diagnostic> firstSyntaxError(const syntax::Document& doc, TS
   uint32_t lineEnd = doc.lines().lineEnd(doc.lines().lineOf(r.begin));
   if (r.end > lineEnd) r.end = std::max(lineEnd, r.begin + 1);
   std::string snippet(doc.slice(r));
-  if (snippet.size() > 40) snippet = snippet.substr(0, 40) + "...";
+  if (snippet.size() > 40) {
+    // Cut at a character boundary: never inside a multi-byte UTF-8 sequence.
+    size_t cut = 40;
+    while (cut > 0 && (static_cast<unsigned char>(snippet[cut]) & 0xC0) == 0x80) --cut;
+    snippet = snippet.substr(0, cut) + "...";
+  }
   return diag::make("TVS001", r, "invalid syntax" + (snippet.empty() ? std::string() : ": `" + snippet + "`"));
 }
 

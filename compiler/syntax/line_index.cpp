@@ -107,7 +107,17 @@ uint32_t LineIndex::toOffset(LineCol pos, Encoding enc) const {
   if (pos.line >= lineStarts_.size()) return static_cast<uint32_t>(text_.size());
   uint32_t start = lineStarts_[pos.line];
   uint32_t end = lineEnd(pos.line);
-  if (enc == Encoding::Utf8) return std::min(start + pos.column, end);
+  if (enc == Encoding::Utf8) {
+    // A column inside a multi-byte character means the character's start: an edit there must
+    // never split a UTF-8 sequence.
+    uint32_t target = std::min<uint64_t>(uint64_t{start} + pos.column, end), i = start;
+    while (i < target) {
+      uint32_t next = i + utf8Step(text_, i).bytes;
+      if (next > target) break;
+      i = next;
+    }
+    return i;
+  }
   uint32_t units = 0;
   uint32_t i = start;
   while (i < end && units < pos.column) {

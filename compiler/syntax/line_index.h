@@ -24,7 +24,8 @@ class LineIndex {
   uint32_t lineOf(uint32_t offset) const;
 
   LineCol toLineCol(uint32_t offset, Encoding enc) const;
-  // Clamps: a line past the end gives the text's end, a column past the line's end gives the line's end.
+  // Clamps: a line past the end gives the text's end, a column past the line's end gives the line's end,
+  // a column inside a character (a UTF-8 byte or half a UTF-16 surrogate pair) gives a character boundary.
   uint32_t toOffset(LineCol pos, Encoding enc) const;
 
  private:

@@ -85,3 +85,16 @@ TEST_CASE("hardening: an integer past 64 bits in a dimension string is a diagnos
   CHECK(r.err.find("internal error") == std::string::npos);
   CHECK(r.out.find("holds 999999999999999999999, past the 64-bit integers") != std::string::npos);
 }
+
+TEST_CASE("hardening: lint's JSON and SARIF carry a syntax error's snippet among accented names (it was cut inside a character)") {
+  std::string line = "    y = x x ";
+  for (int i = 0; i < 20; ++i) line += "\xc3\xa9\xc3\xa9 ";
+  std::string text = "from tvm.script import relax as R\n\n@R.function\ndef f(x: R.Tensor((2,), \"float32\")):\n" + line + "\n    return x\n";
+  std::string path = tempFile("accents.py", text);
+  for (const char* format : {"json", "sarif", "text", "github"}) {
+    auto r = runTvms({"lint", "--output-format", format, path});
+    CHECK_MESSAGE(r.exitCode == 1, format);
+    CHECK_MESSAGE(r.err.find("internal error") == std::string::npos, format);
+    CHECK_MESSAGE(r.out.find("x x \xc3\xa9\xc3\xa9") != std::string::npos, format);
+  }
+}

@@ -120,7 +120,7 @@ std::string renderJson(const std::vector<LintedFile>& files) {
                      {"related", related},
                      {"fixes", fixes}});
     }
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";  // invalid UTF-8 from the file as U+FFFD
 }
 
 std::string renderSarif(const std::vector<LintedFile>& files) {
@@ -177,7 +177,7 @@ std::string renderSarif(const std::vector<LintedFile>& files) {
                                      {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + uriOf(sourceRoot().generic_string()) + "/"}}}}},
                                      {"artifacts", artifacts},
                                      {"results", results}}})}};
-  return log.dump(2) + "\n";
+  return log.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string renderGithub(const std::vector<LintedFile>& files) {

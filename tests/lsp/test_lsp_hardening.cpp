@@ -1,0 +1,112 @@
+// Issue 20's language-server reproductions: each ended `tvms lsp` (a crash, an abort, a stack
+// overflow) or lost every later message. After each, the server must still answer.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "compiler/syntax/line_index.h"
+#include "tests/lsp/lsp_client.h"
+
+using tvms::test::Client;
+using nlohmann::json;
+
+namespace {
+
+const char* kUri = "file:///work/hardening.py";
+
+std::string moduleWith(const std::string& line) {
+  return "from tvm.script import relax as R\n\n@R.function\ndef f(x: R.Tensor((2,), \"float32\")):\n" + line + "\n    return x\n";
+}
+
+void open(Client& c, const std::string& text) {
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", kUri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+}
+
+// The server is alive and its copy of the document is `text`.
+void checkText(Client& c, int id, const std::string& text) {
+  c.request(id, "tvms/documentText", {{"uri", kUri}});
+  json got = c.response(id);
+  REQUIRE(got.contains("result"));
+  CHECK(got["result"]["text"] == text);
+}
+
+std::string repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("lsp hardening: a syntax error among accented names gives a diagnostic (its snippet was cut inside a character)") {
+  Client c;
+  c.initialize();
+  // The snippet's 40th byte falls inside an "é": the message was invalid UTF-8 and the JSON writer threw.
+  std::string text = moduleWith("    y = x x " + repeat("\xc3\xa9\xc3\xa9 ", 20));
+  open(c, text);
+  json d = c.diagnosticsFor(1);
+  REQUIRE(!d.is_null());
+  REQUIRE(!d["diagnostics"].empty());
+  std::string message = d["diagnostics"][0]["message"];
+  CHECK(message.find("invalid syntax: `x x ") == 0);
+  CHECK(message.find("\xc3\xa9\xc3\xa9 ...`") != std::string::npos);  // cut before the split "é"
+  checkText(c, 2, text);
+}
+
+TEST_CASE("lsp hardening: with UTF-8 positions, an edit inside a character snaps to its start and the text stays valid") {
+  Client c;
+  c.request(1, "initialize", {{"processId", nullptr}, {"capabilities", {{"general", {{"positionEncodings", json::array({"utf-8"})}}}}}});
+  REQUIRE(c.response(1)["result"]["capabilities"]["positionEncoding"] == "utf-8");
+  c.notify("initialized", json::object());
+  std::string text = moduleWith("    s = \"caf\xc3\xa9\"");
+  open(c, text);
+  // Line 4 is `    s = "café"`: byte column 13 is the second byte of "é".
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+                                      {"contentChanges", json::array({{{"range", {{"start", {{"line", 4}, {"character", 13}}},
+                                                                                  {"end", {{"line", 4}, {"character", 13}}}}},
+                                                                       {"text", "!"}}})}});
+  std::string want = moduleWith("    s = \"caf!\xc3\xa9\"");
+  checkText(c, 2, want);
+  REQUIRE(!c.diagnosticsFor(2).is_null());
+}
+
+TEST_CASE("lsp hardening: a message nesting 100,000 arrays is refused, not a stack overflow") {
+  Client c;
+  c.initialize();
+  std::string params = repeat("[", 100000) + repeat("]", 100000);
+  std::string body = "{\"jsonrpc\":\"2.0\",\"method\":\"tvms/nothing\",\"params\":" + params + "}";
+  c.raw("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  json refused = c.next();
+  REQUIRE(refused.contains("error"));
+  CHECK(refused["error"]["code"] == -32600);
+  open(c, moduleWith("    y = x"));
+  checkText(c, 2, moduleWith("    y = x"));
+}
+
+TEST_CASE("lsp hardening: after bytes without a header the next message is still read") {
+  Client c;
+  c.initialize();
+  // A body sent without its header, then a real request: the request is answered.
+  c.raw("{\"jsonrpc\":\"2.0\",\"method\":\"lost\"}");
+  c.request(5, "shutdown");
+  json answer = c.response(5);
+  REQUIRE(!answer.is_null());
+  CHECK(answer.contains("result"));
+  // A Content-Length shorter than its body: the rest runs into the next header, which still counts.
+  std::string body = "{\"jsonrpc\":\"2.0\",\"method\":\"x\"}";
+  c.raw("Content-Length: 10\r\n\r\n" + body);
+  c.request(6, "tvms/documentText", {{"uri", "file:///none.py"}});
+  json six = c.response(6);
+  REQUIRE(!six.is_null());
+  CHECK(six["error"]["code"] == -32602);
+}
+
+TEST_CASE("lsp hardening: exit without shutdown right after didOpen ends with code 1, every time") {
+  for (int i = 0; i < 20; ++i) {
+    Client c;
+    c.initialize();
+    open(c, moduleWith("    y = R.add(x, x)"));
+    c.notify("exit", json::object());
+    CHECK(c.waitExit() == 1);
+  }
+}
