@@ -1,7 +1,9 @@
 #include "runtime/npy.h"
 
+#include <charconv>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <stdexcept>
 
@@ -53,9 +55,35 @@ NDArray readNpy(const std::string& path, const std::shared_ptr<DeviceAPI>& host)
   if (!found) throw std::runtime_error(path + ": dtype '" + descr + "' is not supported (float16/32/64, int32/64, bool, little-endian)");
   if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)"))) throw std::runtime_error(path + ": Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
   if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw std::runtime_error(path + ": no shape in the .npy header");
+  // Each dimension a non-negative integer, and the whole array no larger than what the file holds
+  // (a negative dimension was read as positive; a shape whose product overflows crashed).
   std::string dims = m[1];
-  static const std::regex number(R"(\d+)");
-  for (std::sregex_iterator it(dims.begin(), dims.end(), number), end; it != end; ++it) a.shape.push_back(std::stoll(it->str()));
+  uint64_t elements = 1;
+  for (size_t at = 0; at < dims.size();) {
+    size_t comma = dims.find(',', at);
+    if (comma == std::string::npos) comma = dims.size();
+    std::string item = dims.substr(at, comma - at);
+    at = comma + 1;
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \tL") + 1);
+    if (item.empty()) continue;  // the trailing comma of a 1-d shape: (5,)
+    int64_t d = -1;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
+    if (ec != std::errc() || end != item.data() + item.size() || d < 0)
+      throw std::runtime_error(path + ": the .npy shape (" + dims + ") has a dimension that is not a non-negative integer: '" + item + "'");
+    if (d != 0 && elements > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
+      throw std::runtime_error(path + ": the .npy shape (" + dims + ") is too large");
+    elements *= static_cast<uint64_t>(d);
+    a.shape.push_back(d);
+  }
+  const std::streampos dataStart = in.tellg();
+  in.seekg(0, std::ios::end);
+  const uint64_t available = static_cast<uint64_t>(in.tellg() - dataStart);
+  in.seekg(dataStart);
+  const uint64_t width = dtypeBytes(a.dtype);
+  if (elements > available / width)
+    throw std::runtime_error(path + ": its shape " + a.shapeText() + " needs " + std::to_string(elements) + " elements, the file holds " +
+                             std::to_string(available / width));
   a.storage = std::make_shared<Storage>(host, -1, a.bytes());
   in.read(static_cast<char*>(a.data()), static_cast<std::streamsize>(a.bytes()));
   if (!in) throw std::runtime_error(path + ": fewer bytes than its shape " + a.shapeText() + " needs");

@@ -2,7 +2,11 @@
 // an "internal error" before. Files under tests/corpus/reliability are the reproductions as filed.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tests/cli/run_tvms.h"
 #include "tests/support/corpus.h"
@@ -97,4 +101,97 @@ TEST_CASE("hardening: lint's JSON and SARIF carry a syntax error's snippet among
     CHECK_MESSAGE(r.err.find("internal error") == std::string::npos, format);
     CHECK_MESSAGE(r.out.find("x x \xc3\xa9\xc3\xa9") != std::string::npos, format);
   }
+}
+
+namespace {
+
+// A .npy file (version 1.0) with `shape` written as given and `bytes` of data after the header.
+std::string npy(const std::string& name, const std::string& shape, size_t bytes) {
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::string file = std::string("\x93NUMPY\x01\x00", 8);
+  file += static_cast<char>(header.size() & 0xff);
+  file += static_cast<char>(header.size() >> 8);
+  return tempFile(name, file + header + std::string(bytes, '\0'));
+}
+
+const char* kSymbolic = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n",), "float32")) -> R.Tensor(("n",), "float32"):
+        y = R.add(x, x)
+        return y
+)";
+
+}  // namespace
+
+TEST_CASE("hardening: every subcommand's --help prints its usage and exits 0") {
+  for (const char* command : {"lint", "fmt", "parse", "explain", "build", "run", "lsp"}) {
+    auto r = runTvms({command, "--help"});
+    CHECK_MESSAGE(r.exitCode == 0, command);
+    CHECK_MESSAGE(r.out.find("usage: tvms " + std::string(command)) != std::string::npos, command);
+  }
+}
+
+TEST_CASE("hardening: bad run arguments are exit 2 with the valid spellings (no stoull, no segfault)") {
+  std::string path = tempFile("sym.py", kSymbolic);
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  std::vector<Case> cases = {
+      {{"--input", "x=random:abc"}, "a seed is a non-negative integer"},
+      {{"--dim", "n=-1"}, "a dimension is a non-negative integer"},
+      {{"--dim", "n=12abc"}, "a dimension is a non-negative integer"},
+      {{"--device", "cuda:0=gpu"}, "cpu, cuda:N or llvm:N"},
+      {{"--device", "cdua:0=cpu"}, "the module has no vdevice cdua:0 (its vdevices: llvm:0)"},
+      {{"--device", "cuda:7=cpu"}, "the module has no vdevice cuda:7"},
+  };
+  for (auto& c : cases) {
+    std::vector<std::string> args{"run", path};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    auto r = runTvms(args);
+    INFO(c.args[0] << " " << c.args[1] << ": " << r.err);
+    CHECK(r.exitCode == 2);
+    CHECK(r.err.find(c.says) != std::string::npos);
+  }
+  // A --dim that contradicts an input's shape.
+  auto contradiction = runTvms({"run", path, "--dim", "n=4", "--input", "x=" + npy("five.npy", "(5,)", 20)});
+  CHECK(contradiction.exitCode == 2);
+  CHECK(contradiction.err.find("has n = 5, but n = 4") != std::string::npos);
+}
+
+TEST_CASE("hardening: a .npy with a negative dimension or an overflowing shape is a clear error") {
+  std::string path = tempFile("sym2.py", kSymbolic);
+  for (auto [shape, says] : std::vector<std::pair<std::string, std::string>>{
+           {"(-3,)", "not a non-negative integer: '-3'"},
+           {"(4294967296, 4294967296, 16)", "too large"},
+           {"(99999999999,)", "the file holds 4"},
+           {"(3,x)", "not a non-negative integer: 'x'"}}) {
+    auto r = runTvms({"run", path, "--input", "x=" + npy("bad.npy", shape, 16)});
+    INFO(shape << ": " << r.err);
+    CHECK(r.exitCode == 1);
+    CHECK(r.err.find(says) != std::string::npos);
+  }
+  auto fine = runTvms({"run", path, "--input", "x=" + npy("ok.npy", "(4,)", 16)});
+  CHECK(fine.exitCode == 0);
+}
+
+TEST_CASE("hardening: tvms run prints and writes every output of a nested tuple") {
+  std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+                     "    @R.function\n    def main(x: R.Tensor((2,), \"float32\")):\n        y = R.add(x, x)\n        z = R.multiply(x, x)\n"
+                     "        t = (y, z)\n        u = (x, t)\n        return u\n";
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_nested_" + std::to_string(getpid()));
+  auto r = runTvms({"run", tempFile("nested.py", text), "--output", dir.string()});
+  REQUIRE(r.exitCode == 0);
+  for (const char* name : {"u_0", "u_1_0", "u_1_1"}) {
+    CHECK_MESSAGE(r.out.find(std::string(name) + ": shape (2,)") != std::string::npos, name);
+    CHECK_MESSAGE(std::filesystem::exists(dir / (std::string(name) + ".npy")), name);
+  }
+  std::filesystem::remove_all(dir);
 }

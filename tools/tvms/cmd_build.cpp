@@ -2,11 +2,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <random>
@@ -45,6 +47,25 @@ bool splitPair(const std::string& s, std::string& k, std::string& v) {
   return true;
 }
 
+// A device spelling of --device: "cpu", or KIND:INDEX with a kind the runtime has.
+bool isDeviceSpelling(const std::string& s, bool target) {
+  if (target && s == "cpu") return true;
+  auto colon = s.find(':');
+  if (colon == std::string::npos || colon + 1 == s.size()) return false;
+  std::string kind = s.substr(0, colon);
+  for (size_t i = colon + 1; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return kind == "cuda" || kind == "llvm" || kind == "cpu" || kind == "c" || (!target && !kind.empty());
+}
+
+// A non-negative 64-bit integer, the whole text.
+std::optional<int64_t> count(const std::string& s) {
+  int64_t v = -1;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0) return std::nullopt;
+  return v;
+}
+
 std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage) {
   BuildArgs b;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -55,14 +76,33 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
       return true;
     };
     std::string v, k, x;
+    if (a == "-h" || a == "--help") {
+      std::cout << usage;
+      std::exit(0);
+    }
     if (a == "-o" && !run && value(b.output)) continue;
     if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
     if (a == "--print-after-all") { b.printAll = true; continue; }
     if (a == "--no-offload") { b.offload = false; continue; }
     if (!run && (a == "--emit=llvm" || a == "--emit=asm" || a == "--emit=cuda" || a == "--emit=ptx")) { b.emit = a.substr(7); continue; }
-    if (a == "--device" && value(v) && splitPair(v, k, x)) { b.remap[k] = x; continue; }
+    if (a == "--device" && value(v) && splitPair(v, k, x)) {
+      if (!isDeviceSpelling(k, false) || !isDeviceSpelling(x, true)) {
+        std::cerr << "tvms: --device " << v << ": give VDEVICE=DEVICE, a vdevice of the module as KIND:INDEX (cuda:0, llvm:1) and a device: "
+                     "cpu, cuda:N or llvm:N (e.g. --device cuda:0=cpu, --device cuda:1=cuda:0)\n";
+        return std::nullopt;
+      }
+      b.remap[k] = x;
+      continue;
+    }
     if (run && a == "--entry" && value(b.entry)) continue;
-    if (run && a == "--input" && value(v) && splitPair(v, k, x)) { b.inputs[k] = x; continue; }
+    if (run && a == "--input" && value(v) && splitPair(v, k, x)) {
+      if (x.rfind("random:", 0) == 0 && !count(x.substr(7))) {
+        std::cerr << "tvms: --input " << v << ": a seed is a non-negative integer (random:42), or give random or a .npy file\n";
+        return std::nullopt;
+      }
+      b.inputs[k] = x;
+      continue;
+    }
     if (run && a == "--output" && value(b.outputDir)) continue;
     if (run && a == "--trace" && value(b.trace)) continue;
     if (run && a == "--repeat" && value(v)) {
@@ -73,7 +113,15 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (run && a == "--format" && value(b.format) && (b.format == "text" || b.format == "json")) continue;
     if (run && a == "--progress") { b.progress = true; continue; }
     if (run && a == "--random-missing") { b.randomMissing = true; continue; }
-    if (run && a == "--dim" && value(v) && splitPair(v, k, x)) { b.dims[k] = std::stoll(x); continue; }
+    if (run && a == "--dim" && value(v) && splitPair(v, k, x)) {
+      auto n = count(x);
+      if (!n) {
+        std::cerr << "tvms: --dim " << v << ": a dimension is a non-negative integer (--dim n=128)\n";
+        return std::nullopt;
+      }
+      b.dims[k] = *n;
+      continue;
+    }
     if (!a.empty() && a[0] != '-' && b.file.empty()) { b.file = a; continue; }
     std::cerr << "tvms: bad argument '" << a << "'\n" << usage;
     return std::nullopt;
@@ -163,6 +211,21 @@ const char* kRunUsage =
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...)\n";
 
+// A --device whose left side names no vdevice of the module (a typo such as cuda:7 would otherwise
+// remap nothing, silently): the message lists the module's vdevices.
+bool remapNamesVDevices(const runtime::Executable& exe, const std::map<std::string, std::string>& remap) {
+  for (auto& [from, to] : remap) {
+    bool known = false;
+    for (auto& d : exe.devices) known |= d.spelling == from;
+    if (known) continue;
+    std::cerr << "tvms: --device " << from << "=" << to << ": the module has no vdevice " << from << " (its vdevices:";
+    for (auto& d : exe.devices) std::cerr << " " << d.spelling;
+    std::cerr << ")\n";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int runBuild(const Args& args) {
@@ -170,6 +233,7 @@ int runBuild(const Args& args) {
   if (!b) return 2;
   auto r = compileFile(*b, !b->output.empty(), false);
   if (!r) return 1;
+  if (!remapNamesVDevices(*r->exe, b->remap)) return 2;
   if (!b->output.empty()) {
     runtime::saveExecutable(*r->exe, b->output);
     std::cerr << "tvms: wrote " << b->output << " (" << r->exe->kernels.size() << " kernels, " << r->exe->functions.size()
@@ -204,6 +268,7 @@ int runOnVM(const BuildArgs& b) {
     exe = std::move(r->exe);
   }
   double compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!remapNamesVDevices(*exe, b.remap)) return 2;
   const runtime::VMFunction* f = exe->function(b.entry);
   if (!f) {
     std::cerr << "tvms: no function '" << b.entry << "' in " << b.file << " (functions:";
@@ -236,13 +301,21 @@ int runOnVM(const BuildArgs& b) {
         a.shape.push_back(dv->second);
       }
       a.storage = std::make_shared<runtime::Storage>(host, -1, a.bytes());
-      uint64_t seed = spec.size() > 7 ? std::stoull(spec.substr(7)) : i;
+      uint64_t seed = spec.size() > 7 ? static_cast<uint64_t>(*count(spec.substr(7))) : i;  // checked when parsed
       if (auto err = fillRandom(a, seed); !err.empty()) { std::cerr << "tvms: input '" << p.name << "': " << err << "\n"; return 2; }
       inputs.push_back(a);
     } else {
       runtime::NDArray a = runtime::readNpy(spec, host);
-      for (size_t d = 0; d < p.dims.size() && d < a.shape.size(); ++d)
-        if (p.dims[d].kind == runtime::ParamSpec::Dim::Bind) bound[p.dims[d].name] = a.shape[d];
+      for (size_t d = 0; d < p.dims.size() && d < a.shape.size(); ++d) {
+        if (p.dims[d].kind != runtime::ParamSpec::Dim::Bind) continue;
+        auto given = bound.find(p.dims[d].name);
+        if (given != bound.end() && given->second != a.shape[d]) {
+          std::cerr << "tvms: input '" << p.name << "' (" << spec << ") has " << p.dims[d].name << " = " << a.shape[d] << ", but "
+                    << p.dims[d].name << " = " << given->second << " (from --dim or an earlier input)\n";
+          return 2;
+        }
+        bound[p.dims[d].name] = a.shape[d];
+      }
       inputs.push_back(a);
     }
   }
@@ -274,10 +347,13 @@ int runOnVM(const BuildArgs& b) {
   std::vector<std::pair<std::string, runtime::NDArray>> outs;
   // Named after the returned variable, else after the function; a tuple's tensors as <name>_<i>.
   std::string base = f->outputNames.size() == 1 ? f->outputNames[0] : b.entry;
-  if (auto* t = std::get_if<runtime::NDArray>(&result)) outs.push_back({base, *t});
-  else if (auto* tup = std::get_if<std::shared_ptr<runtime::TupleValue>>(&result))
-    for (size_t i = 0; i < (*tup)->fields.size(); ++i)
-      if (auto* ft = std::get_if<runtime::NDArray>(&(*tup)->fields[i])) outs.push_back({base + "_" + std::to_string(i), *ft});
+  // Nested tuples too: ((a, b), c) gives <name>_0_0, <name>_0_1 and <name>_1.
+  std::function<void(const runtime::Value&, const std::string&)> collect = [&](const runtime::Value& v, const std::string& name) {
+    if (auto* t = std::get_if<runtime::NDArray>(&v)) outs.push_back({name, *t});
+    else if (auto* tup = std::get_if<std::shared_ptr<runtime::TupleValue>>(&v))
+      for (size_t i = 0; i < (*tup)->fields.size(); ++i) collect((*tup)->fields[i], name + "_" + std::to_string(i));
+  };
+  collect(result, base);
   if (!b.outputDir.empty()) std::filesystem::create_directories(b.outputDir);
   for (auto& [name, t] : outs) {
     runtime::NDArray h = vm.hostCopy(t);

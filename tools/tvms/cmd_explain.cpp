@@ -18,10 +18,16 @@ int printAllAsMarkdown() {
 }
 }  // namespace
 
+constexpr const char* kExplainUsage = "usage: tvms explain CODE   (e.g. tvms explain TVS201)\n       tvms explain --markdown   (every rule)\n";
+
 int runExplain(const Args& args) {
   if (args.size() == 1 && args[0] == "--markdown") return printAllAsMarkdown();
+  if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
+    std::cout << kExplainUsage;
+    return 0;
+  }
   if (args.size() != 1) {
-    std::cerr << "usage: tvms explain CODE   (e.g. tvms explain TVS201)\n       tvms explain --markdown   (every rule)\n";
+    std::cerr << kExplainUsage;
     return 2;
   }
   std::string code = args[0];

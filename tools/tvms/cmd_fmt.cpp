@@ -8,6 +8,15 @@
 
 namespace tvms::cli {
 
+constexpr const char* kFmtUsage = R"(usage: tvms fmt [--check] [--diff] [--line-width N] [paths...|-]
+
+  formats the TVMScript regions of Python files in place (directories: every .py below them)
+  --check            write nothing; exit 1 when a file would change
+  --diff             print a unified diff instead of writing
+  --line-width N     20 to 1000 (default: [tool.tvms] line-length, else 100)
+  -                  read stdin, print the result
+)";
+
 int runFmt(const Args& args) {
   bool check = false, diff = false;
   format::FormatOptions opts;
@@ -15,6 +24,10 @@ int runFmt(const Args& args) {
   std::vector<std::string> paths;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      std::cout << kFmtUsage;
+      return 0;
+    }
     if (a == "--check") check = true;
     else if (a == "--diff") diff = true;
     else if (a == "--line-width" && i + 1 < args.size()) {

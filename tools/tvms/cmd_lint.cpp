@@ -168,11 +168,14 @@ int runLint(const Args& args) {
       if (!problems.empty()) ++verifyFailures;
       continue;
     }
-    LintedFile f{displayPath(path), text, syntax::LineIndex(text), r.diagnostics};
+    LintedFile f{displayPath(path), text, {}, r.diagnostics};
     for (auto& d : f.diagnostics)
       if (d.severity == diag::Severity::Error || (errorOnWarning && d.severity == diag::Severity::Warning)) ++findings;
     files.push_back(std::move(f));
   }
+  // A LineIndex views the text it indexes: index each file's own copy, now that `files` no longer
+  // moves (indexing the loop's local `text` read freed memory under AddressSanitizer).
+  for (auto& f : files) f.lines.reset(f.text);
   if (fix && fixed) std::cerr << "tvms lint: applied " << fixed << " fix" << (fixed == 1 ? "" : "es") << "\n";
   if (verify) {
     if (!ok) return 2;

@@ -11,6 +11,10 @@ int runParse(const Args& args) {
   std::string path;
   bool dump = false;
   for (auto& a : args) {
+    if (a == "-h" || a == "--help") {
+      std::cout << "usage: tvms parse --dump-ir FILE   print the parsed module canonically (deterministic)\n";
+      return 0;
+    }
     if (a == "--dump-ir") dump = true;
     else if (a.starts_with("-") && a != "-") {
       std::cerr << "tvms parse: unknown option '" << a << "'\n";

@@ -43,7 +43,14 @@ int main(int argc, char** argv) {
     if (cmd == "explain") return tvms::cli::runExplain(args);
     if (cmd == "run") return tvms::cli::runRun(args);
     if (cmd == "build") return tvms::cli::runBuild(args);
-    if (cmd == "lsp") return tvms::server::runLanguageServer();
+    if (cmd == "lsp") {
+      if (!args.empty()) {
+        bool help = args[0] == "-h" || args[0] == "--help";
+        (help ? std::cout : std::cerr) << "usage: tvms lsp   the language server, JSON-RPC over stdin/stdout (editors start it)\n";
+        return help ? 0 : 2;
+      }
+      return tvms::server::runLanguageServer();
+    }
   } catch (const std::exception& e) {
     std::cerr << "tvms: internal error: " << e.what() << "\n";
     return 2;

@@ -12,7 +12,7 @@ namespace tvms::cli {
 struct LintedFile {
   std::string path;                 // as reported (relative to the working directory when below it)
   std::string text;
-  syntax::LineIndex lines;
+  syntax::LineIndex lines;          // of `text` (this copy): reset once the vector of files is final
   std::vector<diag::Diagnostic> diagnostics;
 };
 
