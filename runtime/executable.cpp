@@ -1,8 +1,11 @@
-// .tvmx: "TVMX0002", then the metadata as little-endian fields (devices, kernels with their kinds,
-// the kinds and sizes of the modules, constant shapes, functions with their parameters and bytecode),
-// each constant's bytes, then each module's blob. Loading hands each blob to the loader registered
-// for its kind (runtime/registry.h). A plain binary layout: the runtime reads artifacts with nothing
-// but the standard library.
+// .tvmx: "TVMX0003", the metadata's size and checksum, then the metadata as little-endian fields
+// (devices, kernels with their kinds, the kinds, sizes and checksums of the modules, constant shapes,
+// sizes and checksums, functions with their parameters and bytecode), each constant's bytes, then
+// each module's blob. Every byte after the magic is covered by a checksum (64-bit FNV-1a), checked
+// before anything is used: a flipped byte is refused, never run (version 2 had no checksums, and
+// one flipped byte could segfault or print a wrong result). Loading hands each blob to the loader
+// registered for its kind (runtime/registry.h). A plain binary layout: the runtime reads artifacts
+// with nothing but the standard library.
 #include "runtime/executable.h"
 
 #include <cstring>
@@ -16,7 +19,15 @@ namespace tvms::runtime {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'V', 'M', 'X', '0', '0', '0', '2'};
+constexpr char kMagic[8] = {'T', 'V', 'M', 'X', '0', '0', '0', '3'};
+
+uint64_t checksum(const char* data, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(data[i])) * 0x100000001b3ull;
+  return h;
+}
+uint64_t checksum(const std::string& s) { return checksum(s.data(), s.size()); }
+uint64_t checksum(const std::vector<char>& v) { return checksum(v.data(), v.size()); }
 
 const char* opcodeName(Opcode op) {
   static const char* names[] = {"compute_dim", "alloc_storage", "alloc_tensor", "call_kernel", "to_device", "load_const", "make_tuple",
@@ -120,10 +131,8 @@ ParamSpec readParam(Reader& r) {
 }  // namespace
 
 void saveExecutable(const Executable& e, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw std::runtime_error("cannot write " + path);
-  out.write(kMagic, 8);
-  Writer w(out);
+  std::ostringstream meta;
+  Writer w(meta);
   w.u64(e.devices.size());
   for (auto& d : e.devices) {
     w.str(d.kind);
@@ -143,12 +152,14 @@ void saveExecutable(const Executable& e, const std::string& path) {
   for (auto& m : e.modules) {
     w.str(m.kind);
     w.u64(m.blob.size());
+    w.u64(checksum(m.blob));
   }
   w.u64(e.constants.size());
   for (auto& c : e.constants) {
     w.str(std::string(dtypeName(c.dtype)));
     w.i64s(c.shape);
     w.u64(c.bytes.size());
+    w.u64(checksum(c.bytes));
   }
   w.u64(e.functions.size());
   for (auto& f : e.functions) {
@@ -167,6 +178,14 @@ void saveExecutable(const Executable& e, const std::string& path) {
       w.i64s(in.args);
     }
   }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out.write(kMagic, 8);
+  Writer head(out);
+  const std::string metadata = meta.str();
+  head.u64(metadata.size());
+  head.u64(checksum(metadata));
+  out.write(metadata.data(), static_cast<std::streamsize>(metadata.size()));
   for (auto& c : e.constants) out.write(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
   for (auto& m : e.modules) out.write(m.blob.data(), static_cast<std::streamsize>(m.blob.size()));
   if (!out) throw std::runtime_error("cannot write " + path);
@@ -179,12 +198,20 @@ Executable loadExecutable(const std::string& path) {
   in.read(magic, 8);
   if (!in || std::memcmp(magic, kMagic, 4) != 0) throw std::runtime_error(path + " is not a tvms artifact");
   if (std::memcmp(magic, kMagic, 8) != 0)
-    throw std::runtime_error(path + " is not a tvms artifact of this version (.tvmx version 2; rebuild it with tvms build)");
+    throw std::runtime_error(path + " is not a tvms artifact of this version (.tvmx version 3; rebuild it with tvms build)");
   Executable e;
   in.seekg(0, std::ios::end);
   uint64_t fileBytes = static_cast<uint64_t>(in.tellg());
   in.seekg(8);
-  Reader r(in, path, fileBytes);
+  Reader head(in, path, fileBytes);
+  std::string metadata(head.dataSize(), '\0');
+  const uint64_t metadataSum = head.u64();
+  in.read(metadata.data(), static_cast<std::streamsize>(metadata.size()));
+  if (!in) head.fail("truncated");
+  if (checksum(metadata) != metadataSum) throw std::runtime_error(path + ": damaged artifact (the metadata's checksum does not match)");
+  std::istringstream metaIn(metadata);
+  Reader r(metaIn, path, fileBytes);
+  std::vector<uint64_t> moduleSums, constantSums;
   for (uint64_t n = r.count(), i = 0; i < n; ++i) {
     auto& d = e.devices.emplace_back();
     d.kind = r.str();
@@ -203,6 +230,7 @@ Executable loadExecutable(const std::string& path) {
     auto& m = e.modules.emplace_back();
     m.kind = r.str();
     m.blob.resize(r.dataSize());
+    moduleSums.push_back(r.u64());
   }
   for (uint64_t n = r.count(), i = 0; i < n; ++i) {
     auto& c = e.constants.emplace_back();
@@ -211,6 +239,7 @@ Executable loadExecutable(const std::string& path) {
     c.dtype = *dt;
     c.shape = r.i64s();
     c.bytes.resize(r.dataSize());
+    constantSums.push_back(r.u64());
   }
   for (uint64_t n = r.count(), i = 0; i < n; ++i) {
     auto& f = e.functions.emplace_back();
@@ -229,15 +258,21 @@ Executable loadExecutable(const std::string& path) {
       i.args = r.i64s();
     }
   }
-  for (auto& c : e.constants) {
+  if (metaIn.peek() != std::char_traits<char>::eof()) r.fail("bytes after the functions");
+  for (size_t i = 0; i < e.constants.size(); ++i) {
+    auto& c = e.constants[i];
     in.read(c.bytes.data(), static_cast<std::streamsize>(c.bytes.size()));
     if (!in) throw std::runtime_error(path + ": truncated artifact");
+    if (checksum(c.bytes) != constantSums[i]) throw std::runtime_error(path + ": damaged artifact (constant " + std::to_string(i) + "'s checksum does not match)");
   }
-  for (auto& m : e.modules) {
+  for (size_t i = 0; i < e.modules.size(); ++i) {
+    auto& m = e.modules[i];
     in.read(m.blob.data(), static_cast<std::streamsize>(m.blob.size()));
     if (!in) throw std::runtime_error(path + ": truncated artifact");
-    e.libraries[m.kind] = loadModule(m.kind, m.blob);
+    if (checksum(m.blob) != moduleSums[i]) throw std::runtime_error(path + ": damaged artifact (the " + m.kind + " module's checksum does not match)");
   }
+  if (in.peek() != std::char_traits<char>::eof()) throw std::runtime_error(path + ": damaged artifact (bytes after its last module)");
+  for (auto& m : e.modules) e.libraries[m.kind] = loadModule(m.kind, m.blob);
   return e;
 }
 

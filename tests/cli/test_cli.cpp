@@ -229,7 +229,7 @@ TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy
   auto remapped = runTvms({"run", corpus("run/cpu_gpu_mlp.py"), "--device", "cuda:0=cpu"});
   CHECK(remapped.exitCode == 0);
   CHECK(remapped.out.find("out: shape (256, 10), float32, on \"llvm:0\"") == 0);
-  auto damaged = runTvms({"run", tempFile("bad.tvmx", "TVMX0002garbage")});
+  auto damaged = runTvms({"run", tempFile("bad.tvmx", "TVMX0003garbage")});
   CHECK(damaged.exitCode == 1);
   CHECK(damaged.err.find("damaged artifact metadata") != std::string::npos);
   auto older = runTvms({"run", tempFile("old.tvmx", "TVMX0001garbage")});

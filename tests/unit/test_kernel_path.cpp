@@ -333,6 +333,40 @@ TEST_CASE("artifacts: a .tvmx holds one module per target kind and runs like the
   std::remove(path.c_str());
 }
 
+TEST_CASE("artifacts: flipping any one byte of a .tvmx is refused when loading, never run") {
+  // Every byte after the magic is under a checksum (the metadata's, a constant's or a module's),
+  // so each flip is found before anything is used (version 2 ran some and crashed on others).
+  auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/same_kernel_two_cpus.py"));
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  o.buildModules = true;
+  driver::BuildResult b = driver::build(lowered.module(), o);
+  REQUIRE(b.exe);
+  std::string path = "/tmp/tvms-test-flip-" + std::to_string(::getpid()) + ".tvmx";
+  runtime::saveExecutable(*b.exe, path);
+  const std::string bytes = test::readFile(path);
+  std::string part = path + ".flipped";
+  size_t refused = 0;
+  for (size_t at = 0; at < bytes.size(); ++at) {
+    std::string flipped = bytes;
+    flipped[at] = static_cast<char>(flipped[at] ^ (1 << (at % 8)));
+    {
+      FILE* f = std::fopen(part.c_str(), "wb");
+      std::fwrite(flipped.data(), 1, flipped.size(), f);
+      std::fclose(f);
+    }
+    try {
+      runtime::loadExecutable(part);
+      FAIL("a flip at byte " << at << " of " << bytes.size() << " was loaded");
+    } catch (const std::runtime_error& e) {
+      ++refused;
+    }
+  }
+  CHECK(refused == bytes.size());
+  std::remove(part.c_str());
+  std::remove(path.c_str());
+}
+
 TEST_CASE("offload: matmul and conv2d on cuda vdevices become cuBLAS and cuDNN calls in their own pass") {
   auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/seed_conv2d_offload.py"));
   std::string error;
