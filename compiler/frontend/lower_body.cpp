@@ -220,6 +220,15 @@ struct BodyBuilder {
       for (size_t i = before; i < block->bindings.size(); ++i)
         for (auto& v : block->bindings[i]->vars) bound.push_back(v->name);
     }
+    // A name bound more than once leaves the block as its last binding only (as in TVM): the
+    // earlier bindings of an output name stay dataflow variables.
+    std::map<std::string, VarPtr> lastOf;
+    for (auto& binding : block->bindings)
+      for (auto& v : binding->vars) {
+        if (!outputs.count(v->name)) continue;
+        if (auto& prev = lastOf[v->name]) prev->isDataflow = true;
+        lastOf[v->name] = v;
+      }
     if (!ts_node_is_null(outputStmt)) {
       l.anchor(&block->bindings, outputStmt);
       for (TSNode a : namedChildren(field(namedChildren(outputStmt)[0], "arguments"))) {

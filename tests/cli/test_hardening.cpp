@@ -195,3 +195,15 @@ TEST_CASE("hardening: tvms run prints and writes every output of a nested tuple"
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("hardening: a name bound twice in R.dataflow() leaves the block once, as its last binding") {
+  std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+                     "    @R.function\n    def main(x: R.Tensor((2,), \"float32\")) -> R.Tensor((2,), \"float32\"):\n"
+                     "        with R.dataflow():\n            y = R.add(x, x)\n            y = R.multiply(y, y)\n            R.output(y)\n"
+                     "        return y\n";
+  auto dump = runTvms({"parse", "--dump-ir", tempFile("rebind.py", text)});
+  REQUIRE(dump.exitCode == 0);
+  CHECK(dump.out.find("R.output(y)\n") != std::string::npos);
+  CHECK(dump.out.find("R.output(y, y)") == std::string::npos);
+  CHECK(runTvms({"lint", tempFile("rebind2.py", text)}).exitCode == 0);
+}
