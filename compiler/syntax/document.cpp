@@ -33,11 +33,34 @@ void shift(ByteRange& r, uint32_t editBegin, int64_t delta) {
   }
 }
 
-// The text as tree-sitter reads it. tree-sitter-python ends lines at "\n" only, but Python (and the
-// LSP) also end them at a lone "\r" (old Mac files): read as "\n" it is the same single byte, so
-// every offset stays valid. Chunks without a carriage return are handed over in place.
+// The text as tree-sitter reads it. Two rewrites, each one byte for one byte so every offset stays
+// valid:
+// - tree-sitter-python ends lines at "\n" only, but Python (and the LSP) also end them at a lone
+//   "\r" (old Mac files): it reads such a "\r" as "\n".
+// - Brackets nested deeper than kMaxBracketDepth are read as spaces: Debian's tree-sitter 0.20.7
+//   frees memory twice on ~65,000 unclosed brackets and kills the process. The frontend stops at
+//   150 levels of expression anyway (TVS002), so nothing that deep is ever analysed.
+// Chunks with nothing to rewrite are handed over in place.
+constexpr int kMaxBracketDepth = 4096;
+
+std::vector<uint32_t> bracketsPastDepth(std::string_view text) {
+  std::vector<uint32_t> out;
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '(' || c == '[' || c == '{') {
+      if (++depth > kMaxBracketDepth) out.push_back(static_cast<uint32_t>(i));
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (depth > kMaxBracketDepth) out.push_back(static_cast<uint32_t>(i));
+      if (depth > 0) --depth;
+    }
+  }
+  return out;
+}
+
 struct ParseInput {
   std::string_view text;
+  std::vector<uint32_t> blanked;  // sorted offsets read as ' '
   std::string chunk;
 };
 const char* readChunk(void* payload, uint32_t byte, TSPoint, uint32_t* read) {
@@ -49,17 +72,20 @@ const char* readChunk(void* payload, uint32_t byte, TSPoint, uint32_t* read) {
   constexpr size_t kChunk = 1 << 16;
   std::string_view piece = in.text.substr(byte, kChunk);
   *read = static_cast<uint32_t>(piece.size());
-  if (piece.find('\r') == std::string_view::npos) return piece.data();
+  auto blank = std::lower_bound(in.blanked.begin(), in.blanked.end(), byte);
+  bool blanks = blank != in.blanked.end() && *blank < byte + piece.size();
+  if (!blanks && piece.find('\r') == std::string_view::npos) return piece.data();
   in.chunk.assign(piece);
   for (size_t i = 0; i < in.chunk.size(); ++i) {
     size_t at = byte + i;
     if (in.chunk[i] == '\r' && (at + 1 >= in.text.size() || in.text[at + 1] != '\n')) in.chunk[i] = '\n';
   }
+  for (; blank != in.blanked.end() && *blank < byte + piece.size(); ++blank) in.chunk[*blank - byte] = ' ';
   return in.chunk.data();
 }
 
 TSTree* parseText(TSParser* parser, const TSTree* old, std::string_view text) {
-  ParseInput in{text, {}};
+  ParseInput in{text, bracketsPastDepth(text), {}};
   return ts_parser_parse(parser, old, TSInput{&in, readChunk, TSInputEncodingUTF8});
 }
 

@@ -207,3 +207,14 @@ TEST_CASE("hardening: a name bound twice in R.dataflow() leaves the block once, 
   CHECK(dump.out.find("R.output(y, y)") == std::string::npos);
   CHECK(runTvms({"lint", tempFile("rebind2.py", text)}).exitCode == 0);
 }
+
+TEST_CASE("hardening: 70,000 unclosed brackets in a decorated function do not crash the parser (tree-sitter 0.20.7 freed memory twice)") {
+  std::string text = "from tvm.script import relax as R\n\n@R.function\ndef f(x: R.Tensor((2,), \"float32\")):\n    y = " +
+                     std::string(70000, '[') + "\n    return x\n";
+  std::string path = tempFile("deep_brackets.py", text);
+  auto lint = runTvms({"lint", path});
+  CHECK(lint.exitCode == 1);
+  CHECK(lint.out.find("error[TVS00") != std::string::npos);
+  CHECK(runTvms({"fmt", "--check", path}).exitCode < 2);
+  CHECK(runTvms({"parse", "--dump-ir", path}).exitCode < 128);
+}
