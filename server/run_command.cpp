@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runtime/self_path.h"
 #include "server/session.h"
 
 namespace tvms::server {
@@ -75,7 +74,7 @@ void Server::executeCommand(const json& id, const json& params) {
     return error(id, InvalidParams, "tvms.run: not open and not a file: " + uri);
   }
 
-  std::vector<std::string> argv{runtime::selfExecutable().string(), "run", source, "--entry", function, "--format", "json", "--progress", "--random-missing"};
+  std::vector<std::string> argv{runExecutable_, "run", source, "--entry", function, "--format", "json", "--progress", "--random-missing"};
   for (auto& [name, spec] : inputs.items()) argv.push_back("--input"), argv.push_back(name + "=" + spec.get<std::string>());
   for (auto& [from, to] : device.items()) argv.push_back("--device"), argv.push_back(from + "=" + to.get<std::string>());
   if (!outputDir.empty()) argv.push_back("--output"), argv.push_back(outputDir);

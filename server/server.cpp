@@ -37,7 +37,8 @@ std::optional<std::vector<std::string>> stringList(const json& j, const char* ke
 
 }  // namespace
 
-Server::Server() : transport_(io_, STDIN_FILENO, STDOUT_FILENO), rulesDoc_(findRulesDoc()) {}
+Server::Server(int inFd, int outFd, std::string runExecutable)
+    : transport_(io_, inFd, outFd), rulesDoc_(findRulesDoc()), runExecutable_(std::move(runExecutable)) {}
 
 int Server::run() {
   worker_ = std::make_unique<AnalysisWorker>([this](const std::string& uri, int64_t v) { analysisFinished(uri, v); },
@@ -342,8 +343,10 @@ void Server::watchClient(int pid) {
   (*tick)();
 }
 
-int runLanguageServer() {
-  Server s;
+int runLanguageServer() { return runLanguageServer(STDIN_FILENO, STDOUT_FILENO, runtime::selfExecutable().string()); }
+
+int runLanguageServer(int inFd, int outFd, const std::string& runExecutable) {
+  Server s(inFd, outFd, runExecutable);
   return s.run();
 }
 

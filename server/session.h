@@ -37,7 +37,9 @@ struct ClientSettings {
 
 class Server {
  public:
-  Server();
+  // Serves inFd/outFd; `runExecutable` is the tvms binary the run command starts (this one, except
+  // in the fuzzer, which must not start itself).
+  Server(int inFd, int outFd, std::string runExecutable);
   int run();
 
   // Requests answered from a document's analysis get it as a locked Snapshot of the latest version.
@@ -111,6 +113,7 @@ class Server {
   syntax::Encoding encoding_ = syntax::Encoding::Utf16;
   ClientSettings settings_;
   std::string rulesDoc_;  // file URI of docs/rules.md, for codeDescription
+  std::string runExecutable_;
   std::map<std::string, std::unique_ptr<OpenDocument>> docs_;
 
   struct Waiting {

@@ -1,0 +1,1 @@
+from tvm.script import relax as R@R.functiondef f(x: R.Tensor((2,), dtype="float32")):    y = R.add(x, x)    return y
