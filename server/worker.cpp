@@ -127,13 +127,28 @@ void AnalysisWorker::process(const std::string& uri, Job job) {
     if (!slot) slot = std::make_shared<Analysed>();
     a = slot;
   }
-  {
+  if (job.text.size() > kMaxAnalysedBytes) {
     std::lock_guard<std::mutex> lock(a->mutex);
     Snapshot& s = a->snapshot;
-    bool following = !job.reset && s.doc && !a->needsWholeLint;
-    if (job.reset || !s.doc) {
+    s.doc = std::make_unique<syntax::Document>(std::string());
+    s.lint = analysis::LintResult{};
+    s.lint.diagnostics.push_back(diag::make("TVS902", {0, 0},
+                                            "this file is " + std::to_string(job.text.size() >> 20) + " MiB; the language server analyses files up to " +
+                                                std::to_string(kMaxAnalysedBytes >> 20) + " MiB (`tvms lint` reads up to 64 MiB)"));
+    a->tooLarge = true;
+    if (job.reset) a->rules = job.rules;
+    s.version = job.version;
+    a->version.store(job.version);
+  } else {
+    std::lock_guard<std::mutex> lock(a->mutex);
+    Snapshot& s = a->snapshot;
+    // After a text too large to analyse, the snapshot's text is not the document's: start from job.text.
+    bool fresh = job.reset || !s.doc || a->tooLarge;
+    a->tooLarge = false;
+    bool following = !fresh && !a->needsWholeLint;
+    if (fresh) {
       s.doc = std::make_unique<syntax::Document>(job.text);
-      a->rules = job.rules;
+      if (job.reset) a->rules = job.rules;
     } else {
       for (auto& e : job.edits) {
         s.doc->applyEdit(e.range, e.text);

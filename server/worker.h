@@ -34,7 +34,12 @@ struct Analysed {
   // document (an edit that could not be followed, in a version nobody waited for) and must be redone.
   analysis::RuleSelection rules;
   bool needsWholeLint = false;
+  bool tooLarge = false;  // the snapshot stands for a text past kMaxAnalysedBytes: one TVS902, nothing else
 };
+
+// Texts larger than this are kept (edits are never lost) but not analysed: the syntax tree costs
+// ~61 bytes per source byte, and a 55 MB file took the server to 3.5 GB without an answer.
+constexpr size_t kMaxAnalysedBytes = 16u << 20;
 
 class AnalysisWorker {
  public:

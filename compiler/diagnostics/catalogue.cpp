@@ -84,6 +84,7 @@ const std::vector<Rule> kRules = {
      "result's vdevice without an error, so it lands on the default device."},
     {"TVS900", S::Warning, "unused-noqa", "A `# noqa: CODE` comment that suppressed nothing."},
     {"TVS901", S::Error, "invalid-config", "Invalid `[tool.tvms]` configuration (unknown key or bad value)."},
+    {"TVS902", S::Warning, "file-too-large", "The language server does not analyse a file this large; no other diagnostics are reported for it."},
 };
 }  // namespace
 

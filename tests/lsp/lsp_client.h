@@ -67,7 +67,8 @@ class Client {
     for (;;) {
       auto end = buffer_.find("\r\n\r\n");
       if (end != std::string::npos) {
-        size_t n = std::stoul(buffer_.substr(buffer_.find(':') + 1));
+        size_t colon = buffer_.find(':');
+        size_t n = std::stoul(buffer_.substr(colon + 1, end - colon - 1));  // the header only: the buffer may hold 60 MB
         if (buffer_.size() >= end + 4 + n) {
           json m = json::parse(buffer_.substr(end + 4, n));
           buffer_.erase(0, end + 4 + n);

@@ -2,6 +2,7 @@
 // overflow) or lost every later message. After each, the server must still answer.
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
 
 #include "compiler/syntax/line_index.h"
@@ -109,4 +110,53 @@ TEST_CASE("lsp hardening: exit without shutdown right after didOpen ends with co
     c.notify("exit", json::object());
     CHECK(c.waitExit() == 1);
   }
+}
+
+namespace {
+
+// The server's peak resident memory in MiB (VmHWM), or -1.
+long peakMiB(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6)) / 1024;
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("lsp hardening: a 60 MB document is kept but not analysed (TVS902), and analysed again once small") {
+  Client c;
+  c.initialize();
+  std::string line = "x = [1, 2, 3]  # plain Python, 40 bytes\n";
+  std::string big;
+  big.reserve(60u << 20);
+  while (big.size() < (60u << 20)) big += line;
+  open(c, big);
+  json d = c.diagnosticsFor(1);
+  REQUIRE(!d.is_null());
+  REQUIRE(d["diagnostics"].size() == 1);
+  CHECK(d["diagnostics"][0]["code"] == "TVS902");
+  // An edit of the big text is kept (the text is the document's), and still not analysed.
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+                                      {"contentChanges", json::array({{{"range", {{"start", {{"line", 0}, {"character", 0}}},
+                                                                                  {"end", {{"line", 0}, {"character", 1}}}}},
+                                                                       {"text", "y"}}})}});
+  json d2 = c.diagnosticsFor(2);
+  REQUIRE(!d2.is_null());
+  CHECK(d2["diagnostics"][0]["code"] == "TVS902");
+  c.request(3, "tvms/documentText", {{"uri", kUri}});
+  json got = c.response(3);
+  REQUIRE(got.contains("result"));
+  CHECK(got["result"]["text"].get<std::string>().substr(0, 6) == "y = [1");
+  CHECK(got["result"]["text"].get<std::string>().size() == big.size());
+  long peak = peakMiB(c.pid());
+  INFO("server peak RSS " << peak << " MiB");
+  CHECK(peak < 1024);  // three copies of the text at most (the reader's, a job's, the JSON message), no tree
+  // Replaced by a small module with an error: analysed again.
+  std::string small = moduleWith("    y = R.add(x, z)");
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", kUri}, {"version", 3}}}, {"contentChanges", json::array({{{"text", small}}})}});
+  json d3 = c.diagnosticsFor(3);
+  REQUIRE(!d3.is_null());
+  REQUIRE(!d3["diagnostics"].empty());
+  CHECK(d3["diagnostics"][0]["code"] != "TVS902");
 }
