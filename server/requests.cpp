@@ -1,6 +1,9 @@
 // The feature requests: the features' results (server/features*.cpp, no JSON there) as LSP JSON.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+
+#include <boost/asio/post.hpp>
 
 #include "compiler/format/formatter.h"
 #include "compiler/ir/printer.h"
@@ -219,44 +222,60 @@ void Server::viewIR(const json& id, const json& params, const std::string&, cons
   bool known = pass == "parsed";
   for (auto& p : driver::passNames()) known |= p == pass;
   if (!known) return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed, Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM)");
-  std::string out;
-  for (auto& region : s.lint.file.regions) {
-    if (!region.module) continue;
-    if (pass == "parsed") { out += ir::printModule(*region.module, ir::PrintOptions{}) + "\n"; continue; }
-    // The module after a pass of `tvms build`'s pipeline (no kernels compiled).
+  if (pass != "parsed")
     for (auto& d : s.lint.diagnostics)
       if (d.severity == diag::Severity::Error) return error(id, RequestFailed, "the module has errors; fix them to see it after " + pass);
-    std::string why;
-    std::string text = driver::printAfter(*region.module, pass, &why);
-    if (text.empty()) return error(id, RequestFailed, why);
-    out += text + "\n";
-  }
-  reply(id, {{"text", out}, {"pass", pass}});
+  // The modules are immutable and shared: the passes run on them in the background.
+  std::vector<std::shared_ptr<ir::IRModule>> modules;
+  for (auto& region : s.lint.file.regions)
+    if (region.module) modules.push_back(region.module);
+  boost::asio::post(background_, [this, id, pass, modules = std::move(modules)] {
+    std::string out, why;
+    for (auto& m : modules) {
+      if (pass == "parsed") { out += ir::printModule(*m, ir::PrintOptions{}) + "\n"; continue; }
+      // The module after a pass of `tvms build`'s pipeline (no kernels compiled).
+      std::string text = driver::printAfter(*m, pass, &why);
+      if (text.empty()) break;
+      out += text + "\n";
+    }
+    boost::asio::post(io_, [this, id, pass, out = std::move(out), why = std::move(why)] {
+      if (!why.empty()) return error(id, RequestFailed, why);
+      reply(id, {{"text", out}, {"pass", pass}});
+    });
+  });
 }
 
 // Formatting works on the reader's text (tvms fmt's code): it needs no analysis. A range formats the
 // regions it touches: the edit spans from the first to the last line that changed, if inside the range.
+// It runs in the background on a copy of the text; if the document changed meanwhile, the edit is
+// not sent (ContentModified): it would apply to a text that no longer exists.
 void Server::formatting(const json& id, const json& params, bool rangeOnly) {
   std::string uri = params.at("textDocument").at("uri");
   auto it = docs_.find(uri);
   if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
   const OpenDocument& d = *it->second;
-  auto r = format::formatSource(d.text);
-  if (!r.changed) return reply(id, json::array());
-  // The changed span: common prefix and suffix of the two texts, widened to whole lines.
-  size_t p = 0;
-  while (p < d.text.size() && p < r.text.size() && d.text[p] == r.text[p]) ++p;
-  size_t q = 0;
-  while (q < d.text.size() - p && q < r.text.size() - p && d.text[d.text.size() - 1 - q] == r.text[r.text.size() - 1 - q]) ++q;
-  uint32_t begin = d.lines.lineStart(d.lines.lineOf(static_cast<uint32_t>(p)));
-  p = begin;
-  syntax::ByteRange changed{begin, static_cast<uint32_t>(d.text.size() - q)};
-  if (rangeOnly) {
-    syntax::ByteRange want = byteRange(params.at("range"), d.lines, enc());
-    if (changed.end < want.begin || changed.begin > want.end) return reply(id, json::array());
-  }
-  std::string newText = r.text.substr(p, r.text.size() - q - p);
-  reply(id, json::array({{{"range", lspRange(changed, d.lines, enc())}, {"newText", newText}}}));
+  std::optional<syntax::ByteRange> want;
+  if (rangeOnly) want = byteRange(params.at("range"), d.lines, enc());
+  boost::asio::post(background_, [this, id, uri, want, version = d.version, text = d.text] {
+    auto r = format::formatSource(text);
+    boost::asio::post(io_, [this, id, uri, want, version, text = std::move(text), r = std::move(r)] {
+      auto now = docs_.find(uri);
+      if (now == docs_.end() || now->second->version != version) return error(id, ContentModified, "the document changed while it was formatted");
+      if (!r.changed) return reply(id, json::array());
+      const syntax::LineIndex& lines = now->second->lines;  // of the same text: its version is unchanged
+      // The changed span: common prefix and suffix of the two texts, widened to whole lines.
+      size_t p = 0;
+      while (p < text.size() && p < r.text.size() && text[p] == r.text[p]) ++p;
+      size_t q = 0;
+      while (q < text.size() - p && q < r.text.size() - p && text[text.size() - 1 - q] == r.text[r.text.size() - 1 - q]) ++q;
+      uint32_t begin = lines.lineStart(lines.lineOf(static_cast<uint32_t>(p)));
+      p = begin;
+      syntax::ByteRange changed{begin, static_cast<uint32_t>(text.size() - q)};
+      if (want && (changed.end < want->begin || changed.begin > want->end)) return reply(id, json::array());
+      std::string newText = r.text.substr(p, r.text.size() - q - p);
+      reply(id, json::array({{{"range", lspRange(changed, lines, enc())}, {"newText", newText}}}));
+    });
+  });
 }
 
 // Documents, resident memory and the last analysis time, for users and benchmarks.

@@ -48,6 +48,7 @@ int Server::run() {
   transport_.start([this](std::string body) { onMessage(body); },
                    [this](std::string why) { error(nullptr, InvalidRequest, why); }, [this] { io_.stop(); });
   io_.run();
+  background_.join();  // formatting or a view in flight finishes; its answer is dropped with io_ stopped
   // The worker's last callback (analysisFinished) reads worker_: stop it while worker_ still points
   // at it, then free it. (reset() alone cleared the pointer first and joined after: a callback in
   // that window crashed the server at exit, one run in four in the LSP tests.)

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include <boost/asio/thread_pool.hpp>
+
 #include "compiler/analysis/lint.h"
 #include "server/child_process.h"
 #include "server/lsp_json.h"
@@ -107,6 +109,9 @@ class Server {
   std::vector<uint32_t> encodeTokens(const Snapshot& s) const;
 
   boost::asio::io_context io_;
+  // Formatting and tvms/viewIR run here, off the loop that reads messages (they took the server's
+  // whole attention for as long as they ran); their answers come back through io_.
+  boost::asio::thread_pool background_{1};
   Transport transport_;
   bool initialized_ = false, shutdown_ = false;
   bool pullDiagnostics_ = false;  // the client asks (textDocument/diagnostic); nothing is pushed

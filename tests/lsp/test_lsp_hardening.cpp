@@ -160,3 +160,51 @@ TEST_CASE("lsp hardening: a 60 MB document is kept but not analysed (TVS902), an
   REQUIRE(!d3["diagnostics"].empty());
   CHECK(d3["diagnostics"][0]["code"] != "TVS902");
 }
+
+namespace {
+
+// A module of `n` functions, each needing the formatter (`R.add(x,x)`).
+std::string manyFunctions(int n) {
+  std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n";
+  for (int i = 0; i < n; ++i)
+    text += "    @R.function\n    def f" + std::to_string(i) + "(x: R.Tensor((2,), \"float32\")) -> R.Tensor((2,), \"float32\"):\n        y = R.add(x,x)\n        return y\n\n";
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("lsp hardening: formatting runs off the loop that reads messages, and is not sent for a changed document") {
+  Client c;
+  c.initialize();
+  std::string text = manyFunctions(1500);
+  open(c, text);
+  REQUIRE(!c.diagnosticsFor(1).is_null());
+  // Formatting, then a request answered from the reader's text: that answer comes first.
+  c.request(10, "textDocument/formatting", {{"textDocument", {{"uri", kUri}}}, {"options", {{"tabSize", 4}, {"insertSpaces", true}}}});
+  c.request(11, "tvms/documentText", {{"uri", kUri}});
+  std::vector<int> order;
+  json formatted;
+  while (order.size() < 2) {
+    json m = c.next();
+    if (m.is_null()) break;
+    if (m.contains("id") && (m["id"] == 10 || m["id"] == 11)) {
+      order.push_back(m["id"].get<int>());
+      if (m["id"] == 10) formatted = m;
+    }
+  }
+  REQUIRE(order.size() == 2);
+  CHECK(order[0] == 11);
+  REQUIRE(formatted.contains("result"));
+  CHECK(formatted["result"].size() == 1);
+  // The document changes while it is formatted: no edit for the old text.
+  c.request(12, "textDocument/formatting", {{"textDocument", {{"uri", kUri}}}, {"options", {{"tabSize", 4}, {"insertSpaces", true}}}});
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+                                      {"contentChanges", json::array({{{"range", {{"start", {{"line", 0}, {"character", 0}}},
+                                                                                  {"end", {{"line", 0}, {"character", 0}}}}},
+                                                                       {"text", "# edited\n"}}})}});
+  json stale = c.response(12);
+  REQUIRE(!stale.is_null());
+  REQUIRE(stale.contains("error"));
+  CHECK(stale["error"]["code"] == -32801);  // ContentModified
+  checkText(c, 13, "# edited\n" + text);
+}
