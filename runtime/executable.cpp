@@ -140,6 +140,7 @@ void saveExecutable(const Executable& e, const std::string& path) {
     w.i64(d.vdeviceId);
     w.str(d.scope);
     w.str(d.spelling);
+    w.str(d.builtFor);
   }
   w.u64(e.kernels.size());
   for (auto& k : e.kernels) {
@@ -219,6 +220,7 @@ Executable loadExecutable(const std::string& path) {
     d.vdeviceId = r.i64();
     d.scope = r.str();
     d.spelling = r.str();
+    d.builtFor = r.str();
   }
   for (uint64_t n = r.count(), i = 0; i < n; ++i) {
     auto& k = e.kernels.emplace_back();
@@ -278,7 +280,8 @@ Executable loadExecutable(const std::string& path) {
 
 std::string disassemble(const Executable& e) {
   std::ostringstream o;
-  for (size_t i = 0; i < e.devices.size(); ++i) o << "# device " << i << ": " << e.devices[i].spelling << "\n";
+  for (size_t i = 0; i < e.devices.size(); ++i)
+    o << "# device " << i << ": " << e.devices[i].spelling << (e.devices[i].builtFor.empty() ? "" : " (built for " + e.devices[i].builtFor + ")") << "\n";
   for (size_t i = 0; i < e.kernels.size(); ++i) o << "# kernel " << i << ": " << e.kernels[i].name << " (" << e.kernels[i].kind << ")\n";
   for (size_t i = 0; i < e.libraryFunctions.size(); ++i) o << "# library function " << i << ": " << e.libraryFunctions[i] << "\n";
   for (auto& f : e.functions) {

@@ -19,6 +19,9 @@ struct DeviceSlot {
   int64_t vdeviceId = 0;
   std::string scope = "global";
   std::string spelling;  // "llvm:0", for messages
+  // The device its kernels were built for when `tvms build --device SPELLING=X` remapped it ("cpu",
+  // "cuda:0"), "" otherwise: the artifact runs it there without the flag being given again.
+  std::string builtFor;
 };
 
 // An operand of shape arithmetic: an immediate or a slot of the frame's dim heap.

@@ -296,8 +296,13 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
 DeviceChoice deviceFor(const DeviceSlot& slot, const std::map<std::string, std::string>& remap) {
   DeviceChoice c{slot.kind, static_cast<int>(slot.vdeviceId)};
   auto it = remap.find(slot.spelling);
-  if (it == remap.end()) return c;
-  const std::string& to = it->second;
+  if (it == remap.end() && slot.builtFor.empty()) return c;
+  const std::string& to = it != remap.end() ? it->second : slot.builtFor;
+  // Kernels built for the CPU cannot run on a GPU, nor the reverse.
+  auto kindOf = [](const std::string& s) { return s == "cpu" || s.rfind("llvm", 0) == 0 || s.rfind("cpu:", 0) == 0 ? std::string("cpu") : s.substr(0, s.find(':')); };
+  if (it != remap.end() && !slot.builtFor.empty() && kindOf(to) != kindOf(slot.builtFor))
+    throw std::runtime_error("--device " + slot.spelling + "=" + to + ": this artifact's kernels for " + slot.spelling + " were built for " + slot.builtFor +
+                             " (tvms build --device " + slot.spelling + "=" + slot.builtFor + "); build it again for " + to);
   if (to == "cpu") return {"llvm", c.index};
   size_t colon = to.find(':');
   if (colon == std::string::npos) return {to, c.index};

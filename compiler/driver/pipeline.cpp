@@ -31,6 +31,8 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   show("LegalizeOps", legal.module);
   std::vector<std::string> kernelVDevices = legal.kernelVDevices;
   transform::LoweredVM vm = transform::lowerToVM(std::move(legal));
+  for (auto& slot : vm.exe.devices)  // the artifact remembers which vdevices were built for another device
+    if (auto it = options.remap.find(slot.spelling); it != options.remap.end()) slot.builtFor = it->second;
   r.storageAllocations = vm.storageAllocations;
   r.storageReuses = vm.storageReuses;
   if (options.afterPass) options.afterPass("LowerToVM", runtime::disassemble(vm.exe));

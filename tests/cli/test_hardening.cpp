@@ -218,3 +218,15 @@ TEST_CASE("hardening: 70,000 unclosed brackets in a decorated function do not cr
   CHECK(runTvms({"fmt", "--check", path}).exitCode < 2);
   CHECK(runTvms({"parse", "--dump-ir", path}).exitCode < 128);
 }
+
+TEST_CASE("hardening: a .tvmx built with --device records it: it runs there without the flag, and refuses a device of another kind") {
+  std::string artifact = tempFile("remapped.tvmx", "");
+  std::string example = std::string(TVMS_SOURCE_DIR) + "/examples/cpu_gpu_mlp.py";
+  REQUIRE(runTvms({"build", example, "--device", "cuda:0=cpu", "-o", artifact}).exitCode == 0);
+  auto plain = runTvms({"run", artifact});
+  CHECK(plain.exitCode == 0);
+  CHECK(plain.out.find("out: shape (256, 10)") != std::string::npos);
+  auto gpu = runTvms({"run", artifact, "--device", "cuda:0=cuda:0"});
+  CHECK(gpu.exitCode == 1);
+  CHECK(gpu.err.find("were built for cpu (tvms build --device cuda:0=cpu)") != std::string::npos);
+}
