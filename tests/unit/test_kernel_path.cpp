@@ -291,12 +291,19 @@ TEST_CASE("runtime: devices and module loaders come from registries by target ki
                     doctest::Contains("`--device metal:0=cpu` runs it on the CPU instead"));
 }
 
-TEST_CASE("artifacts: a .tvmx holds one module per target kind and runs like the JIT build: every truncation is a clear error") {
+namespace {
+// The corpus's same_kernel_two_cpus module built as for `tvms build -o` (modules, no JIT).
+driver::BuildResult artifactBuild() {
   auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/same_kernel_two_cpus.py"));
   driver::BuildOptions o;
   o.compileKernels = false;
   o.buildModules = true;
-  driver::BuildResult b = driver::build(lowered.module(), o);
+  return driver::build(lowered.module(), o);
+}
+}  // namespace
+
+TEST_CASE("artifacts: a .tvmx holds one module per target kind and runs like the JIT build: every truncation is a clear error") {
+  driver::BuildResult b = artifactBuild();
   REQUIRE(b.exe);
   REQUIRE(b.exe->modules.size() == 1);
   CHECK(b.exe->modules[0].kind == "llvm");
@@ -336,11 +343,7 @@ TEST_CASE("artifacts: a .tvmx holds one module per target kind and runs like the
 TEST_CASE("artifacts: flipping any one byte of a .tvmx is refused when loading, never run") {
   // Every byte after the magic is under a checksum (the metadata's, a constant's or a module's),
   // so each flip is found before anything is used (version 2 ran some and crashed on others).
-  auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/same_kernel_two_cpus.py"));
-  driver::BuildOptions o;
-  o.compileKernels = false;
-  o.buildModules = true;
-  driver::BuildResult b = driver::build(lowered.module(), o);
+  driver::BuildResult b = artifactBuild();
   REQUIRE(b.exe);
   std::string path = "/tmp/tvms-test-flip-" + std::to_string(::getpid()) + ".tvmx";
   runtime::saveExecutable(*b.exe, path);
