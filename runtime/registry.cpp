@@ -57,6 +57,12 @@ std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index, const 
   return factory(index, options);
 }
 
+bool hasDeviceKind(const std::string& kind) {
+  auto& r = registries();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.devices.count(kind) > 0;
+}
+
 void registerLibraryFunction(const std::string& prefix, LibraryFunction fn) {
   auto& r = registries();
   std::lock_guard<std::mutex> lock(r.mutex);

@@ -26,6 +26,8 @@ void registerDevice(const std::string& kind, DeviceFactory factory);
 // A device of `kind`, or null when no factory is registered for it (the factory itself throws
 // with its reason when the kind is known but the device cannot be opened).
 std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index, const DeviceOptions& options = {});
+// Whether a device factory is registered for `kind`.
+bool hasDeviceKind(const std::string& kind);
 
 // A library function the VM calls for R.call_dps_packed (OffloadLibraries' cuBLAS / cuDNN calls):
 // `args` are its tensors, the output last, all on `device`; `name` is the full name, whose text after

@@ -293,27 +293,35 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
   throw std::runtime_error("function " + f.name + " ended without returning");
 }
 
-DeviceChoice deviceFor(const DeviceSlot& slot, const std::map<std::string, std::string>& remap) {
-  DeviceChoice c{slot.kind, static_cast<int>(slot.vdeviceId)};
-  auto it = remap.find(slot.spelling);
-  if (it == remap.end() && slot.builtFor.empty()) return c;
-  const std::string& to = it != remap.end() ? it->second : slot.builtFor;
-  // Kernels built for the CPU cannot run on a GPU, nor the reverse.
-  auto kindOf = [](const std::string& s) { return s == "cpu" || s.rfind("llvm", 0) == 0 || s.rfind("cpu:", 0) == 0 ? std::string("cpu") : s.substr(0, s.find(':')); };
-  if (it != remap.end() && !slot.builtFor.empty() && kindOf(to) != kindOf(slot.builtFor))
-    throw std::runtime_error("--device " + slot.spelling + "=" + to + ": this artifact's kernels for " + slot.spelling + " were built for " + slot.builtFor +
-                             " (tvms build --device " + slot.spelling + "=" + slot.builtFor + "); build it again for " + to);
-  if (to == "cpu") return {"llvm", c.index};
-  size_t colon = to.find(':');
-  if (colon == std::string::npos) return {to, c.index};
-  // "cuda:0": another device of a kind (two vdevices on one GPU are two streams of that GPU).
-  try {
-    size_t used = 0;
-    int index = std::stoi(to.substr(colon + 1), &used);
-    if (used == to.size() - colon - 1 && index >= 0) return {to.substr(0, colon), index};
-  } catch (const std::exception&) {
+std::optional<DeviceChoice> parseDevice(const std::string& spelling, int index) {
+  if (spelling == "cpu") return DeviceChoice{"llvm", index};
+  DeviceChoice c{spelling, index};
+  if (size_t colon = spelling.find(':'); colon != std::string::npos) {
+    // "cuda:0": another device of a kind (two vdevices on one GPU are two streams of that GPU).
+    std::string digits = spelling.substr(colon + 1);
+    if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    c = {spelling.substr(0, colon), std::stoi(digits)};
   }
-  throw std::runtime_error("--device " + slot.spelling + "=" + to + ": expected cpu, a kind, or KIND:INDEX such as cuda:0");
+  if (c.kind == "cpu") c.kind = "llvm";
+  if (!hasDeviceKind(c.kind)) return std::nullopt;
+  return c;
+}
+
+DeviceChoice deviceFor(const DeviceSlot& slot, const std::map<std::string, std::string>& remap) {
+  DeviceChoice own{slot.kind, static_cast<int>(slot.vdeviceId)};
+  auto it = remap.find(slot.spelling);
+  if (it == remap.end() && slot.builtFor.empty()) return own;
+  const std::string& to = it != remap.end() ? it->second : slot.builtFor;
+  auto c = parseDevice(to, own.index);
+  if (!c) throw std::runtime_error("--device " + slot.spelling + "=" + to + ": expected cpu, a kind, or KIND:INDEX such as cuda:0");
+  // Kernels built for the CPU cannot run on a GPU, nor the reverse.
+  if (it != remap.end() && !slot.builtFor.empty()) {
+    auto built = parseDevice(slot.builtFor, own.index);
+    if (built && built->kind != c->kind)
+      throw std::runtime_error("--device " + slot.spelling + "=" + to + ": this artifact's kernels for " + slot.spelling + " were built for " +
+                               slot.builtFor + " (tvms build --device " + slot.spelling + "=" + slot.builtFor + "); build it again for " + to);
+  }
+  return *c;
 }
 
 std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const std::map<std::string, std::string>& remap) {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <variant>
@@ -98,6 +99,9 @@ struct DeviceChoice {
   int index = 0;
 };
 DeviceChoice deviceFor(const DeviceSlot& slot, const std::map<std::string, std::string>& remap);
+// A --device target: "cpu" (an llvm device), "KIND" (index `index`) or "KIND:INDEX"; nullopt when
+// it is none of those or names a kind no device is registered for.
+std::optional<DeviceChoice> parseDevice(const std::string& spelling, int index = 0);
 
 // Devices for an executable on this machine: CPU slots get CPU devices; `remap` maps a spelling
 // ("cuda:0") to "cpu" for testing without the device, or to another device ("cuda:1" -> "cuda:0").

@@ -47,17 +47,6 @@ bool splitPair(const std::string& s, std::string& k, std::string& v) {
   return true;
 }
 
-// A device spelling of --device: "cpu", or KIND:INDEX with a kind the runtime has.
-bool isDeviceSpelling(const std::string& s, bool target) {
-  if (target && s == "cpu") return true;
-  auto colon = s.find(':');
-  if (colon == std::string::npos || colon + 1 == s.size()) return false;
-  std::string kind = s.substr(0, colon);
-  for (size_t i = colon + 1; i < s.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-  return kind == "cuda" || kind == "llvm" || kind == "cpu" || kind == "c" || (!target && !kind.empty());
-}
-
 // A non-negative 64-bit integer, the whole text.
 std::optional<int64_t> count(const std::string& s) {
   int64_t v = -1;
@@ -86,7 +75,8 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a == "--no-offload") { b.offload = false; continue; }
     if (!run && (a == "--emit=llvm" || a == "--emit=asm" || a == "--emit=cuda" || a == "--emit=ptx")) { b.emit = a.substr(7); continue; }
     if (a == "--device" && value(v) && splitPair(v, k, x)) {
-      if (!isDeviceSpelling(k, false) || !isDeviceSpelling(x, true)) {
+      // The left side is checked against the module's vdevices once it is compiled or loaded.
+      if (!runtime::parseDevice(x)) {
         std::cerr << "tvms: --device " << v << ": give VDEVICE=DEVICE, a vdevice of the module as KIND:INDEX (cuda:0, llvm:1) and a device: "
                      "cpu, cuda:N or llvm:N (e.g. --device cuda:0=cpu, --device cuda:1=cuda:0)\n";
         return std::nullopt;
