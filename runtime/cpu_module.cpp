@@ -11,22 +11,12 @@ namespace tvms::runtime {
 
 namespace {
 
-// Loading writes the library to a temporary file and dlopens it (the mapping outlives the file).
+// A shared library of kernels, dlopened (the mapping outlives the file, so a temporary file may go).
 class SharedLibrary : public KernelLibrary {
  public:
-  explicit SharedLibrary(const std::vector<char>& bytes) {
-    char path[] = "/tmp/tvms-kernels-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) throw std::runtime_error("cannot create a temporary file for the kernels");
-    if (write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
-      close(fd);
-      unlink(path);
-      throw std::runtime_error("cannot write the kernels' library");
-    }
-    close(fd);
-    handle_ = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    unlink(path);
-    if (!handle_) throw std::runtime_error(std::string("cannot load the artifact's kernels: ") + dlerror());
+  explicit SharedLibrary(const std::string& path) {
+    handle_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) throw std::runtime_error(std::string("cannot load the kernels: ") + dlerror());
   }
   ~SharedLibrary() override {
     if (handle_) dlclose(handle_);
@@ -39,8 +29,29 @@ class SharedLibrary : public KernelLibrary {
 
 }  // namespace
 
-std::shared_ptr<KernelLibrary> loadCpuModule(const std::vector<char>& sharedLibrary) {
-  return std::make_shared<SharedLibrary>(sharedLibrary);
+std::unique_ptr<KernelLibrary> loadCpuLibrary(const std::vector<char>& sharedLibrary) {
+  // Written to a temporary file for dlopen, which needs a path.
+  char path[] = "/tmp/tvms-kernels-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) throw std::runtime_error("cannot create a temporary file for the kernels");
+  bool written = write(fd, sharedLibrary.data(), sharedLibrary.size()) == static_cast<ssize_t>(sharedLibrary.size());
+  close(fd);
+  if (!written) {
+    unlink(path);
+    throw std::runtime_error("cannot write the kernels' library");
+  }
+  try {
+    auto library = std::make_unique<SharedLibrary>(path);
+    unlink(path);
+    return library;
+  } catch (...) {
+    unlink(path);
+    throw;
+  }
 }
+
+std::unique_ptr<KernelLibrary> openCpuLibrary(const std::string& path) { return std::make_unique<SharedLibrary>(path); }
+
+std::shared_ptr<KernelLibrary> loadCpuModule(const std::vector<char>& sharedLibrary) { return loadCpuLibrary(sharedLibrary); }
 
 }  // namespace tvms::runtime

@@ -14,19 +14,20 @@ namespace tvms::codegen {
 namespace {
 constexpr const char* kPluginName = "libtvms_llvm_backend.so";
 
-std::string pluginPath() {
+}  // namespace
+
+std::string cpuBackendPath() {
   if (const char* p = std::getenv("TVMS_CPU_BACKEND"); p && *p) return p;
   auto exe = runtime::selfExecutable();
   return exe.empty() ? kPluginName : (exe.parent_path() / kPluginName).string();
 }
-}  // namespace
 
 const CpuBackend& cpuBackend() {
   static const CpuBackend* backend = nullptr;
   static std::string failure;
   static std::once_flag once;
   std::call_once(once, [] {
-    std::string path = pluginPath();
+    std::string path = cpuBackendPath();
     void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);  // never closed: kernels and their vtables live there
     if (!handle) { failure = "cannot load the CPU code generator " + path + ": " + ::dlerror() + " (rebuild with ./dev build)"; return; }
     auto entry = reinterpret_cast<CpuBackendEntry>(::dlsym(handle, "tvms_cpu_backend_v2"));

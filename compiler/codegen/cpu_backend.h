@@ -30,5 +30,7 @@ using CpuBackendEntry = const CpuBackend* (*)();
 // Loads the plugin once ($TVMS_CPU_BACKEND, else libtvms_llvm_backend.so in the executable's
 // directory); throws std::runtime_error naming the path and dlopen's reason when it cannot.
 const CpuBackend& cpuBackend();
+// Where that plugin is looked for (its build identifies the code it generates).
+std::string cpuBackendPath();
 
 }  // namespace tvms::codegen

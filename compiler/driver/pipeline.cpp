@@ -1,9 +1,11 @@
 #include "compiler/driver/pipeline.h"
 
+#include <chrono>
 #include <map>
 #include <stdexcept>
 
 #include "compiler/codegen/backend.h"
+#include "compiler/codegen/kernel_cache.h"
 #include "compiler/ir/printer.h"
 #include "compiler/transform/lower_to_vm.h"
 #include "compiler/transform/passes.h"
@@ -56,6 +58,13 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   }
   if (!r.errors.empty()) return r;
   std::string kind;
+  codegen::KernelCacheStats before = codegen::KernelCache::stats();
+  auto codegenStart = std::chrono::steady_clock::now();
+  auto account = [&] {
+    r.codegenMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - codegenStart).count();
+    r.kernelModulesCached = codegen::KernelCache::stats().hits - before.hits;
+    r.kernelModulesCompiled = codegen::KernelCache::stats().misses - before.misses;
+  };
   try {
     std::string cannotEmit;
     for (auto& [k, kernels] : byKind) {
@@ -83,6 +92,7 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
     r.errors.push_back(std::string(e.what()) + hint);
     return r;
   }
+  account();
   r.exe = std::move(vm.exe);
   return r;
 }

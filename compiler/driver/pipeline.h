@@ -33,6 +33,10 @@ struct BuildResult {
   std::vector<std::string> errors;
   int64_t storageAllocations = 0, storageReuses = 0;
   std::string kernelText;  // BuildOptions::emit
+  // Code generation alone (the backends' build and load), and how many kernel modules (one per
+  // target kind) came from the kernel cache or were compiled.
+  double codegenMs = 0;
+  int kernelModulesCached = 0, kernelModulesCompiled = 0;
 };
 
 // Never throws for a bad module: problems come back in `errors`.

@@ -167,3 +167,9 @@ StmtP warpReduce(int local, BinOp combiner);
 std::vector<std::string> printKernelBody(const Kernel& k);
 
 }  // namespace tvms::tir
+
+namespace tvms::tir {
+// Every field of the kernel that the generated code depends on, as text: two kernels with the same
+// fingerprint compile to the same code for the same target (kernel caches key on it).
+std::string fingerprint(const Kernel& k);
+}  // namespace tvms::tir

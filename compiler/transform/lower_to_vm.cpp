@@ -396,11 +396,11 @@ LoweredVM lowerToVM(LegalizedModule legalized) {
   out.kernels = std::move(legalized.kernels);
   out.errors = std::move(legalized.errors);
   if (m.vdevices.empty()) {
-    out.exe.devices.push_back({"llvm", 1, 0, "global", "llvm:0"});
+    out.exe.devices.push_back({"llvm", 1, 0, "global", "llvm:0", ""});
   } else {
     for (auto& v : m.vdevices) {
       std::string spelling = analysis::spellingOf(m, v.get());
-      out.exe.devices.push_back({v->target.kind, deviceTypeOfKind(v->target.kind), v->vdeviceId, v->memoryScope, spelling});
+      out.exe.devices.push_back({v->target.kind, deviceTypeOfKind(v->target.kind), v->vdeviceId, v->memoryScope, spelling, ""});
     }
   }
   std::unordered_map<std::string, int> kernelIndex, functionIndex;

@@ -454,3 +454,30 @@ TEST_CASE("cli: library offload is on for cuda vdevices and off with --no-offloa
   CHECK(bad.err.find("'offload' must be true or false") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("cli: a second tvms run of an unchanged module takes its kernels from the cache, --no-cache compiles, tvms cache clear empties it") {
+  std::string dir = std::filesystem::temp_directory_path() / ("tvms-cli-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::string previous = std::getenv("TVMS_CACHE_DIR") ? std::getenv("TVMS_CACHE_DIR") : "";
+  ::setenv("TVMS_CACHE_DIR", dir.c_str(), 1);
+  auto first = runTvms({"run", corpus("run/multi_cpu.py"), "--format", "json"});
+  auto second = runTvms({"run", corpus("run/multi_cpu.py"), "--format", "json"});
+  auto bypass = runTvms({"run", corpus("run/multi_cpu.py"), "--no-cache"});
+  auto shown = runTvms({"cache"});
+  auto cleared = runTvms({"cache", "clear"});
+  if (previous.empty()) ::unsetenv("TVMS_CACHE_DIR");
+  else ::setenv("TVMS_CACHE_DIR", previous.c_str(), 1);
+  REQUIRE(first.exitCode == 0);
+  REQUIRE(second.exitCode == 0);
+  auto a = nlohmann::json::parse(first.out), b = nlohmann::json::parse(second.out);
+  CHECK(a["kernelCache"]["compiled"] == 1);
+  CHECK(a["kernelCache"]["hits"] == 0);
+  CHECK(b["kernelCache"]["hits"] == 1);
+  CHECK(b["kernelCache"]["compiled"] == 0);
+  CHECK(a["outputs"] == b["outputs"]);  // the cached kernels compute the same values
+  CHECK(bypass.exitCode == 0);
+  CHECK(bypass.out.find("1 compiled") != std::string::npos);
+  CHECK(shown.out.find("1 entries") != std::string::npos);
+  CHECK(cleared.exitCode == 0);
+  CHECK_FALSE(std::filesystem::exists(dir));
+}

@@ -131,7 +131,7 @@ class Module:
 }  // namespace
 
 TEST_CASE("hardening: every subcommand's --help prints its usage and exits 0") {
-  for (const char* command : {"lint", "fmt", "parse", "explain", "build", "run", "lsp"}) {
+  for (const char* command : {"lint", "fmt", "parse", "explain", "build", "run", "lsp", "cache"}) {
     auto r = runTvms({command, "--help"});
     CHECK_MESSAGE(r.exitCode == 0, command);
     CHECK_MESSAGE(r.out.find("usage: tvms " + std::string(command)) != std::string::npos, command);

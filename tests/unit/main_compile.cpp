@@ -9,8 +9,10 @@
 #include <iostream>
 
 #include "runtime/registry.h"
+#include "tests/support/test_environment.h"
 
 int main(int argc, char** argv) {
+  tvms::test::setTestEnvironment();
   const char* target = std::getenv("TVMS_TEST_TARGET");
   if (target && std::strcmp(target, "cuda") == 0) {
     try {

@@ -270,7 +270,7 @@ TEST_CASE("runtime: devices and module loaders come from registries by target ki
     return std::make_unique<RecordingDevice>();
   });
   runtime::Executable exe;
-  exe.devices.push_back({"recording", 99, 0, "global", "recording:0"});
+  exe.devices.push_back({"recording", 99, 0, "global", "recording:0", ""});
   auto devices = runtime::openDevices(exe, {});
   CHECK(opened == 1);
   CHECK_FALSE(pinned);  // no GPU in the module: pageable host memory
@@ -279,14 +279,14 @@ TEST_CASE("runtime: devices and module loaders come from registries by target ki
   // With a cuda slot beside it, every device is asked for pinned host memory (the cuda slot itself
   // then fails to open on a machine without a driver, after the first slot was opened).
   runtime::Executable withGpu = exe;
-  withGpu.devices.push_back({"cuda", 2, 0, "global", "cuda:0"});
+  withGpu.devices.push_back({"cuda", 2, 0, "global", "cuda:0", ""});
   try {
     runtime::openDevices(withGpu, {});
   } catch (const std::runtime_error&) {
   }
   CHECK(opened == 2);
   CHECK(pinned);
-  exe.devices[0] = {"metal", 8, 0, "global", "metal:0"};
+  exe.devices[0] = {"metal", 8, 0, "global", "metal:0", ""};
   CHECK_THROWS_WITH(runtime::openDevices(exe, {}),
                     doctest::Contains("`--device metal:0=cpu` runs it on the CPU instead"));
 }
@@ -586,7 +586,7 @@ TEST_CASE("cuda backend: every truncation or corruption of a cuda module is a cl
 }
 
 TEST_CASE("devices: a vdevice remapped to another device of a kind, or to the CPU") {
-  runtime::DeviceSlot slot{"cuda", 2, 1, "global", "cuda:1"};
+  runtime::DeviceSlot slot{"cuda", 2, 1, "global", "cuda:1", ""};
   CHECK(runtime::deviceFor(slot, {}).kind == "cuda");
   CHECK(runtime::deviceFor(slot, {}).index == 1);
   auto shared = runtime::deviceFor(slot, {{"cuda:1", "cuda:0"}});

@@ -73,6 +73,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
     if (a == "--print-after-all") { b.printAll = true; continue; }
     if (a == "--no-offload") { b.offload = false; continue; }
+    if (a == "--no-cache") { ::setenv("TVMS_NO_CACHE", "1", 1); continue; }  // read by the kernel cache (compiler/codegen/kernel_cache.h)
     if (!run && (a == "--emit=llvm" || a == "--emit=asm" || a == "--emit=cuda" || a == "--emit=ptx")) { b.emit = a.substr(7); continue; }
     if (a == "--device" && value(v) && splitPair(v, k, x)) {
       // The left side is checked against the module's vdevices once it is compiled or loaded.
@@ -193,11 +194,11 @@ void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-cache]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
-    "                [--random-missing] [--no-offload] [--repeat N] [--trace FILE.json]\n"
+    "                [--random-missing] [--no-offload] [--no-cache] [--repeat N] [--trace FILE.json]\n"
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...)\n";
 
@@ -249,6 +250,7 @@ int runRun(const Args& args) {
 int runOnVM(const BuildArgs& b) {
   std::optional<runtime::Executable> exe;
   auto t0 = std::chrono::steady_clock::now();
+  RunReport report;
   if (b.file.size() > 5 && b.file.substr(b.file.size() - 5) == ".tvmx") {
     exe = runtime::loadExecutable(b.file);
   } else {
@@ -256,6 +258,9 @@ int runOnVM(const BuildArgs& b) {
     auto r = compileFile(b, false, true);
     if (!r) return 1;
     exe = std::move(r->exe);
+    report.codegenMs = r->codegenMs;
+    report.kernelModulesCached = r->kernelModulesCached;
+    report.kernelModulesCompiled = r->kernelModulesCompiled;
   }
   double compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!remapNamesVDevices(*exe, b.remap)) return 2;
@@ -329,7 +334,6 @@ int runOnVM(const BuildArgs& b) {
     perCall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count() * 1e3);
   }
   progress(b, "reporting");
-  RunReport report;
   report.entry = b.entry;
   report.compileMs = compileSeconds * 1e3;
   report.runMs = runSeconds * 1e3;

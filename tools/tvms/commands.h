@@ -14,5 +14,6 @@ int runLint(const Args& args);
 int runExplain(const Args& args);
 int runRun(const Args& args);
 int runBuild(const Args& args);
+int runCache(const Args& args);
 
 }  // namespace tvms::cli

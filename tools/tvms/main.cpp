@@ -18,6 +18,7 @@ commands:
   explain CODE             explain a diagnostic code (e.g. TVS201)
   build FILE [-o X.tvmx]   compile the module (--print-after=PASS, --print-after-all)
   run FILE [--input ...]   compile (or load a .tvmx) and run a function on the vdevices
+  cache [clear]            where compiled kernels are kept, and emptying it
   lsp                      the language server over stdio (diagnostics for now)
   --version                print the version
 )";
@@ -43,6 +44,7 @@ int main(int argc, char** argv) {
     if (cmd == "explain") return tvms::cli::runExplain(args);
     if (cmd == "run") return tvms::cli::runRun(args);
     if (cmd == "build") return tvms::cli::runBuild(args);
+    if (cmd == "cache") return tvms::cli::runCache(args);
     if (cmd == "lsp") {
       if (!args.empty()) {
         bool help = args[0] == "-h" || args[0] == "--help";

@@ -89,7 +89,10 @@ void printText(std::ostream& os, const RunReport& r) {
     os << "\n";
   }
   std::ostringstream t;
-  t << std::fixed << std::setprecision(3) << "compile " << r.compileMs << " ms, run " << r.runMs << " ms\n";
+  t << std::fixed << std::setprecision(3) << "compile " << r.compileMs << " ms (codegen " << r.codegenMs << " ms";
+  if (r.kernelModulesCached) t << ", " << r.kernelModulesCached << " kernel module" << (r.kernelModulesCached == 1 ? "" : "s") << " from the cache";
+  if (r.kernelModulesCompiled) t << ", " << r.kernelModulesCompiled << " compiled";
+  t << "), run " << r.runMs << " ms\n";
   for (auto& d : r.devices)
     t << "device " << d.index << " \"" << d.vdevice << "\" (" << d.device << "): " << d.kernels << " kernels, " << d.ms << " ms\n";
   t << "copied between devices: " << r.bytesCopied << " bytes in " << r.copies << " copies, " << r.copyMs
@@ -122,6 +125,7 @@ void printJson(std::ostream& os, const RunReport& r) {
   printText(text, r);
   // NaN and infinities are not JSON: a kernel that produced them still reports (as null).
   json out = {{"entry", r.entry}, {"outputs", outs}, {"devices", devs}, {"compileMs", r.compileMs}, {"runMs", r.runMs},
+              {"codegenMs", r.codegenMs}, {"kernelCache", {{"hits", r.kernelModulesCached}, {"compiled", r.kernelModulesCompiled}}},
               {"bytesCopied", r.bytesCopied}, {"copies", r.copies}, {"copyMs", r.copyMs}, {"inputBytesPlaced", r.inputBytesPlaced},
               {"text", text.str()}};
   if (r.repeat) out["repeat"] = {{"calls", r.repeat}, {"p50Ms", r.p50Ms}, {"p90Ms", r.p90Ms}, {"minMs", r.minMs}};

@@ -36,6 +36,8 @@ struct RunReport {
   std::vector<OutputReport> outputs;
   std::vector<DeviceReport> devices;
   double compileMs = 0, runMs = 0;
+  double codegenMs = 0;  // part of compileMs
+  int kernelModulesCached = 0, kernelModulesCompiled = 0;
   int64_t bytesCopied = 0, copies = 0, inputBytesPlaced = 0;
   double copyMs = 0;  // the to_device copies, by the destination device's clock
   // --repeat N: N more calls after the first, each waited for on every device.

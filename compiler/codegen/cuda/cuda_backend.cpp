@@ -4,7 +4,7 @@
 
 #include "compiler/codegen/cuda/cuda_emit.h"
 #include "compiler/codegen/cuda/nvrtc.h"
-#include "compiler/codegen/cuda/ptx_cache.h"
+#include "compiler/codegen/kernel_cache.h"
 
 namespace tvms::codegen {
 
@@ -20,7 +20,16 @@ runtime::CudaModuleImage compile(const std::vector<tir::Kernel>& kernels) {
   runtime::CudaModuleImage image;
   image.source = src.source;
   image.kernels = std::move(src.kernels);
-  image.ptx = cuda::cachedPtx(std::string(kPtxArch) + "\n" + image.source, [&] { return cuda::compileToPtx(image.source, kPtxArch); });
+  KernelCache cache = KernelCache::fromEnvironment();
+  std::string key = std::string("tvms ptx v2\n") + kPtxArch + "\n" + image.source;
+  if (auto hit = cache.read("cuda", key, ".ptx")) {
+    ++KernelCache::stats().hits;
+    image.ptx = std::move(*hit);
+    return image;
+  }
+  ++KernelCache::stats().misses;
+  image.ptx = cuda::compileToPtx(image.source, kPtxArch);
+  cache.store("cuda", key, ".ptx", image.ptx);
   return image;
 }
 
