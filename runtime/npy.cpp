@@ -4,7 +4,8 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <regex>
+#include <optional>
+#include <string_view>
 #include <stdexcept>
 
 #include "runtime/device_api.h"
@@ -26,6 +27,28 @@ const char* descrOf(DType t) {
   return "?";
 }
 
+// The text after `'key':` in the header's dict (spaces skipped), or nothing. A scan, not std::regex:
+// libstdc++'s regex recurses once per character and overflowed the stack on a long header (fuzz_npy).
+std::optional<std::string_view> valueOf(std::string_view header, std::string_view key) {
+  std::string quoted = "'" + std::string(key) + "'";
+  for (size_t at = header.find(quoted); at != std::string_view::npos; at = header.find(quoted, at + 1)) {
+    size_t i = header.find_first_not_of(" \t", at + quoted.size());
+    if (i == std::string_view::npos || header[i] != ':') continue;
+    i = header.find_first_not_of(" \t", i + 1);
+    if (i == std::string_view::npos) return std::nullopt;
+    return header.substr(i);
+  }
+  return std::nullopt;
+}
+
+// The text between `open` at the start of `v` and the next `close`, or nothing.
+std::optional<std::string> enclosed(std::optional<std::string_view> v, char open, char close) {
+  if (!v || v->empty() || (*v)[0] != open) return std::nullopt;
+  size_t end = v->find(close, 1);
+  if (end == std::string_view::npos) return std::nullopt;
+  return std::string(v->substr(1, end - 1));
+}
+
 }  // namespace
 
 NDArray readNpy(const std::string& path, const std::shared_ptr<DeviceAPI>& host) {
@@ -45,19 +68,21 @@ NDArray readNpy(const std::string& path, const std::shared_ptr<DeviceAPI>& host)
   if (!in || headerLen > (1u << 20)) throw std::runtime_error(path + ": damaged .npy header");
   std::string header(headerLen, '\0');
   in.read(header.data(), headerLen);
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([^']+)')"))) throw std::runtime_error(path + ": no dtype in the .npy header");
-  std::string descr = m[1];
+  auto descrText = enclosed(valueOf(header, "descr"), '\'', '\'');
+  if (!descrText || descrText->empty()) throw std::runtime_error(path + ": no dtype in the .npy header");
+  std::string descr = *descrText;
   NDArray a;
   bool found = false;
   for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64, DType::BF16})
     if (descr == descrOf(t) || (t == DType::Bool && descr == "<b1")) { a.dtype = t; found = true; }
   if (!found) throw std::runtime_error(path + ": dtype '" + descr + "' is not supported (float16/32/64, int32/64, bool, little-endian)");
-  if (std::regex_search(header, m, std::regex(R"('fortran_order'\s*:\s*True)"))) throw std::runtime_error(path + ": Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw std::runtime_error(path + ": no shape in the .npy header");
+  if (auto fortran = valueOf(header, "fortran_order"); fortran && fortran->substr(0, 4) == "True")
+    throw std::runtime_error(path + ": Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");
+  auto shapeText = enclosed(valueOf(header, "shape"), '(', ')');
+  if (!shapeText) throw std::runtime_error(path + ": no shape in the .npy header");
   // Each dimension a non-negative integer, and the whole array no larger than what the file holds
   // (a negative dimension was read as positive; a shape whose product overflows crashed).
-  std::string dims = m[1];
+  std::string dims = *shapeText;
   uint64_t elements = 1;
   for (size_t at = 0; at < dims.size();) {
     size_t comma = dims.find(',', at);

@@ -1,4 +1,5 @@
 #include "compiler/format/formatter.h"
+#include "compiler/syntax/line_index.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -56,6 +57,13 @@ std::string withLineEnding(std::string printed, const std::string& ending) {
 FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
   FormatResult result;
   result.text = text;
+  // Python source is UTF-8 (the CLI and the server refuse anything else before they get here); on
+  // other bytes tree-sitter's recovery can move a region's end between two runs, so such text is
+  // never reprinted.
+  if (uint32_t bad = syntax::firstInvalidUtf8(text); bad != uint32_t(-1)) {
+    result.notes.push_back("left as written: not valid UTF-8 at byte " + std::to_string(bad + 1));
+    return result;
+  }
   syntax::Document doc(text);
   frontend::FileResult file = frontend::lowerDocument(doc);
   std::set<size_t> skip;

@@ -1,5 +1,6 @@
 // Relax function bodies: parameters, bindings, dataflow blocks, if/else, return.
 #include "compiler/frontend/lowerer.h"
+#include "compiler/frontend/syntax_errors.h"
 
 namespace tvms::frontend {
 
@@ -375,6 +376,11 @@ FunctionPtr Lowerer::lowerRelaxFunction(const FunctionNode& f) {
     fn->retAnnotation = lowerSInfo(kids.empty() ? ret : kids[0]);
     inSignature_ = false;
   }
+  if (!ts_node_has_error(f.def))
+    if (auto d = emptyBodyError(doc_, f.def, "function")) {
+      region_.diagnostics.push_back(*d);
+      return fn;  // no body: nothing more to say (not also "has no return")
+    }
   fn->body = lowerBody(field(f.def, "body"), *fn);
   return fn;
 }

@@ -124,6 +124,8 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
       others.push_back(stmt);
     }
   }
+  if (functions.empty() && others.empty() && !ts_node_has_error(classDef))
+    if (auto d = emptyBodyError(doc_, classDef, "class")) region_.diagnostics.push_back(*d);
   // Non-function statements first: global_infos is visible to every function wherever it stands.
   for (TSNode stmt : others) lowerModuleStatement(stmt);
   for (auto& m : functions) {

@@ -13,4 +13,8 @@ namespace tvms::frontend {
 std::optional<diag::Diagnostic> firstSyntaxError(const syntax::Document& doc, TSNode scope, ByteRange where,
                                                  const std::vector<ByteRange>& exclude = {});
 
+// A class or function whose body holds no statement (`class M:` at the end of the file, or followed by
+// comments only): tree-sitter-python accepts it, CPython does not ("expected an indented block").
+std::optional<diag::Diagnostic> emptyBodyError(const syntax::Document& doc, TSNode definition, const char* what);
+
 }  // namespace tvms::frontend

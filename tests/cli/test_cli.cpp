@@ -481,3 +481,15 @@ TEST_CASE("cli: a second tvms run of an unchanged module takes its kernels from 
   CHECK(cleared.exitCode == 0);
   CHECK_FALSE(std::filesystem::exists(dir));
 }
+
+TEST_CASE("cli: the one-shot commands run on mimalloc with large heap pages and the language server on ordinary pages") {
+  // mimalloc says its options at start-up when MIMALLOC_VERBOSE=1 (tools/tvms/allocator.cpp sets them).
+  ::setenv("MIMALLOC_VERBOSE", "1", 1);
+  auto lint = runTvms({"lint", corpus("run/multi_cpu.py")});
+  auto lsp = runTvms({"lsp", "--help"});
+  ::unsetenv("MIMALLOC_VERBOSE");
+  CHECK(lint.exitCode == 0);
+  CHECK(lint.err.find("option 'large_os_pages': 1") != std::string::npos);
+  CHECK(lsp.exitCode == 0);
+  CHECK(lsp.err.find("option 'large_os_pages': 0") != std::string::npos);
+}

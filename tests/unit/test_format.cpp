@@ -157,3 +157,16 @@ class M:
   CHECK(r.text.find("        d = R.add(a, c)\n") != std::string::npos);  // no trailing comma: joined
   CHECK(format::formatSource(r.text).text == r.text);
 }
+
+TEST_CASE("fmt: idempotent when an unterminated f-string with an invalid byte comes before a module (fuzz_frontend)") {
+  // tests/fuzz/frontend/crash-1b7fac58... reduced by libFuzzer's -minimize_crash.
+  std::string text = "f'\xCA\n    I\n@I.ir_module\nclass e:";
+  auto once = format::formatSource(text);
+  auto twice = format::formatSource(once.text);
+  INFO("once: [" << once.text << "]");
+  INFO("twice: [" << twice.text << "]");
+  CHECK(twice.text == once.text);
+  CHECK(once.text == text);  // not UTF-8: left as written, and said
+  REQUIRE(once.notes.size() == 1);
+  CHECK(once.notes[0].find("not valid UTF-8") != std::string::npos);
+}
