@@ -44,11 +44,13 @@ TEST_CASE("fmt: every corpus file is formatted idempotently, keeping comments an
       else CHECK(before.doc->slice(frontend::regionLines(*before.doc, b.range)) ==
                  after.doc->slice(frontend::regionLines(*after.doc, a.range)));  // left as written
     }
-    // Only region notes for files that cannot be formatted: a syntax error, a `for` loop, and (a known
-    // limit of the printer) comments on the items of a multi-line vdevice list, which it cannot place
-    // yet, so the safety check keeps that module as written.
+    // Only region notes for files that cannot be formatted: a syntax error (an empty body is one, as
+    // in the reliability reproduction that ends at its `def` line), a `for` loop, and (a known limit
+    // of the printer) comments on the items of a multi-line vdevice list, which it cannot place yet,
+    // so the safety check keeps that module as written.
     bool leftAsWritten = path.find("syntax_error") != std::string::npos || path.find("structure_more") != std::string::npos ||
-                         path.find("vdevice_list") != std::string::npos;
+                         path.find("vdevice_list") != std::string::npos || path.find("empty_body") != std::string::npos ||
+                         path.find("internal_error_stoll") != std::string::npos;
     if (!leftAsWritten) CHECK(once.notes.empty());
     else CHECK_FALSE(once.notes.empty());
   }
