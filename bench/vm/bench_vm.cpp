@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     double s = timeMain(vm, in, n > 4000000 ? 10 : 50);
     std::printf("{\"bench\": \"add\", \"n\": %lld, \"seconds\": %.9f}\n", static_cast<long long>(n), s);
   }
-  for (int64_t n : {256LL, 512LL, 1024LL, 2048LL}) {
+  for (int64_t n : {256LL, 512LL, 1024LL, 2048LL, 4096LL}) {
     std::string ns = std::to_string(n);
     std::string t = "R.Tensor((" + ns + ", " + ns + "), \"float32\")";
     auto c = compile(header() + "    def main(a: " + t + ", b: " + t + ") -> " + t + ":\n        c = R.matmul(a, b)\n        return c\n");

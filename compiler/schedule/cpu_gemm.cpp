@@ -1,5 +1,5 @@
 // The CPU schedule of a GEMM. The blocked scheme: each parallel iteration owns a group of column
-// panels of kNR columns of C; it walks K in blocks of kKC, packing that block of the group's panels
+// panels of kNR columns of C and a block of its rows; it walks K in blocks of kKC, packing that block of the group's panels
 // of B into a contiguous local array (kKC x kNR each, zero-padded past N, read with unit stride),
 // then sweeps every row tile of kMR rows over each panel in turn (the tile's rows of A stay in L1
 // across the group). The tile's kMR x kNR accumulators are scalar locals written out unrolled: LLVM
@@ -30,7 +30,7 @@ CpuGemmTile cpuGemmTile(const Target& target, ScalarType t) {
   tile.mr = tile.vectorRegisters == 32 ? 8 : 6;
   // Up to `group` column panels per parallel task, so each tile's rows of A (in L1) serve several
   // panels (1024³: ~100 -> ~140-210 GFLOP/s, 2048³: ~100 -> ~180 on the 2-core AVX-512 machine);
-  // fewer when that would leave fewer than two tasks for the thread pool.
+  // fewer for narrow matrices, which need their panels as separate tasks (addCpuGemm).
   tile.kc = 256;
   tile.group = 4;
   return tile;
@@ -96,12 +96,28 @@ void addCpuGemm(KernelBuilder& kb, const CpuGemmTile& tile, ScalarType t, int c,
 
   int task = kb.loopVar("task"), kblock = kb.loopVar("kblock"), pk = kb.loopVar("pk"), pj = kb.loopVar("pj");
   int it = kb.loopVar("it"), ir = kb.loopVar("ir"), gpPack = kb.loopVar("gp"), gpTile = kb.loopVar("gt"), gpEdge = kb.loopVar("ge");
-  ExprP panels = binary(BinOp::FloorDiv, g.N + intImm(kNR - 1), intImm(kNR));
-  ExprP groupSize = binary(BinOp::Max, intImm(1), binary(BinOp::Min, intImm(kGroup), binary(BinOp::FloorDiv, panels, intImm(2))));
-  ExprP groups = binary(BinOp::FloorDiv, panels + groupSize - intImm(1), groupSize);
-  ExprP kBlocks = binary(BinOp::FloorDiv, g.K + intImm(kKC - 1), intImm(kKC));
-  tl.b = binary(BinOp::FloorDiv, kb.var(task), groups);
-  ExprP firstPanel = binary(BinOp::FloorMod, kb.var(task), groups) * groupSize;
+  auto ceilDiv = [](ExprP a, ExprP b) { return binary(BinOp::FloorDiv, a + b - intImm(1), b); };
+  auto clamp = [](ExprP lo, ExprP v, ExprP hi) { return binary(BinOp::Max, lo, binary(BinOp::Min, v, hi)); };
+  ExprP panels = ceilDiv(g.N, intImm(kNR));
+  // Tasks: (batch, group of panels, block of row tiles). Narrow matrices get groups of one panel, so
+  // that there are many groups; then rows are split into blocks until there are about kTasks tasks,
+  // so a 16-core machine has work for every core at 256^3 too (one panel group per task left 256^3
+  // with 2 tasks: 0.3x numpy there). Each task packs its own copy of its panels' K block of B.
+  constexpr int64_t kTasks = 64;
+  ExprP groupSize = clamp(intImm(1), binary(BinOp::FloorDiv, panels, intImm(16)), intImm(kGroup));
+  ExprP groups = ceilDiv(panels, groupSize);
+  ExprP rowTiles = ceilDiv(g.M, intImm(kMR));
+  ExprP batchGroups = binary(BinOp::Max, intImm(1), g.batch * groups);
+  ExprP wantBlocks = clamp(intImm(1), ceilDiv(intImm(kTasks), batchGroups), binary(BinOp::Max, intImm(1), rowTiles));
+  ExprP tilesPerBlock = binary(BinOp::Max, intImm(1), ceilDiv(rowTiles, wantBlocks));
+  ExprP mBlocks = ceilDiv(rowTiles, tilesPerBlock);
+  ExprP kBlocks = ceilDiv(g.K, intImm(kKC));
+  ExprP perBatch = groups * mBlocks;
+  tl.b = binary(BinOp::FloorDiv, kb.var(task), perBatch);
+  ExprP inBatch = binary(BinOp::FloorMod, kb.var(task), perBatch);
+  ExprP firstPanel = binary(BinOp::FloorDiv, inBatch, mBlocks) * groupSize;
+  ExprP row0 = binary(BinOp::FloorMod, inBatch, mBlocks) * tilesPerBlock * intImm(kMR);
+  ExprP rows = binary(BinOp::Min, tilesPerBlock * intImm(kMR), g.M - row0);
   ExprP inGroup = binary(BinOp::Min, groupSize, panels - firstPanel);
   tl.k0 = kb.var(kblock) * intImm(kKC);
   tl.kLen = binary(BinOp::Min, intImm(kKC), g.K - tl.k0);
@@ -119,16 +135,16 @@ void addCpuGemm(KernelBuilder& kb, const CpuGemmTile& tile, ScalarType t, int c,
   ExprP col = tl.col0 + binary(BinOp::Min, kb.var(pj), tl.width - intImm(1));
   StmtP pack = forLoop(gpPack, inGroup, {forLoop(pk, tl.kLen, {forLoop(pj, intImm(kNR), {
       store(tl.packedB, tl.panelOffset + kb.var(pk) * intImm(kNR) + kb.var(pj), select(inPanel, g.b(tl.b, tl.k0 + kb.var(pk), col), floatImm(0, t)))})})});
-  ExprP fullTiles = binary(BinOp::FloorDiv, g.M, intImm(kMR));
+  ExprP fullTiles = binary(BinOp::FloorDiv, rows, intImm(kMR));
   auto rowTile = [&](int64_t mr, const ExprP& row0, int gp, const std::string& tag) {
     std::vector<StmtP> body = tl.packRows(mr, row0, tag);
     usePanel(gp);
     body.push_back(forLoop(gp, inGroup, tl.tile(mr, row0, tag)));
     return body;
   };
-  StmtP tiles = forLoop(it, fullTiles, rowTile(kMR, kb.var(it) * intImm(kMR), gpTile, "t"));
-  StmtP rest = forLoop(ir, g.M - fullTiles * intImm(kMR), rowTile(1, fullTiles * intImm(kMR) + kb.var(ir), gpEdge, "e"));
-  kb.add(forLoop(task, g.batch * groups, {forLoop(kblock, kBlocks, {pack, tiles, rest})}, true));
+  StmtP tiles = forLoop(it, fullTiles, rowTile(kMR, row0 + kb.var(it) * intImm(kMR), gpTile, "t"));
+  StmtP rest = forLoop(ir, rows - fullTiles * intImm(kMR), rowTile(1, row0 + fullTiles * intImm(kMR) + kb.var(ir), gpEdge, "e"));
+  kb.add(forLoop(task, g.batch * perBatch, {forLoop(kblock, kBlocks, {pack, tiles, rest})}, true));
 }
 
 }  // namespace tvms::schedule
