@@ -96,7 +96,9 @@ NDArray readNpy(const std::string& path, const std::shared_ptr<DeviceAPI>& host)
     auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), d);
     if (ec != std::errc() || end != item.data() + item.size() || d < 0)
       throw std::runtime_error(path + ": the .npy shape (" + dims + ") has a dimension that is not a non-negative integer: '" + item + "'");
-    if (d != 0 && elements > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(d))
+    // Every prefix product fits int64 (NDArray::numel multiplies the dims in order, so a zero after
+    // two huge dims still overflowed there: fuzz_npy).
+    if (d != 0 && elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / static_cast<uint64_t>(d))
       throw std::runtime_error(path + ": the .npy shape (" + dims + ") is too large");
     elements *= static_cast<uint64_t>(d);
     a.shape.push_back(d);

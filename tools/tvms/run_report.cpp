@@ -89,10 +89,14 @@ void printText(std::ostream& os, const RunReport& r) {
     os << "\n";
   }
   std::ostringstream t;
-  t << std::fixed << std::setprecision(3) << "compile " << r.compileMs << " ms (codegen " << r.codegenMs << " ms";
-  if (r.kernelModulesCached) t << ", " << r.kernelModulesCached << " kernel module" << (r.kernelModulesCached == 1 ? "" : "s") << " from the cache";
-  if (r.kernelModulesCompiled) t << ", " << r.kernelModulesCompiled << " compiled";
-  t << "), run " << r.runMs << " ms\n";
+  t << std::fixed << std::setprecision(3) << "compile " << r.compileMs << " ms";
+  if (r.kernelModulesCached + r.kernelModulesCompiled > 0) {  // compiled from source here (not a loaded .tvmx)
+    t << " (codegen " << r.codegenMs << " ms";
+    if (r.kernelModulesCached) t << ", " << r.kernelModulesCached << " kernel module" << (r.kernelModulesCached == 1 ? "" : "s") << " from the cache";
+    if (r.kernelModulesCompiled) t << ", " << r.kernelModulesCompiled << " compiled";
+    t << ")";
+  }
+  t << ", run " << r.runMs << " ms\n";
   for (auto& d : r.devices)
     t << "device " << d.index << " \"" << d.vdevice << "\" (" << d.device << "): " << d.kernels << " kernels, " << d.ms << " ms\n";
   t << "copied between devices: " << r.bytesCopied << " bytes in " << r.copies << " copies, " << r.copyMs
