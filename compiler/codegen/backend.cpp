@@ -94,7 +94,13 @@ class LlvmBackend : public Backend {
         // evicted by another process between find and dlopen: compiled below
       }
     ++KernelCache::stats().misses;
-    std::string so = compileSharedLibrary(kernels, target);
+    std::string so;
+    try {
+      so = compileSharedLibrary(kernels, target);
+    } catch (const std::runtime_error&) {
+      // No system linker (`cc`) on this machine: the JIT needs none; nothing is cached then.
+      return cpuBackend().jitCompile(kernels, target);
+    }
     if (auto stored = cache.store("cpu", key, ".so", so)) try {
         return runtime::openCpuLibrary(stored->string());
       } catch (const std::exception&) {

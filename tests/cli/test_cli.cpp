@@ -493,3 +493,19 @@ TEST_CASE("cli: the one-shot commands run on mimalloc with large heap pages and 
   CHECK(lsp.exitCode == 0);
   CHECK(lsp.err.find("option 'large_os_pages': 0") != std::string::npos);
 }
+
+TEST_CASE("cli: without a system linker tvms run still runs its kernels (JIT) and caches nothing") {
+  std::string dir = std::filesystem::temp_directory_path() / ("tvms-cli-nocc-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::string previous = std::getenv("TVMS_CACHE_DIR") ? std::getenv("TVMS_CACHE_DIR") : "";
+  ::setenv("TVMS_CACHE_DIR", dir.c_str(), 1);
+  ::setenv("CC", "/nonexistent/cc", 1);
+  auto r = runTvms({"run", corpus("run/multi_cpu.py")});
+  ::unsetenv("CC");
+  if (previous.empty()) ::unsetenv("TVMS_CACHE_DIR");
+  else ::setenv("TVMS_CACHE_DIR", previous.c_str(), 1);
+  CHECK(r.exitCode == 0);
+  CHECK(r.out.find("1 compiled") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "cpu"));
+  std::filesystem::remove_all(dir);
+}
