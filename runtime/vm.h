@@ -83,6 +83,7 @@ class VirtualMachine {
   std::vector<Timing> timings_;
   bool tracing_ = false;
   std::vector<Event> traceBase_;  // per slot: the event the trace's times count from
+  std::vector<double> traceOffsetSeconds_;  // per slot: host time from slot 0's base event to this one's
   std::vector<TraceSpan> trace_;
   std::deque<std::string> copyLabels_;  // names of traced copies (stable addresses for Timing::name)
   void traceOrigin();

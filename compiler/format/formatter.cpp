@@ -52,16 +52,38 @@ std::string withLineEnding(std::string printed, const std::string& ending) {
   return out;
 }
 
+// Whether the first line after `region` that holds code is indented no deeper than the region's
+// first line. When it is deeper, tree-sitter's recovery has cut the region short of its body (the
+// rest of the body lies outside it, in an error): reprinting the region alone would add to a body
+// that the next run cuts again (fuzz_frontend: `pass` added on every run).
+bool endsAtDedent(const std::string& text, const syntax::LineIndex& lines, syntax::ByteRange region) {
+  uint32_t column = region.begin - lines.lineStart(lines.lineOf(region.begin));
+  size_t at = text.find('\n', region.end > 0 ? region.end - 1 : 0);
+  while (at != std::string::npos && at + 1 < text.size()) {
+    size_t begin = at + 1, eol = text.find('\n', begin);
+    std::string_view line(text.data() + begin, (eol == std::string::npos ? text.size() : eol) - begin);
+    size_t first = line.find_first_not_of(" \t\r\f");
+    if (first != std::string_view::npos && line[first] != '#') return first <= column;
+    at = eol;
+  }
+  return true;
+}
+
 }  // namespace
 
 FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
   FormatResult result;
   result.text = text;
-  // Python source is UTF-8 (the CLI and the server refuse anything else before they get here); on
-  // other bytes tree-sitter's recovery can move a region's end between two runs, so such text is
-  // never reprinted.
+  // Python source is UTF-8 (the CLI and the server's JSON refuse anything else before it gets here);
+  // on other bytes tree-sitter's recovery can move a region's end between two runs, so such text is
+  // never reprinted (fuzz_frontend found both cases below).
   if (uint32_t bad = syntax::firstInvalidUtf8(text); bad != uint32_t(-1)) {
     result.notes.push_back("left as written: not valid UTF-8 at byte " + std::to_string(bad + 1));
+    return result;
+  }
+  // CPython refuses source with NUL bytes, and tree-sitter's scanner reads one as the end of input.
+  if (size_t nul = text.find('\0'); nul != std::string::npos) {
+    result.notes.push_back("left as written: a NUL byte at byte " + std::to_string(nul + 1));
     return result;
   }
   syntax::Document doc(text);
@@ -69,7 +91,7 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
   std::set<size_t> skip;
   for (size_t i = 0; i < file.regions.size(); ++i) {
     auto& r = file.regions[i];
-    if (!r.formattable()) {
+    if (!r.formattable() || !endsAtDedent(text, doc.lines(), r.range)) {
       skip.insert(i);
       uint32_t line = doc.lines().lineOf(r.range.begin) + 1;
       result.notes.push_back("line " + std::to_string(line) + ": left as written (it has " +

@@ -172,3 +172,24 @@ TEST_CASE("fmt: idempotent when an unterminated f-string with an invalid byte co
   REQUIRE(once.notes.size() == 1);
   CHECK(once.notes[0].find("not valid UTF-8") != std::string::npos);
 }
+
+TEST_CASE("fmt: text with a NUL byte is left as written (fuzz_frontend: an f-string holding one made fmt not idempotent)") {
+  // tests/fuzz/frontend/crash-2bab0fc7... reduced by libFuzzer's -minimize_crash; the server can receive
+  // NUL as \u0000 in JSON, so this reaches formatting through the LSP.
+  std::string text = std::string("f'") + '\0' + "\n    r\n@I.ir_module\nclass u:\n b";
+  auto once = format::formatSource(text);
+  CHECK(once.text == text);
+  CHECK(format::formatSource(once.text).text == once.text);
+  REQUIRE(once.notes.size() == 1);
+  CHECK(once.notes[0].find("NUL") != std::string::npos);
+}
+
+TEST_CASE("fmt: a module whose body tree-sitter cut off is left as written (fuzz_frontend: `pass` added on every run)") {
+  // tests/fuzz/frontend/crash-2bab0fc7... reduced by deleting lines: an unterminated string before the
+  // module and an unclosed bracket in its body leave `class Module:` with an empty body in the tree.
+  std::string text = "f'x\nclass M:\n    I.m\n@I.ir_module\nclass Module:\n    y = (((((((((";
+  auto once = format::formatSource(text);
+  CHECK(once.text == text);
+  CHECK(format::formatSource(once.text).text == once.text);
+  CHECK_FALSE(once.notes.empty());
+}
