@@ -1,0 +1,19 @@
+#!/bin/bash
+# The GPU tests and benchmarks on the device machine, in one call (tests/gpu/prepare_device_dir.sh
+# makes the folder this runs in).
+cd "$(dirname "$0")"
+export LD_LIBRARY_PATH=$PWD:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}
+export TVMS_CACHE_DIR=$PWD/cache
+nvidia-smi -L
+echo "== compile-and-run op tests on cuda:0 (offload on)"
+TVMS_TEST_TARGET=cuda ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -4
+echo "== the same without library offload"
+TVMS_TEST_TARGET=cuda TVMS_TEST_OFFLOAD=0 ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -4
+echo "== artifacts built without a GPU, run on it, against their CPU runs"
+python3 tests/run_artifacts.py check ./tvms art 2>&1 | grep -v "^out:\|^device\|^copied\|^compile" | tail -8
+echo "== bench/gpu"
+python3 tests/bench_gpu.py measure ./tvms bench 2>&1 | tail -14
+echo "== --trace of the seed artifact: spans per device in order"
+./tvms run art/run_seed_conv2d_offload.tvmx --trace trace.json > /dev/null && python3 -c "
+import json; x = [e for e in json.load(open('trace.json'))['traceEvents'] if e['ph'] == 'X']
+for e in x: print(e['tid'], e['cat'], e['name'][:40], round(e['ts'], 1), round(e['dur'], 1))"
