@@ -1,8 +1,7 @@
 #include "runtime/vm.h"
 
-#include <chrono>
-
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 

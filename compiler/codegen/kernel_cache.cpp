@@ -87,28 +87,31 @@ fs::path KernelCache::entryPath(std::string_view section, std::string_view key, 
   return root_ / std::string(section) / (digest128(key) + std::string(suffix));
 }
 
+// The entry's payload when it is whole (a damaged entry is removed, so the next build writes a good
+// one); a hit refreshes the entry's time, so it is evicted last.
+std::optional<std::string> KernelCache::verified(const fs::path& entry) const {
+  auto bytes = readFile(entry);
+  if (!bytes) return std::nullopt;
+  std::error_code ec;
+  auto payload = payloadOf(*bytes);
+  if (!payload) {
+    fs::remove(entry, ec);  // damaged (a crash mid-copy, a disk error, an edit): compiled again
+    return std::nullopt;
+  }
+  fs::last_write_time(entry, fs::file_time_type::clock::now(), ec);
+  return std::string(*payload);
+}
+
 std::optional<fs::path> KernelCache::find(std::string_view section, std::string_view key, std::string_view suffix) const {
   if (!enabled()) return std::nullopt;
   fs::path p = entryPath(section, key, suffix);
-  auto bytes = readFile(p);
-  if (!bytes) return std::nullopt;
-  std::error_code ec;
-  if (!payloadOf(*bytes)) {
-    fs::remove(p, ec);  // damaged (a crash mid-copy, a disk error, an edit): compiled again
-    return std::nullopt;
-  }
-  fs::last_write_time(p, fs::file_time_type::clock::now(), ec);  // recently used: evicted last
+  if (!verified(p)) return std::nullopt;
   return p;
 }
 
 std::optional<std::string> KernelCache::read(std::string_view section, std::string_view key, std::string_view suffix) const {
-  auto p = find(section, key, suffix);
-  if (!p) return std::nullopt;
-  auto bytes = readFile(*p);
-  if (!bytes) return std::nullopt;
-  auto payload = payloadOf(*bytes);
-  if (!payload) return std::nullopt;
-  return std::string(*payload);
+  if (!enabled()) return std::nullopt;
+  return verified(entryPath(section, key, suffix));
 }
 
 std::optional<fs::path> KernelCache::store(std::string_view section, std::string_view key, std::string_view suffix,

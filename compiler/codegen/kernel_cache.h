@@ -52,6 +52,7 @@ class KernelCache {
 
  private:
   std::filesystem::path entryPath(std::string_view section, std::string_view key, std::string_view suffix) const;
+  std::optional<std::string> verified(const std::filesystem::path& entry) const;
   void evictToFit() const;
   std::filesystem::path root_;
   uint64_t maxBytes_;

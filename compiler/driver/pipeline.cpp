@@ -60,11 +60,6 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   std::string kind;
   codegen::KernelCacheStats before = codegen::KernelCache::stats();
   auto codegenStart = std::chrono::steady_clock::now();
-  auto account = [&] {
-    r.codegenMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - codegenStart).count();
-    r.kernelModulesCached = codegen::KernelCache::stats().hits - before.hits;
-    r.kernelModulesCompiled = codegen::KernelCache::stats().misses - before.misses;
-  };
   try {
     std::string cannotEmit;
     for (auto& [k, kernels] : byKind) {
@@ -92,7 +87,9 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
     r.errors.push_back(std::string(e.what()) + hint);
     return r;
   }
-  account();
+  r.codegenMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - codegenStart).count();
+  r.kernelModulesCached = codegen::KernelCache::stats().hits - before.hits;
+  r.kernelModulesCompiled = codegen::KernelCache::stats().misses - before.misses;
   r.exe = std::move(vm.exe);
   return r;
 }

@@ -1,5 +1,4 @@
 #include "compiler/format/formatter.h"
-#include "compiler/syntax/line_index.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,6 +6,7 @@
 
 #include "compiler/frontend/frontend.h"
 #include "compiler/ir/structural_equal.h"
+#include "compiler/syntax/line_index.h"
 
 namespace tvms::format {
 
@@ -56,17 +56,10 @@ std::string withLineEnding(std::string printed, const std::string& ending) {
 // first line. When it is deeper, tree-sitter's recovery has cut the region short of its body (the
 // rest of the body lies outside it, in an error): reprinting the region alone would add to a body
 // that the next run cuts again (fuzz_frontend: `pass` added on every run).
-bool endsAtDedent(const std::string& text, const syntax::LineIndex& lines, syntax::ByteRange region) {
+bool endsAtDedent(const syntax::LineIndex& lines, syntax::ByteRange region) {
   uint32_t column = region.begin - lines.lineStart(lines.lineOf(region.begin));
-  size_t at = text.find('\n', region.end > 0 ? region.end - 1 : 0);
-  while (at != std::string::npos && at + 1 < text.size()) {
-    size_t begin = at + 1, eol = text.find('\n', begin);
-    std::string_view line(text.data() + begin, (eol == std::string::npos ? text.size() : eol) - begin);
-    size_t first = line.find_first_not_of(" \t\r\f");
-    if (first != std::string_view::npos && line[first] != '#') return first <= column;
-    at = eol;
-  }
-  return true;
+  auto next = lines.nextCodeLineIndent(lines.lineOf(region.end > 0 ? region.end - 1 : 0));
+  return !next || *next <= column;
 }
 
 }  // namespace
@@ -91,7 +84,7 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
   std::set<size_t> skip;
   for (size_t i = 0; i < file.regions.size(); ++i) {
     auto& r = file.regions[i];
-    if (!r.formattable() || !endsAtDedent(text, doc.lines(), r.range)) {
+    if (!r.formattable() || !endsAtDedent(doc.lines(), r.range)) {
       skip.insert(i);
       uint32_t line = doc.lines().lineOf(r.range.begin) + 1;
       result.notes.push_back("line " + std::to_string(line) + ": left as written (it has " +

@@ -103,19 +103,9 @@ std::optional<diag::Diagnostic> emptyBodyError(const syntax::Document& doc, TSNo
   // The tree may be one of recovery's partial trees (a class header without its functions): the text
   // decides. A body is the first line after the definition that is neither blank nor a comment, when
   // it is indented deeper than the definition.
-  const std::string& text = doc.text();
-  uint32_t column = ts_node_start_point(definition).column;
-  size_t at = text.find('\n', ts_node_end_byte(definition));
-  while (at != std::string::npos && at + 1 < text.size()) {
-    size_t lineBegin = at + 1, eol = text.find('\n', lineBegin);
-    std::string_view line(text.data() + lineBegin, (eol == std::string::npos ? text.size() : eol) - lineBegin);
-    size_t first = line.find_first_not_of(" \t\r\f");
-    if (first != std::string_view::npos && line[first] != '#') {
-      if (first > column) return std::nullopt;
-      break;
-    }
-    at = eol;
-  }
+  uint32_t end = ts_node_end_byte(definition);
+  auto next = doc.lines().nextCodeLineIndent(doc.lines().lineOf(end > 0 ? end - 1 : 0));
+  if (next && *next > ts_node_start_point(definition).column) return std::nullopt;
   uint32_t begin = ts_node_start_byte(definition), line = doc.lines().lineOf(begin);
   size_t eol = doc.text().find_first_of("\r\n", begin);  // the definition's first line
   ByteRange r{begin, static_cast<uint32_t>(std::min<size_t>(eol == std::string::npos ? doc.text().size() : eol, ts_node_end_byte(definition)))};

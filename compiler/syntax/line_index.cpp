@@ -50,6 +50,15 @@ void LineIndex::applyEdit(std::string_view text, uint32_t begin, uint32_t oldEnd
   lineStarts_.insert(pos, added.begin(), added.end());
 }
 
+std::optional<uint32_t> LineIndex::nextCodeLineIndent(uint32_t line) const {
+  for (uint32_t l = line + 1; l < lineCount(); ++l) {
+    std::string_view content = text_.substr(lineStart(l), lineEnd(l) - lineStart(l));
+    size_t first = content.find_first_not_of(" \t\f");
+    if (first != std::string_view::npos && content[first] != '#') return static_cast<uint32_t>(first);
+  }
+  return std::nullopt;
+}
+
 uint32_t LineIndex::lineEnd(uint32_t line) const {
   if (line + 1 >= lineStarts_.size()) return static_cast<uint32_t>(text_.size());
   uint32_t next = lineStarts_[line + 1];  // just past the line's ending: "\n", "\r\n" or "\r"

@@ -1,6 +1,7 @@
 #pragma once
 // Line starts of a text and the conversions byte offset <-> (line, column) in UTF-8 or UTF-16.
 // Invalid UTF-8 bytes count as one code point each (one UTF-16 unit), as editors show them as U+FFFD.
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,10 @@ class LineIndex {
   // Byte offset just past the line's content (before its '\n' or "\r\n").
   uint32_t lineEnd(uint32_t line) const;
   uint32_t lineOf(uint32_t offset) const;
+  // The indentation in bytes of the first line after `line` that holds code (neither blank nor only a
+  // comment), or nothing when none follows: where a Python block really ends, whatever a recovered
+  // tree says.
+  std::optional<uint32_t> nextCodeLineIndent(uint32_t line) const;
 
   LineCol toLineCol(uint32_t offset, Encoding enc) const;
   // Clamps: a line past the end gives the text's end, a column past the line's end gives the line's end,
