@@ -273,7 +273,9 @@ class Deducer {
     return placedOnly(callee.retAnnotation);
   }
 
-  // R.call_tir(cls.kernel, (inputs...), out_sinfo): the prim_func's buffers must match.
+  // R.call_tir(cls.kernel, (inputs...), out_sinfo, tir_vars): the prim_func's parameters are the inputs
+  // (tensors, and R.prim_value scalars), then the outputs that are not written in place
+  // (call_tir_inplace's index -1), then the tir_vars; buffers must match their tensors.
   void checkCallTir(const Call& c, const std::vector<StructInfoPtr>& args) {
     if (c.args.empty()) return;
     auto* gv = as<GlobalVar>(c.args[0]);
@@ -281,38 +283,55 @@ class Deducer {
     const ModuleFunction* f = ctx_.module.function(gv->name);
     if (!f || !f->tir) return;
     const PrimFunc& pf = *f->tir;
-    std::vector<const TirBuffer*> buffers;
+    std::vector<const TirBuffer*> slots;  // null: a scalar, or a handle without T.match_buffer
     size_t matched = 0;
     for (auto& p : pf.params) {
-      if (p.kind == TirParam::Kind::Buffer) buffers.push_back(&p.buffer);
-      else if (p.kind == TirParam::Kind::Handle && matched < pf.matchedBuffers.size()) buffers.push_back(&pf.matchedBuffers[matched++]);
-      else if (p.kind == TirParam::Kind::Handle || p.kind == TirParam::Kind::Other) return;  // not modelled
+      if (p.kind == TirParam::Kind::Buffer) slots.push_back(&p.buffer);
+      else if (p.kind == TirParam::Kind::Handle && matched < pf.matchedBuffers.size()) slots.push_back(&pf.matchedBuffers[matched++]);
+      else if (p.kind == TirParam::Kind::Other) return;  // not modelled
+      else slots.push_back(nullptr);
     }
-    std::vector<StructInfoPtr> actual;
-    if (args.size() > 1 && args[1]) {
-      if (args[1]->kind == StructInfo::Kind::Tuple) actual = args[1]->fields;
-      else actual.push_back(args[1]);
-    } else if (args.size() > 1) {
-      return;
+    if (args.size() < 2 || !args[1]) return;
+    std::vector<StructInfoPtr> actual = args[1]->kind == StructInfo::Kind::Tuple ? args[1]->fields
+                                                                                  : std::vector<StructInfoPtr>{args[1]};
+    size_t inputs = actual.size();
+    std::vector<int64_t> inplace;
+    for (auto& a : c.attrs)
+      if (a.name == "inplace_indices") {
+        if (a.value.kind == Value::Kind::Int) inplace.push_back(a.value.integer);
+        for (auto& item : a.value.items) inplace.push_back(item.integer);
+      }
+    size_t outputs = 0;
+    for (size_t i = 0; i < c.sinfoArgs.size(); ++i) {
+      bool inPlace = i < inplace.size() && inplace[i] >= 0;
+      if (!inPlace) {
+        actual.push_back(placedOnly(c.sinfoArgs[i]));
+        ++outputs;
+      }
     }
-    for (auto& s : c.sinfoArgs) actual.push_back(placedOnly(s));
+    size_t tirVars = 0;
+    if (c.args.size() > 2 && c.args[2])
+      if (auto* shape = as<ShapeExpr>(c.args[2])) tirVars = shape->values.size();
+    for (size_t i = 0; i < tirVars; ++i) actual.push_back(nullptr);
     Related sig{where(&pf), "the prim_func '" + pf.name + "'"};
-    if (buffers.size() != actual.size()) {
+    if (slots.size() != actual.size()) {
+      std::string passes = std::to_string(inputs) + " input" + (inputs == 1 ? "" : "s") + " and " +
+                           std::to_string(outputs) + " output" + (outputs == 1 ? "" : "s");
+      if (tirVars) passes += " and " + std::to_string(tirVars) + " tir_vars";
       auto d = diag::make("TVS107", where(&c),
-                          "'" + pf.name + "' takes " + std::to_string(buffers.size()) + " buffers, but the call passes " +
-                              std::to_string(actual.size() - c.sinfoArgs.size()) + " inputs and " +
-                              std::to_string(c.sinfoArgs.size()) + " outputs");
+                          "'" + pf.name + "' takes " + std::to_string(slots.size()) + " parameters, but the call passes " +
+                              passes);
       d.related.push_back(sig);
       out_.diagnostics.push_back(std::move(d));
       return;
     }
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      if (!actual[i] || actual[i]->kind != StructInfo::Kind::Tensor) continue;
-      auto want = tensorSInfo(buffers[i]->shape, buffers[i]->dtype);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      if (!slots[i] || !actual[i] || actual[i]->kind != StructInfo::Kind::Tensor) continue;
+      auto want = tensorSInfo(slots[i]->shape, slots[i]->dtype);
       if (auto why = contradiction(*want, *actual[i])) {
-        bool output = i >= buffers.size() - c.sinfoArgs.size();
+        bool output = i >= inputs;
         auto d = diag::make("TVS107", output ? where(&c) : operandRange(c, 1),
-                            "buffer '" + buffers[i]->name + "' of '" + pf.name + "' does not match the " +
+                            "buffer '" + slots[i]->name + "' of '" + pf.name + "' does not match the " +
                                 (output ? "out_sinfo" : "argument") + ": " + *why);
         d.related.push_back(sig);
         out_.diagnostics.push_back(std::move(d));

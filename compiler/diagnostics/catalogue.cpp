@@ -35,6 +35,10 @@ const std::vector<Rule> kRules = {
     {"TVS010", S::Info, "implicit-namespace",
      "`R.`, `I.` or `T.` is used without the import that defines it; tvms assumes the conventional meaning "
      "(tvm.script.relax, tvm.script.ir, tvm.script.tir)."},
+    {"TVS011", S::Info, "not-checked",
+     "A construct TVM accepts that tvms does not model yet (a nested @R.function's body, relax.distributed "
+     "annotations, ...). tvms keeps it as written, says so once here, and checks everything around it; it never "
+     "reports an error for such a construct. docs/tvm-coverage.md lists them."},
     {"TVS101", S::Error, "shape-mismatch",
      "Shapes that cannot work together: operands that do not broadcast, matmul inner dimensions that differ, "
      "conv channels that differ, a reshape that changes the element count."},

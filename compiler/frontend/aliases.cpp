@@ -6,9 +6,12 @@ std::string normalizeTvmPath(std::string p) {
   struct Rule { const char* from; const char* to; };
   static const Rule rules[] = {
       {"tvm.script.parser.ir_module", "I.ir_module"}, {"tvm.script.ir_module", "I.ir_module"},
-      {"tvm.script.parser.relax", "R"},               {"tvm.script.parser.tir", "T"},
-      {"tvm.script.parser.ir", "I"},                  {"tvm.script.relax", "R"},
+      {"tvm.script.parser.relax", "R"},               {"tvm.script.parser.tirx", "T"},
+      {"tvm.script.parser.tir", "T"},                 {"tvm.script.parser.ir", "I"},
+      {"tvm.script.relax", "R"},                      {"tvm.script.tirx", "T"},
       {"tvm.script.tir", "T"},                        {"tvm.script.ir", "I"},
+      // The Python API's spellings of the same ops and values (`relax.op.add(x, y)`, `relax.const(1.0)`).
+      {"tvm.relax.op", "R"},                          {"tvm.relax.const", "R.const"},
   };
   for (auto& r : rules) {
     std::string_view from = r.from;

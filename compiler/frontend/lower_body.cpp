@@ -90,11 +90,52 @@ struct BodyBuilder {
     }
     if (t == "for_statement" || t == "while_statement")
       return l.reportUnsupported(stmt, "loops are not allowed in an R.function (use a T.prim_func, or R.call_tir)");
+    if (t == "decorated_definition")
+      if (auto f = l.functionNode(stmt); f && f->kind == "R.function") return closure(stmt, *f, block, outputs);
     if (t == "function_definition" || t == "decorated_definition" || t == "class_definition")
-      return l.reportUnsupported(stmt, "nested definitions are not allowed in an R.function");
+      return l.reportUnsupported(stmt, "nested definitions other than @R.function are not allowed in an R.function");
     l.reportUnsupported(stmt, "`" + std::string(t) +
                                   "` is not allowed here; an R.function body holds bindings, `with R.dataflow():`, "
                                   "`if`/`else` and `return`");
+  }
+
+  // A nested @R.function (a closure, as TVM allows): its name is bound to a value of its signature,
+  // so calls of it are checked; its body is kept as written and not checked (a TVS011 note says so).
+  void closure(TSNode stmt, const Lowerer::FunctionNode& f, BindingBlock& block, const std::set<std::string>* outputs) {
+    auto sig = std::make_shared<StructInfo>();
+    sig->kind = StructInfo::Kind::Func;
+    std::vector<StructInfoPtr> params;
+    l.inSignature_ = true;
+    for (TSNode p : namedChildren(field(f.def, "parameters"))) {
+      TSNode type = field(p, "type");
+      if (!isType(p, "typed_parameter") || ts_node_is_null(type)) {
+        params.clear();
+        sig->params.reset();
+        break;
+      }
+      auto kids = namedChildren(type);
+      params.push_back(l.lowerSInfo(kids.empty() ? type : kids[0]));
+      sig->params = params;
+    }
+    if (TSNode ret = field(f.def, "return_type"); !ts_node_is_null(ret)) {
+      auto kids = namedChildren(ret);
+      sig->ret = l.lowerSInfo(kids.empty() ? ret : kids[0]);
+    }
+    l.inSignature_ = false;
+    auto b = std::make_shared<Binding>();
+    TSNode nameNode = field(f.def, "name");
+    std::string name = l.text(nameNode);
+    b->vars.push_back(bindName(nameNode, sig, block.dataflow && !(outputs && outputs->count(name))));
+    b->value = l.opaque(stmt);
+    uint32_t begin = l.doc_.lines().lineStart(l.doc_.lines().lineOf(ts_node_start_byte(stmt)));
+    b->verbatim = dedentedLines(l.doc_.slice({begin, ts_node_end_byte(stmt)}), ts_node_start_point(stmt).column);
+    l.verbatim_.push_back({begin, ts_node_end_byte(stmt)});
+    l.region_.map.ranges.set(b.get(), rangeOf(stmt));
+    l.anchor(b.get(), stmt);
+    l.report("TVS011", rangeOf(field(f.def, "name")),
+             "not checked: the body of the nested @R.function '" + name + "' (a closure); its calls are checked "
+             "against its signature");
+    block.bindings.push_back(b);
   }
 
   void funcAttr(TSNode stmt, TSNode call) {
@@ -120,15 +161,41 @@ struct BodyBuilder {
       l.reportUnsupported(e, "chained assignment (`a = b = ...`) is not TVMScript");
       return;
     }
-    // n = T.int64(): a symbolic variable.
-    if (isType(left, "identifier") && isType(right, "call") && ts_node_is_null(type)) {
-      std::string callee = l.canonicalName(field(right, "function"));
-      if ((callee == "T.int64" || callee == "T.int32") && namedChildren(field(right, "arguments")).empty()) {
-        std::string name = l.text(left);
-        fn.symbolicVars.push_back({name, callee.substr(2)});
-        l.symbolic_.insert(name);
-        l.defineName(NameRef::Kind::SymbolicVar, left, name, nullptr);
-        symbolicAnchors.emplace_back(fn.symbolicVars.size() - 1, rangeOf(stmt));
+    // cls = Module: the name now means the module (TVM's printer writes this line; `cls.f` follows).
+    if (isType(left, "identifier") && isType(right, "identifier") && ts_node_is_null(type) && !l.mod_.standalone &&
+        l.text(right) == l.className_) {
+      fn.moduleAlias = l.text(left);
+      l.moduleAliases_.insert(fn.moduleAlias);
+      l.anchor(&fn.moduleAlias, stmt);
+      return;
+    }
+    // n = T.int64(), or m, n = T.int64(), T.int64(): symbolic variables.
+    if (ts_node_is_null(type)) {
+      auto declaration = [&](TSNode value) -> std::string {
+        if (!isType(value, "call") || !namedChildren(field(value, "arguments")).empty()) return "";
+        std::string callee = l.canonicalName(field(value, "function"));
+        return callee == "T.int64" || callee == "T.int32" ? callee.substr(2) : "";
+      };
+      std::vector<TSNode> names, values;
+      if (isType(left, "identifier")) {
+        names = {left};
+        values = {right};
+      } else if ((isType(left, "pattern_list") || isType(left, "tuple_pattern")) &&
+                 (isType(right, "expression_list") || isType(right, "tuple"))) {
+        names = namedChildren(left);
+        values = namedChildren(right);
+      }
+      bool all = !names.empty() && names.size() == values.size();
+      for (size_t i = 0; all && i < names.size(); ++i)
+        all = isType(names[i], "identifier") && !declaration(values[i]).empty();
+      if (all) {
+        for (size_t i = 0; i < names.size(); ++i) {
+          std::string name = l.text(names[i]);
+          fn.symbolicVars.push_back({name, declaration(values[i])});
+          l.symbolic_.insert(name);
+          l.defineName(NameRef::Kind::SymbolicVar, names[i], name, nullptr);
+          symbolicAnchors.emplace_back(fn.symbolicVars.size() - 1, rangeOf(stmt));
+        }
         return;
       }
     }
@@ -369,6 +436,7 @@ FunctionPtr Lowerer::lowerRelaxFunction(const FunctionNode& f) {
   scopes_.assign(1, {});
   expiredDataflow_.clear();
   symbolic_.clear();
+  moduleAliases_.clear();
   lowerParameters(field(f.def, "parameters"), *fn);
   if (TSNode ret = field(f.def, "return_type"); !ts_node_is_null(ret)) {
     inSignature_ = true;

@@ -95,7 +95,7 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     auto kids = namedChildren(n);
     if (kids.size() != 1) return opaque(n);
     return lowerExpr(kids[0]);
-  } else if (t == "tuple" || t == "list") {
+  } else if (t == "tuple" || t == "list" || t == "expression_list") {  // `return x, y`: a tuple without parentheses
     std::vector<ExprPtr> fields;
     std::vector<TSNode> kids = namedChildren(n);
     for (TSNode c : kids) fields.push_back(lowerExpr(c));
@@ -121,7 +121,7 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     std::string dotted = dottedName(doc_, n);
     std::string head = dotted.substr(0, dotted.find('.'));
     std::string member = dotted.substr(dotted.find('.') + 1);
-    if ((head == "cls" || head == className_) && member.find('.') == std::string::npos && !mod_.standalone) {
+    if (isModuleName(head) && member.find('.') == std::string::npos) {
       if (!isGlobal(member))
         report("TVS003", rangeOf(field(n, "attribute")), "module '" + className_ + "' has no function '" + member + "'");
       else
@@ -220,7 +220,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
   std::string member = dotted.find('.') == std::string::npos ? "" : dotted.substr(dotted.find('.') + 1);
 
   // cls.fn(...) / Module.fn(...): a call of a module function.
-  if (!mod_.standalone && (head == "cls" || head == className_) && !member.empty() && member.find('.') == std::string::npos) {
+  if (isModuleName(head) && !member.empty() && member.find('.') == std::string::npos) {
     auto call = std::make_shared<Call>();
     call->callee = lowerExpr(fnNode);
     for (TSNode a : namedChildren(args)) {

@@ -289,7 +289,6 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
 
 // ---- T.prim_func: signature and buffers recorded, body kept verbatim.
 
-namespace {
 std::vector<std::string> dedentedLines(std::string_view body, uint32_t column) {
   std::vector<std::string> lines;
   size_t pos = 0;
@@ -308,7 +307,13 @@ std::vector<std::string> dedentedLines(std::string_view body, uint32_t column) {
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
   return lines;
 }
-}  // namespace
+
+// A TIR buffer's shape: a tuple of dims, or one dim alone (`T.Buffer(16, "float32")` is rank 1).
+std::optional<std::vector<ir::PrimExprPtr>> Lowerer::lowerBufferShape(TSNode shape) {
+  if (isType(shape, "integer") || isType(shape, "identifier") || isType(shape, "binary_operator"))
+    return std::vector<ir::PrimExprPtr>{lowerDim(shape)};
+  return lowerShapeDims(shape);
+}
 
 ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   auto pf = std::make_shared<ir::PrimFunc>();
@@ -319,6 +324,10 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   region_.map.ranges.set(pf.get(), rangeOf(f.decorated));
   TSNode params = field(f.def, "parameters");
   std::vector<std::pair<size_t, TSNode>> paramNodes;
+  // Symbolic names belong to one function: a name in a buffer shape of the signature declares it, as
+  // does `n = T.int32()` in the body.
+  symbolic_.clear();
+  inSignature_ = true;
   for (TSNode p : namedChildren(params)) {
     ir::TirParam tp;
     if (isType(p, "identifier")) {
@@ -336,7 +345,7 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
         auto args = namedChildren(field(e, "arguments"));
         if (!args.empty()) {
           TSNode shape = isType(args[0], "keyword_argument") ? field(args[0], "value") : args[0];
-          if (auto dims = lowerShapeDims(shape)) tp.buffer.shape = *dims;
+          if (auto dims = lowerBufferShape(shape)) tp.buffer.shape = *dims;
         }
         for (size_t i = 0; i < args.size(); ++i) {
           TSNode a = args[i];
@@ -348,6 +357,7 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
         tp.kind = ir::TirParam::Kind::Handle;
       } else if (head.rfind("T.", 0) == 0) {
         tp.kind = ir::TirParam::Kind::Scalar;
+        symbolic_.insert(tp.name);  // a scalar parameter may size the buffers matched below
       }
     } else {
       reportUnsupported(p, "T.prim_func parameters are `name: annotation`");
@@ -356,6 +366,7 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
     pf->params.push_back(tp);
     paramNodes.emplace_back(pf->params.size() - 1, p);
   }
+  inSignature_ = false;
   for (auto& [i, node] : paramNodes) anchor(&pf->params[i], node);
   if (TSNode ret = field(f.def, "return_type"); !ts_node_is_null(ret)) pf->retAnnotation = text(ret);
 
@@ -381,12 +392,17 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
       if (!args.empty()) pf->attrs = literalOrOpaque(args[0]).dict;
     } else if (isType(e, "assignment")) {
       TSNode rhs = field(e, "right");
-      if (isType(rhs, "call") && canonicalName(field(rhs, "function")) == "T.match_buffer") {
+      std::string callee = isType(rhs, "call") ? canonicalName(field(rhs, "function")) : "";
+      if (callee.rfind("T.int", 0) == 0 || callee.rfind("T.uint", 0) == 0) {
+        // n = T.int32(): a symbolic variable of this function (match_buffer shapes below use it)
+        if (isType(field(e, "left"), "identifier") && namedChildren(field(rhs, "arguments")).empty())
+          symbolic_.insert(text(field(e, "left")));
+      } else if (callee == "T.match_buffer") {
         ir::TirBuffer b;
         b.name = text(field(e, "left"));
         auto args = namedChildren(field(rhs, "arguments"));
         if (args.size() >= 2)
-          if (auto dims = lowerShapeDims(args[1])) b.shape = *dims;
+          if (auto dims = lowerBufferShape(args[1])) b.shape = *dims;
         if (args.size() >= 3)
           if (auto s = stringLiteral(doc_, args[2])) b.dtype = *s;
         pf->matchedBuffers.push_back(b);

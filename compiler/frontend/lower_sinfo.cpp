@@ -266,6 +266,21 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
     std::string name = canonicalName(field(n, "function"));
     auto args = namedChildren(field(n, "arguments"));
     if ((name == "T.int64" || name == "T.int32") && args.size() == 1) return lowerDim(args[0]);
+    // T.float32(2.0), T.max(n, 1), T.Cast("int64", n), T.floordiv(n, 2): TIR expressions TVM evaluates;
+    // kept as written (the checks treat them as unknown values, never as errors).
+    if (name.rfind("T.", 0) == 0) {
+      for (TSNode a : args) if (isType(a, "identifier") && symbolic_.count(text(a))) useName(NameRef::Kind::SymbolicVar, a, text(a), nullptr);
+      auto p = std::make_shared<PrimExpr>();
+      p->kind = PrimExpr::Kind::Opaque;
+      p->name = text(n);
+      return p;
+    }
+  }
+  if (t == "comparison_operator" || t == "boolean_operator" || t == "true" || t == "false") {
+    auto p = std::make_shared<PrimExpr>();  // R.prim_value(n > 1), R.prim_value(True)
+    p->kind = PrimExpr::Kind::Opaque;
+    p->name = text(n);
+    return p;
   }
   reportUnsupported(n, "a dimension is an int, a symbolic variable or arithmetic of them");
   auto p = std::make_shared<PrimExpr>();

@@ -14,6 +14,10 @@
 
 namespace tvms::frontend {
 
+// Source lines of `body`, each with up to `column` leading spaces removed, trailing blank lines dropped:
+// text kept verbatim (prim_func bodies, nested @R.function closures) and re-indented when printed.
+std::vector<std::string> dedentedLines(std::string_view body, uint32_t column);
+
 class Lowerer {
  public:
   Lowerer(const syntax::Document& doc, const Aliases& aliases, Region& region);
@@ -69,6 +73,7 @@ class Lowerer {
   ir::StructInfoPtr lowerSInfo(TSNode n);
   ir::StructInfoPtr lowerTensorSInfo(TSNode args);
   std::optional<std::vector<ir::PrimExprPtr>> lowerShapeDims(TSNode n);
+  std::optional<std::vector<ir::PrimExprPtr>> lowerBufferShape(TSNode n);
   ir::PrimExprPtr lowerDim(TSNode n);
   ir::PrimExprPtr parseDimString(std::string_view text, ByteRange where);
   std::optional<ir::Value> literal(TSNode n);
@@ -112,6 +117,10 @@ class Lowerer {
   std::vector<std::unordered_map<std::string, ir::VarPtr>> scopes_;
   std::unordered_map<std::string, ByteRange> expiredDataflow_;  // name -> its dataflow block
   std::set<std::string> symbolic_;
+  std::set<std::string> moduleAliases_;  // `cls = Module` binds cls to the module
+  bool isModuleName(const std::string& head) const {
+    return !mod_.standalone && (head == "cls" || head == className_ || moduleAliases_.count(head));
+  }
   bool inSignature_ = false;
   int depth_ = 0;
 
@@ -120,7 +129,7 @@ class Lowerer {
     ByteRange range;
   };
   std::vector<Anchor> anchors_;
-  std::vector<ByteRange> verbatim_;  // T.prim_func bodies: their comments stay in the body text
+  std::vector<ByteRange> verbatim_;
 };
 
 }  // namespace tvms::frontend

@@ -143,6 +143,9 @@ struct Binding {
   std::vector<VarPtr> vars;  // one, except Unpack (a, b = value)
   ExprPtr value;
   StructInfoPtr castSInfo;   // MatchCast
+  // A nested `@R.function def name(...)` (a closure): its source lines as written (dedented), printed
+  // back verbatim; vars[0] carries its signature as an R.Callable annotation, value is opaque.
+  std::vector<std::string> verbatim;
 };
 using BindingPtr = std::shared_ptr<Binding>;
 
@@ -181,6 +184,7 @@ struct Function {
   std::vector<SymbolicVarDecl> symbolicVars;
   AttrList attrs;          // R.func_attr({...})
   bool hasFuncAttr = false;
+  std::string moduleAlias;  // `cls = Module` in the body (TVM's printer writes it): the name bound, or ""
   SeqExprPtr body;
   bool isPure() const;
   bool isPrivate() const;

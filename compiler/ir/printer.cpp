@@ -345,6 +345,11 @@ class Printer {
       branch(*iff->elseBranch, b, level + 1);
       return;
     }
+    if (!b.verbatim.empty()) {
+      leading(&b, level);
+      for (auto& line : b.verbatim) out_ += line.empty() ? "\n" : pad(level) + line + "\n";
+      return;
+    }
     Doc lhs;
     if (b.kind == Binding::Kind::Unpack) {
       std::string names;
@@ -432,11 +437,13 @@ class Printer {
       statement(&f.symbolicVars[i], body, Doc::txt(s.name + " = T." + s.dtype + "()"));
     }
     if (f.hasFuncAttr) statement(&f.attrs, body, call("R.func_attr", {attrDict(f.attrs)}));
+    if (!f.moduleAlias.empty()) statement(&f.moduleAlias, body, Doc::txt(f.moduleAlias + " = " + m_.name));
     if (f.body) {
       for (auto& blk : f.body->blocks) block(*blk, body);
       if (f.body->body) statement(f.body.get(), body, Doc::cat({Doc::txt("return "), expr(f.body->body)}));
     }
-    if (!f.body || (f.body->blocks.empty() && !f.body->body && f.symbolicVars.empty() && !f.hasFuncAttr))
+    if (!f.body || (f.body->blocks.empty() && !f.body->body && f.symbolicVars.empty() && !f.hasFuncAttr &&
+                    f.moduleAlias.empty()))
       out_ += pad(body) + "pass\n";
   }
 

@@ -1,12 +1,26 @@
 #include "compiler/op/nn_attrs.h"
 
+#include <cctype>
+
 #include "compiler/op/infer_util.h"
 
 namespace tvms::op::nn {
 
 Layout parseLayout(const std::string& text, char batchLetter, char channelLetter, int dims) {
   Layout l;
-  if (static_cast<int>(text.size()) != dims + 2) return l;
+  int rank = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(text[i]))) {
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+      if (i == text.size() || !std::islower(static_cast<unsigned char>(text[i]))) return l;
+      l.packed = true;
+    } else if (!std::isupper(static_cast<unsigned char>(text[i]))) {
+      return l;
+    }
+    ++rank;
+  }
+  l.rank = rank;
+  if (l.packed || static_cast<int>(text.size()) != dims + 2) return l;
   int pos[3] = {-1, -1, -1};
   const char spatialLetters[] = {'D', 'H', 'W'};
   for (int i = 0; i < static_cast<int>(text.size()); ++i) {

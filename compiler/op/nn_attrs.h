@@ -9,9 +9,14 @@
 namespace tvms::op::nn {
 
 // A layout string as positions of its letters: "NHWC" -> N=0, C=3, spatial {H=1, W=2}.
+// Packed layouts as TVM writes them ("NCHW4c", "OIHW4i4o": a digit count before a lowercase letter is
+// a sub-axis of that primal axis) parse to their rank with `packed` set, and are not `valid`: their
+// shapes are not deduced and their kernels are not built.
 struct Layout {
   int batch = -1, channel = -1;     // data: N, C; kernel: O (batch slot), I (channel slot)
   std::vector<int> spatial;         // positions of D, H, W in that order
+  int rank = -1;                    // number of axes, sub-axes included; -1 when the text is not a layout
+  bool packed = false;
   bool valid = false;
 };
 Layout parseLayout(const std::string& text, char batchLetter, char channelLetter, int dims);

@@ -1,4 +1,6 @@
 // R.nn.*: activations, normalisations, convolutions, pooling.
+#include <tuple>
+
 #include "compiler/op/infer_util.h"
 #include "compiler/op/nn_attrs.h"
 #include "compiler/op/tables.h"
@@ -83,14 +85,16 @@ InferResult inferConv(const InferInput& in) {
   Layout dl = parseLayout(dataLayoutText, 'N', 'C', dims);
   Layout kl = parseLayout(stringAttr(in.attr("kernel_layout")).value_or(""), transpose ? 'I' : 'O', transpose ? 'O' : 'I', dims);
   Layout ol = parseLayout(stringAttr(in.attr("out_layout")).value_or(dataLayoutText), 'N', 'C', dims);
-  for (auto [t, i] : {std::pair{data, 0}, std::pair{weight, 1}})
-    if (t->rank() >= 0 && t->rank() != dims + 2) {
-      r.issues.push_back({"TVS103", name + " expects " + std::to_string(dims + 2) + "-D " + (i ? "weight" : "data") +
+  for (auto [t, i, l] : {std::tuple{data, 0, &dl}, std::tuple{weight, 1, &kl}}) {
+    int want = l->rank > 0 ? l->rank : dims + 2;  // a packed layout (NCHW4c) has more axes
+    if (t->rank() >= 0 && t->rank() != want) {
+      r.issues.push_back({"TVS103", name + " expects " + std::to_string(want) + "-D " + (i ? "weight" : "data") +
                                         ", got rank " + std::to_string(t->rank()), i, {}});
       return r;
     }
+  }
   if (!dl.valid || !kl.valid || !ol.valid || !data->shape || !weight->shape)
-    return ok(tensor(std::nullopt, dt, dims + 2));
+    return ok(tensor(std::nullopt, dt, ol.rank > 0 ? ol.rank : dims + 2));
   const Dims& x = *data->shape;
   const Dims& w = *weight->shape;
   int64_t groups = intAttr(in.attr("groups")).value_or(1);
@@ -142,12 +146,13 @@ InferResult inferPool(const InferInput& in) {
   const std::string layoutText = stringAttr(in.attr("layout")).value_or("");
   Layout l = parseLayout(layoutText, 'N', 'C', dims);
   Layout ol = parseLayout(stringAttr(in.attr("out_layout")).value_or(layoutText), 'N', 'C', dims);
-  if (data->rank() >= 0 && data->rank() != dims + 2) {
-    r.issues.push_back({"TVS103", in.def.scriptName() + " expects " + std::to_string(dims + 2) + "-D data, got rank " +
+  int want = l.rank > 0 ? l.rank : dims + 2;  // a packed layout (NCHW4c) has more axes
+  if (data->rank() >= 0 && data->rank() != want) {
+    r.issues.push_back({"TVS103", in.def.scriptName() + " expects " + std::to_string(want) + "-D data, got rank " +
                                       std::to_string(data->rank()), 0, {}});
     return r;
   }
-  if (!l.valid || !ol.valid || !data->shape) return ok(tensor(std::nullopt, data->dtype, dims + 2));
+  if (!l.valid || !ol.valid || !data->shape) return ok(tensor(std::nullopt, data->dtype, ol.rank > 0 ? ol.rank : dims + 2));
   const Dims& x = *data->shape;
   Dims out(dims + 2);
   out[ol.batch] = x[l.batch];
