@@ -12,6 +12,8 @@ std::string normalizeTvmPath(std::string p) {
       {"tvm.script.tir", "T"},                        {"tvm.script.ir", "I"},
       // The Python API's spellings of the same ops and values (`relax.op.add(x, y)`, `relax.const(1.0)`).
       {"tvm.relax.op", "R"},                          {"tvm.relax.const", "R.const"},
+      {"tvm.relax.ExternFunc", "R.ExternFunc"},       {"tvm.relax.ShapeExpr", "R.ShapeExpr"},
+      {"tvm.relax.TupleGetItem", "R.TupleGetItem"},   {"tvm.relax.Tuple", "R.tuple"},
   };
   for (auto& r : rules) {
     std::string_view from = r.from;

@@ -232,6 +232,24 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     }
     return call;
   }
+  // x.astype("float16"): the Python API's method on Relax values (ExprWithOp.astype), i.e. R.astype.
+  if (isType(fnNode, "attribute") && text(field(fnNode, "attribute")) == "astype" &&
+      isType(field(fnNode, "object"), "identifier") && !scopes_.empty() && scopes_.back().count(text(field(fnNode, "object")))) {
+    const op::OpDef* def = op::findOp("relax.astype");
+    auto pos = positional();
+    auto dtype = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt;
+    if (def && dtype) {
+      auto call = std::make_shared<Call>();
+      call->op = def->name;
+      call->def = def;
+      TSNode object = field(fnNode, "object");
+      operandAt(call.get(), 0, object);
+      call->args.push_back(lowerExpr(object));
+      const op::Param* p = def->param("dtype");
+      call->attrs.push_back({"dtype", Value::ofString(*dtype), true, p && p->positional});
+      return call;
+    }
+  }
   // A call of a local value (a closure).
   if (isType(fnNode, "identifier") && !scopes_.empty() && scopes_.back().count(dotted)) {
     auto call = std::make_shared<Call>();
@@ -301,6 +319,36 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     for (size_t i = 0; i < pos.size(); ++i) operandAt(tuple.get(), i, pos[i]);
     return tuple;
   }
+  // The Python API's node constructors, which TVM's parser evaluates inside TVMScript too.
+  if (name == "R.ExternFunc") {
+    auto pos = positional();
+    auto s = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt;
+    if (!s) {
+      report("TVS005", rangeOf(n), "R.ExternFunc takes the function's name as a string");
+      return opaque(n);
+    }
+    return std::make_shared<ExternFunc>(*s);
+  }
+  if (name == "R.ShapeExpr") {
+    auto pos = positional();
+    auto dims = pos.size() == 1 ? lowerShapeDims(pos[0]) : std::nullopt;
+    if (!dims) {
+      report("TVS005", rangeOf(n), "R.ShapeExpr takes one list of dimensions");
+      return opaque(n);
+    }
+    return std::make_shared<ShapeExpr>(*dims);
+  }
+  if (name == "R.TupleGetItem") {
+    auto pos = positional();
+    auto idx = pos.size() == 2 ? integerLiteral(doc_, pos[1]) : std::nullopt;
+    if (!idx) {
+      report("TVS005", rangeOf(n), "R.TupleGetItem(tuple, index) takes a tuple and a constant index");
+      return opaque(n);
+    }
+    return std::make_shared<TupleGetItem>(lowerExpr(pos[0]), static_cast<int>(*idx));
+  }
+  // R.linear is a Python helper in TVM, not an op: matmul(data, permute_dims(weight)) (+ bias).
+  if (name == "R.linear") return lowerLinear(n, args);
   if (name == "R.match_cast" || name == "R.output" || name == "R.dataflow" || name == "R.func_attr") {
     reportUnsupported(n, name + " is a statement, not a value here");
     return opaque(n);
@@ -325,6 +373,58 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
   }
   reportUnsupported(n, "`" + dotted + "(...)` is not a Relax expression");
   return opaque(n);
+}
+
+namespace {
+// A call of a registered op with the given operands and every attribute at its default.
+ExprPtr callWithDefaults(const std::string& opName, std::vector<ExprPtr> args, AttrList explicitAttrs = {}) {
+  const op::OpDef* def = op::findOp(opName);
+  auto call = std::make_shared<Call>();
+  call->op = opName;
+  call->def = def;
+  call->args = std::move(args);
+  if (!def) return call;
+  for (auto& p : def->params) {
+    if (op::isExpressionKind(p.kind) || p.kind == op::ParamKind::SInfo || p.kind == op::ParamKind::Variadic) continue;
+    auto given = std::find_if(explicitAttrs.begin(), explicitAttrs.end(), [&](auto& a) { return a.first == p.name; });
+    if (given != explicitAttrs.end()) call->attrs.push_back({p.name, given->second, true, p.positional});
+    else if (p.defaultValue) call->attrs.push_back({p.name, *p.defaultValue, false, p.positional});
+  }
+  return call;
+}
+}  // namespace
+
+ExprPtr Lowerer::lowerLinear(TSNode n, TSNode args) {
+  TSNode data{}, weight{}, bias{}, outDType{};
+  std::vector<TSNode> pos;
+  for (TSNode a : namedChildren(args)) {
+    if (!isType(a, "keyword_argument")) { pos.push_back(a); continue; }
+    std::string key = text(field(a, "name"));
+    TSNode v = field(a, "value");
+    if (key == "data") data = v;
+    else if (key == "weight") weight = v;
+    else if (key == "bias") bias = v;
+    else if (key == "out_dtype") outDType = v;
+    else report("TVS005", rangeOf(a), "R.linear has no parameter '" + key + "'; its parameters are data, weight, bias, out_dtype");
+  }
+  TSNode* slots[] = {&data, &weight, &bias, &outDType};
+  for (size_t i = 0; i < pos.size(); ++i) {
+    if (i >= 4) { report("TVS005", rangeOf(pos[i]), "R.linear takes 4 arguments: R.linear(data, weight, bias=None, out_dtype=None)"); break; }
+    *slots[i] = pos[i];
+  }
+  if (ts_node_is_null(data) || ts_node_is_null(weight)) {
+    report("TVS005", rangeOf(n), "R.linear needs data and weight: R.linear(data, weight, bias=None, out_dtype=None)");
+    return opaque(n);
+  }
+  AttrList matmulAttrs;
+  if (!ts_node_is_null(outDType) && !isType(outDType, "none"))
+    if (auto s = stringLiteral(doc_, outDType)) matmulAttrs.emplace_back("out_dtype", Value::ofString(*s));
+  ExprPtr transposed = callWithDefaults("relax.permute_dims", {lowerExpr(weight)});
+  region_.map.ranges.set(transposed.get(), rangeOf(weight));
+  ExprPtr product = callWithDefaults("relax.matmul", {lowerExpr(data), transposed}, matmulAttrs);
+  region_.map.ranges.set(product.get(), rangeOf(n));
+  if (ts_node_is_null(bias) || isType(bias, "none")) return product;
+  return callWithDefaults("relax.add", {product, lowerExpr(bias)});
 }
 
 ExprPtr Lowerer::lowerUnmodelledCall(const std::string& opName, TSNode args) {
@@ -410,6 +510,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
         continue;
       }
       TSNode v = it->second;
+      while (isType(v, "parenthesized_expression") && namedChildren(v).size() == 1) v = namedChildren(v)[0];
       call->sinfoKey = p.name == "out_sinfo" ? Call::SInfoArgsKey::OutSInfo : Call::SInfoArgsKey::SInfoArgs;
       if (isType(v, "list") || isType(v, "tuple")) {
         call->sinfoArgsAsList = true;
@@ -479,6 +580,30 @@ ExprPtr Lowerer::argumentForKind(const op::Param& p, TSNode arg) {
   }
 }
 
+// An int attribute written with symbolic variables (`begin=[n - 2]`, `pool_size=(k, k)`): TVM takes
+// PrimExprs there. Items are Prim values; deduction treats them as unknown, never as errors.
+std::optional<Value> Lowerer::symbolicIntValue(TSNode arg, bool list) {
+  auto item = [&](TSNode n) -> std::optional<Value> {
+    if (auto v = literal(n); v && v->kind == Value::Kind::Int) return v;
+    std::string_view t = typeOf(n);
+    bool symbolic = (t == "identifier" && symbolic_.count(text(n))) || t == "binary_operator" ||
+                    t == "parenthesized_expression" || t == "unary_operator" ||
+                    (t == "call" && canonicalName(field(n, "function")).rfind("T.", 0) == 0);
+    if (!symbolic) return std::nullopt;
+    return Value::ofPrim(lowerDim(n));
+  };
+  if (list && (isType(arg, "list") || isType(arg, "tuple"))) {
+    std::vector<Value> items;
+    for (TSNode c : namedChildren(arg)) {
+      auto v = item(c);
+      if (!v) return std::nullopt;
+      items.push_back(*v);
+    }
+    return Value::ofList(std::move(items), isType(arg, "tuple"));
+  }
+  return item(arg);
+}
+
 std::optional<Value> Lowerer::attributeForKind(const op::Param& p, TSNode arg, const op::OpDef& def) {
   auto wrong = [&](const std::string& got) -> std::optional<Value> {
     auto d = diag::make("TVS005", rangeOf(arg), "argument '" + p.name + "' of " + def.scriptName() + " must be " +
@@ -496,6 +621,8 @@ std::optional<Value> Lowerer::attributeForKind(const op::Param& p, TSNode arg, c
     return wrong("`" + text(arg) + "`");
   }
   auto v = literal(arg);
+  if (!v && (p.kind == op::ParamKind::Int || p.kind == op::ParamKind::IntList))
+    v = symbolicIntValue(arg, p.kind == op::ParamKind::IntList);
   if (!v) {
     if (p.kind == op::ParamKind::Any) return literalOrOpaque(arg);
     std::string what = isType(arg, "identifier") ? "the variable '" + text(arg) + "'" : "`" + text(arg) + "`";
@@ -506,7 +633,7 @@ std::optional<Value> Lowerer::attributeForKind(const op::Param& p, TSNode arg, c
   bool allowNone = p.defaultValue && p.defaultValue->kind == K::None;
   switch (p.kind) {
     case op::ParamKind::Int:
-      if (v->kind == K::Int || (none && allowNone)) return v;
+      if (v->kind == K::Int || v->kind == K::Prim || (none && allowNone)) return v;
       break;
     case op::ParamKind::Float:
       if (v->kind == K::Float || (none && allowNone)) return v;
@@ -521,8 +648,9 @@ std::optional<Value> Lowerer::attributeForKind(const op::Param& p, TSNode arg, c
       break;
     case op::ParamKind::IntList:
       if (v->kind == K::Int || (none && allowNone)) return v;
+      if (v->kind == K::Prim) return v;
       if (v->kind == K::List &&
-          std::all_of(v->items.begin(), v->items.end(), [](auto& i) { return i.kind == K::Int; }))
+          std::all_of(v->items.begin(), v->items.end(), [](auto& i) { return i.kind == K::Int || i.kind == K::Prim; }))
         return v;
       break;
     case op::ParamKind::Any: return v;

@@ -63,8 +63,10 @@ class Lowerer {
   ir::ExprPtr lowerCall(TSNode n);
   ir::ExprPtr lowerOpCall(const op::OpDef& def, TSNode call, TSNode args);
   ir::ExprPtr lowerUnmodelledCall(const std::string& opName, TSNode args);
+  ir::ExprPtr lowerLinear(TSNode call, TSNode args);
   ir::ExprPtr lowerOperator(TSNode n);
   ir::ExprPtr argumentForKind(const op::Param& p, TSNode arg);
+  std::optional<ir::Value> symbolicIntValue(TSNode arg, bool list);
   std::optional<ir::Value> attributeForKind(const op::Param& p, TSNode arg, const op::OpDef& def);
   ir::ExprPtr useOfName(TSNode ident);
   ir::ExprPtr opaque(TSNode n);

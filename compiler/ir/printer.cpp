@@ -358,7 +358,9 @@ class Printer {
     } else {
       lhs = annotated(*b.vars.at(0), false);
     }
-    Doc rhs = expr(b.value);
+    // A packed function's name prints as a string where a call takes it; bound to a variable it is the
+    // node itself, as TVM prints it.
+    Doc rhs = b.value && b.value->kind == Expr::Kind::ExternFunc ? call("R.ExternFunc", {expr(b.value)}) : expr(b.value);
     if (b.kind == Binding::Kind::MatchCast) rhs = call("R.match_cast", {rhs, sinfo(b.castSInfo, false)});
     statement(&b, level, Doc::cat({lhs, Doc::txt(" = "), rhs}));
   }

@@ -10,6 +10,7 @@ using namespace tir;
 LegalizeResult take(const LegalizeInput& in) {
   const ir::StructInfo* x = in.args.size() > 0 ? in.args[0] : nullptr;
   const ir::StructInfo* ix = in.args.size() > 1 ? in.args[1] : nullptr;
+  if (ix && ix->kind != ir::StructInfo::Kind::Tensor) return failure("R.take with a scalar index has no kernel yet");
   auto t = elementType(x), it = elementType(ix);
   if (!t || !it || (*it != ScalarType::I32 && *it != ScalarType::I64)) return failure("R.take needs a tensor and int32/int64 indices");
   KernelBuilder kb(in.kernelName);

@@ -32,9 +32,11 @@ struct AlongAxis {
   AxisView v;
   int a = -1, c = -1;
 };
-std::variant<AlongAxis, LegalizeResult> alongAxis(const LegalizeInput& in) {
+// `out`: the output C stands for (median's values when the result is (values, indices)).
+std::variant<AlongAxis, LegalizeResult> alongAxis(const LegalizeInput& in, const ir::StructInfo* out = nullptr) {
+  if (!out) out = &in.out;
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
-  auto t = elementType(x), ot = elementType(&in.out);
+  auto t = elementType(x), ot = elementType(out);
   if (!t || !ot) return failure(in.def.scriptName() + ": dtype has no kernels yet");
   AlongAxis k{KernelBuilder(in.kernelName), *t, *ot, {}, -1, -1};
   auto dims = shapeExprs(k.kb, x);
@@ -43,7 +45,7 @@ std::variant<AlongAxis, LegalizeResult> alongAxis(const LegalizeInput& in) {
   if (!v) return failure(in.def.scriptName() + ": axis out of range");
   k.v = *v;
   k.a = k.kb.param("A", *t, shapeText(x));
-  k.c = k.kb.param("C", *ot, shapeText(&in.out));
+  k.c = k.kb.param("C", *ot, shapeText(out));
   return k;
 }
 }  // namespace
@@ -85,28 +87,36 @@ LegalizeResult scan(const LegalizeInput& in, bool sum) {
   return done(kb, {0});
 }
 
-// median along one axis (or of everything): the element(s) of middle rank, found by counting for
-// each element how many are smaller or equal (O(length^2) per row; the mean of the two middle ones
-// for an even length, as numpy).
+// median along one axis (or of everything), as TVM computes it (topi: a stable ascending argsort,
+// then the element at position (length - 1) // 2, the lower median as torch.median): each element's
+// position in that order is the count of smaller elements plus the count of equal ones before it
+// (O(length^2) per row). Along an axis the result is (values, indices).
 LegalizeResult median(const LegalizeInput& in) {
-  auto setup = alongAxis(in);
+  bool pair = in.out.kind == ir::StructInfo::Kind::Tuple;
+  if (pair && in.out.fields.size() != 2) return failure("R.median: unexpected result");
+  auto setup = alongAxis(in, pair ? in.out.fields[0].get() : nullptr);
   if (auto* failed = std::get_if<LegalizeResult>(&setup)) return std::move(*failed);
   auto& [kb, t, ot, view, a, c] = std::get<AlongAxis>(setup);
-  if (!isFloat(t)) return failure("R.median kernels take float tensors");
   const AxisView* v = &view;
+  int indices = pair ? kb.param("indices", ScalarType::I64, shapeText(in.out.fields[1].get())) : -1;
   int o = kb.loopVar("o"), i = kb.loopVar("i"), j = kb.loopVar("j"), q = kb.loopVar("q");
-  int less = kb.local("less", ScalarType::I64), equal = kb.local("equal", ScalarType::I64);
-  int lowV = kb.local("low", t), highV = kb.local("high", t);
+  int position = kb.local("position", ScalarType::I64);
+  int value = kb.local("value", t), index = kb.local("index", ScalarType::I64);
   auto at = [&](int k) { return kb.load(a, (kb.var(o) * v->len + kb.var(k)) * v->inner + kb.var(i)); };
-  ExprP lo = binary(BinOp::FloorDiv, v->len - intImm(1), intImm(2)), hi = binary(BinOp::FloorDiv, v->len, intImm(2));
-  auto holds = [&](const ExprP& rank) { return binary(BinOp::And, binary(BinOp::Le, kb.var(less), rank), binary(BinOp::Lt, rank, kb.var(less) + kb.var(equal))); };
-  StmtP count = forLoop(q, v->len, {assign(less, kb.var(less) + select(binary(BinOp::Lt, at(q), at(j)), intImm(1), intImm(0))),
-                                    assign(equal, kb.var(equal) + select(binary(BinOp::Eq, at(q), at(j)), intImm(1), intImm(0)))});
-  StmtP body = seq({assign(lowV, floatImm(0, t)), assign(highV, floatImm(0, t)),
-                    forLoop(j, v->len, {assign(less, intImm(0)), assign(equal, intImm(0)), count,
-                                        assign(lowV, select(holds(lo), at(j), kb.var(lowV))), assign(highV, select(holds(hi), at(j), kb.var(highV)))}),
-                    store(c, kb.var(o) * v->inner + kb.var(i), cast(ot, (kb.var(lowV) + kb.var(highV)) * floatImm(0.5, t)))});
-  kb.add(forLoop(o, v->outer, {forLoop(i, v->inner, {body})}, true));
+  ExprP mid = binary(BinOp::FloorDiv, v->len - intImm(1), intImm(2));
+  ExprP before = binary(BinOp::Or, binary(BinOp::Lt, at(q), at(j)),
+                        binary(BinOp::And, binary(BinOp::Eq, at(q), at(j)), binary(BinOp::Lt, kb.var(q), kb.var(j))));
+  StmtP count = forLoop(q, v->len, {assign(position, kb.var(position) + select(before, intImm(1), intImm(0)))});
+  ExprP isMid = binary(BinOp::Eq, kb.var(position), mid);
+  // Starts defined (every row has its middle element, found below): an undefined local would poison the selects.
+  std::vector<StmtP> body{assign(value, kb.load(a, kb.var(o) * v->len * v->inner + kb.var(i))), assign(index, intImm(0)),
+                          forLoop(j, v->len, {assign(position, intImm(0)), count,
+                                              assign(value, select(isMid, at(j), kb.var(value))),
+                                              assign(index, select(isMid, kb.var(j), kb.var(index)))})};
+  ExprP out = kb.var(o) * v->inner + kb.var(i);
+  body.push_back(store(c, out, cast(ot, kb.var(value))));
+  if (pair) body.push_back(store(indices, out, kb.var(index)));
+  kb.add(forLoop(o, v->outer, {forLoop(i, v->inner, {seq(body)})}, true));
   return done(kb, {0});
 }
 

@@ -30,7 +30,9 @@ InferResult binaryRule(const InferInput& in, bool boolResult) {
   const StructInfo* b = scalarOrTensor(in, 1, r, hb);
   if (!a || !b) return r;
   const std::string name = in.def.scriptName();
-  bool dtypeOk = sameDType(*a, *b, name, r, 0, 1);
+  // TVM's comparisons (InferStructInfoBroadcastCMP) give bool whatever the operands' dtypes: only
+  // arithmetic checks that they agree.
+  bool dtypeOk = boolResult || sameDType(*a, *b, name, r, 0, 1);
   Broadcast bc = broadcast(*a, *b);
   if (!bc.error.empty()) {
     r.issues.push_back({"TVS101", name + ": " + bc.error, 1, {0, 1}});
@@ -99,6 +101,18 @@ InferResult inferReduce(const InferInput& in) {
   const StructInfo* x = tensorOperand(in, 0, r);
   if (!x) return r;
   return reduceShape(in, *x, intList(in.attr("axis")), boolAttr(in.attr("keepdims"), false), x->dtype);
+}
+
+// median along an axis gives (values, indices) as torch.median(dim) does; of everything, the value.
+InferResult inferMedian(const InferInput& in) {
+  InferResult r = inferReduce(in);
+  const ir::Value* axis = in.attr("axis");
+  if (!r.sinfo || !axis || axis->kind == ir::Value::Kind::None) return r;
+  auto t = std::make_shared<StructInfo>();
+  t->kind = StructInfo::Kind::Tuple;
+  t->fields = {r.sinfo, withDType(*r.sinfo, "int64")};
+  r.sinfo = t;
+  return r;
 }
 
 InferResult inferArgReduce(const InferInput& in) {
@@ -222,8 +236,9 @@ void addElementwiseOps(std::vector<OpDef>& out) {
     out.push_back(withKernel(op(r, {tensor("x"), optional("axis", ParamKind::IntList), attr("keepdims", ParamKind::Bool, b(false))},
                      DeviceRule::PrimaryInput,
                      std::string("Reduces x by ") + r +
-                         " over `axis` (all axes when None); `keepdims` keeps reduced axes as size 1.",
-                     inferReduce), kernel));
+                         " over `axis` (all axes when None); `keepdims` keeps reduced axes as size 1." +
+                         (std::string(r) == "median" ? " Along an axis it gives (values, indices)." : ""),
+                     std::string(r) == "median" ? inferMedian : inferReduce), kernel));
   struct Variant { const char* name; const char* what; LegalizeFn kernel; };
   for (auto& [r, what, kernel] : {Variant{"argmax", "maximum", kernels::argReduceOp<true>}, Variant{"argmin", "minimum", kernels::argReduceOp<false>}})
     out.push_back(withKernel(op(r, {tensor("x"), optional("axis", ParamKind::Int), attr("keepdims", ParamKind::Bool, b(false))},

@@ -114,12 +114,9 @@ InferResult inferSqueeze(const InferInput& in) {
   if (auto written = intList(in.attr("axis"))) {
     auto n = axes(*written, rank, "R.squeeze", r);
     if (!n) return r;
-    for (int a : *n) {
-      if (provablyDifferent((*x->shape)[a], dim(1)))
-        return fail("TVS101", "R.squeeze: axis " + std::to_string(a) + " of " + shapeText(*x) + " has size " +
-                                  dimText((*x->shape)[a]) + ", not 1");
-      drop.insert(a);
-    }
+    // An axis whose size is not 1 is kept, as TVM's current squeeze (and PyTorch's) does.
+    for (int a : *n)
+      if (!provablyDifferent((*x->shape)[a], dim(1))) drop.insert(a);
   } else {
     for (int i = 0; i < rank; ++i)
       if (auto c = constInt((*x->shape)[i]); c && *c == 1) drop.insert(i);
@@ -156,8 +153,20 @@ InferResult inferBroadcastTo(const InferInput& in) {
 InferResult inferTake(const InferInput& in) {
   InferResult r;
   const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  // A scalar index (R.prim_value): the axis is taken away, as indexing with an int does.
+  if (in.args.size() > 1 && in.args[1] && in.args[1]->kind == StructInfo::Kind::Prim) {
+    auto axis = intAttr(in.attr("axis"));
+    if (!axis) return ok(tensor(Dims{}, x->dtype));
+    auto n = axes({*axis}, x->rank(), "R.take", r);
+    if (!n) return r;
+    if (!x->shape) return ok(tensor(std::nullopt, x->dtype, x->rank() - 1));
+    Dims out = *x->shape;
+    out.erase(out.begin() + (*n)[0]);
+    return ok(tensor(out, x->dtype));
+  }
   const StructInfo* idx = tensorOperand(in, 1, r);
-  if (!x || !idx) return r;
+  if (!idx) return r;
   if (!idx->dtype.empty() && !isIntDType(idx->dtype))
     return fail("TVS102", "R.take: indices must be an integer tensor, got " + idx->dtype, 1);
   auto axis = intAttr(in.attr("axis"));
@@ -216,17 +225,15 @@ InferResult inferSplit(const InferInput& in) {
   if (ios && ios->kind == ir::Value::Kind::Int) {
     int64_t sections = ios->integer;
     if (sections <= 0) return fail("TVS005", "R.split: the number of sections must be positive");
-    PrimExprPtr piece = x->shape ? (*x->shape)[a] : nullptr;
-    if (piece) {
-      if (auto c = constInt(piece); c && *c % sections != 0)
-        return fail("TVS101", "R.split: axis " + std::to_string(a) + " of " + shapeText(*x) + " (size " +
-                                  std::to_string(*c) + ") does not divide into " + std::to_string(sections) + " sections");
-      piece = floorDiv(piece, dim(sections));
-    }
+    if (sections == 1) return ok(tupleOf({tensor(x->shape, x->dtype, x->shape ? -1 : x->rank())}));
+    // As TVM: each piece is ceil(len / sections) long, the last one what is left.
+    PrimExprPtr len = x->shape ? (*x->shape)[a] : nullptr;
+    PrimExprPtr piece = len ? ceilDiv(len, dim(sections)) : nullptr;
     for (int64_t i = 0; i < sections; ++i) {
       if (!x->shape) { parts.push_back(tensor(std::nullopt, x->dtype, x->rank())); continue; }
       Dims d = *x->shape;
-      d[a] = piece;
+      d[a] = i + 1 < sections ? piece : sub(len, mul(piece, dim(sections - 1)));
+      if (auto c = constInt(d[a]); c && *c < 0) d[a] = dim(0);
       parts.push_back(tensor(d, x->dtype));
     }
     return ok(tupleOf(parts));

@@ -70,6 +70,13 @@ InferResult inferDropout(const InferInput& in) {
   return r;
 }
 
+// Attributes written with symbolic values (pool_size=(k, k)) leave the output's shape unknown.
+bool allIntsKnown(const InferInput& in, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (const Value* v = in.attr(n); v && v->kind != Value::Kind::None && !intList(v)) return false;
+  return true;
+}
+
 InferResult inferConv(const InferInput& in) {
   InferResult r;
   const StructInfo* data = tensorOperand(in, 0, r);
@@ -93,7 +100,8 @@ InferResult inferConv(const InferInput& in) {
       return r;
     }
   }
-  if (!dl.valid || !kl.valid || !ol.valid || !data->shape || !weight->shape)
+  if (!dl.valid || !kl.valid || !ol.valid || !data->shape || !weight->shape ||
+      !allIntsKnown(in, {"strides", "dilation", "padding", "output_padding"}))
     return ok(tensor(std::nullopt, dt, ol.rank > 0 ? ol.rank : dims + 2));
   const Dims& x = *data->shape;
   const Dims& w = *weight->shape;
@@ -152,7 +160,9 @@ InferResult inferPool(const InferInput& in) {
                                       std::to_string(data->rank()), 0, {}});
     return r;
   }
-  if (!l.valid || !ol.valid || !data->shape) return ok(tensor(std::nullopt, data->dtype, ol.rank > 0 ? ol.rank : dims + 2));
+  if (!l.valid || !ol.valid || !data->shape ||
+      !allIntsKnown(in, {"pool_size", "strides", "dilation", "padding", "output_size"}))
+    return ok(tensor(std::nullopt, data->dtype, ol.rank > 0 ? ol.rank : dims + 2));
   const Dims& x = *data->shape;
   Dims out(dims + 2);
   out[ol.batch] = x[l.batch];
@@ -191,6 +201,7 @@ InferResult inferPool(const InferInput& in) {
 void addNnOps(std::vector<OpDef>& out) {
   const auto P = DeviceRule::PrimaryInput;
   out.push_back(elementwiseOp(op("nn.relu", {tensor("data")}, P, "Rectified linear unit, max(data, 0).", inferSame), scalar::relu));
+  out.push_back(elementwiseOp(op("nn.relu6", {tensor("data")}, P, "ReLU clipped at 6, min(max(data, 0), 6).", inferSame), scalar::relu6));
   out.push_back(elementwiseOp(op("nn.gelu", {tensor("data")}, P, "Gaussian error linear unit (erf form).", inferSame), scalar::gelu));
   out.push_back(elementwiseOp(op("nn.gelu_tanh", {tensor("data")}, P, "Gaussian error linear unit (tanh approximation).", inferSame), scalar::geluTanh));
   out.push_back(elementwiseOp(op("nn.silu", {tensor("data")}, P, "Sigmoid linear unit, data * sigmoid(data).", inferSame), scalar::silu));

@@ -40,6 +40,7 @@ ExprP where(const Operands& x, const LegalizeInput&) {
 }
 ExprP fma(const Operands& x, const LegalizeInput&) { return x[0] * x[1] + x[2]; }
 ExprP relu(const Operands& x, const LegalizeInput&) { return max(x[0], k(0, x[0])); }
+ExprP relu6(const Operands& x, const LegalizeInput&) { return min(max(x[0], k(0, x[0])), k(6, x[0])); }
 ExprP leakyRelu(const Operands& x, const LegalizeInput& in) {
   return select(tir::binary(BinOp::Gt, x[0], k(0, x[0])), x[0], k(kernels::floatAttr(in, "alpha", 0.01), x[0]) * x[0]);
 }

@@ -29,6 +29,7 @@ ExprP clip(const Operands& x, const LegalizeInput& in);      // null unless both
 ExprP where(const Operands& x, const LegalizeInput& in);
 ExprP fma(const Operands& x, const LegalizeInput& in);
 ExprP relu(const Operands& x, const LegalizeInput& in);
+ExprP relu6(const Operands& x, const LegalizeInput& in);  // min(max(x, 0), 6)
 ExprP leakyRelu(const Operands& x, const LegalizeInput& in);
 ExprP gelu(const Operands& x, const LegalizeInput& in);
 ExprP geluTanh(const Operands& x, const LegalizeInput& in);

@@ -404,25 +404,51 @@ TEST_CASE("compile and run: einsum (contraction, batch, trace, implicit output)"
   checkClose(r.outputs.at(3), q);
 }
 
-TEST_CASE("compile and run: median along an axis (odd and even lengths, ties) and of everything") {
+TEST_CASE("compile and run: median as TVM computes it: the lower median, with its index along an axis (ties: the first)") {
   TVMS_FRESH_RNG(rng);
   test::Host h;
   auto x = h.tensor({4, 5}, rng);
-  static_cast<float*>(x.data())[6] = static_cast<float*>(x.data())[8];  // a tie in row 1
-  test::Run r = compileAndRun(module("x: " + T("(4, 5)"), "R.Tuple(" + T("(4,)") + ", " + T("(5,)") + ", " + T("()") + ")",
-                                     "        a = R.median(x, axis=[1])\n        b = R.median(x, axis=[0])\n        c = R.median(x)\n        return (a, b, c)\n"), {x});
-  auto med = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  float* px = static_cast<float*>(x.data());
+  px[6] = px[8];  // a tie in row 1
+  px[10] = px[11] = px[12];  // a three-way tie in row 2: the median is one of them
+  std::string i64 = "\"int64\"";
+  test::Run r = compileAndRun(
+      module("x: " + T("(4, 5)"),
+             "R.Tuple(" + T("(4,)") + ", " + T("(4,)", i64) + ", " + T("(5,)") + ", " + T("(5,)", i64) + ", " + T("()") + ")",
+             "        a = R.median(x, axis=[1])\n        b = R.median(x, axis=[0])\n        c = R.median(x)\n"
+             "        av = a[0]\n        ai = a[1]\n        bv = b[0]\n        bi = b[1]\n        return (av, ai, bv, bi, c)\n"),
+      {x});
+  // topi's median: a stable ascending sort, the element at (n - 1) // 2, and where it came from.
+  auto med = [](const std::vector<double>& v) {
+    std::vector<size_t> order(v.size());
+    for (size_t k = 0; k < v.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](size_t p, size_t q) { return v[p] < v[q]; });
+    size_t m = order[(v.size() - 1) / 2];
+    return std::pair{v[m], static_cast<double>(m)};
   };
-  std::vector<double> rows, cols, all;
-  for (int64_t i = 0; i < 4; ++i) { std::vector<double> v; for (int64_t j = 0; j < 5; ++j) v.push_back(at(x, i * 5 + j)); rows.push_back(med(v)); }
-  for (int64_t j = 0; j < 5; ++j) { std::vector<double> v; for (int64_t i = 0; i < 4; ++i) v.push_back(at(x, i * 5 + j)); cols.push_back(med(v)); }
+  std::vector<double> rowV, rowI, colV, colI, all;
+  for (int64_t i = 0; i < 4; ++i) {
+    std::vector<double> v;
+    for (int64_t j = 0; j < 5; ++j) v.push_back(at(x, i * 5 + j));
+    auto [m, k] = med(v);
+    rowV.push_back(m);
+    rowI.push_back(k);
+  }
+  for (int64_t j = 0; j < 5; ++j) {
+    std::vector<double> v;
+    for (int64_t i = 0; i < 4; ++i) v.push_back(at(x, i * 5 + j));
+    auto [m, k] = med(v);  // an even length: the lower of the two middle elements, not their mean
+    colV.push_back(m);
+    colI.push_back(k);
+  }
   for (int64_t i = 0; i < 20; ++i) all.push_back(at(x, i));
-  checkClose(r.outputs.at(0), rows);
-  checkClose(r.outputs.at(1), cols);
-  checkClose(r.outputs.at(2), {med(all)});
+  checkClose(r.outputs.at(0), rowV);
+  const int64_t* ri = static_cast<const int64_t*>(r.outputs.at(1).data());
+  for (size_t k = 0; k < rowI.size(); ++k) CHECK(ri[k] == static_cast<int64_t>(rowI[k]));
+  checkClose(r.outputs.at(2), colV);
+  const int64_t* ci = static_cast<const int64_t*>(r.outputs.at(3).data());
+  for (size_t k = 0; k < colI.size(); ++k) CHECK(ci[k] == static_cast<int64_t>(colI[k]));
+  checkClose(r.outputs.at(4), {med(all).first});
 }
 
 TEST_CASE("compile and run: atan2, log_add_exp, isnan / isinf / isfinite, bitwise ops and shifts on int32") {
