@@ -2,6 +2,8 @@
 // itself, and hints. Each fix is a real edit of the text.
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <set>
 
 #include "compiler/analysis/checks.h"
 #include "compiler/analysis/relation.h"
@@ -60,6 +62,56 @@ struct UseCollector {
   }
 };
 
+// Where TVM looks an inline I.vdevice up by identity. R.to_vdevice itself lowers to
+// vm.builtin.to_device with the vdevice's device type and id (no lookup), so an inline dst_vdevice
+// equal to a declared entry builds; but every op that consumes the moved value allocates its output
+// on that vdevice (CallTIRRewrite -> GetDeviceIndex, pointer identity), and that fails with "The
+// vdevice is not in the ir_module.". For each inline dst_vdevice of a to_vdevice: the first op call
+// that consumes a value derived from it (the value itself, or the output of an op that consumed it).
+std::map<const VDeviceRef*, const Call*> inlineVDeviceConsumers(const Function& fn) {
+  std::map<const VDeviceRef*, const Call*> consumers;
+  std::map<const Var*, const VDeviceRef*> carries;  // variables whose struct info holds an inline vdevice
+  std::function<const VDeviceRef*(const ExprPtr&)> carried = [&](const ExprPtr& e) -> const VDeviceRef* {
+    if (auto* v = as<Var>(e)) {
+      auto it = carries.find(v);
+      return it == carries.end() ? nullptr : it->second;
+    }
+    if (auto* t = as<Tuple>(e))
+      for (auto& f : t->fields) if (auto* r = carried(f)) return r;
+    if (auto* g = as<TupleGetItem>(e)) return carried(g->tuple);
+    return nullptr;
+  };
+  std::function<void(const SeqExpr*)> seq = [&](const SeqExpr* s) {
+    if (!s) return;
+    for (auto& blk : s->blocks)
+      for (auto& b : blk->bindings) {
+        const VDeviceRef* flows = nullptr;
+        if (auto* c = as<Call>(b->value)) {
+          if (c->def == &op::builtin::toVDevice()) {
+            for (auto& a : c->attrs)
+              if (a.value.kind == Value::Kind::VDevice && a.value.vdevice && a.value.vdevice->isInline)
+                flows = a.value.vdevice.get();
+          } else if (c->def) {
+            for (auto& a : c->args)
+              if (auto* r = carried(a)) {
+                consumers.emplace(r, c);
+                flows = r;
+              }
+          }
+        } else if (auto* i = as<If>(b->value)) {
+          seq(i->thenBranch.get());
+          seq(i->elseBranch.get());
+        } else {
+          flows = carried(b->value);
+        }
+        if (flows)
+          for (auto& v : b->vars) carries[v.get()] = flows;
+      }
+  };
+  seq(fn.body.get());
+  return consumers;
+}
+
 // A vdevice string or I.vdevice in the module; its source range is looked up only when a
 // diagnostic or a fix needs it (most uses are fine, and the checks run on every keystroke).
 struct Use {
@@ -93,6 +145,38 @@ class VDeviceChecker {
   }
 
  private:
+  // The to_vdevice calls' inline targets and the ops that consume what they move (computed on the
+  // first inline vdevice: most modules have none).
+  bool isToVDeviceTarget(const VDeviceRef* r) { return inlineConsumers(), toVDeviceTargets_.count(r) != 0; }
+  const std::map<const VDeviceRef*, const Call*>& inlineConsumers() {
+    if (!consumersReady_) {
+      consumersReady_ = true;
+      for (auto& f : m_.functions) {
+        if (!f.relax) continue;
+        auto c = inlineVDeviceConsumers(*f.relax);
+        consumers_.insert(c.begin(), c.end());
+        std::function<void(const SeqExpr*)> seq = [&](const SeqExpr* s) {
+          if (!s) return;
+          for (auto& blk : s->blocks)
+            for (auto& b : blk->bindings) {
+              if (auto* call = as<Call>(b->value); call && call->def == &op::builtin::toVDevice())
+                for (auto& a : call->attrs)
+                  if (a.value.kind == Value::Kind::VDevice && a.value.vdevice) toVDeviceTargets_.insert(a.value.vdevice.get());
+              if (auto* i = as<If>(b->value)) {
+                seq(i->thenBranch.get());
+                seq(i->elseBranch.get());
+              }
+            }
+        };
+        seq(f.relax->body.get());
+      }
+    }
+    return consumers_;
+  }
+  bool consumersReady_ = false;
+  std::map<const VDeviceRef*, const Call*> consumers_;
+  std::set<const VDeviceRef*> toVDeviceTargets_;
+
   ByteRange range(const void* n) const {
     const ByteRange* r = ctx_.map.find(n);
     return r ? *r : ByteRange{};
@@ -143,9 +227,19 @@ class VDeviceChecker {
     if (u.ref->isInline) {
       if (!u.ref->device) return;
       checkDecl(*u.ref->device, urange);
+      const Call* consumer = nullptr;
+      if (isToVDeviceTarget(u.ref)) {
+        // TVM moves the value without looking the vdevice up; only an op consuming it fails.
+        auto it = inlineConsumers().find(u.ref);
+        if (it == inlineConsumers().end()) return;
+        consumer = it->second;
+      }
       auto d = diag::make("TVS202", urange,
                           "an I.vdevice(...) written in a function body is a new object, not the declared entry: TVM "
                           "fails at build with \"The vdevice is not in the ir_module.\"");
+      if (consumer)
+        d.related.push_back({range(consumer), "this op allocates its output on that vdevice, which TVM looks up by "
+                                              "identity (GetDeviceIndex)"});
       if (const VDevice* e = equalEntry(*u.ref->device)) {
         std::string spell = spellingOf(m_, e);
         d.message += " Name the declared entry \"" + spell + "\" instead.";

@@ -48,7 +48,10 @@ const std::vector<Rule> kRules = {
     {"TVS104", S::Error, "annotation-mismatch",
      "An annotation that contradicts the deduced struct info (shape, dtype or vdevice), or an argument that does "
      "not fit the callee's parameter."},
-    {"TVS105", S::Error, "return-mismatch", "The returned value does not fit the function's return annotation."},
+    {"TVS105", S::Warning, "return-mismatch",
+     "The returned value does not fit the function's return annotation. TVM does not reject this: it trusts the "
+     "annotation and gives the function the annotated struct info, so callers see what the annotation says while "
+     "the value is something else."},
     {"TVS106", S::Warning, "annotation-ignored",
      "An annotation on a binding whose right side is already typed (a variable): TVM keeps the right side's "
      "struct info and silently drops the annotated vdevice or shape. Use R.to_vdevice or R.match_cast."},
@@ -60,8 +63,10 @@ const std::vector<Rule> kRules = {
      "has no global_infos."},
     {"TVS202", S::Error, "inline-vdevice",
      "An `I.vdevice(...)` written inside a function body makes a new object that is not the declared list entry, "
-     "even when equal to one: TVM fails at build with \"The vdevice is not in the ir_module.\" Name the declared "
-     "entry by its string (\"llvm:0\") instead."},
+     "even when equal to one. TVM looks vdevices up by identity where it allocates (GetDeviceIndex: call_tir "
+     "outputs, VM codegen), and fails there with \"The vdevice is not in the ir_module.\" `R.to_vdevice(x, "
+     "I.vdevice(...))` alone moves the value without a lookup, so it is reported only when an op consumes the moved "
+     "value (the note points at that op). Name the declared entry by its string (\"llvm:0\") instead."},
     {"TVS203", S::Error, "operands-on-different-vdevices",
      "Operands of one op (or an argument and the callee's parameter) live on different vdevices. Insert "
      "R.to_vdevice to move one of them."},
