@@ -2,6 +2,8 @@
 // changed), then the module's vdevice checks.
 #include "compiler/analysis/analysis.h"
 
+#include <algorithm>
+
 #include "compiler/analysis/checks.h"
 #include "compiler/ir/printer.h"
 
@@ -61,6 +63,7 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
   if (!region.module) return out;
   const ir::IRModule& m = *region.module;
   DeduceContext ctx{m, region.map, text};
+  ctx.incomplete = std::any_of(region.functions.begin(), region.functions.end(), [](auto& f) { return f.broken; });
   std::vector<std::string> signatures;
   out.contextKey = contextKey(m, previous, signatures);
   bool sameContext = previous && previous->contextKey == out.contextKey;

@@ -366,7 +366,7 @@ class VDeviceChecker {
         }
       }
       // Entry 0 is the default device of every tensor without a vdevice: never unused.
-      if (i == 0 || std::count(used.begin(), used.end(), &v)) continue;
+      if (i == 0 || ctx_.incomplete || std::count(used.begin(), used.end(), &v)) continue;
       auto d = diag::make("TVS209", range(&v), "vdevice \"" + spellingOf(m_, &v) + "\" is declared but nothing uses it");
       if (auto fix = removal(i)) d.fixes.push_back(*fix);
       out_.push_back(std::move(d));

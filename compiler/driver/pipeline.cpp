@@ -13,7 +13,7 @@
 namespace tvms::driver {
 
 const std::vector<std::string>& passNames() {
-  static const std::vector<std::string> names = {"Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "LowerToVM"};
+  static const std::vector<std::string> names = {"UpdateVDevice", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "LowerToVM"};
   return names;
 }
 
@@ -22,7 +22,17 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   auto show = [&](const char* pass, const ir::IRModule& m) {
     if (options.afterPass) options.afterPass(pass, ir::printModule(m, {.canonical = true, .importHeader = true}));
   };
-  ir::IRModule m = transform::normalize(input);
+  ir::IRModule m = input;
+  for (auto& [index, vdevice] : options.updateVDevice) {
+    if (index >= m.vdevices.size()) {
+      r.errors.push_back("UpdateVDevice: index " + std::to_string(index) + " is past the module's vdevice list (" +
+                         std::to_string(m.vdevices.size()) + " entries)");
+      return r;
+    }
+    m = transform::updateVDevice(m, vdevice, index);
+  }
+  if (!options.updateVDevice.empty()) show("UpdateVDevice", m);
+  m = transform::normalize(m);
   show("Normalize", m);
   std::vector<diag::Diagnostic> conflicts;
   m = transform::realizeVDevice(m, &conflicts);
@@ -101,7 +111,8 @@ std::string printAfter(const ir::IRModule& m, const std::string& pass, std::stri
   o.afterPass = [&](const std::string& p, const std::string& text) { if (p == pass) found = text; };
   BuildResult r = build(m, o);
   if (found.empty() && error) {
-    *error = "unknown pass '" + pass + "' (passes: Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM)";
+    *error = "unknown pass '" + pass + "' (passes: Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM; "
+             "UpdateVDevice with `tvms build --update-vdevice`)";
     if (!r.errors.empty()) *error = r.errors.front();
   }
   return found;

@@ -15,7 +15,7 @@
 
 namespace tvms::driver {
 
-const std::vector<std::string>& passNames();  // in pipeline order
+const std::vector<std::string>& passNames();  // in pipeline order; UpdateVDevice runs only when asked for
 
 struct BuildOptions {
   std::map<std::string, std::string> remap;  // "cuda:0" -> "cpu": its kernels are built for the CPU
@@ -26,6 +26,8 @@ struct BuildOptions {
   bool offload = true;           // OffloadLibraries: matmul / conv2d on cuda vdevices to cuBLAS / cuDNN
   bool buildModules = false;    // also build one module blob per kind into exe.modules (for .tvmx)
   std::string emit;             // "llvm" or "asm": BuildResult::kernelText gets the kernels' optimized IR or assembly
+  // UpdateVDevice(vdevice, index), TVM's pass, applied first in order when given (`--update-vdevice`).
+  std::vector<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> updateVDevice;
 };
 
 struct BuildResult {

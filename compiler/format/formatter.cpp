@@ -87,10 +87,12 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     if (!r.formattable() || !endsAtDedent(doc.lines(), r.range)) {
       skip.insert(i);
       uint32_t line = doc.lines().lineOf(r.range.begin) + 1;
+      bool syntax = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; });
+      bool unsupported = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS002"; });
       result.notes.push_back("line " + std::to_string(line) + ": left as written (it has " +
-                             (std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; })
-                                  ? "a syntax error)"
-                                  : "a construct TVMScript does not allow)"));
+                             (syntax        ? "a syntax error)"
+                              : unsupported ? "a construct TVMScript does not allow)"
+                                            : "a construct tvms does not model yet, TVS011)"));
     }
   }
   // Reprint, then check: each reprinted region must lower to an equal module with the same comments.

@@ -122,7 +122,8 @@ struct Region {
   uint32_t indentColumn = 0;
   std::vector<FunctionSpan> functions;
   std::vector<diag::Diagnostic> diagnostics;
-  bool formattable() const;  // no syntax errors and no unsupported constructs
+  bool keepAsWritten = false;  // holds a construct the IR cannot print back (TVS011): fmt leaves it alone
+  bool formattable() const;    // no syntax errors, no unsupported constructs, nothing kept as written
 };
 
 struct FileResult {

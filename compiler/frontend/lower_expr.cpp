@@ -132,7 +132,8 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
       if (name.rfind("R.", 0) == 0 || name.rfind("I.", 0) == 0 || name.rfind("T.", 0) == 0) {
         reportUnsupported(n, "`" + dotted + "` is not a value here");
       } else if (!scopes_.empty() && scopes_.back().count(head)) {
-        reportUnsupported(n, "attributes of Relax values are not TVMScript; use R.shape_of / tuple indexing");
+        // x.ty, x.struct_info, ...: the Python API's attributes, which TVM's parser evaluates.
+        notChecked(n, "`" + dotted + "`: attributes of Relax values (the Python API) are not checked");
       } else {
         report("TVS003", rangeOf(n), "undefined name '" + dotted + "'");
       }
@@ -491,7 +492,13 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
   call->op = def.name;
   call->def = &def;
   size_t lastArg = 0;
+  bool afterSInfo = false;  // expression parameters past out_sinfo print as keywords (call_tir's tir_vars)
   for (auto& p : def.params) {
+    if (p.kind == op::ParamKind::SInfo) afterSInfo = true;
+    else if (afterSInfo && op::isExpressionKind(p.kind)) {
+      if (call->trailingArgNames.empty()) call->trailingArgsFrom = call->args.size();
+      call->trailingArgNames.push_back(p.name);
+    }
     auto it = std::find_if(given.begin(), given.end(), [&](auto& g) { return g.first == &p; });
     bool present = it != given.end();
     if (p.kind == op::ParamKind::Variadic) {

@@ -19,6 +19,15 @@ void Lowerer::reportUnsupported(TSNode n, const std::string& what) {
   report("TVS002", rangeOf(n), what);
 }
 
+// A construct TVM accepts that tvms does not model: a TVS011 note once per kind of construct in the
+// region; the region is then left as written by fmt (its IR cannot print the construct back).
+void Lowerer::notChecked(TSNode n, const std::string& what) {
+  region_.keepAsWritten = true;
+  std::string kind = what.substr(0, what.find(':'));
+  if (!notedConstructs_.insert(kind).second) return;
+  report("TVS011", rangeOf(n), "not checked: " + what);
+}
+
 void Lowerer::defineName(NameRef::Kind k, TSNode n, const std::string& name, const void* target) {
   region_.map.names.push_back({k, rangeOf(n), name, true, target});
 }
@@ -415,7 +424,7 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
 // ---- the file
 
 bool Region::formattable() const {
-  return std::none_of(diagnostics.begin(), diagnostics.end(),
+  return !keepAsWritten && std::none_of(diagnostics.begin(), diagnostics.end(),
                       [](auto& d) { return d.code == "TVS001" || d.code == "TVS002"; });
 }
 

@@ -147,6 +147,10 @@ StructInfoPtr Lowerer::lowerSInfo(TSNode n) {
     if (pos.size() > 1) s->ret = lowerSInfo(pos[1]);
     if (TSNode pur = keyword("purity"); !ts_node_is_null(pur)) s->pure = text(pur) != "False";
     out = s;
+  } else if (name == "R.DTensor") {
+    // relax.distributed: a tensor sharded over a device mesh. Not modelled: any value, said once.
+    notChecked(n, "relax.distributed annotations (R.DTensor): values annotated so are not checked");
+    return objectSInfo();
   } else {
     reportUnsupported(n, "`" + text(n) + "` is not a struct info annotation (R.Tensor, R.Tuple, R.Shape, R.Prim, "
                          "R.Object, R.Callable)");

@@ -88,6 +88,7 @@ class Lowerer {
   std::string canonicalName(TSNode n);  // canonical dotted name of an attribute chain / identifier
   void report(std::string_view code, ByteRange range, std::string message);
   void reportUnsupported(TSNode n, const std::string& what);
+  void notChecked(TSNode n, const std::string& what);  // TVS011, once per construct
   void operandAt(const void* parent, size_t index, TSNode n) {
     region_.map.operands.set({parent, static_cast<uint32_t>(index)}, rangeOf(n));
   }
@@ -132,6 +133,7 @@ class Lowerer {
   };
   std::vector<Anchor> anchors_;
   std::vector<ByteRange> verbatim_;
+  std::set<std::string> notedConstructs_;
 };
 
 }  // namespace tvms::frontend

@@ -131,6 +131,10 @@ struct Call : Expr {
   SInfoArgsKey sinfoKey = SInfoArgsKey::None;
   bool sinfoArgsAsList = false;  // out_sinfo=[...] rather than a single struct info
   std::string infix;             // the Python operator it was written with ("+", "<", unary "-"), if any
+  // Names of the expression parameters declared after the struct-info parameter (call_tir's tir_vars):
+  // from this index on, args print as name=value after out_sinfo. Empty: all positional.
+  std::vector<std::string> trailingArgNames;
+  size_t trailingArgsFrom = 0;
   const CallAttr* attr(std::string_view name) const {
     for (auto& a : attrs) if (a.name == name) return &a;
     return nullptr;

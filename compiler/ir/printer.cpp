@@ -216,7 +216,8 @@ class Printer {
     else if (auto* g = as<GlobalVar>(c.callee)) callee = m_.standalone ? g->name : "cls." + g->name;
     else callee = flatDoc(expr(c.callee));
     std::vector<Doc> args;
-    for (auto& a : c.args) args.push_back(a ? expr(a) : Doc::txt("None"));
+    size_t positionalArgs = c.trailingArgNames.empty() ? c.args.size() : std::min(c.trailingArgsFrom, c.args.size());
+    for (size_t i = 0; i < positionalArgs; ++i) args.push_back(c.args[i] ? expr(c.args[i]) : Doc::txt("None"));
     for (auto& a : c.attrs)
       if (a.positional && (o_.canonical || a.written)) args.push_back(value(a.value));
     for (auto& a : c.attrs)
@@ -229,6 +230,11 @@ class Printer {
       for (auto& s : c.sinfoArgs) infos.push_back(sinfo(s, false));
       Doc v = (c.sinfoArgsAsList || infos.size() != 1) ? Doc::bracket("[", std::move(infos), "]") : infos[0];
       args.push_back(Doc::cat({Doc::txt(key + "="), v}));
+    }
+    for (size_t i = positionalArgs; i < c.args.size(); ++i) {
+      size_t k = i - positionalArgs;
+      std::string name = k < c.trailingArgNames.size() ? c.trailingArgNames[k] : "arg" + std::to_string(i);
+      if (c.args[i]) args.push_back(Doc::cat({Doc::txt(name + "="), expr(c.args[i])}));
     }
     Doc d = call(callee, std::move(args));
     if (o_.trivia && o_.trivia->magicCommas.count(&c)) d.parts[1].forceBreak = true;

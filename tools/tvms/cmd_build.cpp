@@ -37,6 +37,7 @@ struct BuildArgs {
   bool printAll = false;
   std::map<std::string, std::string> remap, inputs;
   std::map<std::string, int64_t> dims;
+  std::vector<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> updateVDevice;
 };
 
 bool splitPair(const std::string& s, std::string& k, std::string& v) {
@@ -45,6 +46,15 @@ bool splitPair(const std::string& s, std::string& k, std::string& v) {
   k = s.substr(0, eq);
   v = s.substr(eq + 1);
   return true;
+}
+
+std::vector<std::string> splitColons(const std::string& s) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (c == ':') out.emplace_back();
+    else out.back().push_back(c);
+  }
+  return out;
 }
 
 // A non-negative 64-bit integer, the whole text.
@@ -73,6 +83,24 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
     if (a == "--print-after-all") { b.printAll = true; continue; }
     if (a == "--no-offload") { b.offload = false; continue; }
+    if (a.rfind("--update-vdevice=", 0) == 0) {
+      // INDEX:KIND[:ID][:SCOPE]: UpdateVDevice(I.vdevice(KIND, ID, SCOPE), INDEX)
+      std::string spec = a.substr(17);
+      auto parts = splitColons(spec);
+      auto index = parts.size() >= 2 ? count(parts[0]) : std::nullopt;
+      auto id = parts.size() >= 3 ? count(parts[2]) : std::optional<int64_t>(0);
+      if (!index || parts[1].empty() || !id || parts.size() > 4) {
+        std::cerr << "tvms: --update-vdevice=" << spec << ": give INDEX:KIND[:ID][:SCOPE], e.g. --update-vdevice=1:cuda:1 "
+                     "(list entry 1 becomes I.vdevice(\"cuda\", 1))\n";
+        return std::nullopt;
+      }
+      auto v = std::make_shared<ir::VDevice>();
+      v->target.kind = parts[1];
+      v->vdeviceId = *id;
+      if (parts.size() == 4) v->memoryScope = parts[3];
+      b.updateVDevice.emplace_back(static_cast<size_t>(*index), v);
+      continue;
+    }
     if (a == "--no-cache") { ::setenv("TVMS_NO_CACHE", "1", 1); continue; }  // read by the kernel cache (compiler/codegen/kernel_cache.h)
     if (!run && (a == "--emit=llvm" || a == "--emit=asm" || a == "--emit=cuda" || a == "--emit=ptx")) { b.emit = a.substr(7); continue; }
     if (a == "--device" && value(v) && splitPair(v, k, x)) {
@@ -118,6 +146,11 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     return std::nullopt;
   }
   if (b.file.empty()) { std::cerr << usage; return std::nullopt; }
+  for (auto& p : b.printAfter)
+    if (p == "UpdateVDevice" && b.updateVDevice.empty()) {
+      std::cerr << "tvms: UpdateVDevice runs only when asked for: add --update-vdevice=INDEX:KIND[:ID][:SCOPE]\n";
+      return std::nullopt;
+    }
   for (auto& p : b.printAfter) {
     bool known = false;
     for (auto& n : driver::passNames()) known |= n == p;
@@ -154,6 +187,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   if (!module) { std::cerr << "tvms: " << b.file << ": no TVMScript module to build\n"; return std::nullopt; }
   driver::BuildOptions o;
   o.remap = b.remap;
+  o.updateVDevice = b.updateVDevice;
   o.compileKernels = jit;
   o.buildModules = buildModules;
   // --no-offload, else `offload = false` in [tool.tvms] of the nearest pyproject.toml.
@@ -194,7 +228,7 @@ void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-cache]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--update-vdevice=INDEX:KIND[:ID]] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-cache]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"

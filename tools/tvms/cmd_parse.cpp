@@ -1,6 +1,9 @@
-// tvms parse --dump-ir FILE: the parsed modules through the printer, canonically.
+// tvms parse --dump-ir FILE: the parsed modules through the printer, canonically. What could not be
+// lowered (an argument rejected, a construct not understood) is printed to stderr with exit 1: the
+// printed module is then not what the file says.
 #include <iostream>
 
+#include "compiler/diagnostics/render_text.h"
 #include "compiler/frontend/frontend.h"
 #include "tools/tvms/commands.h"
 #include "tools/tvms/source_io.h"
@@ -41,7 +44,14 @@ int runParse(const Args& args) {
     po.importHeader = i == 0;
     std::cout << ir::printModule(*file.regions[i].module, po);
   }
-  return 0;
+  int errors = 0;
+  diag::TextSource ts{path, doc.text(), &doc.lines()};
+  for (auto& d : file.all()) {
+    if (d.severity != diag::Severity::Error) continue;
+    if (!errors++) std::cerr << "tvms parse: the module printed above leaves out what could not be lowered:\n";
+    std::cerr << diag::renderText(d, ts, false);
+  }
+  return errors ? 1 : 0;
 }
 
 }  // namespace tvms::cli
