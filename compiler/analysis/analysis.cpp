@@ -51,7 +51,7 @@ std::string contextKey(const ir::IRModule& m, const ModuleAnalysis* previous, st
   for (size_t i = 0; i < m.functions.size(); ++i) {
     const auto& f = m.functions[i];
     const FunctionAnalysis* prev = sameDevices && i < previous->functions.size() ? previous->functions[i].get() : nullptr;
-    signatures.push_back(prev && f.relax && prev->function == f.relax.get() ? prev->signatureKey : signatureKey(m, f));
+    signatures.push_back(prev && prev->analyzes(f.relax) ? prev->signatureKey : signatureKey(m, f));
     key += signatures.back();
   }
   return key;
@@ -71,11 +71,12 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     const auto& f = m.functions[i];
     if (!f.relax) { out.functions.push_back(nullptr); continue; }
     if (sameContext && i < previous->functions.size() && previous->functions[i] &&
-        previous->functions[i]->function == f.relax.get()) {
+        previous->functions[i]->analyzes(f.relax)) {
       out.functions.push_back(previous->functions[i]);
       continue;
     }
     auto fa = deduceFunction(ctx, *f.relax);
+    fa->owner = f.relax;
     fa->signatureKey = signatures[i];
     // The chains served the function's own diagnostics (already made); kept, their ranges would have to
     // follow every edit.

@@ -23,6 +23,13 @@ struct VarFact {
 
 struct FunctionAnalysis {
   const ir::Function* function = nullptr;
+  // The function analysed, watched: an analysis is reused only for the very object it analysed
+  // (analyzes(f)). Comparing addresses alone reused a stale analysis when a relowered function was
+  // allocated where a freed one had been.
+  std::weak_ptr<const ir::Function> owner;
+  bool analyzes(const std::shared_ptr<ir::Function>& f) const {
+    return f && function == f.get() && !owner.expired();
+  }
   std::unordered_map<const ir::Var*, VarFact> vars;
   ir::StructInfoPtr ret;  // the return struct info after refinement from the body
   std::vector<diag::Diagnostic> diagnostics;

@@ -130,7 +130,7 @@ class VDeviceChecker {
       const auto& f = m_.functions[i];
       if (!f.relax) continue;
       const FunctionAnalysis* fa = i < functions.size() ? functions[i].get() : nullptr;
-      if (fa && fa->function == f.relax.get()) {
+      if (fa && fa->analyzes(f.relax)) {
         refs.insert(refs.end(), fa->vdeviceUses.begin(), fa->vdeviceUses.end());
         hints_.insert(hints_.end(), fa->hints.begin(), fa->hints.end());
       } else {

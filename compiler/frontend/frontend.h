@@ -44,9 +44,12 @@ class RangeTableOf {
     return it == index_.end() ? nullptr : &entries_[it->second].second;
   }
   size_t size() const { return index_.size(); }
-  void merge(const RangeTableOf& other) {
+  // Adds the other table's entries whose range `keep` accepts (an entry of a key already here is
+  // replaced: the other table is the newer lowering).
+  template <class Keep>
+  void merge(const RangeTableOf& other, Keep&& keep) {
     for (auto& [e, r] : other.entries_)
-      if (e.live && !index_.count(e.key)) set(e.key, r);
+      if (e.live && keep(r)) set(e.key, r);
   }
   // Calls `f(range)` on every entry, which may change it; entries for which it returns false go.
   template <class F>

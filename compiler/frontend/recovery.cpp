@@ -113,8 +113,12 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     }
     for (auto& f : r.module->functions) merged.module->functions.push_back(f);
     for (auto& f : r.functions) merged.functions.push_back(f);
-    merged.map.ranges.merge(r.map.ranges);
-    merged.map.operands.merge(r.map.operands);
+    // Each part lowers the module statements again into its own module, freed when the part is done
+    // (only the first part's are kept): only the entries of what is kept may come over, or a freed
+    // object's address, reused by a later part's allocation, would find the freed object's range.
+    auto kept = [&](ByteRange x) { return !only || (x.begin >= scope.begin && x.begin < scope.end); };
+    merged.map.ranges.merge(r.map.ranges, kept);
+    merged.map.operands.merge(r.map.operands, kept);
     // Every part lowers the module statements again; their names are kept once, from the first part.
     for (auto& n : r.map.names)
       if (!only || (n.range.begin >= scope.begin && n.range.begin < scope.end)) merged.map.names.push_back(n);
