@@ -13,7 +13,8 @@
 namespace tvms::driver {
 
 const std::vector<std::string>& passNames() {
-  static const std::vector<std::string> names = {"UpdateVDevice", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "LowerToVM"};
+  static const std::vector<std::string> names = {"UpdateVDevice", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps",
+                                                 "FoldVDeviceScopeChange", "LowerToVM"};
   return names;
 }
 
@@ -41,6 +42,10 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
   show("OffloadLibraries", m);
   transform::LegalizedModule legal = transform::legalizeOps(m, options.remap);
   show("LegalizeOps", legal.module);
+  if (options.foldVDeviceScopeChange) {
+    legal.module = transform::foldVDeviceScopeChange(legal.module);
+    show("FoldVDeviceScopeChange", legal.module);
+  }
   std::vector<std::string> kernelVDevices = legal.kernelVDevices;
   transform::LoweredVM vm = transform::lowerToVM(std::move(legal));
   for (auto& slot : vm.exe.devices)  // the artifact remembers which vdevices were built for another device
@@ -112,7 +117,8 @@ std::string printAfter(const ir::IRModule& m, const std::string& pass, std::stri
   BuildResult r = build(m, o);
   if (found.empty() && error) {
     *error = "unknown pass '" + pass + "' (passes: Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM; "
-             "UpdateVDevice with `tvms build --update-vdevice`)";
+             "UpdateVDevice and FoldVDeviceScopeChange when asked for: `tvms build --update-vdevice`, "
+             "`--fold-vdevice-scope-change`)";
     if (!r.errors.empty()) *error = r.errors.front();
   }
   return found;

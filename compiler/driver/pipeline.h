@@ -1,6 +1,7 @@
 #pragma once
 // The build pipeline shared by `tvms build`, `tvms run` and the language server's tvms/viewIR:
-// Normalize -> RealizeVDevice -> OffloadLibraries -> LegalizeOps -> LowerToVM, printable after each pass, then the
+// [UpdateVDevice] -> Normalize -> RealizeVDevice -> OffloadLibraries -> LegalizeOps -> [FoldVDeviceScopeChange]
+// -> LowerToVM (the passes in brackets only when asked for), printable after each pass, then the
 // kernels of each target kind through the backend registered for it (compiler/codegen/backend.h):
 // loaded into this process, and/or as one module blob per kind for a .tvmx artifact.
 #include <functional>
@@ -28,6 +29,7 @@ struct BuildOptions {
   std::string emit;             // "llvm" or "asm": BuildResult::kernelText gets the kernels' optimized IR or assembly
   // UpdateVDevice(vdevice, index), TVM's pass, applied first in order when given (`--update-vdevice`).
   std::vector<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> updateVDevice;
+  bool foldVDeviceScopeChange = false;  // TVM's FoldVDeviceScopeChange after LegalizeOps (its texture pipeline's)
 };
 
 struct BuildResult {

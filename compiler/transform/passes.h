@@ -26,6 +26,10 @@ ir::IRModule realizeVDevice(const ir::IRModule& m, std::vector<diag::Diagnostic>
 // On cuda vdevices (after `remap`), matmul and conv2d calls the vendor libraries take become
 // R.call_dps_packed of the runtime's library functions (tvms.cublas.matmul, tvms.cudnn.conv2d?...);
 // everything else is unchanged (compiler/transform/offload_libraries.cpp).
+// A call_tir whose only consumer is an R.to_vdevice that changes the memory scope alone writes into
+// that scope directly; the copy goes (TVM's FoldVDeviceScopeChange; input: a legalized module).
+ir::IRModule foldVDeviceScopeChange(const ir::IRModule& m);
+
 ir::IRModule offloadLibraries(const ir::IRModule& m, const std::map<std::string, std::string>& remap);
 
 }  // namespace tvms::transform

@@ -249,6 +249,41 @@ TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("cli: TVM's opt-in passes on the command line: --update-vdevice and --fold-vdevice-scope-change") {
+  // UpdateVDevice(I.vdevice("cuda", 1), 1): entry 1 is replaced and what sat on it follows.
+  auto updated = runTvms({"build", corpus("passes/update_vdevice.before.py"), "--update-vdevice=1:cuda:1",
+                          "--print-after=UpdateVDevice"});
+  CHECK(updated.exitCode == 0);
+  CHECK(updated.out.find("# after UpdateVDevice") != std::string::npos);
+  CHECK(updated.out.find("I.vdevice(\"cuda\", 1, \"global\")") != std::string::npos);
+  // Asking to print a pass that does not run says how to run it; a malformed spec is refused.
+  auto notAsked = runTvms({"build", corpus("passes/update_vdevice.before.py"), "--print-after=UpdateVDevice"});
+  CHECK(notAsked.exitCode == 2);
+  CHECK(notAsked.err.find("--update-vdevice=INDEX:KIND") != std::string::npos);
+  CHECK(runTvms({"build", corpus("passes/update_vdevice.before.py"), "--update-vdevice=x:cuda"}).exitCode == 2);
+  auto past = runTvms({"build", corpus("passes/update_vdevice.before.py"), "--update-vdevice=7:cuda"});
+  CHECK(past.exitCode != 0);
+  CHECK(past.err.find("past the module's vdevice list") != std::string::npos);
+
+  auto folded = runTvms({"build", corpus("passes/fold_scope_change.before.py"), "--fold-vdevice-scope-change",
+                         "--print-after=FoldVDeviceScopeChange"});
+  CHECK(folded.out.find("# after FoldVDeviceScopeChange") != std::string::npos);
+  CHECK(folded.out.find("R.to_vdevice(\n            lv,") == std::string::npos);
+  CHECK(folded.out.find("lv2, dst_vdevice=\"opencl:1\"") != std::string::npos);  // two consumers: kept
+  CHECK(runTvms({"build", corpus("passes/fold_scope_change.before.py"), "--print-after=FoldVDeviceScopeChange"}).exitCode == 2);
+}
+
+TEST_CASE("cli: parse --dump-ir says what it could not lower and exits 1") {
+  auto r = runTvms({"parse", "--dump-ir", tempFile("dropped.py", "from tvm.script import relax as R\n\n@R.function\n"
+                                                                 "def f(x: R.Tensor((2,), \"float32\")):\n"
+                                                                 "    y = R.add(x, x, x)\n    return y\n")});
+  CHECK(r.exitCode == 1);
+  CHECK(r.out.find("y = R.add(x, x)") != std::string::npos);
+  CHECK(r.err.find("could not be lowered") != std::string::npos);
+  CHECK(r.err.find("R.add takes 2 arguments") != std::string::npos);
+  CHECK(runTvms({"parse", "--dump-ir", corpus("lint/tvm_tirx_calls_and_tuples.py")}).exitCode == 0);
+}
+
 TEST_CASE("cli: fmt walks directories for .py files and --check writes nothing") {
   auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_dir_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir / "pkg" / ".hidden");

@@ -17,6 +17,7 @@ ir::IRModule applyPass(const std::string& spec, const ir::IRModule& before) {
   ir::IRModule m = transform::normalize(before);
   if (spec.rfind("RealizeVDevice", 0) == 0) return transform::realizeVDevice(m);
   if (spec.rfind("Normalize", 0) == 0) return m;
+  if (spec.rfind("FoldVDeviceScopeChange", 0) == 0) return transform::foldVDeviceScopeChange(m);
   std::smatch g;
   static const std::regex update(R"re(UpdateVDevice\(I\.vdevice\("(\w+)", (\d+)\), (\d+)\))re");
   if (std::regex_search(spec, g, update)) {
@@ -55,5 +56,5 @@ TEST_CASE("passes: every Before/Expected pair of corpus/passes") {
     CHECK(ir::firstDifference(transform::normalize(before.module()), transform::normalize(test::lower(text).module())) == "");
     ++pairs;
   }
-  CHECK(pairs >= 6);
+  CHECK(pairs >= 10);
 }

@@ -31,7 +31,7 @@ namespace {
 
 struct BuildArgs {
   std::string file, output, entry = "main", outputDir, emit, format = "text", trace;
-  bool progress = false, randomMissing = false, offload = true;
+  bool progress = false, randomMissing = false, offload = true, foldScopeChange = false;
   int64_t repeat = 0;
   std::vector<std::string> printAfter;
   bool printAll = false;
@@ -83,6 +83,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
     if (a == "--print-after-all") { b.printAll = true; continue; }
     if (a == "--no-offload") { b.offload = false; continue; }
+    if (a == "--fold-vdevice-scope-change") { b.foldScopeChange = true; continue; }
     if (a.rfind("--update-vdevice=", 0) == 0) {
       // INDEX:KIND[:ID][:SCOPE]: UpdateVDevice(I.vdevice(KIND, ID, SCOPE), INDEX)
       std::string spec = a.substr(17);
@@ -146,11 +147,16 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     return std::nullopt;
   }
   if (b.file.empty()) { std::cerr << usage; return std::nullopt; }
-  for (auto& p : b.printAfter)
+  for (auto& p : b.printAfter) {
     if (p == "UpdateVDevice" && b.updateVDevice.empty()) {
       std::cerr << "tvms: UpdateVDevice runs only when asked for: add --update-vdevice=INDEX:KIND[:ID][:SCOPE]\n";
       return std::nullopt;
     }
+    if (p == "FoldVDeviceScopeChange" && !b.foldScopeChange) {
+      std::cerr << "tvms: FoldVDeviceScopeChange runs only when asked for: add --fold-vdevice-scope-change\n";
+      return std::nullopt;
+    }
+  }
   for (auto& p : b.printAfter) {
     bool known = false;
     for (auto& n : driver::passNames()) known |= n == p;
@@ -188,6 +194,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   driver::BuildOptions o;
   o.remap = b.remap;
   o.updateVDevice = b.updateVDevice;
+  o.foldVDeviceScopeChange = b.foldScopeChange;
   o.compileKernels = jit;
   o.buildModules = buildModules;
   // --no-offload, else `offload = false` in [tool.tvms] of the nearest pyproject.toml.
@@ -228,7 +235,7 @@ void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--update-vdevice=INDEX:KIND[:ID]] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-cache]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--update-vdevice=INDEX:KIND[:ID]] [--fold-vdevice-scope-change] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-cache]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
