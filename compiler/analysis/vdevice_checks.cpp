@@ -357,7 +357,8 @@ class VDeviceChecker {
       const VDevice& v = *m_.vdevices[i];
       for (size_t j = 0; j < i; ++j) {
         const VDevice& w = *m_.vdevices[j];
-        if (v.target.kind == w.target.kind && v.vdeviceId == w.vdeviceId && v.memoryScope == w.memoryScope) {
+        if (v.target.kind == w.target.kind && v.target.options == w.target.options && v.vdeviceId == w.vdeviceId &&
+            v.memoryScope == w.memoryScope) {
           auto d = diag::make("TVS210", range(&v), "this vdevice equals entry " + std::to_string(j) +
                                                        " (kind, id and scope): \"" + v.target.kind + "\" strings can only reach it by index");
           d.related.push_back({range(&w), "the first equal entry"});

@@ -401,7 +401,10 @@ std::shared_ptr<VDevice> Lowerer::lowerVDeviceDecl(TSNode call) {
   }
   if (!ts_node_is_null(target)) {
     if (auto s = stringLiteral(doc_, target)) {
-      v->target.kind = *s;
+      // A target string: its kind, then options ("cuda -arch=sm_80"), kept as written.
+      size_t space = s->find(' ');
+      v->target.kind = s->substr(0, space);
+      if (space != std::string::npos) v->target.options = s->substr(space);
     } else if (isType(target, "dictionary")) {
       v->target.config = literalOrOpaque(target);
       if (const Value* k = v->target.config.find("kind"); k && k->kind == Value::Kind::String) v->target.kind = k->text;

@@ -22,7 +22,8 @@ int deviceTypeOfKind(std::string_view kind) {
 bool isKnownTargetKind(std::string_view kind) { return deviceTypeOfKind(kind) != 0; }
 
 bool sameValue(const VDevice& a, const VDevice& b) {
-  return a.target.kind == b.target.kind && valuesEqual(a.target.config, b.target.config) &&
+  return a.target.kind == b.target.kind && a.target.options == b.target.options &&
+         valuesEqual(a.target.config, b.target.config) &&
          a.vdeviceId == b.vdeviceId && a.memoryScope == b.memoryScope;
 }
 

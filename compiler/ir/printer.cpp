@@ -86,7 +86,7 @@ class Printer {
   }
 
   Doc vdeviceDecl(const VDevice& v) {
-    Doc target = v.target.writtenAsDict() ? value(v.target.config) : Doc::txt(pythonString(v.target.kind));
+    Doc target = v.target.writtenAsDict() ? value(v.target.config) : Doc::txt(pythonString(v.target.kind + v.target.options));
     return call("I.vdevice", {target, Doc::txt(std::to_string(v.vdeviceId)), Doc::txt(pythonString(v.memoryScope))});
   }
 

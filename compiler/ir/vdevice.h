@@ -9,6 +9,7 @@ namespace tvms::ir {
 
 struct Target {
   std::string kind;      // "llvm", "cuda", ...
+  std::string options;   // what a target string has after its kind, as written: " -arch=sm_80"
   Value config;          // Dict when written as a config dict ({"kind": "cuda", "arch": "sm_90"}), else None
   bool writtenAsDict() const { return config.kind == Value::Kind::Dict; }
 };
