@@ -53,6 +53,9 @@ void Aliases::addImport(const syntax::Document& doc, TSNode stmt) {
   };
   if (type == "import_statement") {
     for (TSNode c : namedChildren(stmt)) {
+      TSNode bound = isType(c, "aliased_import") ? field(c, "alias") : c;
+      std::string b(doc.nodeText(bound));
+      pythonNames_.insert(b.substr(0, b.find('.')));
       std::string text(doc.nodeText(isType(c, "aliased_import") ? field(c, "name") : c));
       if (text == "tvm" || text.rfind("tvm.", 0) == 0) addName(c, "");
     }

@@ -28,12 +28,19 @@ class Aliases {
   // Namespaces used without an import, with the first use's range (reported once, TVS010).
   const std::map<std::string, ByteRange>& implicitUses() const { return implicit_; }
   void noteUse(const std::string& head, ByteRange where) const;
+  // Names the file's Python binds outside TVMScript (assignments, parameters and loop targets of the
+  // enclosing functions, imports): TVMScript may use them, and TVM evaluates them (issue 16's
+  // evaluator will follow their values; until then a use of one is "not checked", never an error).
+  void addPythonName(std::string name) { pythonNames_.insert(std::move(name)); }
+  bool isPythonName(const std::string& name) const { return pythonNames_.count(name) != 0; }
+  void addPythonNames(const Aliases& other) { pythonNames_.insert(other.pythonNames_.begin(), other.pythonNames_.end()); }
 
  private:
   std::map<std::string, std::string> map_;  // local name -> canonical prefix
   bool futureAnnotations_ = false;
   ByteRange futureRange_;
   mutable std::map<std::string, ByteRange> implicit_;
+  std::set<std::string> pythonNames_;
 };
 
 // Rewrites tvm.script.* long spellings to the short namespaces.

@@ -44,6 +44,10 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
     // names come from separate trees, so it is lowered again as a whole.
     if (std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; }))
       return std::nullopt;
+    // A module nested in Python (inside a test function, as TVM's tests write them) is not split into
+    // per-function islands the way a top-level one is: an edit that breaks one of its functions was
+    // seen by the whole lowering and not by the function's own, so it is lowered again as a whole.
+    if (region.indentColumn > 0) return std::nullopt;
     for (size_t i = 0; i < region.functions.size(); ++i) {
       ByteRange span = region.functions[i].range;
       if (span.begin < edit.begin && edit.end < span.end) { regionIndex = r; fn = i; break; }

@@ -437,6 +437,7 @@ FunctionPtr Lowerer::lowerRelaxFunction(const FunctionNode& f) {
   expiredDataflow_.clear();
   symbolic_.clear();
   moduleAliases_.clear();
+  currentFunction_ = fn.get();
   lowerParameters(field(f.def, "parameters"), *fn);
   if (TSNode ret = field(f.def, "return_type"); !ts_node_is_null(ret)) {
     inSignature_ = true;
@@ -450,6 +451,7 @@ FunctionPtr Lowerer::lowerRelaxFunction(const FunctionNode& f) {
       return fn;  // no body: nothing more to say (not also "has no return")
     }
   fn->body = lowerBody(field(f.def, "body"), *fn);
+  currentFunction_ = nullptr;
   return fn;
 }
 

@@ -34,6 +34,7 @@ ExprPtr Lowerer::useOfName(TSNode ident) {
     useName(NameRef::Kind::SymbolicVar, ident, name, nullptr);
     return std::make_shared<PrimValue>(primVar(name));
   }
+  if (capturedPython(ident)) return opaque(ident);
   // Near names in scope, for "did you mean".
   std::string hint;
   if (!scopes_.empty()) {
@@ -281,7 +282,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
       if (isType(a, "keyword_argument") && text(field(a, "name")) == "dtype") dt = field(a, "value");
     if (!ts_node_is_null(dt)) {
       if (auto s = stringLiteral(doc_, dt)) c->dtype = *s;
-      else report("TVS005", rangeOf(dt), "the dtype of R.const is a string such as \"float32\"");
+      else if (!capturedPython(dt)) report("TVS005", rangeOf(dt), "the dtype of R.const is a string such as \"float32\"");
     }
     return c;
   }
@@ -630,6 +631,7 @@ std::optional<Value> Lowerer::attributeForKind(const op::Param& p, TSNode arg, c
   auto v = literal(arg);
   if (!v && (p.kind == op::ParamKind::Int || p.kind == op::ParamKind::IntList))
     v = symbolicIntValue(arg, p.kind == op::ParamKind::IntList);
+  if (!v && capturedPython(arg)) return Value::ofOpaque(text(arg));
   if (!v) {
     if (p.kind == op::ParamKind::Any) return literalOrOpaque(arg);
     std::string what = isType(arg, "identifier") ? "the variable '" + text(arg) + "'" : "`" + text(arg) + "`";

@@ -19,11 +19,41 @@ void Lowerer::reportUnsupported(TSNode n, const std::string& what) {
   report("TVS002", rangeOf(n), what);
 }
 
+bool Lowerer::capturedPython(TSNode n) {
+  std::vector<std::string> names;
+  std::vector<TSNode> stack{n};
+  while (!stack.empty() && stack.size() < 256) {
+    TSNode c = stack.back();
+    stack.pop_back();
+    if (isType(c, "identifier")) {
+      std::string name = text(c);
+      bool local = (!scopes_.empty() && scopes_.back().count(name)) || symbolic_.count(name);
+      if (!local && aliases_.isPythonName(name)) names.push_back(name);
+      continue;
+    }
+    if (isType(c, "attribute")) {  // np.float32, cfg.dtype: the object is what is captured
+      stack.push_back(field(c, "object"));
+      continue;
+    }
+    if (isType(c, "keyword_argument")) {
+      stack.push_back(field(c, "value"));
+      continue;
+    }
+    for (TSNode k : namedChildren(c)) stack.push_back(k);
+  }
+  if (names.empty()) return false;
+  if (currentFunction_) currentFunction_->capturesPython = true;
+  notChecked(n, "Python values from the enclosing scope (`" + names.front() +
+                    "`): TVM evaluates them, tvms does not yet, so the struct info of the function using them is not "
+                    "checked");
+  return true;
+}
+
 // A construct TVM accepts that tvms does not model: a TVS011 note once per kind of construct in the
 // region; the region is then left as written by fmt (its IR cannot print the construct back).
 void Lowerer::notChecked(TSNode n, const std::string& what) {
   region_.keepAsWritten = true;
-  std::string kind = what.substr(0, what.find(':'));
+  std::string kind = what.substr(0, std::min(what.find(':'), what.find(" (")));
   if (!notedConstructs_.insert(kind).second) return;
   report("TVS011", rangeOf(n), "not checked: " + what);
 }
@@ -453,16 +483,60 @@ struct Candidate {
   TSNode decoratorExpr;
 };
 
-// Walks statements (never expressions) collecting imports and TVMScript region candidates.
+// The names an assignment target, a parameter list or a loop target binds.
+void bindTargets(const syntax::Document& doc, TSNode target, Aliases& aliases, int depth = 0) {
+  if (ts_node_is_null(target) || depth > 20) return;
+  std::string_view t = typeOf(target);
+  if (t == "identifier") aliases.addPythonName(std::string(doc.nodeText(target)));
+  else if (t == "pattern_list" || t == "tuple_pattern" || t == "list_pattern" || t == "parameters" ||
+           t == "typed_parameter" || t == "default_parameter" || t == "typed_default_parameter" ||
+           t == "list_splat_pattern" || t == "dictionary_splat_pattern")
+    for (TSNode c : namedChildren(target)) {
+      if (t == "default_parameter" || t == "typed_default_parameter") {
+        bindTargets(doc, field(target, "name"), aliases, depth + 1);
+        break;
+      }
+      bindTargets(doc, c, aliases, depth + 1);
+      if (t == "typed_parameter") break;  // its first child is the name, then the type
+    }
+}
+
+bool isTvmScriptDefinition(const syntax::Document& doc, const Aliases& aliases, TSNode decorated) {
+  for (TSNode d : namedChildren(decorated)) {
+    if (!isType(d, "decorator") || namedChildren(d).empty()) continue;
+    TSNode e = namedChildren(d)[0];
+    std::string name = aliases.canonical(dottedName(doc, isType(e, "call") ? field(e, "function") : e));
+    if (name == "I.ir_module" || name == "R.function" || name == "T.prim_func") return true;
+  }
+  return false;
+}
+
+// Walks statements (never expressions) collecting imports, TVMScript region candidates and the names
+// the Python around them binds.
 void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std::vector<TSNode>& decorated, int depth) {
   if (depth > 100) return;
   for (TSNode c : namedChildren(n)) {
     std::string_view t = typeOf(c);
+    if (t == "expression_statement")
+      for (TSNode e : namedChildren(c))
+        if (isType(e, "assignment") || isType(e, "augmented_assignment")) bindTargets(doc, field(e, "left"), aliases);
+    if (t == "function_definition") bindTargets(doc, field(c, "parameters"), aliases);
+    if (t == "for_statement") bindTargets(doc, field(c, "left"), aliases);
     if (t == "decorated_definition" || t == "function_definition") c = doc.definitionAt(c);
     if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement") {
       aliases.addImport(doc, c);
     } else if (t == "decorated_definition") {
       decorated.push_back(c);
+      // An ordinary decorated Python function (a parametrized test) binds names TVMScript inside it may
+      // use; TVMScript's own definitions bind no Python names.
+      if (!isTvmScriptDefinition(doc, aliases, c)) {
+        TSNode def = field(c, "definition");
+        Aliases scratch = aliases;
+        std::vector<TSNode> ignored;
+        if (isType(def, "function_definition")) bindTargets(doc, field(def, "parameters"), scratch);
+        scanStatements(doc, def, scratch, ignored, depth + 1);
+        aliases.addPythonNames(scratch);
+      }
     } else if (isCompound(t)) {
       scanStatements(doc, c, aliases, decorated, depth + 1);
     }

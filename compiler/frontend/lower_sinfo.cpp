@@ -189,12 +189,12 @@ StructInfoPtr Lowerer::lowerTensorSInfo(TSNode args) {
   std::optional<std::vector<PrimExprPtr>> dims;
   if (!ts_node_is_null(shape) && !isType(shape, "none")) {
     dims = lowerShapeDims(shape);
-    if (!dims) reportUnsupported(shape, "a tensor shape is a tuple of dimensions, e.g. (2, \"n\")");
+    if (!dims && !capturedPython(shape)) reportUnsupported(shape, "a tensor shape is a tuple of dimensions, e.g. (2, \"n\")");
   }
   std::string dt;
   if (!ts_node_is_null(dtype) && !isType(dtype, "none")) {
     if (auto s = stringLiteral(doc_, dtype)) dt = *s;
-    else report("TVS005", rangeOf(dtype), "a tensor dtype is a string such as \"float32\"");
+    else if (!capturedPython(dtype)) report("TVS005", rangeOf(dtype), "a tensor dtype is a string such as \"float32\"");
   }
   std::shared_ptr<const VDeviceRef> vd;
   if (!ts_node_is_null(vdevice) && !isType(vdevice, "none")) {
@@ -230,6 +230,12 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
   }
   if (t == "identifier") {
     std::string name = text(n);
+    if (!symbolic_.count(name) && capturedPython(n)) {
+      auto p = std::make_shared<PrimExpr>();
+      p->kind = PrimExpr::Kind::Opaque;
+      p->name = name;
+      return p;
+    }
     if (!symbolic_.count(name)) {
       if (inSignature_) {
         symbolic_.insert(name);  // TVM also accepts a bare name that a string declared before; be lenient

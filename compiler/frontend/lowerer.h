@@ -89,6 +89,9 @@ class Lowerer {
   void report(std::string_view code, ByteRange range, std::string message);
   void reportUnsupported(TSNode n, const std::string& what);
   void notChecked(TSNode n, const std::string& what);  // TVS011, once per construct
+  // A Python name of the enclosing scope used in TVMScript (`dtype`, `shape`): TVM evaluates it; tvms
+  // marks the function unchecked (TVS011). True when `n` is, or holds, such a name.
+  bool capturedPython(TSNode n);
   void operandAt(const void* parent, size_t index, TSNode n) {
     region_.map.operands.set({parent, static_cast<uint32_t>(index)}, rangeOf(n));
   }
@@ -121,6 +124,7 @@ class Lowerer {
   std::unordered_map<std::string, ByteRange> expiredDataflow_;  // name -> its dataflow block
   std::set<std::string> symbolic_;
   std::set<std::string> moduleAliases_;  // `cls = Module` binds cls to the module
+  ir::Function* currentFunction_ = nullptr;
   bool isModuleName(const std::string& head) const {
     return !mod_.standalone && (head == "cls" || head == className_ || moduleAliases_.count(head));
   }

@@ -189,6 +189,7 @@ struct Function {
   AttrList attrs;          // R.func_attr({...})
   bool hasFuncAttr = false;
   std::string moduleAlias;  // `cls = Module` in the body (TVM's printer writes it): the name bound, or ""
+  bool capturesPython = false;  // uses Python values from the enclosing scope: its struct info is not checked
   SeqExprPtr body;
   bool isPure() const;
   bool isPrivate() const;
