@@ -234,8 +234,11 @@ class VDeviceChecker {
         if (it == inlineConsumers().end()) return;
         consumer = it->second;
       }
+      std::string written = text(urange);
+      written = written.substr(0, written.find('('));  // I.vdevice, tvm.ir.VDevice, VDevice
+      if (written.empty() || written.size() > 40) written = "I.vdevice";
       auto d = diag::make("TVS202", urange,
-                          "an I.vdevice(...) written in a function body is a new object, not the declared entry: TVM "
+                          "a " + written + "(...) written in a function body is a new object, not the declared entry: TVM "
                           "fails at build with \"The vdevice is not in the ir_module.\"");
       if (consumer)
         d.related.push_back({range(consumer), "this op allocates its output on that vdevice, which TVM looks up by "
