@@ -397,23 +397,8 @@ ExprPtr callWithDefaults(const std::string& opName, std::vector<ExprPtr> args, A
 }  // namespace
 
 ExprPtr Lowerer::lowerLinear(TSNode n, TSNode args) {
-  TSNode data{}, weight{}, bias{}, outDType{};
-  std::vector<TSNode> pos;
-  for (TSNode a : namedChildren(args)) {
-    if (!isType(a, "keyword_argument")) { pos.push_back(a); continue; }
-    std::string key = text(field(a, "name"));
-    TSNode v = field(a, "value");
-    if (key == "data") data = v;
-    else if (key == "weight") weight = v;
-    else if (key == "bias") bias = v;
-    else if (key == "out_dtype") outDType = v;
-    else report("TVS005", rangeOf(a), "R.linear has no parameter '" + key + "'; its parameters are data, weight, bias, out_dtype");
-  }
-  TSNode* slots[] = {&data, &weight, &bias, &outDType};
-  for (size_t i = 0; i < pos.size(); ++i) {
-    if (i >= 4) { report("TVS005", rangeOf(pos[i]), "R.linear takes 4 arguments: R.linear(data, weight, bias=None, out_dtype=None)"); break; }
-    *slots[i] = pos[i];
-  }
+  auto given = matchArguments(args, {"data", "weight", "bias", "out_dtype"}, "R.linear");
+  TSNode data = given[0], weight = given[1], bias = given[2], outDType = given[3];
   if (ts_node_is_null(data) || ts_node_is_null(weight)) {
     report("TVS005", rangeOf(n), "R.linear needs data and weight: R.linear(data, weight, bias=None, out_dtype=None)");
     return opaque(n);

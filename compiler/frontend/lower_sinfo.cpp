@@ -160,27 +160,28 @@ StructInfoPtr Lowerer::lowerSInfo(TSNode n) {
   return out;
 }
 
-StructInfoPtr Lowerer::lowerTensorSInfo(TSNode args) {
-  TSNode shape{}, dtype{}, vdevice{}, ndim{};
+std::vector<TSNode> Lowerer::matchArguments(TSNode args, const std::vector<std::string>& names, const std::string& callName) {
+  std::vector<TSNode> given(names.size());
+  std::string list;
+  for (auto& n : names) list += (list.empty() ? "" : ", ") + n;
   size_t index = 0;
   for (TSNode a : namedChildren(args)) {
     if (isType(a, "keyword_argument")) {
       std::string key = text(field(a, "name"));
-      TSNode v = field(a, "value");
-      if (key == "shape") shape = v;
-      else if (key == "dtype") dtype = v;
-      else if (key == "vdevice") vdevice = v;
-      else if (key == "ndim") ndim = v;
-      else report("TVS005", rangeOf(a), "R.Tensor has no parameter '" + key + "'; it takes shape, dtype, vdevice, ndim");
+      auto at = std::find(names.begin(), names.end(), key);
+      if (at == names.end()) report("TVS005", rangeOf(a), callName + " has no parameter '" + key + "'; it takes " + list);
+      else given[static_cast<size_t>(at - names.begin())] = field(a, "value");
       continue;
     }
-    TSNode* slots[] = {&shape, &dtype, &vdevice, &ndim};
-    if (index >= 4) {
-      report("TVS005", rangeOf(a), "R.Tensor takes at most 4 arguments: shape, dtype, vdevice, ndim");
-      continue;
-    }
-    *slots[index++] = a;
+    if (index < names.size()) given[index++] = a;
+    else report("TVS005", rangeOf(a), callName + " takes at most " + std::to_string(names.size()) + " arguments: " + list);
   }
+  return given;
+}
+
+StructInfoPtr Lowerer::lowerTensorSInfo(TSNode args) {
+  auto given = matchArguments(args, {"shape", "dtype", "vdevice", "ndim"}, "R.Tensor");
+  TSNode shape = given[0], dtype = given[1], vdevice = given[2], ndim = given[3];
   // R.Tensor("float32", ndim=2): a string in the shape position is the dtype.
   if (!ts_node_is_null(shape) && (isType(shape, "string")) && ts_node_is_null(dtype)) {
     dtype = shape;
@@ -389,22 +390,8 @@ std::shared_ptr<VDevice> Lowerer::lowerVDeviceDecl(TSNode call) {
     return nullptr;
   }
   auto v = std::make_shared<VDevice>();
-  TSNode target{}, id{}, scope{};
-  size_t index = 0;
-  for (TSNode a : namedChildren(field(call, "arguments"))) {
-    if (isType(a, "keyword_argument")) {
-      std::string key = text(field(a, "name"));
-      TSNode value = field(a, "value");
-      if (key == "target") target = value;
-      else if (key == "vdevice_id") id = value;
-      else if (key == "memory_scope") scope = value;
-      else report("TVS005", rangeOf(a), "I.vdevice has no parameter '" + key + "'; it takes target, vdevice_id, memory_scope");
-      continue;
-    }
-    TSNode* slots[] = {&target, &id, &scope};
-    if (index < 3) *slots[index++] = a;
-    else report("TVS005", rangeOf(a), "I.vdevice takes at most 3 arguments: target, vdevice_id, memory_scope");
-  }
+  auto given = matchArguments(field(call, "arguments"), {"target", "vdevice_id", "memory_scope"}, "I.vdevice");
+  TSNode target = given[0], id = given[1], scope = given[2];
   if (!ts_node_is_null(target)) {
     if (auto s = stringLiteral(doc_, target)) {
       // A target string: its kind, then options ("cuda -arch=sm_80"), kept as written.

@@ -74,6 +74,9 @@ class Lowerer {
   // ---- annotations, literals, vdevices (lower_sinfo.cpp)
   ir::StructInfoPtr lowerSInfo(TSNode n);
   ir::StructInfoPtr lowerTensorSInfo(TSNode args);
+  // The arguments of a call matched to its parameters `names` (positional, then keywords), null where
+  // absent; unknown keywords and extra arguments are TVS005 naming `callName`.
+  std::vector<TSNode> matchArguments(TSNode args, const std::vector<std::string>& names, const std::string& callName);
   std::optional<std::vector<ir::PrimExprPtr>> lowerShapeDims(TSNode n);
   std::optional<std::vector<ir::PrimExprPtr>> lowerBufferShape(TSNode n);
   ir::PrimExprPtr lowerDim(TSNode n);
