@@ -273,6 +273,15 @@ TEST_CASE("cli: TVM's opt-in passes on the command line: --update-vdevice and --
   CHECK(runTvms({"build", corpus("passes/fold_scope_change.before.py"), "--print-after=FoldVDeviceScopeChange"}).exitCode == 2);
 }
 
+TEST_CASE("cli: explain --ops lists every modelled op with its defaults") {
+  auto r = runTvms({"explain", "--ops"});
+  CHECK(r.exitCode == 0);
+  CHECK(r.out.find("R.nn.relu6(data)\n") != std::string::npos);
+  CHECK(r.out.find("R.median(x, axis=None, keepdims=False)\n") != std::string::npos);
+  CHECK(r.out.find("R.nn.conv2d(data, weight, strides=[1, 1], padding=[0, 0]") != std::string::npos);
+  CHECK(r.out.find("R.nn.attention") == std::string::npos);  // known by name only: not modelled, not listed
+}
+
 TEST_CASE("cli: parse --dump-ir says what it could not lower and exits 1") {
   auto r = runTvms({"parse", "--dump-ir", tempFile("dropped.py", "from tvm.script import relax as R\n\n@R.function\n"
                                                                  "def f(x: R.Tensor((2,), \"float32\")):\n"

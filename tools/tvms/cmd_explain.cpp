@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "compiler/diagnostics/catalogue.h"
+#include "compiler/op/registry.h"
 #include "tools/tvms/commands.h"
 
 namespace tvms::cli {
@@ -16,12 +17,22 @@ int printAllAsMarkdown() {
               << (r.enabledByDefault ? "" : ", off unless selected") << ".\n\n" << r.explanation << "\n";
   return 0;
 }
+// Every op the registry models, as TVMScript spells it with its defaults, and what it does: the
+// signatures arguments are checked against (compare with TVM's python/tvm/relax/op).
+int printOps() {
+  for (const op::OpDef* d : op::allOps())
+    if (d->modelled) std::cout << d->signature() << "\n    " << d->doc << "\n";
+  return 0;
+}
 }  // namespace
 
-constexpr const char* kExplainUsage = "usage: tvms explain CODE   (e.g. tvms explain TVS201)\n       tvms explain --markdown   (every rule)\n";
+constexpr const char* kExplainUsage =
+    "usage: tvms explain CODE   (e.g. tvms explain TVS201)\n       tvms explain --markdown   (every rule)\n"
+    "       tvms explain --ops   (every op tvms models: its signature with defaults)\n";
 
 int runExplain(const Args& args) {
   if (args.size() == 1 && args[0] == "--markdown") return printAllAsMarkdown();
+  if (args.size() == 1 && args[0] == "--ops") return printOps();
   if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
     std::cout << kExplainUsage;
     return 0;
