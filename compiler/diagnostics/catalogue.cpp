@@ -30,8 +30,10 @@ const std::vector<Rule> kRules = {
      "to `R.output(...)`."},
     {"TVS008", S::Error, "missing-return", "A Relax function must end with `return`."},
     {"TVS009", S::Warning, "future-annotations",
-     "`from __future__ import annotations` turns annotations into strings, which breaks TVMScript's "
-     "annotations (R.Tensor(...)) when TVM parses the module."},
+     "`from __future__ import annotations` turns a Python function's annotations into strings. TVM's parser reads "
+     "TVMScript from the source text, so its annotations (R.Tensor(...)) still work, and TVM's own tests use the "
+     "import; code that reads `__annotations__` of a TVMScript function at run time sees strings. Off unless "
+     "selected (`--extend-select TVS009`).", false},
     {"TVS010", S::Info, "implicit-namespace",
      "`R.`, `I.` or `T.` is used without the import that defines it; tvms assumes the conventional meaning "
      "(tvm.script.relax, tvm.script.ir, tvm.script.tir)."},

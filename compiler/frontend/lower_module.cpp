@@ -612,7 +612,8 @@ FileResult lowerDocument(const syntax::Document& doc) {
 
   if (aliases.hasFutureAnnotations() && !result.regions.empty())
     result.diagnostics.push_back(diag::make("TVS009", aliases.futureAnnotationsRange(),
-                                            "`from __future__ import annotations` breaks TVMScript annotations"));
+                                            "`from __future__ import annotations` makes the functions' annotations strings at run time "
+                                            "(TVM's parser reads the source, so TVMScript still parses)"));
   static const std::map<std::string, std::string> kModules = {
       {"I", "from tvm.script import ir as I"}, {"R", "from tvm.script import relax as R"},
       {"T", "from tvm.script import tir as T"}};

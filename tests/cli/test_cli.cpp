@@ -273,6 +273,13 @@ TEST_CASE("cli: TVM's opt-in passes on the command line: --update-vdevice and --
   CHECK(runTvms({"build", corpus("passes/fold_scope_change.before.py"), "--print-after=FoldVDeviceScopeChange"}).exitCode == 2);
 }
 
+TEST_CASE("cli: TVS009 (future annotations) is reported only when selected: TVM's own tests use the import") {
+  auto plain = runTvms({"lint", corpus("lint/future_import.py")});
+  CHECK(plain.out.find("TVS009") == std::string::npos);
+  auto selected = runTvms({"lint", "--extend-select", "TVS009", corpus("lint/future_import.py")});
+  CHECK(selected.out.find("warning[TVS009]") != std::string::npos);
+}
+
 TEST_CASE("cli: explain --ops lists every modelled op with its defaults") {
   auto r = runTvms({"explain", "--ops"});
   CHECK(r.exitCode == 0);
