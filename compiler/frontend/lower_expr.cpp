@@ -349,6 +349,14 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     }
     return std::make_shared<TupleGetItem>(lowerExpr(pos[0]), static_cast<int>(*idx));
   }
+  // R.emit_te(te_func, args...): TVM runs the TE function (a TOPI op, a lambda) while parsing. Its
+  // result is unknown here; the Relax values it takes are still uses.
+  if (name == "R.emit_te") {
+    for (TSNode a : positional())
+      if (isType(a, "identifier") && !scopes_.empty() && scopes_.back().count(text(a))) useOfName(a);
+    notChecked(n, "R.emit_te: TVM runs the TE function while parsing; its result is not checked");
+    return opaque(n);
+  }
   // R.linear is a Python helper in TVM, not an op: matmul(data, permute_dims(weight)) (+ bias).
   if (name == "R.linear") return lowerLinear(n, args);
   if (name == "R.match_cast" || name == "R.output" || name == "R.dataflow" || name == "R.func_attr") {
