@@ -190,7 +190,14 @@ StructInfoPtr Lowerer::lowerTensorSInfo(TSNode args) {
   std::optional<std::vector<PrimExprPtr>> dims;
   if (!ts_node_is_null(shape) && !isType(shape, "none")) {
     dims = lowerShapeDims(shape);
-    if (!dims && !capturedPython(shape)) reportUnsupported(shape, "a tensor shape is a tuple of dimensions, e.g. (2, \"n\")");
+    bool shapeVar = isType(shape, "identifier") && !scopes_.empty() && scopes_.back().count(text(shape));
+    if (shapeVar) {
+      // R.Tensor(sh, "float32") with `sh` a Relax shape value: TVM ties the tensor's shape to it.
+      useOfName(shape);
+      notChecked(shape, "R.Tensor(shape_variable, ...): a tensor shaped by a Relax shape value is not checked");
+    } else if (!dims && !capturedPython(shape)) {
+      reportUnsupported(shape, "a tensor shape is a tuple of dimensions, e.g. (2, \"n\")");
+    }
   }
   std::string dt;
   if (!ts_node_is_null(dtype) && !isType(dtype, "none")) {

@@ -1,0 +1,22 @@
+# What TVM accepts and tvms reads without modelling: R.emit_te (TVM runs the TE function, here a TOPI
+# op, while parsing) and a tensor shaped by a Relax shape value. tvms says once per construct that it
+# is not checked (TVS011) and checks the rest; fmt leaves the module as written.
+from tvm import topi
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class EmitTE:
+    @R.function
+    def main(x: R.Tensor((10, 20), "float32")) -> R.Tensor((10, 20), dtype="float32"):
+        lv1 = R.emit_te(topi.add, x, x)  # expect: TVS011
+        out = R.emit_te(topi.multiply, lv1, lv1)
+        bad = R.add(x, R.const(1, "int32"))  # expect: TVS102
+        return out
+
+    @R.function(pure=False)
+    def shaped_by_value(x: R.Tensor((32, 4), "float32")) -> R.Object:
+        sh: R.Shape = R.call_packed("shape_of", x, sinfo_args=R.Shape)
+        lv: R.Tensor(sh, dtype="float32") = R.reshape(x, sh)  # expect: TVS011
+        return lv
