@@ -369,7 +369,7 @@ struct BodyBuilder {
     auto& blocks = inner.seq->blocks;
     if (!blocks.empty() && !blocks.back()->bindings.empty()) {
       auto& last = blocks.back()->bindings.back();
-      if (last->kind == Binding::Kind::Var) {
+      if (last->kind == Binding::Kind::Var || last->kind == Binding::Kind::MatchCast) {  // a branch may end in R.match_cast
         lastName = last->vars[0]->name;
         inner.seq->body = last->vars[0];
       }

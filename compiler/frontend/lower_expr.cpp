@@ -56,6 +56,11 @@ ExprPtr Lowerer::lowerLenient(TSNode n) {
   if (t == "lambda" || t == "list_comprehension" || t == "generator_expression" || t == "dictionary" ||
       t == "conditional_expression" || t == "keyword_argument")
     return opaque(n);
+  if (t == "call") {  // a struct info passed to an op tvms does not model (call_tir_with_grad's out_sinfo)
+    std::string callee = canonicalName(field(n, "function"));
+    for (const char* s : {"R.Tensor", "R.Tuple", "R.Shape", "R.Prim", "R.Object", "R.Callable"})
+      if (callee == s) return opaque(n);
+  }
   return lowerExpr(n);
 }
 

@@ -147,6 +147,12 @@ StructInfoPtr Lowerer::lowerSInfo(TSNode n) {
     if (pos.size() > 1) s->ret = lowerSInfo(pos[1]);
     if (TSNode pur = keyword("purity"); !ts_node_is_null(pur)) s->pure = text(pur) != "False";
     out = s;
+  } else if (isType(n, "attribute") && isType(field(n, "object"), "identifier") && !scopes_.empty() &&
+             scopes_.back().count(text(field(n, "object")))) {
+    // sinfo_args=[x.struct_info]: the Python API's struct info of a value, which TVM evaluates.
+    useOfName(field(n, "object"));
+    notChecked(n, "`" + text(n) + "` as struct info: the struct info of a value (the Python API) is taken as unknown");
+    return nullptr;
   } else if (name == "R.DTensor") {
     // relax.distributed: a tensor sharded over a device mesh. Not modelled: any value, said once.
     notChecked(n, "relax.distributed annotations (R.DTensor): values annotated so are not checked");

@@ -379,7 +379,8 @@ class Printer {
     bool boundHere = false;
     if (v && !s.blocks.empty() && !s.blocks.back()->bindings.empty()) {
       auto& last = s.blocks.back()->bindings.back();
-      boundHere = last->kind == Binding::Kind::Var && last->vars[0]->name == v->name;
+      boundHere = (last->kind == Binding::Kind::Var || last->kind == Binding::Kind::MatchCast) &&
+                  last->vars[0]->name == v->name;
     }
     if (!boundHere && !outer.vars.empty())
       statement(&s, level, Doc::cat({Doc::txt(outer.vars[0]->name + " = "), expr(s.body)}));

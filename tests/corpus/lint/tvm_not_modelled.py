@@ -4,6 +4,7 @@
 from tvm import topi
 from tvm.script import ir as I
 from tvm.script import relax as R
+from tvm.script import tir as T
 
 
 @I.ir_module
@@ -20,3 +21,12 @@ class EmitTE:
         sh: R.Shape = R.call_packed("shape_of", x, sinfo_args=R.Shape)
         lv: R.Tensor(sh, dtype="float32") = R.reshape(x, sh)  # expect: TVS011
         return lv
+
+    @R.function
+    def struct_info_of_a_value(x: R.Tensor(["N"], "float32")):
+        N = T.int64()
+        if N % 16 == 0:
+            out = R.call_pure_packed("fast_impl", x, sinfo_args=[x.struct_info])  # expect: TVS011
+        else:
+            out = R.call_pure_packed("slow_impl", x, sinfo_args=[x.struct_info])
+        return out

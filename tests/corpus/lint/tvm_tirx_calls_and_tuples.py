@@ -62,3 +62,27 @@ class Module:
         t = x, x
         p, q = t
         return p, q
+
+    @R.function
+    def grad(v0: R.Tensor([4], "float32")):
+        cls = Module
+        out = R.call_tir_with_grad(
+            cls.add_one, (v0,), R.Tensor((4,), "float32"), te_grad_name="add_one_grad", te_grad_kwargs={"k": 1.0}
+        )
+        return out
+
+    @R.function
+    def branch_ends_in_match_cast(a: R.Tensor([16, 16]), is_bfloat16: R.Prim("bool")):
+        if is_bfloat16:
+            a = R.match_cast(a, R.Tensor([16, 16], "bfloat16"))
+            b = a.astype("float16")
+        else:
+            b = R.match_cast(a, R.Tensor([16, 16], "float16"))
+        return b
+
+    @R.function
+    def function_as_value(x: R.Tensor((4,), "float32")):
+        cls = Module
+        inner = cls.pairs
+        t = inner(x)
+        return t
