@@ -99,7 +99,12 @@ StructInfoPtr Lowerer::lowerSInfo(TSNode n) {
     return TSNode{};
   };
   StructInfoPtr out;
-  if (name == "R.Tensor") {
+  if (isType(n, "none")) {
+    // `-> None`: TVM gives the function the empty tuple's struct info
+    auto t = std::make_shared<StructInfo>();
+    t->kind = StructInfo::Kind::Tuple;
+    out = t;
+  } else if (name == "R.Tensor") {
     out = ts_node_is_null(args) ? tensorSInfo(std::nullopt, "") : lowerTensorSInfo(args);
   } else if (name == "R.Object" || name == "R.Any") {
     if (name == "R.Any") mod_.era = Era::V026;
@@ -377,10 +382,18 @@ PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
   Parser p{s, 0, false, {}, *this};
   auto e = p.sum();
   p.skip();
-  if (p.failed || p.i != s.size()) {
+  // A TIR expression TVM evaluates ("T.max(m, 20)", "T.floordiv(n, 2) + 1"): kept as written, unknown.
+  bool tirCall = p.tooLarge.empty() && s.find("T.") != std::string_view::npos && s.find('(') != std::string_view::npos;
+  if ((p.failed || p.i != s.size()) && !tirCall) {
     report("TVS005", where,
            p.tooLarge.empty() ? "the dimension \"" + std::string(s) + "\" is not a symbolic expression"
                               : "the dimension \"" + std::string(s) + "\" holds " + p.tooLarge + ", past the 64-bit integers TVM's shapes use");
+    auto o = std::make_shared<PrimExpr>();
+    o->kind = PrimExpr::Kind::Opaque;
+    o->name = pythonString(s);
+    return o;
+  }
+  if (p.failed || p.i != s.size()) {
     auto o = std::make_shared<PrimExpr>();
     o->kind = PrimExpr::Kind::Opaque;
     o->name = pythonString(s);

@@ -60,3 +60,16 @@ class Module:
         z = R.nn.max_pool2d(y, pool_size=(2, 2), layout="NCHW4c")
         u = R.nn.avg_pool2d(R.reshape(x, (1, 16, 8, 8)), pool_size=(k, k))
         return z
+
+    @R.function
+    def tir_dims(x: R.Tensor(("m",), "float32"), y: R.Tensor(("T.max(m, 20)",), "float32")) -> R.Tensor(
+        ("T.max(m, 20) + 1",), "float32"
+    ):
+        m = T.int64()
+        z = R.call_dps_packed("test_intrin", (x, y), R.Tensor((T.max(m, 20) + 1,), dtype="float32"))
+        return z
+
+    @R.function(pure=False)
+    def returns_none(x: R.Tensor((3, 3), "float32")) -> None:
+        y = R.print(x, format="{}")
+        return R.tuple()
