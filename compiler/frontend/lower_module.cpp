@@ -160,6 +160,12 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
       functions.push_back({*f, std::nullopt, text(field(f->def, "name"))});
       globalNames_.insert(functions.back().name);
     } else {
+      if (isType(stmt, "expression_statement") && !namedChildren(stmt).empty() &&
+          isType(namedChildren(stmt)[0], "assignment") && isType(field(namedChildren(stmt)[0], "left"), "identifier"))
+      {
+        mod_.moduleBindings.push_back(text(field(namedChildren(stmt)[0], "left")));  // a module-level binding (R.ExternFunc)
+        globalNames_.insert(mod_.moduleBindings.back());
+      }
       others.push_back(stmt);
     }
   }
@@ -261,6 +267,17 @@ void Lowerer::lowerModuleStatement(TSNode stmt) {
       }
     }
   }
+  if (isType(stmt, "expression_statement") && !namedChildren(stmt).empty() && isType(namedChildren(stmt)[0], "assignment")) {
+    // my_ext = R.ExternFunc("my_ext"): a module-level binding, an extern function of the module
+    TSNode a = namedChildren(stmt)[0];
+    TSNode right = field(a, "right");
+    if (isType(field(a, "left"), "identifier") && isType(right, "call") &&
+        canonicalName(field(right, "function")) == "R.ExternFunc") {
+      notChecked(stmt, "a module-level R.ExternFunc binding: kept as written, `cls." + text(field(a, "left")) +
+                           "` resolves to it");
+      return;
+    }
+  }
   if (isType(stmt, "function_definition") || isType(stmt, "decorated_definition")) {
     reportUnsupported(stmt, "a function in an @I.ir_module class needs @R.function or @T.prim_func");
     return;
@@ -288,6 +305,7 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
   className_ = mod_.name;
   for (auto& f : mod_.functions) globalNames_.insert(f.name);
   for (auto& f : region_.functions) globalNames_.insert(f.name);
+  for (auto& b : mod_.moduleBindings) globalNames_.insert(b);
   // The function's decorated definition starts where its span starts (an edit inside it moves only its end).
   TSNode body = field(classDef, "body");
   TSNode node = ts_node_descendant_for_byte_range(body, region_.functions.at(index).range.begin,
@@ -520,7 +538,10 @@ void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std
     if (t == "expression_statement")
       for (TSNode e : namedChildren(c))
         if (isType(e, "assignment") || isType(e, "augmented_assignment")) bindTargets(doc, field(e, "left"), aliases);
-    if (t == "function_definition") bindTargets(doc, field(c, "parameters"), aliases);
+    if (t == "function_definition") {
+      bindTargets(doc, field(c, "parameters"), aliases);
+      bindTargets(doc, field(c, "name"), aliases);  // a Python helper (an R.macro) TVMScript may call
+    }
     if (t == "for_statement") bindTargets(doc, field(c, "left"), aliases);
     if (t == "decorated_definition" || t == "function_definition") c = doc.definitionAt(c);
     if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement") {
@@ -531,6 +552,7 @@ void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std
       // use; TVMScript's own definitions bind no Python names.
       if (!isTvmScriptDefinition(doc, aliases, c)) {
         TSNode def = field(c, "definition");
+        bindTargets(doc, field(def, "name"), aliases);
         Aliases scratch = aliases;
         std::vector<TSNode> ignored;
         if (isType(def, "function_definition")) bindTargets(doc, field(def, "parameters"), scratch);

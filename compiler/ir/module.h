@@ -30,6 +30,7 @@ struct IRModule {
   bool hasVDeviceKey = false;
   std::vector<std::shared_ptr<const VDevice>> vdevices;  // global_infos["vdevice"]; position = device index
   AttrList otherGlobalInfos;                             // keys other than "vdevice", kept
+  std::vector<std::string> moduleBindings;  // names bound in the class body (my_ext = R.ExternFunc(...)): `cls.my_ext`
   std::vector<ModuleFunction> functions;                 // in source order
   Era era = Era::V025;
 

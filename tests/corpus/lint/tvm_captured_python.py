@@ -32,3 +32,16 @@ def test_conv(stride):
         def checked(x: R.Tensor((2, 3), "float32"), y: R.Tensor((3, 2), "float32")):
             z = R.add(x, y)  # expect: TVS101
             return z
+
+
+@R.macro(hygienic=True)
+def alloc_and_shape(dtype: str):
+    alloc = R.builtin.alloc_tensor(R.shape([4, 4]), runtime_device_index=0, dtype=dtype)
+    shape = R.shape_of(alloc)
+    return shape
+
+
+@R.function(private=True)
+def uses_a_macro(z: R.Tensor((4, 4), "float32")):
+    shape = alloc_and_shape(dtype="float32")  # expect: TVS011
+    return shape

@@ -9,6 +9,7 @@ from tvm.script import tir as T
 
 @I.ir_module
 class EmitTE:
+    my_ext = R.ExternFunc("my_ext")  # expect: TVS011
     @R.function
     def main(x: R.Tensor((10, 20), "float32")) -> R.Tensor((10, 20), dtype="float32"):
         lv1 = R.emit_te(topi.add, x, x)  # expect: TVS011
@@ -30,3 +31,9 @@ class EmitTE:
         else:
             out = R.call_pure_packed("slow_impl", x, sinfo_args=[x.struct_info])
         return out
+
+    @R.function
+    def calls_the_extern(x: R.Tensor((4,), "float32")):
+        cls = EmitTE
+        y = R.call_dps_packed(cls.my_ext, (x,), out_sinfo=R.Tensor((4,), "float32"))
+        return y
