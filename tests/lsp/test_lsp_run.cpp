@@ -48,9 +48,12 @@ from tvm.script import relax as R
 @I.ir_module
 class Module:
     @R.function
-    def main(a: R.Tensor((6144, 6144), "float32"), b: R.Tensor((6144, 6144), "float32")) -> R.Tensor((6144, 6144), "float32"):
+    def main(a: R.Tensor((8192, 8192), "float32"), b: R.Tensor((8192, 8192), "float32")) -> R.Tensor((8192, 8192), "float32"):
         c = R.matmul(a, b)
-        return c
+        d = R.matmul(c, b)
+        e = R.matmul(d, b)
+        f = R.matmul(e, b)
+        return f
 )";
 
 }  // namespace
@@ -168,7 +171,7 @@ TEST_CASE("lsp: a crash in the run is an error answer: the server stays up") {
 
 TEST_CASE("lsp: a run past its timeout is stopped, a cancelled run is stopped: the server stays up") {
   // The module's kernels built once beforehand into the tests' kernel cache (the child inherits
-  // TVMS_CACHE_DIR), so the 4 s deadline falls while the kernel runs, not while LLVM compiles it
+  // TVMS_CACHE_DIR), so the deadline falls while the kernel runs, not while LLVM compiles it
   // (which alone took longer than that in the AddressSanitizer build).
   std::string path = (std::filesystem::temp_directory_path() / ("tvms_long_run_" + std::to_string(::getpid()) + ".py")).string();
   std::ofstream(path) << kLongRun;
@@ -178,15 +181,17 @@ TEST_CASE("lsp: a run past its timeout is stopped, a cancelled run is stopped: t
   Client c;
   c.initialize();
   open(c, kLongRun);
-  // Timeout: the kernel is running (progress says so) when the deadline kills the child.
+  // Timeout: the kernel is running (progress says so) when the deadline kills the child. 8 s leaves
+  // the sanitized child time to make its 2 x 256 MiB of random inputs on a loaded 2-core machine (4 s
+  // did not, once); the four 8192^3 matmuls (3.5 s each on this 2-core machine) take far longer.
   c.request(2, "workspace/executeCommand", {{"command", "tvms.run"}, {"workDoneToken", "slow"},
-                                            {"arguments", json::array({{{"uri", kUri}, {"timeoutMs", 4000}}})}});
+                                            {"arguments", json::array({{{"uri", kUri}, {"timeoutMs", 8000}}})}});
   std::vector<json> progress;
   auto t0 = std::chrono::steady_clock::now();
   json r = responseWithProgress(c, 2, "slow", progress);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE(r.contains("error"));
-  CHECK(r["error"]["message"].get<std::string>().find("did not finish within 4000 ms") != std::string::npos);
+  CHECK(r["error"]["message"].get<std::string>().find("did not finish within 8000 ms") != std::string::npos);
   CHECK(seconds < 30);
   bool sawRunning = false;
   for (auto& p : progress) sawRunning |= p.value("message", "") == "running main";
