@@ -226,6 +226,7 @@ class Deducer {
   StructInfoPtr moduleCall(const Call& c, const std::vector<StructInfoPtr>& args,
                            const std::vector<std::vector<Related>>& origins) {
     auto* gv = as<GlobalVar>(c.callee);
+    if (auto* local = as<Var>(c.callee)) return localCall(c, *local, args);
     if (!gv) return nullptr;
     const ModuleFunction* f = ctx_.module.function(gv->name);
     if (!f || !f->relax) return nullptr;
@@ -271,6 +272,34 @@ class Deducer {
     }
     if (!ok) return nullptr;
     return placedOnly(callee.retAnnotation);
+  }
+
+  // A call of a local function value (a nested @R.function, an R.Callable parameter): the arguments
+  // against its signature's parameters, the result its signature's return.
+  StructInfoPtr localCall(const Call& c, const Var& callee, const std::vector<StructInfoPtr>& args) {
+    const StructInfo* sig = callee.annotation.get();
+    if (!sig || sig->kind != StructInfo::Kind::Func) return nullptr;
+    Related declared{where(&callee), "'" + callee.name + "' is defined here"};
+    if (sig->params && sig->params->size() != args.size()) {
+      auto d = diag::make("TVS104", where(&c), "'" + callee.name + "' takes " + std::to_string(sig->params->size()) +
+                                                  " arguments, " + std::to_string(args.size()) + " given");
+      d.related.push_back(declared);
+      out_.diagnostics.push_back(std::move(d));
+      return nullptr;
+    }
+    for (size_t i = 0; sig->params && i < args.size(); ++i) {
+      StructInfoPtr param = placedOnly((*sig->params)[i]);
+      if (!param || !args[i]) continue;
+      if (auto why = contradiction(*param, *args[i])) {
+        auto d = diag::make("TVS104", operandRange(c, static_cast<int>(i)),
+                            "argument " + std::to_string(i) + " does not fit parameter " + std::to_string(i) + " of '" +
+                                callee.name + "': " + *why);
+        d.related.push_back(declared);
+        out_.diagnostics.push_back(std::move(d));
+        return nullptr;
+      }
+    }
+    return placedOnly(sig->ret);
   }
 
   // R.call_tir(cls.kernel, (inputs...), out_sinfo, tir_vars): the prim_func's parameters are the inputs

@@ -16,3 +16,12 @@ class Module:
 
         w = inner(x)
         return w
+
+    @R.function
+    def calls_it_wrongly(x: R.Tensor((4, 4), "float32")):
+        @R.function
+        def inner(y: R.Tensor((2, 3), "float32")) -> R.Tensor((2, 3), "float32"):  # expect: TVS011
+            return y
+
+        w = inner(x)  # expect: TVS104
+        return w
