@@ -68,8 +68,12 @@ struct UseCollector {
 // on that vdevice (CallTIRRewrite -> GetDeviceIndex, pointer identity), and that fails with "The
 // vdevice is not in the ir_module.". For each inline dst_vdevice of a to_vdevice: the first op call
 // that consumes a value derived from it (the value itself, or the output of an op that consumed it).
-std::map<const VDeviceRef*, const Call*> inlineVDeviceConsumers(const Function& fn) {
-  std::map<const VDeviceRef*, const Call*> consumers;
+struct InlineMoves {
+  std::set<const VDeviceRef*> targets;                // inline dst_vdevices of R.to_vdevice
+  std::map<const VDeviceRef*, const Call*> consumers;  // of those, the first op consuming what moved
+};
+void collectInlineMoves(const Function& fn, InlineMoves& out) {
+  auto& consumers = out.consumers;
   std::map<const Var*, const VDeviceRef*> carries;  // variables whose struct info holds an inline vdevice
   std::function<const VDeviceRef*(const ExprPtr&)> carried = [&](const ExprPtr& e) -> const VDeviceRef* {
     if (auto* v = as<Var>(e)) {
@@ -89,8 +93,10 @@ std::map<const VDeviceRef*, const Call*> inlineVDeviceConsumers(const Function& 
         if (auto* c = as<Call>(b->value)) {
           if (c->def == &op::builtin::toVDevice()) {
             for (auto& a : c->attrs)
-              if (a.value.kind == Value::Kind::VDevice && a.value.vdevice && a.value.vdevice->isInline)
+              if (a.value.kind == Value::Kind::VDevice && a.value.vdevice && a.value.vdevice->isInline) {
                 flows = a.value.vdevice.get();
+                out.targets.insert(flows);
+              }
           } else if (c->def) {
             for (auto& a : c->args)
               if (auto* r = carried(a)) {
@@ -109,7 +115,6 @@ std::map<const VDeviceRef*, const Call*> inlineVDeviceConsumers(const Function& 
       }
   };
   seq(fn.body.get());
-  return consumers;
 }
 
 // A vdevice string or I.vdevice in the module; its source range is looked up only when a
@@ -147,35 +152,16 @@ class VDeviceChecker {
  private:
   // The to_vdevice calls' inline targets and the ops that consume what they move (computed on the
   // first inline vdevice: most modules have none).
-  bool isToVDeviceTarget(const VDeviceRef* r) { return inlineConsumers(), toVDeviceTargets_.count(r) != 0; }
-  const std::map<const VDeviceRef*, const Call*>& inlineConsumers() {
-    if (!consumersReady_) {
-      consumersReady_ = true;
-      for (auto& f : m_.functions) {
-        if (!f.relax) continue;
-        auto c = inlineVDeviceConsumers(*f.relax);
-        consumers_.insert(c.begin(), c.end());
-        std::function<void(const SeqExpr*)> seq = [&](const SeqExpr* s) {
-          if (!s) return;
-          for (auto& blk : s->blocks)
-            for (auto& b : blk->bindings) {
-              if (auto* call = as<Call>(b->value); call && call->def == &op::builtin::toVDevice())
-                for (auto& a : call->attrs)
-                  if (a.value.kind == Value::Kind::VDevice && a.value.vdevice) toVDeviceTargets_.insert(a.value.vdevice.get());
-              if (auto* i = as<If>(b->value)) {
-                seq(i->thenBranch.get());
-                seq(i->elseBranch.get());
-              }
-            }
-        };
-        seq(f.relax->body.get());
-      }
+  const InlineMoves& inlineMoves() {
+    if (!movesReady_) {
+      movesReady_ = true;
+      for (auto& f : m_.functions)
+        if (f.relax) collectInlineMoves(*f.relax, moves_);
     }
-    return consumers_;
+    return moves_;
   }
-  bool consumersReady_ = false;
-  std::map<const VDeviceRef*, const Call*> consumers_;
-  std::set<const VDeviceRef*> toVDeviceTargets_;
+  bool movesReady_ = false;
+  InlineMoves moves_;
 
   ByteRange range(const void* n) const {
     const ByteRange* r = ctx_.map.find(n);
@@ -228,10 +214,10 @@ class VDeviceChecker {
       if (!u.ref->device) return;
       checkDecl(*u.ref->device, urange);
       const Call* consumer = nullptr;
-      if (isToVDeviceTarget(u.ref)) {
+      if (inlineMoves().targets.count(u.ref)) {
         // TVM moves the value without looking the vdevice up; only an op consuming it fails.
-        auto it = inlineConsumers().find(u.ref);
-        if (it == inlineConsumers().end()) return;
+        auto it = inlineMoves().consumers.find(u.ref);
+        if (it == inlineMoves().consumers.end()) return;
         consumer = it->second;
       }
       std::string written = text(urange);
@@ -360,10 +346,9 @@ class VDeviceChecker {
       const VDevice& v = *m_.vdevices[i];
       for (size_t j = 0; j < i; ++j) {
         const VDevice& w = *m_.vdevices[j];
-        if (v.target.kind == w.target.kind && v.target.options == w.target.options && v.vdeviceId == w.vdeviceId &&
-            v.memoryScope == w.memoryScope) {
+        if (sameValue(v, w)) {
           auto d = diag::make("TVS210", range(&v), "this vdevice equals entry " + std::to_string(j) +
-                                                       " (kind, id and scope): \"" + v.target.kind + "\" strings can only reach it by index");
+                                                       " (target, id and scope): \"" + v.target.kind + "\" strings can only reach it by index");
           d.related.push_back({range(&w), "the first equal entry"});
           out_.push_back(std::move(d));
           break;

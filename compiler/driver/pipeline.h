@@ -16,7 +16,7 @@
 
 namespace tvms::driver {
 
-const std::vector<std::string>& passNames();  // in pipeline order; UpdateVDevice runs only when asked for
+const std::vector<std::string>& passNames();  // in pipeline order; UpdateVDevice and FoldVDeviceScopeChange run only when asked for
 
 struct BuildOptions {
   std::map<std::string, std::string> remap;  // "cuda:0" -> "cpu": its kernels are built for the CPU

@@ -104,19 +104,20 @@ struct BodyBuilder {
   void closure(TSNode stmt, const Lowerer::FunctionNode& f, BindingBlock& block, const std::set<std::string>* outputs) {
     auto sig = std::make_shared<StructInfo>();
     sig->kind = StructInfo::Kind::Func;
+    // Its parameters' annotations are its signature; an unannotated parameter leaves it open ("any").
     std::vector<StructInfoPtr> params;
+    bool allTyped = true;
     l.inSignature_ = true;
     for (TSNode p : namedChildren(field(f.def, "parameters"))) {
       TSNode type = field(p, "type");
       if (!isType(p, "typed_parameter") || ts_node_is_null(type)) {
-        params.clear();
-        sig->params.reset();
+        allTyped = false;
         break;
       }
       auto kids = namedChildren(type);
       params.push_back(l.lowerSInfo(kids.empty() ? type : kids[0]));
-      sig->params = params;
     }
+    if (allTyped) sig->params = params;
     if (TSNode ret = field(f.def, "return_type"); !ts_node_is_null(ret)) {
       auto kids = namedChildren(ret);
       sig->ret = l.lowerSInfo(kids.empty() ? ret : kids[0]);

@@ -210,6 +210,25 @@ ExprPtr Lowerer::lowerOperator(TSNode n) {
   return call;
 }
 
+namespace {
+// A call of a registered op with the given operands and every attribute at its default.
+ExprPtr callWithDefaults(const std::string& opName, std::vector<ExprPtr> args, AttrList explicitAttrs = {}) {
+  const op::OpDef* def = op::findOp(opName);
+  auto call = std::make_shared<Call>();
+  call->op = opName;
+  call->def = def;
+  call->args = std::move(args);
+  if (!def) return call;
+  for (auto& p : def->params) {
+    if (op::isExpressionKind(p.kind) || p.kind == op::ParamKind::SInfo || p.kind == op::ParamKind::Variadic) continue;
+    auto given = std::find_if(explicitAttrs.begin(), explicitAttrs.end(), [&](auto& a) { return a.first == p.name; });
+    if (given != explicitAttrs.end()) call->attrs.push_back({p.name, given->second, true, p.positional});
+    else if (p.defaultValue) call->attrs.push_back({p.name, *p.defaultValue, false, p.positional});
+  }
+  return call;
+}
+}  // namespace
+
 ExprPtr Lowerer::lowerCall(TSNode n) {
   TSNode fnNode = field(n, "function");
   TSNode args = field(n, "arguments");
@@ -242,18 +261,11 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
   // x.astype("float16"): the Python API's method on Relax values (ExprWithOp.astype), i.e. R.astype.
   if (isType(fnNode, "attribute") && text(field(fnNode, "attribute")) == "astype" &&
       isType(field(fnNode, "object"), "identifier") && !scopes_.empty() && scopes_.back().count(text(field(fnNode, "object")))) {
-    const op::OpDef* def = op::findOp("relax.astype");
     auto pos = positional();
-    auto dtype = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt;
-    if (def && dtype) {
-      auto call = std::make_shared<Call>();
-      call->op = def->name;
-      call->def = def;
+    if (auto dtype = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt) {
       TSNode object = field(fnNode, "object");
+      auto call = callWithDefaults("relax.astype", {lowerExpr(object)}, {{"dtype", Value::ofString(*dtype)}});
       operandAt(call.get(), 0, object);
-      call->args.push_back(lowerExpr(object));
-      const op::Param* p = def->param("dtype");
-      call->attrs.push_back({"dtype", Value::ofString(*dtype), true, p && p->positional});
       return call;
     }
   }
@@ -291,10 +303,10 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     }
     return c;
   }
-  if (name == "R.shape") {
+  if (name == "R.shape" || name == "R.ShapeExpr") {  // R.ShapeExpr: the Python API's constructor of the same node
     auto pos = positional();
     if (pos.size() != 1) {
-      report("TVS005", rangeOf(n), "R.shape takes one list of dimensions");
+      report("TVS005", rangeOf(n), name + " takes one list of dimensions");
       return opaque(n);
     }
     auto dims = lowerShapeDims(pos[0]);
@@ -335,15 +347,6 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
       return opaque(n);
     }
     return std::make_shared<ExternFunc>(*s);
-  }
-  if (name == "R.ShapeExpr") {
-    auto pos = positional();
-    auto dims = pos.size() == 1 ? lowerShapeDims(pos[0]) : std::nullopt;
-    if (!dims) {
-      report("TVS005", rangeOf(n), "R.ShapeExpr takes one list of dimensions");
-      return opaque(n);
-    }
-    return std::make_shared<ShapeExpr>(*dims);
   }
   if (name == "R.TupleGetItem") {
     auto pos = positional();
@@ -390,24 +393,6 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
   return opaque(n);
 }
 
-namespace {
-// A call of a registered op with the given operands and every attribute at its default.
-ExprPtr callWithDefaults(const std::string& opName, std::vector<ExprPtr> args, AttrList explicitAttrs = {}) {
-  const op::OpDef* def = op::findOp(opName);
-  auto call = std::make_shared<Call>();
-  call->op = opName;
-  call->def = def;
-  call->args = std::move(args);
-  if (!def) return call;
-  for (auto& p : def->params) {
-    if (op::isExpressionKind(p.kind) || p.kind == op::ParamKind::SInfo || p.kind == op::ParamKind::Variadic) continue;
-    auto given = std::find_if(explicitAttrs.begin(), explicitAttrs.end(), [&](auto& a) { return a.first == p.name; });
-    if (given != explicitAttrs.end()) call->attrs.push_back({p.name, given->second, true, p.positional});
-    else if (p.defaultValue) call->attrs.push_back({p.name, *p.defaultValue, false, p.positional});
-  }
-  return call;
-}
-}  // namespace
 
 ExprPtr Lowerer::lowerLinear(TSNode n, TSNode args) {
   auto given = matchArguments(args, {"data", "weight", "bias", "out_dtype"}, "R.linear");

@@ -160,12 +160,6 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
       functions.push_back({*f, std::nullopt, text(field(f->def, "name"))});
       globalNames_.insert(functions.back().name);
     } else {
-      if (isType(stmt, "expression_statement") && !namedChildren(stmt).empty() &&
-          isType(namedChildren(stmt)[0], "assignment") && isType(field(namedChildren(stmt)[0], "left"), "identifier"))
-      {
-        mod_.moduleBindings.push_back(text(field(namedChildren(stmt)[0], "left")));  // a module-level binding (R.ExternFunc)
-        globalNames_.insert(mod_.moduleBindings.back());
-      }
       others.push_back(stmt);
     }
   }
@@ -273,6 +267,9 @@ void Lowerer::lowerModuleStatement(TSNode stmt) {
     TSNode right = field(a, "right");
     if (isType(field(a, "left"), "identifier") && isType(right, "call") &&
         canonicalName(field(right, "function")) == "R.ExternFunc") {
+      // Module statements are lowered before the functions, so `cls.name` resolves in all of them.
+      mod_.moduleBindings.push_back(text(field(a, "left")));
+      globalNames_.insert(mod_.moduleBindings.back());
       notChecked(stmt, "a module-level R.ExternFunc binding: kept as written, `cls." + text(field(a, "left")) +
                            "` resolves to it");
       return;
@@ -546,19 +543,17 @@ void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std
     if (t == "decorated_definition" || t == "function_definition") c = doc.definitionAt(c);
     if (t == "import_statement" || t == "import_from_statement" || t == "future_import_statement") {
       aliases.addImport(doc, c);
-    } else if (t == "decorated_definition") {
+    } else if (t == "decorated_definition" && isTvmScriptDefinition(doc, aliases, c)) {
       decorated.push_back(c);
-      // An ordinary decorated Python function (a parametrized test) binds names TVMScript inside it may
-      // use; TVMScript's own definitions bind no Python names.
-      if (!isTvmScriptDefinition(doc, aliases, c)) {
-        TSNode def = field(c, "definition");
-        bindTargets(doc, field(def, "name"), aliases);
-        Aliases scratch = aliases;
-        std::vector<TSNode> ignored;
-        if (isType(def, "function_definition")) bindTargets(doc, field(def, "parameters"), scratch);
-        scanStatements(doc, def, scratch, ignored, depth + 1);
-        aliases.addPythonNames(scratch);
-      }
+    } else if (t == "decorated_definition") {
+      // An ordinary decorated Python definition (a parametrized test): TVMScript may be nested in it,
+      // and may use the names it binds. Its imports stay inside it.
+      TSNode def = field(c, "definition");
+      bindTargets(doc, field(def, "name"), aliases);
+      Aliases scratch = aliases;
+      if (isType(def, "function_definition")) bindTargets(doc, field(def, "parameters"), scratch);
+      scanStatements(doc, def, scratch, decorated, depth + 1);
+      aliases.addPythonNames(scratch);
     } else if (isCompound(t)) {
       scanStatements(doc, c, aliases, decorated, depth + 1);
     }
@@ -605,7 +600,8 @@ FileResult lowerDocument(const syntax::Document& doc) {
       }
     }
     if (!matched) {
-      // An ordinary decorated Python definition: TVMScript may still be nested inside it.
+      // A TVMScript decorator on the other kind of definition (@R.function on a class): TVMScript may
+      // still be nested inside it. (Ordinary decorated Python definitions were walked by scanStatements.)
       std::vector<TSNode> inner;
       Aliases scratch = aliases;
       scanStatements(doc, def, scratch, inner, 1);

@@ -249,12 +249,7 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
   }
   if (t == "identifier") {
     std::string name = text(n);
-    if (!symbolic_.count(name) && capturedPython(n)) {
-      auto p = std::make_shared<PrimExpr>();
-      p->kind = PrimExpr::Kind::Opaque;
-      p->name = name;
-      return p;
-    }
+    if (!symbolic_.count(name) && capturedPython(n)) return primOpaque(name);
     if (!symbolic_.count(name)) {
       if (inSignature_) {
         symbolic_.insert(name);  // TVM also accepts a bare name that a string declared before; be lenient
@@ -284,11 +279,8 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
       return primBinary(op, lowerDim(field(n, "left")), lowerDim(field(n, "right")));
   }
   if (t == "float") {
-    auto p = std::make_shared<PrimExpr>();
-    p->kind = PrimExpr::Kind::Opaque;
     auto v = floatLiteral(doc_, n);
-    p->name = v ? pythonFloat(*v) : text(n);
-    return p;
+    return primOpaque(v ? pythonFloat(*v) : text(n));
   }
   if (t == "call") {
     // T.int64(4), T.int32(n)
@@ -299,23 +291,13 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
     // kept as written (the checks treat them as unknown values, never as errors).
     if (name.rfind("T.", 0) == 0) {
       for (TSNode a : args) if (isType(a, "identifier") && symbolic_.count(text(a))) useName(NameRef::Kind::SymbolicVar, a, text(a), nullptr);
-      auto p = std::make_shared<PrimExpr>();
-      p->kind = PrimExpr::Kind::Opaque;
-      p->name = text(n);
-      return p;
+      return primOpaque(text(n));
     }
   }
-  if (t == "comparison_operator" || t == "boolean_operator" || t == "true" || t == "false") {
-    auto p = std::make_shared<PrimExpr>();  // R.prim_value(n > 1), R.prim_value(True)
-    p->kind = PrimExpr::Kind::Opaque;
-    p->name = text(n);
-    return p;
-  }
+  if (t == "comparison_operator" || t == "boolean_operator" || t == "true" || t == "false")
+    return primOpaque(text(n));  // R.prim_value(n > 1), R.prim_value(True)
   reportUnsupported(n, "a dimension is an int, a symbolic variable or arithmetic of them");
-  auto p = std::make_shared<PrimExpr>();
-  p->kind = PrimExpr::Kind::Opaque;
-  p->name = text(n);
-  return p;
+  return primOpaque(text(n));
 }
 
 // "n", "n * 2", "(n + 1) // 2": a dimension written as a string in a signature declares its names.
@@ -382,22 +364,14 @@ PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
   Parser p{s, 0, false, {}, *this};
   auto e = p.sum();
   p.skip();
-  // A TIR expression TVM evaluates ("T.max(m, 20)", "T.floordiv(n, 2) + 1"): kept as written, unknown.
-  bool tirCall = p.tooLarge.empty() && s.find("T.") != std::string_view::npos && s.find('(') != std::string_view::npos;
-  if ((p.failed || p.i != s.size()) && !tirCall) {
-    report("TVS005", where,
-           p.tooLarge.empty() ? "the dimension \"" + std::string(s) + "\" is not a symbolic expression"
-                              : "the dimension \"" + std::string(s) + "\" holds " + p.tooLarge + ", past the 64-bit integers TVM's shapes use");
-    auto o = std::make_shared<PrimExpr>();
-    o->kind = PrimExpr::Kind::Opaque;
-    o->name = pythonString(s);
-    return o;
-  }
   if (p.failed || p.i != s.size()) {
-    auto o = std::make_shared<PrimExpr>();
-    o->kind = PrimExpr::Kind::Opaque;
-    o->name = pythonString(s);
-    return o;
+    // A TIR expression TVM evaluates ("T.max(m, 20)", "T.floordiv(n, 2) + 1"): kept as written, unknown.
+    bool tirCall = p.tooLarge.empty() && s.find("T.") != std::string_view::npos && s.find('(') != std::string_view::npos;
+    if (!tirCall)
+      report("TVS005", where,
+             p.tooLarge.empty() ? "the dimension \"" + std::string(s) + "\" is not a symbolic expression"
+                                : "the dimension \"" + std::string(s) + "\" holds " + p.tooLarge + ", past the 64-bit integers TVM's shapes use");
+    return primOpaque(pythonString(s));
   }
   if (e->kind == PrimExpr::Kind::Var && inSignature_) region_.map.names.push_back({NameRef::Kind::SymbolicVar, where, e->name, true, nullptr});
   return e;

@@ -121,7 +121,7 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
     merged.map.operands.merge(r.map.operands, kept);
     // Every part lowers the module statements again; their names are kept once, from the first part.
     for (auto& n : r.map.names)
-      if (!only || (n.range.begin >= scope.begin && n.range.begin < scope.end)) merged.map.names.push_back(n);
+      if (kept(n.range)) merged.map.names.push_back(n);
     return true;
   };
   // The module statements alone, then each function with them.

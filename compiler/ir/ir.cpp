@@ -45,6 +45,12 @@ PrimExprPtr primVar(std::string name) {
   p->name = std::move(name);
   return p;
 }
+PrimExprPtr primOpaque(std::string source) {
+  auto p = std::make_shared<PrimExpr>();
+  p->kind = PrimExpr::Kind::Opaque;
+  p->name = std::move(source);
+  return p;
+}
 PrimExprPtr primBinary(std::string op, PrimExprPtr a, PrimExprPtr b) {
   auto p = std::make_shared<PrimExpr>();
   p->kind = PrimExpr::Kind::Binary;

@@ -18,5 +18,6 @@ using PrimExprPtr = std::shared_ptr<const PrimExpr>;
 PrimExprPtr primInt(int64_t v);
 PrimExprPtr primVar(std::string name);
 PrimExprPtr primBinary(std::string op, PrimExprPtr a, PrimExprPtr b);
+PrimExprPtr primOpaque(std::string source);  // a value kept as written (T.max(n, 1)): unknown to the checks
 
 }  // namespace tvms::ir

@@ -19,26 +19,22 @@ using namespace ir;
 
 namespace {
 
-// How many times each variable is used, anywhere in the function (operands, tuples, returns).
-void countUses(const ExprPtr& e, std::map<const Var*, int>& uses) {
-  if (!e) return;
-  if (auto* v = as<Var>(e)) ++uses[v];
-  else if (auto* c = as<Call>(e)) {
-    countUses(c->callee, uses);
-    for (auto& a : c->args) countUses(a, uses);
-  } else if (auto* t = as<Tuple>(e)) {
-    for (auto& f : t->fields) countUses(f, uses);
-  } else if (auto* g = as<TupleGetItem>(e)) {
-    countUses(g->tuple, uses);
-  } else if (auto* i = as<If>(e)) {
-    countUses(i->cond, uses);
-    for (auto* s : {i->thenBranch.get(), i->elseBranch.get()}) {
-      if (!s) continue;
-      for (auto& blk : s->blocks)
-        for (auto& b : blk->bindings) countUses(b->value, uses);
-      countUses(s->body, uses);
+// How many times each variable is used, anywhere in the function (operands, tuples, returns, inside
+// branches).
+void countUses(const SeqExpr* s, std::map<const Var*, int>& uses) {
+  if (!s) return;
+  auto count = [&](const Var* v) { ++uses[v]; };
+  for (auto& blk : s->blocks)
+    for (auto& b : blk->bindings) {
+      if (auto* i = as<If>(b->value)) {
+        forEachVarUse(i->cond, count);
+        countUses(i->thenBranch.get(), uses);
+        countUses(i->elseBranch.get(), uses);
+      } else {
+        forEachVarUse(b->value, count);
+      }
     }
-  }
+  forEachVarUse(s->body, count);
 }
 
 const VDeviceRef* toVDeviceTarget(const Call& c) {
@@ -58,9 +54,9 @@ class Fold : public Rewriter {
     std::map<const Var*, int> uses;
     std::map<const Var*, const Call*> producers;  // variables bound to a call_tir of one tensor
     std::vector<std::pair<const Var*, const Binding*>> moves;
+    countUses(fn.body.get(), uses);
     for (auto& blk : fn.body->blocks)
       for (auto& b : blk->bindings) {
-        countUses(b->value, uses);
         auto* c = as<Call>(b->value);
         if (!c || b->vars.size() != 1) continue;
         if (c->def == &op::builtin::callTir() && c->sinfoArgs.size() == 1 && c->sinfoArgs[0] &&
@@ -69,7 +65,6 @@ class Fold : public Rewriter {
         if (toVDeviceTarget(*c) && !c->args.empty())
           if (auto* src = as<Var>(c->args[0])) moves.emplace_back(src, b.get());
       }
-    countUses(fn.body->body, uses);
     for (auto& [src, move] : moves) {
       auto p = producers.find(src);
       if (p == producers.end() || uses[src] != 1) continue;

@@ -9,6 +9,7 @@
 #include "compiler/analysis/analysis.h"
 #include "compiler/ir/printer.h"
 #include "compiler/op/registry.h"
+#include "compiler/transform/rewriter.h"
 #include "compiler/transform/targets.h"
 
 namespace tvms::transform {
@@ -118,27 +119,14 @@ class FunctionLowering {
     if (!s) return;
     for (auto& blk : s->blocks)
       for (auto& b : blk->bindings) {
-        visitUses(b->value, [&](const Var* v) { lastUse_[v] = &b; });
+        forEachVarUse(b->value, [&](const Var* v) { lastUse_[v] = &b; });
         if (auto* i = as<If>(b->value)) { countUses(i->thenBranch.get()); countUses(i->elseBranch.get()); }
         // A value stored elsewhere (tuples, aliases, branches, other functions) keeps its storage.
-        if (!as<Call>(b->value) || as<Call>(b->value)->callee) visitUses(b->value, [&](const Var* v) { escapes_.insert(v); });
+        if (!as<Call>(b->value) || as<Call>(b->value)->callee) forEachVarUse(b->value, [&](const Var* v) { escapes_.insert(v); });
         if (auto* c = as<Call>(b->value); c && c->def != &op::builtin::callTir() && c->def != &op::builtin::toVDevice())
-          visitUses(b->value, [&](const Var* v) { escapes_.insert(v); });
+          forEachVarUse(b->value, [&](const Var* v) { escapes_.insert(v); });
       }
-    visitUses(s->body, [&](const Var* v) { escapes_.insert(v); });
-  }
-  template <typename F>
-  void visitUses(const ExprPtr& e, F&& f) {
-    if (!e) return;
-    if (auto* v = as<Var>(e)) return f(v);
-    if (auto* c = as<Call>(e)) { for (auto& a : c->args) visitUses(a, f); return; }
-    if (auto* t = as<Tuple>(e)) { for (auto& x : t->fields) visitUses(x, f); return; }
-    if (auto* g = as<TupleGetItem>(e)) return visitUses(g->tuple, f);
-    if (auto* i = as<If>(e)) {
-      visitUses(i->cond, f);
-      for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
-        if (br) visitUses(br->body, f);
-    }
+    forEachVarUse(s->body, [&](const Var* v) { escapes_.insert(v); });
   }
 
   int valueReg(const ExprPtr& e) {

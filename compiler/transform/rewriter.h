@@ -48,6 +48,22 @@ inline const ir::StructInfo* sinfoOf(const ir::ExprPtr& e) {
   return v ? v->annotation.get() : nullptr;
 }
 
+// Calls f(var) for each variable an expression uses as a value: call operands, tuple fields, tuple
+// items, an If's condition and its branches' results (not their bindings, not a call's callee).
+template <typename F>
+void forEachVarUse(const ir::ExprPtr& e, F&& f) {
+  if (!e) return;
+  if (auto* v = ir::as<ir::Var>(e)) return f(v);
+  if (auto* c = ir::as<ir::Call>(e)) { for (auto& a : c->args) forEachVarUse(a, f); return; }
+  if (auto* t = ir::as<ir::Tuple>(e)) { for (auto& x : t->fields) forEachVarUse(x, f); return; }
+  if (auto* g = ir::as<ir::TupleGetItem>(e)) return forEachVarUse(g->tuple, f);
+  if (auto* i = ir::as<ir::If>(e)) {
+    forEachVarUse(i->cond, f);
+    for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
+      if (br) forEachVarUse(br->body, f);
+  }
+}
+
 // A copy of `m` with each Relax function replaced by f(function); prim funcs are shared.
 ir::IRModule mapFunctions(const ir::IRModule& m, const std::function<ir::FunctionPtr(const ir::Function&)>& f);
 

@@ -49,6 +49,7 @@ TEST_CASE("compile and run: unary ops against float64 references") {
       {"R.sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -6, 6}, {"R.abs", [](double x) { return std::abs(x); }, -2, 2},
       {"R.negative", [](double x) { return -x; }, -2, 2}, {"R.floor", [](double x) { return std::floor(x); }, -5, 5},
       {"R.square", [](double x) { return x * x; }, -3, 3}, {"R.nn.relu", [](double x) { return std::max(x, 0.0); }, -2, 2},
+      {"R.nn.relu6", [](double x) { return std::min(std::max(x, 0.0), 6.0); }, -3, 9},
       {"R.nn.silu", [](double x) { return x / (1 + std::exp(-x)); }, -4, 4},
       {"R.nn.gelu", [](double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }, -3, 3},
       {"R.ceil", [](double x) { return std::ceil(x); }, -5, 5}, {"R.trunc", [](double x) { return std::trunc(x); }, -5, 5},

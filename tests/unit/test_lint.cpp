@@ -208,3 +208,36 @@ TEST_CASE("lint: TVS203 carries the chain of where each vdevice came from, and t
   REQUIRE(it->fixes.size() == 1);
   CHECK(it->fixes[0].edits[0].newText == "R.to_vdevice(b, \"cuda:0\")");
 }
+
+TEST_CASE("lint: a vdevice used only by a broken function is not called unused (TVS209) while it is broken") {
+  std::string module = std::string(kHeader) +
+                       "@I.ir_module\nclass Module:\n"
+                       "    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\"), I.vdevice(\"cuda\", 0)]})\n\n"
+                       "    @R.function\n    def a(x: R.Tensor((4,), \"float32\")):\n        return x\n\n"
+                       "    @R.function\n    def b(x: R.Tensor((4,), \"float32\")):\n"
+                       "        y = R.to_vdevice(x, \"cuda:0\")\n        return y\n";
+  CHECK(codesOf(lint(module)).count("TVS209") == 0);
+  // While `b` is broken its use of cuda:0 is unknown: nothing is said about cuda:0.
+  std::string broken = module;
+  broken.replace(broken.find("return y"), 8, "return (y");
+  auto r = lint(broken);
+  CHECK(codesOf(r).count("TVS001") == 1);
+  CHECK(codesOf(r).count("TVS209") == 0);
+  // Without the function that used it, cuda:0 is unused.
+  std::string unused = module.substr(0, module.find("    @R.function\n    def b"));
+  CHECK(codesOf(lint(unused)).count("TVS209") == 1);
+}
+
+TEST_CASE("lint: an analysis is reused only for the function object it analysed, not for another at its address") {
+  syntax::Document doc(std::string(kHeader) + "@R.function\ndef f(x: R.Tensor((4,), \"float32\")):\n    return x\n");
+  auto file = frontend::lowerDocument(doc);
+  REQUIRE(file.regions.size() == 1);
+  auto fn = file.regions[0].module->functions.at(0).relax;
+  analysis::FunctionAnalysis fa;
+  fa.function = fn.get();
+  CHECK_FALSE(fa.analyzes(fn));  // no owner: the object it analysed may be gone, its address reused
+  fa.owner = fn;
+  CHECK(fa.analyzes(fn));
+  auto other = std::make_shared<ir::Function>(*fn);
+  CHECK_FALSE(fa.analyzes(other));
+}

@@ -7,6 +7,7 @@ from tvm.script import relax as R
 
 dtype = "float32"
 shape = (4, 4)
+axis = 1
 
 
 @pytest.mark.parametrize("stride", [1, 2])
@@ -26,6 +27,12 @@ def test_conv(stride):
         @R.function
         def main(x: R.Tensor(shape, dtype)):  # expect: TVS011
             y = R.add(x, undefined_name)  # expect: TVS003
+            return y
+
+        @R.function
+        def reduce_over(x: R.Tensor((4, 3), "float32")) -> R.Tensor((4,), "float32"):
+            # axis is unknown here: taken as None it would reduce everything, a false TVS104 below
+            y: R.Tensor((4,), "float32") = R.sum(x, axis=axis)
             return y
 
         @R.function

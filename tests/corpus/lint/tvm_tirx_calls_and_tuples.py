@@ -86,3 +86,9 @@ class Module:
         inner = cls.pairs
         t = inner(x)
         return t
+
+    @R.function
+    def another_alias(x: R.Tensor((4,), "float32")):
+        this = Module
+        y = R.call_tir(this.add_one, (x,), out_sinfo=R.Tensor((4,), "float32"))
+        return y
