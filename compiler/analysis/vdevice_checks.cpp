@@ -230,6 +230,14 @@ class VDeviceChecker {
         d.related.push_back({range(consumer), "this op allocates its output on that vdevice, which TVM looks up by "
                                               "identity (GetDeviceIndex)"});
       if (const VDevice* e = equalEntry(*u.ref->device)) {
+        if (auto py = ctx_.map.pythonSpellings.find(e); py != ctx_.map.pythonSpellings.end()) {
+          // The list came from the program's Python: name its entry the way the program can.
+          d.message += " Use the list's entry `" + py->second + "` instead.";
+          d.related.push_back({range(e), "the equal entry `" + py->second + "` of the module's vdevice list"});
+          d.fixes.push_back({"Use the list's entry `" + py->second + "`", {{urange, py->second}}, true});
+          out_.push_back(std::move(d));
+          return;
+        }
         std::string spell = spellingOf(m_, e);
         d.message += " Name the declared entry \"" + spell + "\" instead.";
         d.related.push_back({range(e), "the equal declared entry \"" + spell + "\""});

@@ -93,6 +93,17 @@ const std::vector<Rule> kRules = {
     {"TVS214", S::Warning, "lenient-op-drops-vdevice",
      "matmul, concat, where, einsum, stack or ewise_fma with operands on different vdevices: TVM drops the "
      "result's vdevice without an error, so it lands on the default device."},
+    {"TVS301", S::Error, "vm-devices-short",
+     "relax.VirtualMachine gets fewer devices (with the tvm.cpu() TVM appends) than the module has vdevices: a "
+     "tensor on a missing slot fails with \"The device index is out of VM physical devices list\"."},
+    {"TVS302", S::Warning, "vm-device-mismatch",
+     "Device i of relax.VirtualMachine is not the device of vdevice entry i: TVM allocates by slot, while copies "
+     "and hints use the vdevice's own device."},
+    {"TVS303", S::Error, "build-target-dict",
+     "relax.build given a dict of targets, as the old Relay build took: it takes one target."},
+    {"TVS304", S::Warning, "build-target-mismatch",
+     "relax.build's target disagrees with the module's vdevices (a CPU target for GPU vdevices without a GPU "
+     "schedule, or a GPU target no vdevice is on)."},
     {"TVS900", S::Warning, "unused-noqa", "A `# noqa: CODE` comment that suppressed nothing."},
     {"TVS901", S::Error, "invalid-config", "Invalid `[tool.tvms]` configuration (unknown key or bad value)."},
     {"TVS902", S::Warning, "file-too-large", "The language server does not analyse a file this large; no other diagnostics are reported for it."},

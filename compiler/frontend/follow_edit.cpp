@@ -36,6 +36,8 @@ void shiftDiagnostics(std::vector<diag::Diagnostic>& ds, uint32_t from, int64_t 
 std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, ByteRange edit, uint32_t newLength) {
   // Only an edit strictly inside one function of a class region is followed: its span's first and last
   // bytes are untouched, so the function still starts where it started.
+  if (file.pipeline || std::any_of(file.regions.begin(), file.regions.end(), [](auto& r) { return r.builtByProgram; }))
+    return std::nullopt;
   size_t regionIndex = file.regions.size(), fn = 0;
   for (size_t r = 0; r < file.regions.size() && regionIndex == file.regions.size(); ++r) {
     auto& region = file.regions[r];
@@ -48,6 +50,9 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
     // per-function islands the way a top-level one is: an edit that breaks one of its functions was
     // seen by the whole lowering and not by the function's own, so it is lowered again as a whole.
     if (region.indentColumn > 0) return std::nullopt;
+    // TVMScript that reads the program's values (and modules the program builds) is lowered with the
+    // program evaluated, which only a whole lowering does.
+    if (region.readsPython) return std::nullopt;
     for (size_t i = 0; i < region.functions.size(); ++i) {
       ByteRange span = region.functions[i].range;
       if (span.begin < edit.begin && edit.end < span.end) { regionIndex = r; fn = i; break; }

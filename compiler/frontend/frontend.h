@@ -109,6 +109,9 @@ struct SourceMap {
     return r ? *r : ByteRange{};
   }
   const ByteRange* find(const void* node) const { return ranges.find(node); }
+  // How the file's Python names a declared vdevice list entry (`vdevice[1]`), when the list came from a
+  // Python value: fixes then name the entry the way the program can.
+  std::unordered_map<const void*, std::string> pythonSpellings;
 };
 
 struct FunctionSpan {
@@ -126,11 +129,26 @@ struct Region {
   std::vector<FunctionSpan> functions;
   std::vector<diag::Diagnostic> diagnostics;
   bool keepAsWritten = false;  // holds a construct the IR cannot print back (TVS011): fmt leaves it alone
+  bool readsPython = false;    // TVMScript that read Python values of the file: an edit lowers the file again
+  // Built by a Python program (IRBuilder / BlockBuilder, builder_program.h), not written as TVMScript:
+  // fmt leaves it alone, `tvms convert` prints it. `range` covers the program's statements.
+  bool builtByProgram = false;
   bool formattable() const;    // no syntax errors, no unsupported constructs, nothing kept as written
+};
+
+// What the file's Python does with a module it made or wrote: the passes it names, its offload
+// partitioning, relax.build's target. `tvms run FILE` runs that module through that pipeline.
+struct ProgramPipeline {
+  size_t region = 0;  // the module relax.build (or tvm.compile) compiles
+  std::vector<std::string> passes;
+  std::vector<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> updateVDevice;
+  bool offload = false;  // partition_for_cublas / partition_for_cudnn
+  std::string target;    // relax.build's target as given, "" when none
 };
 
 struct FileResult {
   std::vector<Region> regions;
+  std::optional<ProgramPipeline> pipeline;
   std::vector<diag::Diagnostic> diagnostics;  // file-level (TVS009, TVS010, syntax errors outside regions)
   std::vector<diag::Diagnostic> all() const;
 };

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "compiler/frontend/lowerer.h"
+#include "compiler/frontend/python_eval.h"
 
 namespace tvms::frontend {
 
@@ -33,6 +34,23 @@ ExprPtr Lowerer::useOfName(TSNode ident) {
   if (symbolic_.count(name)) {
     useName(NameRef::Kind::SymbolicVar, ident, name, nullptr);
     return std::make_shared<PrimValue>(primVar(name));
+  }
+  if (python_) {
+    // A name of the program: a Relax value it built (a builder program's variable), or a number.
+    if (const PyValue* v = python_->lookup(name)) {
+      if (v->kind == PyValue::Kind::Relax && v->relax) {
+        if (auto* var = as<Var>(v->relax)) useName(NameRef::Kind::Var, ident, name, var);
+        return v->relax;
+      }
+      if (v->kind == PyValue::Kind::Int || v->kind == PyValue::Kind::Float || v->kind == PyValue::Kind::Bool) {
+        auto c = std::make_shared<Constant>();
+        c->value = *toAttributeValue(*v);
+        c->pythonLiteral = true;
+        region_.map.ranges.set(c.get(), rangeOf(ident));
+        region_.readsPython = true;
+        return c;
+      }
+    }
   }
   if (capturedPython(ident)) return opaque(ident);
   // Near names in scope, for "did you mean".
@@ -72,6 +90,8 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
   }
   ExprPtr out;
   std::string_view t = typeOf(n);
+  if (python_ && (t == "attribute" || t == "subscript"))  // `frame.output_vars[0]`: a Relax value the program holds
+    if (auto v = pythonValue(n); v && v->kind == PyValue::Kind::Relax && v->relax) return v->relax;
   if (t == "identifier") {
     out = useOfName(n);
   } else if (t == "integer" || t == "float" || t == "true" || t == "false") {
@@ -298,7 +318,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     for (TSNode a : namedChildren(args))
       if (isType(a, "keyword_argument") && text(field(a, "name")) == "dtype") dt = field(a, "value");
     if (!ts_node_is_null(dt)) {
-      if (auto s = stringLiteral(doc_, dt)) c->dtype = *s;
+      if (auto s = stringValue(dt)) c->dtype = *s;
       else if (!capturedPython(dt)) report("TVS005", rangeOf(dt), "the dtype of R.const is a string such as \"float32\"");
     }
     return c;

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "compiler/frontend/builder_program.h"
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/recovery.h"
 #include "compiler/frontend/syntax_errors.h"
@@ -245,6 +246,10 @@ void Lowerer::lowerModuleStatement(TSNode stmt) {
             continue;
           }
           mod_.hasVDeviceKey = true;
+          if (auto list = pythonValue(value); list && list->isSequence()) {
+            declarePythonVDevices(*list, value);
+            continue;
+          }
           if (!isType(value, "list") && !isType(value, "tuple")) {
             report("TVS005", rangeOf(value), "\"vdevice\" takes a list of I.vdevice(...)");
             continue;
@@ -560,6 +565,72 @@ void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std
   }
 }
 
+// Lowers one TVMScript definition into `out`, reading the program's names through `python` (null for
+// a definition the program never reached).
+void lowerCandidate(const syntax::Document& doc, Aliases& aliases, TSNode candidate, PythonEvaluator* python,
+                    std::vector<Region>& out) {
+  TSNode d = doc.definitionAt(candidate);
+  Region region;
+  region.module = std::make_shared<ir::IRModule>();
+  region.range = rangeOf(d);
+  region.indentColumn = ts_node_start_point(d).column;
+  Lowerer lowerer(doc, aliases, region);
+  lowerer.setPython(python);
+  TSNode def = field(d, "definition");
+  bool matched = false;
+  for (TSNode dec : namedChildren(d)) {
+    if (!isType(dec, "decorator")) continue;
+    auto kids = namedChildren(dec);
+    if (kids.empty()) continue;
+    TSNode e = kids[0];
+    TSNode callee = isType(e, "call") ? field(e, "function") : e;
+    std::string dotted = dottedName(doc, callee);
+    std::string head = dotted.substr(0, dotted.find('.'));
+    std::string name = aliases.canonical(dotted);
+    if (name == "I.ir_module" && isType(def, "class_definition")) {
+      lowerer.lowerModuleClass(d, def, lowerer.decoratorArgs(e));
+      matched = true;
+    } else if ((name == "R.function" || name == "T.prim_func") && isType(def, "function_definition")) {
+      lowerer.lowerStandalone(d, def, name, lowerer.decoratorArgs(e));
+      matched = true;
+    }
+    if (matched) {
+      if (!aliases.binds(head)) aliases.noteUse(head, rangeOf(callee));
+      break;
+    }
+  }
+  if (!matched) {
+    // A TVMScript decorator on the other kind of definition (@R.function on a class): TVMScript may
+    // still be nested inside it. (Ordinary decorated Python definitions were walked by scanStatements.)
+    std::vector<TSNode> inner;
+    Aliases scratch = aliases;
+    scanStatements(doc, def, scratch, inner, 1);
+    for (TSNode n : inner) lowerCandidate(doc, aliases, n, nullptr, out);
+    return;
+  }
+  lowerer.finish();
+  bool broken = std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& x) { return x.code == "TVS001"; });
+  if (!broken && ts_node_has_error(d)) {
+    // An error outside every function and statement (in the class header, between statements).
+    if (auto e = firstSyntaxError(doc, d, rangeOf(d))) {
+      region.diagnostics.push_back(*e);
+      broken = true;
+    }
+  }
+  if (broken && isType(def, "class_definition"))
+    if (auto recovered = recoverBrokenModule(doc, aliases, d)) {
+      bool readsPython = region.readsPython;
+      region = std::move(*recovered);
+      region.readsPython |= readsPython;
+    }
+  // Era: the spellings the source uses.
+  std::string_view text = doc.slice(region.range);
+  if (text.find("R.Any") != std::string_view::npos || text.find("out_ty=") != std::string_view::npos ||
+      text.find("ty_args=") != std::string_view::npos)
+    region.module->era = ir::Era::V026;
+  out.push_back(std::move(region));
+}
+
 }  // namespace
 
 FileResult lowerDocument(const syntax::Document& doc) {
@@ -568,65 +639,31 @@ FileResult lowerDocument(const syntax::Document& doc) {
   std::vector<TSNode> decorated;
   scanStatements(doc, doc.root(), aliases, decorated, 0);
 
+  // The file's Python first: the TVMScript it reaches is lowered where it stands, reading its names;
+  // the modules it builds with TVM's builder APIs become regions too.
+  TvmscriptLowering lower = [&](TSNode d, PythonEvaluator* python, std::vector<Region>& out) {
+    lowerCandidate(doc, aliases, d, python, out);
+  };
+  ProgramResult program = runProgram(doc, aliases, lower);
+  std::vector<Region> regions = std::move(program.regions);
+  const Region* built = program.pipeline ? &regions[program.pipeline->region] : nullptr;
+  for (TSNode d : decorated)
+    if (!program.lowered.count(ts_node_start_byte(doc.definitionAt(d)))) lowerCandidate(doc, aliases, d, nullptr, regions);
+  if (built) built = &regions[program.pipeline->region];  // `regions` may have grown
+  // Regions in source order; the pipeline's module found again after sorting.
+  std::vector<size_t> index(regions.size());
+  for (size_t i = 0; i < index.size(); ++i) index[i] = i;
+  std::stable_sort(index.begin(), index.end(), [&](size_t a, size_t b) { return regions[a].range.begin < regions[b].range.begin; });
   std::vector<ByteRange> regionRanges;
-  for (size_t i = 0; i < decorated.size(); ++i) {
-    TSNode d = doc.definitionAt(decorated[i]);
-    Region region;
-    region.module = std::make_shared<ir::IRModule>();
-    region.range = rangeOf(d);
-    region.indentColumn = ts_node_start_point(d).column;
-    Lowerer lowerer(doc, aliases, region);
-    TSNode def = field(d, "definition");
-    bool matched = false;
-    for (TSNode dec : namedChildren(d)) {
-      if (!isType(dec, "decorator")) continue;
-      auto kids = namedChildren(dec);
-      if (kids.empty()) continue;
-      TSNode e = kids[0];
-      TSNode callee = isType(e, "call") ? field(e, "function") : e;
-      std::string dotted = dottedName(doc, callee);
-      std::string head = dotted.substr(0, dotted.find('.'));
-      std::string name = aliases.canonical(dotted);
-      if (name == "I.ir_module" && isType(def, "class_definition")) {
-        lowerer.lowerModuleClass(d, def, lowerer.decoratorArgs(e));
-        matched = true;
-      } else if ((name == "R.function" || name == "T.prim_func") && isType(def, "function_definition")) {
-        lowerer.lowerStandalone(d, def, name, lowerer.decoratorArgs(e));
-        matched = true;
-      }
-      if (matched) {
-        if (!aliases.binds(head)) aliases.noteUse(head, rangeOf(callee));
-        break;
-      }
+  for (size_t i : index) {
+    if (built == &regions[i]) {
+      result.pipeline = program.pipeline;
+      result.pipeline->region = result.regions.size();
     }
-    if (!matched) {
-      // A TVMScript decorator on the other kind of definition (@R.function on a class): TVMScript may
-      // still be nested inside it. (Ordinary decorated Python definitions were walked by scanStatements.)
-      std::vector<TSNode> inner;
-      Aliases scratch = aliases;
-      scanStatements(doc, def, scratch, inner, 1);
-      decorated.insert(decorated.begin() + static_cast<long>(i) + 1, inner.begin(), inner.end());
-      continue;
-    }
-    lowerer.finish();
-    bool broken = std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& x) { return x.code == "TVS001"; });
-    if (!broken && ts_node_has_error(d)) {
-      // An error outside every function and statement (in the class header, between statements).
-      if (auto e = firstSyntaxError(doc, d, rangeOf(d))) {
-        region.diagnostics.push_back(*e);
-        broken = true;
-      }
-    }
-    if (broken && isType(def, "class_definition"))
-      if (auto recovered = recoverBrokenModule(doc, aliases, d)) region = std::move(*recovered);
-    // Era: the spellings the source uses.
-    std::string_view text = doc.slice(region.range);
-    if (text.find("R.Any") != std::string_view::npos || text.find("out_ty=") != std::string_view::npos ||
-        text.find("ty_args=") != std::string_view::npos)
-      region.module->era = ir::Era::V026;
-    regionRanges.push_back(region.range);
-    result.regions.push_back(std::move(region));
+    if (!regions[i].builtByProgram) regionRanges.push_back(regions[i].range);
+    result.regions.push_back(std::move(regions[i]));
   }
+  result.diagnostics = std::move(program.diagnostics);
 
   if (aliases.hasFutureAnnotations() && !result.regions.empty())
     result.diagnostics.push_back(diag::make("TVS009", aliases.futureAnnotationsRange(),

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "compiler/frontend/lowerer.h"
+#include "compiler/frontend/python_eval.h"
 
 namespace tvms::frontend {
 
@@ -11,6 +12,8 @@ using namespace ir;
 
 std::optional<Value> Lowerer::literal(TSNode n) {
   std::string_view t = typeOf(n);
+  if (t == "identifier" || t == "subscript" || t == "attribute" || t == "binary_operator")
+    if (auto v = pythonValue(n)) return toAttributeValue(*v);
   if (t == "integer") {
     if (auto v = integerLiteral(doc_, n)) return Value::ofInt(*v);
     return std::nullopt;
@@ -83,6 +86,8 @@ Value Lowerer::literalOrOpaque(TSNode n) {
 StructInfoPtr Lowerer::lowerSInfo(TSNode n) {
   DepthGuard guard(*this);
   if (depth_ > kMaxDepth) return objectSInfo();
+  if (isType(n, "identifier") || isType(n, "subscript"))  // a struct info the program made: `sinfo = R.Tensor(...)`
+    if (auto v = pythonValue(n); v && v->kind == PyValue::Kind::SInfo) return v->sinfo;
   TSNode callee = isType(n, "call") ? field(n, "function") : n;
   TSNode args = isType(n, "call") ? field(n, "arguments") : TSNode{};
   std::string name = canonicalName(callee);
@@ -212,7 +217,7 @@ StructInfoPtr Lowerer::lowerTensorSInfo(TSNode args) {
   }
   std::string dt;
   if (!ts_node_is_null(dtype) && !isType(dtype, "none")) {
-    if (auto s = stringLiteral(doc_, dtype)) dt = *s;
+    if (auto s = stringValue(dtype)) dt = *s;
     else if (!capturedPython(dtype)) report("TVS005", rangeOf(dtype), "a tensor dtype is a string such as \"float32\"");
   }
   std::shared_ptr<const VDeviceRef> vd;
@@ -229,7 +234,18 @@ StructInfoPtr Lowerer::lowerTensorSInfo(TSNode args) {
 }
 
 std::optional<std::vector<PrimExprPtr>> Lowerer::lowerShapeDims(TSNode n) {
-  if (!isType(n, "tuple") && !isType(n, "list")) return std::nullopt;
+  if (!isType(n, "tuple") && !isType(n, "list")) {
+    // a shape the program computed: `data_shape`, `(n, *rest)`
+    auto v = pythonValue(n);
+    if (!v || !v->isSequence()) return std::nullopt;
+    std::vector<PrimExprPtr> dims;
+    for (auto& d : *v->items) {
+      if (d.kind == PyValue::Kind::Int) dims.push_back(primInt(d.integer));
+      else if (d.kind == PyValue::Kind::Str) dims.push_back(parseDimString(d.text, rangeOf(n)));
+      else return std::nullopt;
+    }
+    return dims;
+  }
   std::vector<PrimExprPtr> dims;
   for (TSNode d : namedChildren(n)) dims.push_back(lowerDim(d));
   return dims;
@@ -247,6 +263,8 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
     auto s = stringLiteral(doc_, n);
     return parseDimString(s ? *s : "", rangeOf(n));
   }
+  if (t == "identifier" || t == "subscript" || t == "attribute" || (t == "binary_operator" && !inSignature_))
+    if (auto v = pythonValue(n); v && v->kind == PyValue::Kind::Int) return primInt(v->integer);
   if (t == "identifier") {
     std::string name = text(n);
     if (!symbolic_.count(name) && capturedPython(n)) return primOpaque(name);
@@ -380,6 +398,8 @@ PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
 // ---- vdevices and devices
 
 std::shared_ptr<VDevice> Lowerer::lowerVDeviceDecl(TSNode call) {
+  if (!isType(call, "call"))
+    if (auto v = pythonValue(call); v && v->kind == PyValue::Kind::VDevice) return v->vdevice;  // the object itself
   if (!isType(call, "call")) {
     reportUnsupported(call, "a vdevice is declared as I.vdevice(target, vdevice_id, memory_scope)");
     return nullptr;
@@ -393,7 +413,7 @@ std::shared_ptr<VDevice> Lowerer::lowerVDeviceDecl(TSNode call) {
   auto given = matchArguments(field(call, "arguments"), {"target", "vdevice_id", "memory_scope"}, "I.vdevice");
   TSNode target = given[0], id = given[1], scope = given[2];
   if (!ts_node_is_null(target)) {
-    if (auto s = stringLiteral(doc_, target)) {
+    if (auto s = stringValue(target)) {
       // A target string: its kind, then options ("cuda -arch=sm_80"), kept as written.
       size_t space = s->find(' ');
       v->target.kind = s->substr(0, space);
@@ -410,7 +430,7 @@ std::shared_ptr<VDevice> Lowerer::lowerVDeviceDecl(TSNode call) {
     else report("TVS005", rangeOf(id), "vdevice_id is an int (the physical device ordinal)");
   }
   if (!ts_node_is_null(scope)) {
-    if (auto s = stringLiteral(doc_, scope)) v->memoryScope = *s;
+    if (auto s = stringValue(scope)) v->memoryScope = *s;
     else report("TVS005", rangeOf(scope), "memory_scope is a string such as \"global\"");
   }
   return v;
@@ -435,6 +455,7 @@ std::shared_ptr<const VDeviceRef> Lowerer::lowerVDeviceUse(TSNode n) {
       return r;
     }
   }
+  if (auto v = pythonValue(n)) return pythonVDeviceUse(*v, n);
   return nullptr;
 }
 

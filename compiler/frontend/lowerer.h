@@ -10,9 +10,12 @@
 #include "compiler/frontend/aliases.h"
 #include "compiler/frontend/cst.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/frontend/python_value.h"
 #include "compiler/op/registry.h"
 
 namespace tvms::frontend {
+
+class PythonEvaluator;
 
 // Source lines of `body`, each with up to `column` leading spaces removed, trailing blank lines dropped:
 // text kept verbatim (prim_func bodies, nested @R.function closures) and re-indented when printed.
@@ -36,6 +39,23 @@ class Lowerer {
 
   // Decorator helpers shared with region discovery.
   ir::AttrList decoratorArgs(TSNode decoratorCall);
+
+  // ---- Python values (python_eval.h): names the program binds, read where TVMScript uses them, and
+  // the builder programs (builder_program.cpp), whose Python drives this lowering.
+  void setPython(PythonEvaluator* python) { python_ = python; }
+  // Vdevice uses made from Python objects: a builder program's module gets its vdevice list after its
+  // functions are built, so their identity is settled then (resolvePythonVDevices).
+  const std::vector<std::shared_ptr<ir::VDeviceRef>>& pythonVDeviceRefs() const { return pythonRefs_; }
+  ir::ExprPtr lowerBuilderExpr(TSNode n) { return lowerExpr(n); }
+  ir::StructInfoPtr lowerBuilderSInfo(TSNode n) { return lowerSInfo(n); }
+  void enterBuilderFunction(ir::Function* fn) {
+    currentFunction_ = fn;
+    scopes_.assign(1, {});
+    symbolic_.clear();
+  }
+  void defineBuilderName(TSNode n, const std::string& name, const ir::Var* v) { defineName(NameRef::Kind::Var, n, name, v); }
+  void useBuilderName(TSNode n, const std::string& name, const ir::Var* v) { useName(NameRef::Kind::Var, n, name, v); }
+  void noteNotChecked(TSNode n, const std::string& what) { notChecked(n, what); }
 
  private:
   friend struct BodyBuilder;
@@ -95,6 +115,14 @@ class Lowerer {
   // A Python name of the enclosing scope used in TVMScript (`dtype`, `shape`): TVM evaluates it; tvms
   // marks the function unchecked (TVS011). True when `n` is, or holds, such a name.
   bool capturedPython(TSNode n);
+  // The value of a Python expression TVMScript reads (`shape`, `vdevice[1]`, `n * 2`), when the
+  // evaluator knows it and no TVMScript name shadows it.
+  std::optional<PyValue> pythonValue(TSNode n);
+  std::optional<std::string> stringValue(TSNode n);  // a string literal, or a Python string value
+  std::shared_ptr<const ir::VDeviceRef> pythonVDeviceUse(const PyValue& v, TSNode n);
+ public:
+  void declarePythonVDevices(const PyValue& list, TSNode where);
+ private:
   void operandAt(const void* parent, size_t index, TSNode n) {
     region_.map.operands.set({parent, static_cast<uint32_t>(index)}, rangeOf(n));
   }
@@ -141,6 +169,8 @@ class Lowerer {
   std::vector<Anchor> anchors_;
   std::vector<ByteRange> verbatim_;
   std::set<std::string> notedConstructs_;
+  PythonEvaluator* python_ = nullptr;
+  std::vector<std::shared_ptr<ir::VDeviceRef>> pythonRefs_;
 };
 
 }  // namespace tvms::frontend

@@ -1,6 +1,7 @@
 # TVM's tests build modules from Python values of the enclosing scope (parametrized shapes, dtypes,
-# strides). TVM evaluates them; tvms does not yet (issue 16), so it says once that the function using
-# them is not checked (TVS011), reports no false error for them, and still checks everything else.
+# strides). TVM evaluates them, and so does tvms where the file's Python says what they are (`dtype`,
+# `shape`, `n = 8`); a value it cannot know (a pytest parameter) makes the function using it unchecked,
+# said once (TVS011), with no false error, and everything else is still checked.
 import pytest
 from tvm.script import ir as I
 from tvm.script import relax as R
@@ -17,15 +18,15 @@ def test_conv(stride):
     @I.ir_module
     class Module:
         @R.function
-        def main(x: R.Tensor((1, 3, n, n), dtype), w: R.Tensor((4, 3, 3, 3), dtype)) -> R.Tensor((1, 4, 2, 2), dtype):  # expect: TVS011
-            y = R.nn.conv2d(x, w, strides=stride)
+        def main(x: R.Tensor((1, 3, n, n), dtype), w: R.Tensor((4, 3, 3, 3), dtype)) -> R.Tensor((1, 4, 2, 2), dtype):
+            y = R.nn.conv2d(x, w, strides=stride)  # expect: TVS011
             z = R.add(y, R.const(1, dtype))
             return z
 
     @I.ir_module
     class Plain:
         @R.function
-        def main(x: R.Tensor(shape, dtype)):  # expect: TVS011
+        def main(x: R.Tensor(shape, dtype)):
             y = R.add(x, undefined_name)  # expect: TVS003
             return y
 
@@ -34,6 +35,12 @@ def test_conv(stride):
             # axis is unknown here: taken as None it would reduce everything, a false TVS104 below
             y: R.Tensor((4,), "float32") = R.sum(x, axis=axis)
             return y
+
+        @R.function
+        def known_values(x: R.Tensor(shape, dtype), y: R.Tensor((n, 3), dtype)):
+            # shape is (4, 4) and n is 8: read through the evaluator, so this is checked
+            z = R.add(x, y)  # expect: TVS101
+            return z
 
         @R.function
         def checked(x: R.Tensor((2, 3), "float32"), y: R.Tensor((3, 2), "float32")):

@@ -1,0 +1,862 @@
+// TVM's builder APIs and pipeline calls given their meaning over the static evaluator (see
+// builder_program.h). Each builder program (an IRBuilder or a BlockBuilder) lowers into its own
+// Region through a Lowerer that reads the program's names, so the functions it builds have the same
+// IR and source map as TVMScript: expressions keep their ranges, variables are defined at the Python
+// names they are assigned to.
+#include "compiler/frontend/builder_program.h"
+
+#include <algorithm>
+
+#include "compiler/frontend/lowerer.h"
+#include "compiler/frontend/python_eval.h"
+
+namespace tvms::frontend {
+
+using namespace ir;
+
+namespace {
+
+struct BuilderState;
+
+struct ModuleObj : PyObject {
+  size_t region = 0;
+  std::vector<std::string> passes;  // the pipeline applied so far, in order
+  std::vector<std::pair<size_t, std::shared_ptr<const VDevice>>> updateVDevice;
+  bool offload = false;
+  std::string typeName() const override { return "tvm.IRModule"; }
+};
+struct FunctionObj : PyObject {
+  size_t region = 0;
+  FunctionPtr relax;
+  PrimFuncPtr tir;
+  std::string typeName() const override { return relax ? "relax.Function" : "tirx.PrimFunc"; }
+};
+struct PassObj : PyObject {
+  std::vector<std::string> names;
+  std::vector<std::pair<size_t, std::shared_ptr<const VDevice>>> updateVDevice;
+  bool offload = false;
+  std::string typeName() const override { return "tvm.transform.Pass"; }
+};
+struct ExecutableObj : PyObject {
+  std::shared_ptr<ModuleObj> module;
+  std::string typeName() const override { return "relax.Executable"; }
+};
+struct VMObj : PyObject {
+  std::string typeName() const override { return "relax.VirtualMachine"; }
+};
+
+// One builder program: its region, the Lowerer that lowers its expressions, the function being built.
+struct BuilderState {
+  size_t region = 0;
+  std::unique_ptr<Lowerer> lowerer;
+  FunctionPtr fn;
+  SeqExprPtr seq;
+  BindingBlockPtr block;
+  bool moduleFrame = false;
+  bool isBlockBuilder = false;
+  PyValue result;  // IRBuilder.get(): the last function, or the module of an I.ir_module() frame
+  std::shared_ptr<PyList> outputs;  // the open dataflow frame's R.output variables
+};
+struct IRBuilderObj : PyObject {
+  std::shared_ptr<BuilderState> st;
+  std::string typeName() const override { return "IRBuilder"; }
+};
+struct BlockBuilderObj : PyObject {
+  std::shared_ptr<BuilderState> st;
+  std::string typeName() const override { return "relax.BlockBuilder"; }
+};
+struct FunctionFrameObj : PyObject {
+  std::shared_ptr<BuilderState> st;
+  std::string name;
+  PyValue params;  // BlockBuilder.function's list of relax.Var
+  PyValue attrs;
+  std::string typeName() const override { return "FunctionFrame"; }
+};
+struct DataflowFrameObj : PyObject {
+  std::shared_ptr<BuilderState> st;
+  std::shared_ptr<PyList> outputs = std::make_shared<PyList>();
+  std::string typeName() const override { return "BlockFrame"; }
+};
+struct ModuleFrameObj : PyObject {
+  std::shared_ptr<BuilderState> st;
+  std::string typeName() const override { return "IRModuleFrame"; }
+};
+
+// The builder API's own spellings as the parser's: `relax_builder.emit` is `R.emit`.
+std::string builderName(std::string n) {
+  static const std::pair<const char*, const char*> prefixes[] = {
+      {"tvm.script.ir_builder.relax.", "R."}, {"tvm.script.ir_builder.ir.", "I."}, {"tvm.script.parser.relax.", "R."}};
+  for (auto& [from, to] : prefixes)
+    if (n.rfind(from, 0) == 0) return to + n.substr(std::string_view(from).size());
+  if (n == "tvm.relax.TensorStructInfo") return "R.Tensor";
+  if (n == "tvm.relax.ShapeStructInfo") return "R.Shape";
+  if (n == "tvm.relax.ObjectStructInfo") return "R.Object";
+  if (n == "tvm.relax.PrimStructInfo") return "R.Prim";
+  return n;
+}
+
+bool endsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The statement a node stands in (its ancestor whose parent is a block or the module).
+TSNode statementOf(TSNode n) {
+  while (!ts_node_is_null(n)) {
+    TSNode p = ts_node_parent(n);
+    if (ts_node_is_null(p) || isType(p, "block") || isType(p, "module")) return n;
+    n = p;
+  }
+  return n;
+}
+
+// `name = <call>`: the name node, else null.
+TSNode assignmentTarget(TSNode call) {
+  TSNode p = ts_node_parent(call);
+  if (isType(p, "assignment") && ts_node_eq(field(p, "right"), call) && isType(field(p, "left"), "identifier"))
+    return field(p, "left");
+  return TSNode{};
+}
+
+class Program final : public PythonEvaluator::Hooks {
+ public:
+  Program(const syntax::Document& doc, const Aliases& aliases, const TvmscriptLowering& lower)
+      : doc_(doc), aliases_(aliases), lowerTvmscript_(lower), py_(doc, aliases, *this) {}
+
+  ProgramResult run() {
+    py_.run();
+    ProgramResult out;
+    for (auto& st : states_) finishRegion(*st);
+    for (auto& r : regions_) out.regions.push_back(std::move(*r));
+    out.lowered = lowered_;
+    out.pipeline = pipeline_;
+    out.diagnostics = std::move(py_.diagnostics());
+    return out;
+  }
+
+  // ---- Hooks
+  PyValue tvmscript(TSNode decorated) override {
+    uint32_t at = ts_node_start_byte(doc_.definitionAt(decorated));
+    if (auto it = definitions_.find(at); it != definitions_.end()) return it->second;  // reached again
+    std::vector<Region> made;
+    lowerTvmscript_(decorated, &py_, made);
+    lowered_.insert(at);
+    PyValue bound = PyValue::unknown("a TVMScript definition");
+    for (auto& r : made) {
+      size_t index = regions_.size();
+      regions_.push_back(std::make_unique<Region>(std::move(r)));
+      Region& region = *regions_.back();
+      if (!region.module) continue;
+      if (!region.module->standalone) {
+        auto m = std::make_shared<ModuleObj>();
+        m->region = index;
+        bound = PyValue::ofObject(m);
+      } else if (!region.module->functions.empty()) {
+        auto f = std::make_shared<FunctionObj>();
+        f->region = index;
+        f->relax = region.module->functions[0].relax;
+        f->tir = region.module->functions[0].tir;
+        bound = PyValue::ofObject(f);
+      }
+    }
+    definitions_[at] = bound;
+    return bound;
+  }
+
+  std::optional<PyValue> attribute(const PyValue& object, const std::string& name, TSNode) override {
+    if (auto* f = object.as<DataflowFrameObj>(); f && name == "output_vars") {
+      PyValue v = PyValue::ofSequence({}, false);
+      v.items = f->outputs;
+      return v;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<PyValue> subscript(const PyValue& object, const PyValue& index, TSNode) override {
+    if (auto* m = object.as<ModuleObj>(); m && index.kind == PyValue::Kind::Str) {
+      Region& r = *regions_[m->region];
+      if (auto* mf = r.module->function(index.text)) {
+        auto f = std::make_shared<FunctionObj>();
+        f->region = m->region;
+        f->relax = mf->relax;
+        f->tir = mf->tir;
+        return PyValue::ofObject(f);
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<PyValue> enter(const PyValue& value, TSNode item) override {
+    if (auto* b = value.as<IRBuilderObj>()) {
+      irbuilders_.push_back(b->st);
+      extend(*b->st, item);
+      return value;
+    }
+    if (auto* f = value.as<FunctionFrameObj>()) {
+      beginFunction(*f, item);
+      return value;
+    }
+    if (auto* d = value.as<DataflowFrameObj>()) {
+      auto& st = *d->st;
+      if (!st.fn) return value;
+      st.block = std::make_shared<BindingBlock>();
+      st.block->dataflow = true;
+      st.seq->blocks.push_back(st.block);
+      st.outputs = d->outputs;
+      return value;
+    }
+    if (auto* m = value.as<ModuleFrameObj>()) {
+      m->st->moduleFrame = true;
+      return value;
+    }
+    return std::nullopt;
+  }
+
+  void exit(const PyValue& value, TSNode item) override {
+    if (value.as<IRBuilderObj>()) {
+      if (!irbuilders_.empty()) irbuilders_.pop_back();
+    } else if (auto* f = value.as<FunctionFrameObj>()) {
+      endFunction(*f->st, item);
+    } else if (auto* d = value.as<DataflowFrameObj>()) {
+      auto& st = *d->st;
+      if (st.block && st.block->dataflow) st.block = nullptr;
+      st.outputs = nullptr;
+    }
+  }
+
+  std::optional<PyValue> call(const PyValue& callee, TSNode call) override {
+    if (auto* m = callee.as<BoundMethod>()) return method(*m, call);
+    if (auto* p = callee.as<PassObj>()) return applyPass(*p, call);
+    if (callee.kind != PyValue::Kind::Namespace) return std::nullopt;
+    std::string name = builderName(py_.canonicalName(callee));
+    TSNode argList = field(call, "arguments");
+    if (name == "tvm.script.ir_builder.IRBuilder" || name == "tvm.script.ir_builder.base.IRBuilder") {
+      auto b = std::make_shared<IRBuilderObj>();
+      b->st = newState(call, false);
+      return PyValue::ofObject(b);
+    }
+    if (name == "tvm.relax.BlockBuilder") {
+      auto b = std::make_shared<BlockBuilderObj>();
+      b->st = newState(call, true);
+      return PyValue::ofObject(b);
+    }
+    if (name == "tvm.relax.Var" || name == "tvm.relax.DataflowVar") return newVarValue(call, name == "tvm.relax.DataflowVar");
+    if (name == "tvm.IRModule" || name == "tvm.ir.IRModule" || name == "tvm.ir.module.IRModule") return assembleModule(call);
+    if (name == "tvm.IRModule.from_expr" || name == "tvm.ir.IRModule.from_expr") return assembleModule(call, "main");
+    if (name.rfind("tvm.relax.transform.", 0) == 0 || name.rfind("tvm.s_tir.transform.", 0) == 0 ||
+        name.rfind("tvm.tir.transform.", 0) == 0)
+      return makePass(name.substr(name.rfind('.') + 1), call);
+    if (name == "tvm.transform.Sequential" || name == "tvm.ir.transform.Sequential") return sequential(call);
+    if (endsWith(name, "partition_for_cublas") || endsWith(name, "partition_for_cudnn")) {
+      auto args = py_.arguments(argList);
+      if (args.positional.empty()) return std::nullopt;
+      auto* m = args.positional[0].as<ModuleObj>();
+      if (!m) return PyValue::unknown("a module not known statically");
+      auto out = std::make_shared<ModuleObj>(*m);
+      out->offload = true;
+      out->passes.push_back(endsWith(name, "cublas") ? "partition_for_cublas" : "partition_for_cudnn");
+      return PyValue::ofObject(out);
+    }
+    if (name == "tvm.relax.build" || name == "tvm.compile" || name == "tvm.relax.vm.build") return build(call);
+    if (name == "tvm.relax.VirtualMachine" || name == "tvm.relax.vm.VirtualMachine") return virtualMachine(call);
+    if (name.rfind("R.", 0) == 0 || name.rfind("I.", 0) == 0) return scriptCall(name, call);
+    return std::nullopt;
+  }
+
+ private:
+  // ---- builder states and their regions
+  std::shared_ptr<BuilderState> newState(TSNode call, bool blockBuilder) {
+    auto st = std::make_shared<BuilderState>();
+    st->region = regions_.size();
+    st->isBlockBuilder = blockBuilder;
+    regions_.push_back(std::make_unique<Region>());
+    Region& r = *regions_.back();
+    r.module = std::make_shared<IRModule>();
+    r.builtByProgram = true;
+    r.keepAsWritten = true;
+    TSNode stmt = statementOf(call);
+    r.range = rangeOf(stmt);
+    r.indentColumn = ts_node_start_point(stmt).column;
+    st->lowerer = std::make_unique<Lowerer>(doc_, aliases_, r);
+    st->lowerer->setPython(&py_);
+    states_.push_back(st);
+    return st;
+  }
+  Region& regionOf(const BuilderState& st) { return *regions_[st.region]; }
+  void extend(BuilderState& st, TSNode n) {
+    ByteRange s = rangeOf(statementOf(n));
+    Region& r = regionOf(st);
+    r.range.begin = std::min(r.range.begin, s.begin);
+    r.range.end = std::max(r.range.end, s.end);
+  }
+  void finishRegion(BuilderState& st) {
+    Region& r = regionOf(st);
+    if (st.fn) endFunction(st, TSNode{});  // a function frame never closed (an error, or a loop not followed)
+    // The Lowerer's own diagnostics (TVS005, TVS011 of what it could not read) are already in the region.
+    (void)r;
+  }
+  // The IRBuilder state the R.* builder functions act on: the innermost `with IRBuilder()`.
+  BuilderState* current() { return irbuilders_.empty() ? nullptr : irbuilders_.back().get(); }
+  // The state whose Lowerer lowers an expression made outside any `emit`: the innermost IRBuilder,
+  // else the last BlockBuilder made.
+  BuilderState* lowering() {
+    if (auto* c = current()) return c;
+    for (auto it = states_.rbegin(); it != states_.rend(); ++it) if ((*it)->isBlockBuilder) return it->get();
+    return nullptr;
+  }
+
+  // ---- functions
+  void beginFunction(FunctionFrameObj& f, TSNode item) {
+    auto& st = *f.st;
+    if (st.fn) endFunction(st, item);
+    st.fn = std::make_shared<Function>();
+    st.fn->name = f.name.empty() ? "main" : f.name;
+    st.seq = std::make_shared<SeqExpr>();
+    st.fn->body = st.seq;
+    st.block = nullptr;
+    st.lowerer->enterBuilderFunction(st.fn.get());
+    if (f.params.isSequence())
+      for (auto& p : *f.params.items)
+        if (p.kind == PyValue::Kind::Relax)
+          if (auto v = std::dynamic_pointer_cast<Var>(p.relax)) st.fn->params.push_back(v);
+    Region& r = regionOf(st);
+    TSNode with = statementOf(item);
+    r.functions.push_back({st.fn->name, rangeOf(with), false});
+    r.map.ranges.set(st.fn.get(), rangeOf(with));
+    extend(st, item);
+  }
+  void endFunction(BuilderState& st, TSNode item) {
+    if (!st.fn) return;
+    if (!ts_node_is_null(item)) extend(st, item);
+    Region& r = regionOf(st);
+    if (!r.functions.empty()) r.functions.back().name = st.fn->name;
+    auto fobj = std::make_shared<FunctionObj>();
+    fobj->region = st.region;
+    fobj->relax = st.fn;
+    if (st.isBlockBuilder || st.moduleFrame) {
+      r.module->functions.push_back({st.fn->name, st.fn, nullptr});
+      r.map.names.push_back({NameRef::Kind::Function, r.map.find(st.fn.get()) ? *r.map.find(st.fn.get()) : ByteRange{},
+                             st.fn->name, true, st.fn.get()});
+    }
+    st.result = PyValue::ofObject(fobj);
+    st.fn = nullptr;
+    st.seq = nullptr;
+    st.block = nullptr;
+  }
+  BindingBlock& block(BuilderState& st) {
+    if (!st.block) {
+      st.block = std::make_shared<BindingBlock>();
+      st.seq->blocks.push_back(st.block);
+    }
+    return *st.block;
+  }
+  VarPtr newVar(BuilderState& st, TSNode call, std::string name, StructInfoPtr ann, bool dataflow) {
+    TSNode target = assignmentTarget(call);
+    if (name.empty()) name = ts_node_is_null(target) ? "lv" : py_.text(target);
+    auto v = std::make_shared<Var>(name, std::move(ann), dataflow);
+    Region& r = regionOf(st);
+    r.map.ranges.set(v.get(), rangeOf(ts_node_is_null(target) ? call : target));
+    if (!ts_node_is_null(target)) st.lowerer->defineBuilderName(target, name, v.get());
+    return v;
+  }
+  // `value` bound to a new variable in the open block: R.emit, bb.emit, bb.emit_output.
+  PyValue emit(BuilderState& st, TSNode call, TSNode valueNode, StructInfoPtr ann, bool output, std::string nameHint = "") {
+    if (!st.fn) {
+      py_.notFollowed(call, "an emit outside a function frame (`with relax_builder.function():` / `with bb.function(...)`)");
+      return PyValue::unknown("an emit outside a function");
+    }
+    extend(st, call);
+    ExprPtr value = st.lowerer->lowerBuilderExpr(valueNode);
+    BindingBlock& b = block(st);
+    bool dataflow = b.dataflow && !output;
+    auto binding = std::make_shared<Binding>();
+    binding->vars.push_back(newVar(st, call, std::move(nameHint), std::move(ann), dataflow));
+    binding->value = value;
+    Region& r = regionOf(st);
+    r.map.ranges.set(binding.get(), rangeOf(statementOf(call)));
+    r.map.operands.set({binding.get(), 0}, rangeOf(valueNode));
+    b.bindings.push_back(binding);
+    return PyValue::ofRelax(binding->vars[0]);
+  }
+  PyValue matchCast(BuilderState& st, TSNode call, TSNode valueNode, TSNode sinfoNode) {
+    if (!st.fn || ts_node_is_null(valueNode) || ts_node_is_null(sinfoNode)) return PyValue::unknown("a match_cast");
+    extend(st, call);
+    auto binding = std::make_shared<Binding>();
+    binding->kind = Binding::Kind::MatchCast;
+    binding->value = st.lowerer->lowerBuilderExpr(valueNode);
+    binding->castSInfo = st.lowerer->lowerBuilderSInfo(sinfoNode);
+    BindingBlock& b = block(st);
+    binding->vars.push_back(newVar(st, call, "", nullptr, b.dataflow));
+    Region& r = regionOf(st);
+    r.map.ranges.set(binding.get(), rangeOf(statementOf(call)));
+    r.map.operands.set({binding.get(), 0}, rangeOf(valueNode));
+    b.bindings.push_back(binding);
+    return PyValue::ofRelax(binding->vars[0]);
+  }
+  void functionReturn(BuilderState& st, TSNode call, TSNode valueNode) {
+    if (!st.fn || ts_node_is_null(valueNode)) return;
+    extend(st, call);
+    st.seq->body = st.lowerer->lowerBuilderExpr(valueNode);
+    Region& r = regionOf(st);
+    r.map.operands.set({st.seq.get(), 0}, rangeOf(valueNode));
+    r.map.ranges.set(st.seq.get(), rangeOf(statementOf(call)));
+  }
+  PyValue newVarValue(TSNode call, bool dataflow) {
+    BuilderState* st = lowering();
+    auto args = namedChildren(field(call, "arguments"));
+    PythonEvaluator::Arguments a = py_.arguments(field(call, "arguments"));
+    const PyValue* name = a.get(0, "name_hint");
+    TSNode sinfo = a.nodeOf(1, "struct_info");
+    if (!st || !name || name->kind != PyValue::Kind::Str) return PyValue::unknown("a relax.Var not known statically");
+    StructInfoPtr ann = ts_node_is_null(sinfo) ? nullptr : st->lowerer->lowerBuilderSInfo(sinfo);
+    extend(*st, call);
+    (void)args;
+    return PyValue::ofRelax(newVar(*st, call, name->text, ann, dataflow));
+  }
+
+  // ---- R.* / I.* called from Python: the IRBuilder API, struct info, ops
+  std::optional<PyValue> scriptCall(const std::string& name, TSNode call) {
+    TSNode argList = field(call, "arguments");
+    auto nodes = [&]() {
+      std::vector<TSNode> out;
+      for (TSNode a : namedChildren(argList)) out.push_back(isType(a, "keyword_argument") ? field(a, "value") : a);
+      return out;
+    };
+    BuilderState* st = current();
+    static const char* frameApi[] = {"R.function", "R.func_name", "R.func_attr", "R.arg", "R.func_ret_struct_info",
+                                     "R.dataflow", "R.emit", "R.emit_match_cast", "R.output", "R.func_ret_value",
+                                     "I.ir_module", "I.module_global_infos"};
+    bool isFrameApi = std::any_of(std::begin(frameApi), std::end(frameApi), [&](const char* f) { return name == f; });
+    if (isFrameApi && !st) {
+      py_.notFollowed(call, "`" + name + "` outside `with IRBuilder()`: the IRBuilder API needs an active builder");
+      return PyValue::unknown("the IRBuilder API without a builder");
+    }
+    if (isFrameApi) extend(*st, call);
+    if (name == "R.function") {
+      auto f = std::make_shared<FunctionFrameObj>();
+      f->st = irbuilders_.back();
+      return PyValue::ofObject(f);
+    }
+    if (name == "R.dataflow") {
+      auto d = std::make_shared<DataflowFrameObj>();
+      d->st = irbuilders_.back();
+      return PyValue::ofObject(d);
+    }
+    if (name == "I.ir_module") {
+      auto m = std::make_shared<ModuleFrameObj>();
+      m->st = irbuilders_.back();
+      return PyValue::ofObject(m);
+    }
+    if (name == "I.module_global_infos") {
+      auto args = py_.arguments(argList);
+      if (!args.positional.empty()) setGlobalInfos(st->region, args.positional[0], args.positionalNodes[0]);
+      return PyValue::none();
+    }
+    if (isFrameApi && !st->fn && name != "R.function") {
+      py_.notFollowed(call, "`" + name + "` outside a function frame (`with relax_builder.function():`)");
+      return PyValue::unknown("the IRBuilder API outside a function");
+    }
+    auto n = nodes();
+    if (name == "R.func_name") {
+      auto args = py_.arguments(argList);
+      if (!args.positional.empty() && args.positional[0].kind == PyValue::Kind::Str) {
+        st->fn->name = args.positional[0].text;
+        auto& r = regionOf(*st);
+        if (!r.functions.empty()) r.functions.back().name = st->fn->name;
+      }
+      return PyValue::none();
+    }
+    if (name == "R.func_attr") return PyValue::none();  // attributes change no check
+    if (name == "R.arg") {
+      auto args = py_.arguments(argList);
+      const PyValue* pname = args.get(0, "name");
+      TSNode sinfo = args.nodeOf(1, "struct_info");
+      if (!pname || pname->kind != PyValue::Kind::Str || ts_node_is_null(sinfo)) return PyValue::unknown("an R.arg");
+      auto v = newVar(*st, call, pname->text, st->lowerer->lowerBuilderSInfo(sinfo), false);
+      st->fn->params.push_back(v);
+      return PyValue::ofRelax(v);
+    }
+    if (name == "R.func_ret_struct_info") {
+      if (!n.empty()) st->fn->retAnnotation = st->lowerer->lowerBuilderSInfo(n[0]);
+      return PyValue::none();
+    }
+    if (name == "R.emit") {
+      if (n.empty()) return PyValue::unknown("an emit of nothing");
+      StructInfoPtr ann = n.size() > 1 ? st->lowerer->lowerBuilderSInfo(n[1]) : nullptr;
+      return emit(*st, call, n[0], ann, false);
+    }
+    if (name == "R.emit_match_cast") return matchCast(*st, call, n.size() > 0 ? n[0] : TSNode{}, n.size() > 1 ? n[1] : TSNode{});
+    if (name == "R.output") {
+      auto args = py_.arguments(argList);
+      for (auto& v : args.positional)
+        if (v.kind == PyValue::Kind::Relax)
+          if (auto* var = as<Var>(v.relax)) {
+            var->isDataflow = false;
+            if (st->outputs) st->outputs->push_back(v);
+          }
+      return PyValue::none();
+    }
+    if (name == "R.func_ret_value") {
+      if (!n.empty()) functionReturn(*st, call, n[0]);
+      return PyValue::none();
+    }
+    // Struct info and ops, lowered by the builder that will use them.
+    BuilderState* l = lowering();
+    if (!l) return std::nullopt;
+    static const char* sinfoNames[] = {"R.Tensor", "R.Tuple", "R.Shape", "R.Prim", "R.Object", "R.Callable"};
+    if (std::any_of(std::begin(sinfoNames), std::end(sinfoNames), [&](const char* s) { return name == s; })) {
+      PyValue v;
+      v.kind = PyValue::Kind::SInfo;
+      v.sinfo = l->lowerer->lowerBuilderSInfo(call);
+      return v;
+    }
+    if (name.rfind("R.", 0) == 0) return PyValue::ofRelax(l->lowerer->lowerBuilderExpr(call));
+    return std::nullopt;
+  }
+
+  // ---- BlockBuilder and module methods
+  std::optional<PyValue> method(const BoundMethod& m, TSNode call) {
+    TSNode argList = field(call, "arguments");
+    if (auto* b = m.receiver.as<BlockBuilderObj>()) {
+      auto& st = *b->st;
+      auto args = py_.arguments(argList);
+      extend(st, call);
+      if (m.name == "function") {
+        auto f = std::make_shared<FunctionFrameObj>();
+        f->st = b->st;
+        if (const PyValue* n = args.get(0, "name"); n && n->kind == PyValue::Kind::Str) f->name = n->text;
+        if (const PyValue* p = args.get(1, "params")) f->params = *p;
+        return PyValue::ofObject(f);
+      }
+      if (m.name == "dataflow") {
+        auto d = std::make_shared<DataflowFrameObj>();
+        d->st = b->st;
+        return PyValue::ofObject(d);
+      }
+      if (m.name == "emit" || m.name == "emit_output" || m.name == "emit_normalized") {
+        TSNode value = args.nodeOf(0, m.name == "emit_output" ? "output" : "expr");
+        if (ts_node_is_null(value)) return PyValue::unknown("an emit of nothing");
+        std::string hint;
+        if (const PyValue* h = args.keyword("name_hint"); h && h->kind == PyValue::Kind::Str) hint = h->text;
+        return emit(st, call, value, nullptr, m.name == "emit_output", hint);
+      }
+      if (m.name == "match_cast") return matchCast(st, call, args.nodeOf(0, "value"), args.nodeOf(1, "struct_info"));
+      if (m.name == "emit_func_output") {
+        if (!st.fn) return PyValue::none();
+        // params given here when bb.function had none
+        if (const PyValue* p = args.get(1, "params"); p && p->isSequence() && st.fn->params.empty())
+          for (auto& x : *p->items)
+            if (auto v = std::dynamic_pointer_cast<Var>(x.relax)) st.fn->params.push_back(v);
+        functionReturn(st, call, args.nodeOf(0, "output"));
+        return PyValue::none();
+      }
+      if (m.name == "get" || m.name == "finalize") {
+        auto mod = std::make_shared<ModuleObj>();
+        mod->region = st.region;
+        return PyValue::ofObject(mod);
+      }
+      if (m.name == "emit_te" || m.name == "call_te" || m.name == "add_func" || m.name == "update_func") {
+        py_.notFollowed(call, "`bb." + m.name + "(...)`: TVM runs the function to make a PrimFunc; its result is not known to tvms");
+        if (st.fn) st.fn->capturesPython = true;
+        return PyValue::unknown("bb." + m.name);
+      }
+      return std::nullopt;
+    }
+    if (auto* b = m.receiver.as<IRBuilderObj>()) {
+      if (m.name == "get") {
+        if (b->st->moduleFrame) {
+          auto mod = std::make_shared<ModuleObj>();
+          mod->region = b->st->region;
+          return PyValue::ofObject(mod);
+        }
+        return b->st->result;
+      }
+      return std::nullopt;
+    }
+    if (auto* mod = m.receiver.as<ModuleObj>()) {
+      if (m.name == "update_global_info") {
+        auto args = py_.arguments(argList);
+        const PyValue* key = args.get(0, "name");
+        if (key && key->kind == PyValue::Kind::Str && key->text == "vdevice" && args.positional.size() > 1)
+          setVDevices(mod->region, args.positional[1], args.positionalNodes[1]);
+        return PyValue::none();
+      }
+      if (m.name == "show" || m.name == "script") return PyValue::none();
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // ---- modules
+  // tvm.IRModule({"main": f, ...}, global_infos={"vdevice": [...]}): the functions' builder region
+  // becomes the module.
+  std::optional<PyValue> assembleModule(TSNode call, const std::string& single = "") {
+    auto args = py_.arguments(field(call, "arguments"));
+    std::vector<std::pair<std::string, PyValue>> functions;
+    if (!single.empty()) {
+      if (args.positional.empty()) return std::nullopt;
+      functions.emplace_back(single, args.positional[0]);
+    } else if (const PyValue* fs = args.get(0, "functions"); fs && fs->kind == PyValue::Kind::Dict) {
+      for (auto& [k, v] : *fs->dict) {
+        if (k.kind != PyValue::Kind::Str) return PyValue::unknown("a module keyed by values not known statically");
+        functions.emplace_back(k.text, v);
+      }
+    } else {
+      return PyValue::unknown("a module whose functions are not known statically");
+    }
+    std::optional<size_t> region;
+    for (auto& [name, v] : functions) {
+      auto* f = v.as<FunctionObj>();
+      if (!f) {
+        py_.notFollowed(call, "a module of functions not known statically");
+        return PyValue::unknown("a module of functions not known statically");
+      }
+      if (region && *region != f->region) {
+        py_.notFollowed(call, "a module of functions built by different builders");
+        return PyValue::unknown("a module of functions from different builders");
+      }
+      region = f->region;
+    }
+    if (!region) return PyValue::unknown("an empty module");
+    Region& r = *regions_[*region];
+    if (!r.builtByProgram) return PyValue::unknown("a module of TVMScript functions");
+    r.module->functions.clear();
+    for (auto& [name, v] : functions) {
+      auto* f = v.as<FunctionObj>();
+      if (f->relax) f->relax->name = name;
+      r.module->functions.push_back({name, f->relax, f->tir});
+    }
+    for (auto* st : statesOf(*region)) extend(*st, call);
+    if (const PyValue* infos = args.get(1, "global_infos"))
+      setGlobalInfos(*region, *infos, args.nodeOf(1, "global_infos"));
+    auto m = std::make_shared<ModuleObj>();
+    m->region = *region;
+    return PyValue::ofObject(m);
+  }
+  std::vector<BuilderState*> statesOf(size_t region) {
+    std::vector<BuilderState*> out;
+    for (auto& s : states_) if (s->region == region) out.push_back(s.get());
+    return out;
+  }
+  void setGlobalInfos(size_t region, const PyValue& infos, TSNode node) {
+    if (infos.kind != PyValue::Kind::Dict) return;
+    for (auto& [k, v] : *infos.dict) {
+      if (k.kind != PyValue::Kind::Str || k.text != "vdevice") continue;
+      // the value's own node, when written inline in the dict: `{"vdevice": vdevice}`
+      TSNode valueNode = node;
+      if (isType(node, "dictionary"))
+        for (TSNode p : namedChildren(node))
+          if (isType(p, "pair")) valueNode = field(p, "value");
+      setVDevices(region, v, valueNode);
+    }
+  }
+  // The module's vdevice list is the program's list object: its entries, by identity, are what the
+  // functions' vdevice uses must be (TVM's GetDeviceIndex).
+  void setVDevices(size_t region, const PyValue& list, TSNode node) {
+    Region& r = *regions_[region];
+    if (!list.isSequence()) return;
+    IRModule& m = *r.module;
+    m.hasGlobalInfos = m.hasVDeviceKey = true;
+    m.vdevices.clear();
+    std::string listName = py_.spellingOf(list);
+    if (listName.empty() && isType(node, "identifier")) listName = py_.text(node);
+    for (size_t i = 0; i < list.items->size(); ++i) {
+      const PyValue& item = (*list.items)[i];
+      if (item.kind != PyValue::Kind::VDevice) continue;
+      m.vdevices.push_back(item.vdevice);
+      ByteRange made = item.origin.end > item.origin.begin ? item.origin : rangeOf(node);
+      r.map.ranges.set(item.vdevice.get(), made);
+      r.map.names.push_back({NameRef::Kind::VDevice, made, item.vdevice->target.kind, true, item.vdevice.get()});
+      if (!listName.empty()) r.map.pythonSpellings[item.vdevice.get()] = listName + "[" + std::to_string(i) + "]";
+    }
+    r.map.ranges.set(&m.vdevices, rangeOf(statementOf(node)));
+    // Vdevice uses made from the program's objects: the entry when it is that very object.
+    for (auto* st : statesOf(region))
+      for (auto& ref : st->lowerer->pythonVDeviceRefs()) {
+        if (!ref->device) continue;
+        int k = m.kindIndexOf(ref->device.get());
+        ref->isInline = k < 0;
+        if (k >= 0) ref->spelling = ref->device->target.kind + ":" + std::to_string(k);
+      }
+  }
+
+  // ---- the pipeline
+  std::optional<PyValue> makePass(const std::string& name, TSNode call) {
+    auto p = std::make_shared<PassObj>();
+    p->names.push_back(name);
+    if (name == "UpdateVDevice") {
+      auto args = py_.arguments(field(call, "arguments"));
+      const PyValue* v = args.get(0, "new_vdevice");
+      const PyValue* i = args.get(1, "index");
+      if (!v || v->kind != PyValue::Kind::VDevice || !i || i->kind != PyValue::Kind::Int) {
+        py_.notFollowed(call, "UpdateVDevice with values not known statically");
+        return PyValue::unknown("an UpdateVDevice pass not known statically");
+      }
+      p->updateVDevice.emplace_back(static_cast<size_t>(i->integer), v->vdevice);
+    }
+    return PyValue::ofObject(p);
+  }
+  std::optional<PyValue> sequential(TSNode call) {
+    auto args = py_.arguments(field(call, "arguments"));
+    const PyValue* list = args.get(0, "passes");
+    if (!list || !list->isSequence()) return PyValue::unknown("a Sequential of passes not known statically");
+    auto p = std::make_shared<PassObj>();
+    for (auto& x : *list->items) {
+      auto* q = x.as<PassObj>();
+      if (!q) return PyValue::unknown("a Sequential of passes not known statically");
+      p->names.insert(p->names.end(), q->names.begin(), q->names.end());
+      p->updateVDevice.insert(p->updateVDevice.end(), q->updateVDevice.begin(), q->updateVDevice.end());
+    }
+    return PyValue::ofObject(p);
+  }
+  std::optional<PyValue> applyPass(const PassObj& p, TSNode call) {
+    auto args = py_.arguments(field(call, "arguments"));
+    if (args.positional.empty()) return std::nullopt;
+    auto* m = args.positional[0].as<ModuleObj>();
+    if (!m) return PyValue::unknown("a pass applied to a module not known statically");
+    auto out = std::make_shared<ModuleObj>(*m);
+    out->passes.insert(out->passes.end(), p.names.begin(), p.names.end());
+    out->updateVDevice.insert(out->updateVDevice.end(), p.updateVDevice.begin(), p.updateVDevice.end());
+    return PyValue::ofObject(out);
+  }
+
+  void report(std::string_view code, TSNode at, std::string message, std::vector<diag::Related> related = {}) {
+    auto d = diag::make(code, rangeOf(at), std::move(message));
+    d.related = std::move(related);
+    py_.diagnostics().push_back(std::move(d));
+  }
+
+  std::optional<PyValue> build(TSNode call) {
+    auto args = py_.arguments(field(call, "arguments"));
+    if (args.positional.empty()) return std::nullopt;
+    auto m = std::dynamic_pointer_cast<ModuleObj>(args.positional[0].object);
+    if (!m) return PyValue::unknown("a build of a module not known statically");
+    ProgramPipeline p;
+    p.region = m->region;
+    p.passes = m->passes;
+    p.updateVDevice = m->updateVDevice;
+    p.offload = m->offload;
+    const IRModule& mod = *regions_[m->region]->module;
+    if (const PyValue* t = args.get(1, "target")) {
+      TSNode tnode = args.nodeOf(1, "target");
+      if (t->kind == PyValue::Kind::Dict) {
+        report("TVS303", tnode,
+               "relax.build takes one target (a string or tvm.target.Target), not a dict of targets as the old Relay "
+               "build did: TVM fails on it. Each tensor's vdevice already names its target; pass the host target "
+               "(\"llvm\") or none");
+      } else if (t->kind == PyValue::Kind::Str) {
+        p.target = t->text;
+        checkTarget(p, mod, tnode, *regions_[m->region]);
+      }
+    }
+    pipeline_ = p;
+    auto e = std::make_shared<ExecutableObj>();
+    e->module = m;
+    return PyValue::ofObject(e);
+  }
+  void checkTarget(const ProgramPipeline& p, const IRModule& mod, TSNode at, const Region& r) {
+    if (mod.vdevices.empty()) return;
+    std::string kind = p.target.substr(0, p.target.find(' '));
+    bool cpuTarget = kind == "llvm" || kind == "c";
+    bool scheduled = std::count(p.passes.begin(), p.passes.end(), "DefaultGPUSchedule") > 0;
+    for (auto& v : mod.vdevices) {
+      const std::string& vk = v->target.kind;
+      bool gpu = vk != "llvm" && vk != "c" && !vk.empty();
+      std::vector<diag::Related> rel;
+      if (const ByteRange* at2 = r.map.find(v.get())) rel.push_back({*at2, "the '" + vk + "' vdevice"});
+      if (cpuTarget && gpu && !scheduled) {
+        report("TVS304", at,
+               "relax.build(target=\"" + p.target + "\") compiles with the CPU pipeline: the kernels LegalizeOps binds to "
+               "the '" + vk + "' vdevice get no GPU schedule there (TVM's dlight GPU pipeline runs only for a GPU target), "
+               "so their build fails. Apply tvm.s_tir.transform.DefaultGPUSchedule() before relax.build, or pass target=\"" +
+                   vk + "\"",
+               rel);
+        return;
+      }
+      if (!cpuTarget && gpu && vk != kind) {
+        report("TVS304", at, "relax.build(target=\"" + p.target + "\") names a '" + kind + "' target, but the module's vdevices are on '" +
+                                 vk + "'", rel);
+        return;
+      }
+    }
+    if (!cpuTarget) {
+      bool named = std::any_of(mod.vdevices.begin(), mod.vdevices.end(), [&](auto& v) { return v->target.kind == kind; });
+      if (!named)
+        report("TVS304", at, "relax.build(target=\"" + p.target + "\") names a '" + kind + "' target that no vdevice of the module is on");
+    }
+  }
+
+  std::optional<PyValue> virtualMachine(TSNode call) {
+    auto args = py_.arguments(field(call, "arguments"));
+    if (args.positional.empty()) return std::nullopt;
+    auto* e = args.positional[0].as<ExecutableObj>();
+    const PyValue* devs = args.get(1, "device");
+    TSNode at = args.nodeOf(1, "device");
+    if (!e || !devs) return PyValue::ofObject(std::make_shared<VMObj>());
+    std::vector<DeviceHint> list;
+    if (devs->kind == PyValue::Kind::Device) {
+      list.push_back(devs->device);
+    } else if (devs->isSequence()) {
+      for (auto& d : *devs->items) {
+        if (d.kind != PyValue::Kind::Device) return PyValue::ofObject(std::make_shared<VMObj>());
+        list.push_back(d.device);
+      }
+    } else {
+      return PyValue::ofObject(std::make_shared<VMObj>());
+    }
+    bool appended = list.empty() || list.back().deviceType != 1;
+    if (appended) list.push_back({1, 0});  // TVM appends tvm.cpu() when the last device is not a CPU
+    const Region& r = *regions_[e->module->region];
+    const IRModule& mod = *r.module;
+    auto deviceText = [](const DeviceHint& d) {
+      return std::string(d.deviceType == 1 ? "tvm.cpu(" : d.deviceType == 2 ? "tvm.cuda(" : "tvm.device(") +
+             std::to_string(d.index) + ")";
+    };
+    for (size_t i = 0; i < mod.vdevices.size(); ++i) {
+      const VDevice& v = *mod.vdevices[i];
+      std::vector<diag::Related> rel;
+      if (const ByteRange* made = r.map.find(&v)) rel.push_back({*made, "vdevice entry " + std::to_string(i)});
+      if (i >= list.size()) {
+        report("TVS301", at,
+               "the VirtualMachine gets " + std::to_string(list.size()) + " device(s)" +
+                   (appended ? " (with the tvm.cpu() TVM appends)" : "") + " but the module's vdevice list has " +
+                   std::to_string(mod.vdevices.size()) + " entries: a tensor on entry " + std::to_string(i) +
+                   " fails at run time with \"The device index is out of VM physical devices list\". Pass one device "
+                   "per vdevice entry, in the list's order",
+               rel);
+        break;
+      }
+      int type = deviceTypeOfKind(v.target.kind);
+      if (type && (list[i].deviceType != type || list[i].index != v.vdeviceId)) {
+        report("TVS302", at,
+               "device " + std::to_string(i) + " of the VirtualMachine is " + deviceText(list[i]) +
+                   " but vdevice entry " + std::to_string(i) + " is '" + v.target.kind + "' id " + std::to_string(v.vdeviceId) +
+                   ": TVM allocates entry " + std::to_string(i) + "'s tensors on device " + std::to_string(i) +
+                   ", while copies and hints use the vdevice's own device. Pass " +
+                   deviceText({type, static_cast<int>(v.vdeviceId)}) + " there",
+               rel);
+        break;
+      }
+    }
+    return PyValue::ofObject(std::make_shared<VMObj>());
+  }
+
+  const syntax::Document& doc_;
+  const Aliases& aliases_;
+  const TvmscriptLowering& lowerTvmscript_;
+  PythonEvaluator py_;
+  std::vector<std::unique_ptr<Region>> regions_;
+  std::vector<std::shared_ptr<BuilderState>> states_;
+  std::vector<std::shared_ptr<BuilderState>> irbuilders_;
+  std::map<uint32_t, PyValue> definitions_;
+  std::set<uint32_t> lowered_;
+  std::optional<ProgramPipeline> pipeline_;
+};
+
+}  // namespace
+
+ProgramResult runProgram(const syntax::Document& doc, const Aliases& aliases, const TvmscriptLowering& lowerTvmscript) {
+  Program program(doc, aliases, lowerTvmscript);
+  return program.run();
+}
+
+}  // namespace tvms::frontend
