@@ -84,6 +84,10 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
   std::set<size_t> skip;
   for (size_t i = 0; i < file.regions.size(); ++i) {
     auto& r = file.regions[i];
+    if (r.builtByProgram) {  // Python that builds a module, not TVMScript: not ours to format
+      skip.insert(i);
+      continue;
+    }
     if (!r.formattable() || !endsAtDedent(doc.lines(), r.range)) {
       skip.insert(i);
       uint32_t line = doc.lines().lineOf(r.range.begin) + 1;

@@ -14,6 +14,9 @@ std::string normalizeTvmPath(std::string p) {
       {"tvm.relax.op", "R"},                          {"tvm.relax.const", "R.const"},
       {"tvm.relax.ExternFunc", "R.ExternFunc"},       {"tvm.relax.ShapeExpr", "R.ShapeExpr"},
       {"tvm.relax.TupleGetItem", "R.TupleGetItem"},   {"tvm.relax.Tuple", "R.tuple"},
+      // The struct info classes of the Python API, as R.Tensor(shape, dtype, vdevice, ndim) and friends.
+      {"tvm.relax.TensorStructInfo", "R.Tensor"},     {"tvm.relax.ShapeStructInfo", "R.Shape"},
+      {"tvm.relax.ObjectStructInfo", "R.Object"},     {"tvm.relax.PrimStructInfo", "R.Prim"},
   };
   for (auto& r : rules) {
     std::string_view from = r.from;

@@ -54,6 +54,7 @@ struct BuilderState {
   BindingBlockPtr block;
   bool moduleFrame = false;
   bool isBlockBuilder = false;
+  bool pending = false;  // made for values before any builder; the next BlockBuilder adopts it
   PyValue result;  // IRBuilder.get(): the last function, or the module of an I.ir_module() frame
   std::shared_ptr<PyList> outputs;  // the open dataflow frame's R.output variables
 };
@@ -88,11 +89,22 @@ std::string builderName(std::string n) {
       {"tvm.script.ir_builder.relax.", "R."}, {"tvm.script.ir_builder.ir.", "I."}, {"tvm.script.parser.relax.", "R."}};
   for (auto& [from, to] : prefixes)
     if (n.rfind(from, 0) == 0) return to + n.substr(std::string_view(from).size());
-  if (n == "tvm.relax.TensorStructInfo") return "R.Tensor";
-  if (n == "tvm.relax.ShapeStructInfo") return "R.Shape";
-  if (n == "tvm.relax.ObjectStructInfo") return "R.Object";
-  if (n == "tvm.relax.PrimStructInfo") return "R.Prim";
   return n;
+}
+
+// The node of argument `index` (positional) or `name` (keyword) of a call's argument list, without
+// evaluating anything: what builders lower themselves must be lowered once.
+TSNode argumentNode(TSNode list, size_t index, std::string_view name, const syntax::Document& doc) {
+  size_t position = 0;
+  for (TSNode a : namedChildren(list)) {
+    if (isType(a, "keyword_argument")) {
+      if (doc.nodeText(field(a, "name")) == name) return field(a, "value");
+      continue;
+    }
+    if (isType(a, "list_splat") || isType(a, "dictionary_splat")) return TSNode{};
+    if (position++ == index) return a;
+  }
+  return TSNode{};
 }
 
 bool endsWith(std::string_view s, std::string_view suffix) {
@@ -126,9 +138,20 @@ class Program final : public PythonEvaluator::Hooks {
     py_.run();
     ProgramResult out;
     for (auto& st : states_) finishRegion(*st);
-    for (auto& r : regions_) out.regions.push_back(std::move(*r));
+    // A builder state that built no function (struct info made for TVMScript, a builder unused) is
+    // no module: its region goes, and the pipeline's index follows.
+    std::optional<size_t> pipelineRegion;
+    for (size_t i = 0; i < regions_.size(); ++i) {
+      Region& r = *regions_[i];
+      if (r.builtByProgram && r.module->functions.empty() && !builtSomething_.count(i)) continue;
+      if (pipeline_ && pipeline_->region == i) pipelineRegion = out.regions.size();
+      out.regions.push_back(std::move(r));
+    }
     out.lowered = lowered_;
-    out.pipeline = pipeline_;
+    if (pipeline_ && pipelineRegion) {
+      out.pipeline = pipeline_;
+      out.pipeline->region = *pipelineRegion;
+    }
     out.diagnostics = std::move(py_.diagnostics());
     return out;
   }
@@ -265,6 +288,14 @@ class Program final : public PythonEvaluator::Hooks {
  private:
   // ---- builder states and their regions
   std::shared_ptr<BuilderState> newState(TSNode call, bool blockBuilder) {
+    // Variables and struct info made before the builder (TVM's tests make relax.Var first): the
+    // builder adopts the state they were lowered into.
+    if (blockBuilder && !states_.empty() && states_.back()->pending) {
+      auto st = states_.back();
+      st->pending = false;
+      extend(*st, call);
+      return st;
+    }
     auto st = std::make_shared<BuilderState>();
     st->region = regions_.size();
     st->isBlockBuilder = blockBuilder;
@@ -291,17 +322,20 @@ class Program final : public PythonEvaluator::Hooks {
   void finishRegion(BuilderState& st) {
     Region& r = regionOf(st);
     if (st.fn) endFunction(st, TSNode{});  // a function frame never closed (an error, or a loop not followed)
-    // The Lowerer's own diagnostics (TVS005, TVS011 of what it could not read) are already in the region.
-    (void)r;
+    // An IRBuilder function never put in a module is still checked, as the module TVM would make of it.
+    if (r.module->functions.empty())
+      if (auto* f = st.result.as<FunctionObj>(); f && f->relax) r.module->functions.push_back({f->relax->name, f->relax, nullptr});
   }
   // The IRBuilder state the R.* builder functions act on: the innermost `with IRBuilder()`.
   BuilderState* current() { return irbuilders_.empty() ? nullptr : irbuilders_.back().get(); }
   // The state whose Lowerer lowers an expression made outside any `emit`: the innermost IRBuilder,
   // else the last BlockBuilder made.
-  BuilderState* lowering() {
+  BuilderState* lowering(TSNode call) {
     if (auto* c = current()) return c;
     for (auto it = states_.rbegin(); it != states_.rend(); ++it) if ((*it)->isBlockBuilder) return it->get();
-    return nullptr;
+    auto st = newState(call, true);  // before any builder: the next BlockBuilder adopts it
+    st->pending = true;
+    return st.get();
   }
 
   // ---- functions
@@ -326,6 +360,7 @@ class Program final : public PythonEvaluator::Hooks {
   }
   void endFunction(BuilderState& st, TSNode item) {
     if (!st.fn) return;
+    builtSomething_.insert(st.region);
     if (!ts_node_is_null(item)) extend(st, item);
     Region& r = regionOf(st);
     if (!r.functions.empty()) r.functions.back().name = st.fn->name;
@@ -358,6 +393,21 @@ class Program final : public PythonEvaluator::Hooks {
     if (!ts_node_is_null(target)) st.lowerer->defineBuilderName(target, name, v.get());
     return v;
   }
+  // A Relax value named by `n`: what the program holds (a variable, an op call it evaluated), else the
+  // expression lowered as TVMScript (`output + bias` reads the program's names). Lowered once.
+  ExprPtr relaxValue(BuilderState& st, TSNode n) {
+    PyValue v = py_.eval(n);
+    if (v.kind == PyValue::Kind::Relax && v.relax) return v.relax;
+    return st.lowerer->lowerBuilderExpr(n);
+  }
+  StructInfoPtr structInfo(BuilderState& st, TSNode n) {
+    if (ts_node_is_null(n)) return nullptr;
+    PyValue v = py_.eval(n);
+    if (v.kind == PyValue::Kind::SInfo) return v.sinfo;
+    return st.lowerer->lowerBuilderSInfo(n);
+  }
+  TSNode arg(TSNode call, size_t index, std::string_view name) { return argumentNode(field(call, "arguments"), index, name, doc_); }
+
   // `value` bound to a new variable in the open block: R.emit, bb.emit, bb.emit_output.
   PyValue emit(BuilderState& st, TSNode call, TSNode valueNode, StructInfoPtr ann, bool output, std::string nameHint = "") {
     if (!st.fn) {
@@ -365,7 +415,7 @@ class Program final : public PythonEvaluator::Hooks {
       return PyValue::unknown("an emit outside a function");
     }
     extend(st, call);
-    ExprPtr value = st.lowerer->lowerBuilderExpr(valueNode);
+    ExprPtr value = relaxValue(st, valueNode);
     BindingBlock& b = block(st);
     bool dataflow = b.dataflow && !output;
     auto binding = std::make_shared<Binding>();
@@ -382,8 +432,8 @@ class Program final : public PythonEvaluator::Hooks {
     extend(st, call);
     auto binding = std::make_shared<Binding>();
     binding->kind = Binding::Kind::MatchCast;
-    binding->value = st.lowerer->lowerBuilderExpr(valueNode);
-    binding->castSInfo = st.lowerer->lowerBuilderSInfo(sinfoNode);
+    binding->value = relaxValue(st, valueNode);
+    binding->castSInfo = structInfo(st, sinfoNode);
     BindingBlock& b = block(st);
     binding->vars.push_back(newVar(st, call, "", nullptr, b.dataflow));
     Region& r = regionOf(st);
@@ -395,32 +445,23 @@ class Program final : public PythonEvaluator::Hooks {
   void functionReturn(BuilderState& st, TSNode call, TSNode valueNode) {
     if (!st.fn || ts_node_is_null(valueNode)) return;
     extend(st, call);
-    st.seq->body = st.lowerer->lowerBuilderExpr(valueNode);
+    st.seq->body = relaxValue(st, valueNode);
     Region& r = regionOf(st);
     r.map.operands.set({st.seq.get(), 0}, rangeOf(valueNode));
     r.map.ranges.set(st.seq.get(), rangeOf(statementOf(call)));
   }
   PyValue newVarValue(TSNode call, bool dataflow) {
-    BuilderState* st = lowering();
-    auto args = namedChildren(field(call, "arguments"));
-    PythonEvaluator::Arguments a = py_.arguments(field(call, "arguments"));
-    const PyValue* name = a.get(0, "name_hint");
-    TSNode sinfo = a.nodeOf(1, "struct_info");
-    if (!st || !name || name->kind != PyValue::Kind::Str) return PyValue::unknown("a relax.Var not known statically");
-    StructInfoPtr ann = ts_node_is_null(sinfo) ? nullptr : st->lowerer->lowerBuilderSInfo(sinfo);
+    BuilderState* st = lowering(call);
+    PyValue name = py_.eval(arg(call, 0, "name_hint"));
+    if (name.kind != PyValue::Kind::Str) return PyValue::unknown("a relax.Var whose name is not known statically");
+    StructInfoPtr ann = structInfo(*st, arg(call, 1, "struct_info"));
     extend(*st, call);
-    (void)args;
-    return PyValue::ofRelax(newVar(*st, call, name->text, ann, dataflow));
+    return PyValue::ofRelax(newVar(*st, call, name.text, ann, dataflow));
   }
 
   // ---- R.* / I.* called from Python: the IRBuilder API, struct info, ops
   std::optional<PyValue> scriptCall(const std::string& name, TSNode call) {
     TSNode argList = field(call, "arguments");
-    auto nodes = [&]() {
-      std::vector<TSNode> out;
-      for (TSNode a : namedChildren(argList)) out.push_back(isType(a, "keyword_argument") ? field(a, "value") : a);
-      return out;
-    };
     BuilderState* st = current();
     static const char* frameApi[] = {"R.function", "R.func_name", "R.func_attr", "R.arg", "R.func_ret_struct_info",
                                      "R.dataflow", "R.emit", "R.emit_match_cast", "R.output", "R.func_ret_value",
@@ -455,11 +496,10 @@ class Program final : public PythonEvaluator::Hooks {
       py_.notFollowed(call, "`" + name + "` outside a function frame (`with relax_builder.function():`)");
       return PyValue::unknown("the IRBuilder API outside a function");
     }
-    auto n = nodes();
     if (name == "R.func_name") {
-      auto args = py_.arguments(argList);
-      if (!args.positional.empty() && args.positional[0].kind == PyValue::Kind::Str) {
-        st->fn->name = args.positional[0].text;
+      PyValue fname = py_.eval(arg(call, 0, "name"));
+      if (fname.kind == PyValue::Kind::Str) {
+        st->fn->name = fname.text;
         auto& r = regionOf(*st);
         if (!r.functions.empty()) r.functions.back().name = st->fn->name;
       }
@@ -467,24 +507,23 @@ class Program final : public PythonEvaluator::Hooks {
     }
     if (name == "R.func_attr") return PyValue::none();  // attributes change no check
     if (name == "R.arg") {
-      auto args = py_.arguments(argList);
-      const PyValue* pname = args.get(0, "name");
-      TSNode sinfo = args.nodeOf(1, "struct_info");
-      if (!pname || pname->kind != PyValue::Kind::Str || ts_node_is_null(sinfo)) return PyValue::unknown("an R.arg");
-      auto v = newVar(*st, call, pname->text, st->lowerer->lowerBuilderSInfo(sinfo), false);
+      PyValue pname = py_.eval(arg(call, 0, "name"));
+      TSNode sinfo = arg(call, 1, "struct_info");
+      if (pname.kind != PyValue::Kind::Str || ts_node_is_null(sinfo)) return PyValue::unknown("an R.arg");
+      auto v = newVar(*st, call, pname.text, structInfo(*st, sinfo), false);
       st->fn->params.push_back(v);
       return PyValue::ofRelax(v);
     }
     if (name == "R.func_ret_struct_info") {
-      if (!n.empty()) st->fn->retAnnotation = st->lowerer->lowerBuilderSInfo(n[0]);
+      st->fn->retAnnotation = structInfo(*st, arg(call, 0, "ret_sinfo"));
       return PyValue::none();
     }
     if (name == "R.emit") {
-      if (n.empty()) return PyValue::unknown("an emit of nothing");
-      StructInfoPtr ann = n.size() > 1 ? st->lowerer->lowerBuilderSInfo(n[1]) : nullptr;
-      return emit(*st, call, n[0], ann, false);
+      TSNode value = arg(call, 0, "value");
+      if (ts_node_is_null(value)) return PyValue::unknown("an emit of nothing");
+      return emit(*st, call, value, structInfo(*st, arg(call, 1, "annotate_struct_info")), false);
     }
-    if (name == "R.emit_match_cast") return matchCast(*st, call, n.size() > 0 ? n[0] : TSNode{}, n.size() > 1 ? n[1] : TSNode{});
+    if (name == "R.emit_match_cast") return matchCast(*st, call, arg(call, 0, "value"), arg(call, 1, "struct_info"));
     if (name == "R.output") {
       auto args = py_.arguments(argList);
       for (auto& v : args.positional)
@@ -496,11 +535,11 @@ class Program final : public PythonEvaluator::Hooks {
       return PyValue::none();
     }
     if (name == "R.func_ret_value") {
-      if (!n.empty()) functionReturn(*st, call, n[0]);
+      functionReturn(*st, call, arg(call, 0, "value"));
       return PyValue::none();
     }
     // Struct info and ops, lowered by the builder that will use them.
-    BuilderState* l = lowering();
+    BuilderState* l = lowering(call);
     if (!l) return std::nullopt;
     static const char* sinfoNames[] = {"R.Tensor", "R.Tuple", "R.Shape", "R.Prim", "R.Object", "R.Callable"};
     if (std::any_of(std::begin(sinfoNames), std::end(sinfoNames), [&](const char* s) { return name == s; })) {
@@ -518,13 +557,12 @@ class Program final : public PythonEvaluator::Hooks {
     TSNode argList = field(call, "arguments");
     if (auto* b = m.receiver.as<BlockBuilderObj>()) {
       auto& st = *b->st;
-      auto args = py_.arguments(argList);
       extend(st, call);
       if (m.name == "function") {
         auto f = std::make_shared<FunctionFrameObj>();
         f->st = b->st;
-        if (const PyValue* n = args.get(0, "name"); n && n->kind == PyValue::Kind::Str) f->name = n->text;
-        if (const PyValue* p = args.get(1, "params")) f->params = *p;
+        if (PyValue n = py_.eval(arg(call, 0, "name")); n.kind == PyValue::Kind::Str) f->name = n.text;
+        if (TSNode p = arg(call, 1, "params"); !ts_node_is_null(p)) f->params = py_.eval(p);
         return PyValue::ofObject(f);
       }
       if (m.name == "dataflow") {
@@ -533,20 +571,21 @@ class Program final : public PythonEvaluator::Hooks {
         return PyValue::ofObject(d);
       }
       if (m.name == "emit" || m.name == "emit_output" || m.name == "emit_normalized") {
-        TSNode value = args.nodeOf(0, m.name == "emit_output" ? "output" : "expr");
+        TSNode value = arg(call, 0, m.name == "emit_output" ? "output" : "expr");
         if (ts_node_is_null(value)) return PyValue::unknown("an emit of nothing");
         std::string hint;
-        if (const PyValue* h = args.keyword("name_hint"); h && h->kind == PyValue::Kind::Str) hint = h->text;
+        if (PyValue h = py_.eval(arg(call, 1, "name_hint")); h.kind == PyValue::Kind::Str) hint = h.text;
         return emit(st, call, value, nullptr, m.name == "emit_output", hint);
       }
-      if (m.name == "match_cast") return matchCast(st, call, args.nodeOf(0, "value"), args.nodeOf(1, "struct_info"));
+      if (m.name == "match_cast") return matchCast(st, call, arg(call, 0, "value"), arg(call, 1, "struct_info"));
       if (m.name == "emit_func_output") {
         if (!st.fn) return PyValue::none();
         // params given here when bb.function had none
-        if (const PyValue* p = args.get(1, "params"); p && p->isSequence() && st.fn->params.empty())
-          for (auto& x : *p->items)
-            if (auto v = std::dynamic_pointer_cast<Var>(x.relax)) st.fn->params.push_back(v);
-        functionReturn(st, call, args.nodeOf(0, "output"));
+        if (TSNode pn = arg(call, 1, "params"); !ts_node_is_null(pn) && st.fn->params.empty())
+          if (PyValue p = py_.eval(pn); p.isSequence())
+            for (auto& x : *p.items)
+              if (auto v = std::dynamic_pointer_cast<Var>(x.relax)) st.fn->params.push_back(v);
+        functionReturn(st, call, arg(call, 0, "output"));
         return PyValue::none();
       }
       if (m.name == "get" || m.name == "finalize") {
@@ -849,6 +888,7 @@ class Program final : public PythonEvaluator::Hooks {
   std::vector<std::shared_ptr<BuilderState>> irbuilders_;
   std::map<uint32_t, PyValue> definitions_;
   std::set<uint32_t> lowered_;
+  std::set<size_t> builtSomething_;
   std::optional<ProgramPipeline> pipeline_;
 };
 

@@ -44,9 +44,9 @@ bool Lowerer::capturedPython(TSNode n) {
   }
   if (names.empty()) return false;
   if (currentFunction_) currentFunction_->capturesPython = true;
-  notChecked(n, "Python values from the enclosing scope (`" + names.front() +
-                    "`): TVM evaluates them, tvms does not yet, so the struct info of the function using them is not "
-                    "checked");
+  notChecked(n, "Python values not known statically (`" + names.front() +
+                    "`): TVM evaluates them; the file's Python does not say what they are, so the struct info of the "
+                    "function using them is not checked");
   return true;
 }
 

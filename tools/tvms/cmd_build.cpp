@@ -185,15 +185,21 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
     return std::nullopt;
   }
   const ir::IRModule* module = nullptr;
+  // A Python program that builds (or writes) a module and calls relax.build on it: that module,
+  // through the pipeline it names.
+  const auto& pipeline = lint.file.pipeline;
+  if (pipeline) module = lint.file.regions[pipeline->region].module.get();
+  // Else the first module written or built (a program's module with functions), then a standalone function.
   for (auto& r : lint.file.regions)
-    if (r.module && !r.module->standalone) { module = r.module.get(); break; }
+    if (!module && r.module && !r.module->standalone && !r.module->functions.empty()) module = r.module.get();
   if (!module)
     for (auto& r : lint.file.regions)
       if (r.module) { module = r.module.get(); break; }
-  if (!module) { std::cerr << "tvms: " << b.file << ": no TVMScript module to build\n"; return std::nullopt; }
+  if (!module) { std::cerr << "tvms: " << b.file << ": no TVMScript module to build (and no IRBuilder or BlockBuilder program building one)\n"; return std::nullopt; }
   driver::BuildOptions o;
   o.remap = b.remap;
   o.updateVDevice = b.updateVDevice;
+  if (pipeline && o.updateVDevice.empty()) o.updateVDevice = pipeline->updateVDevice;
   o.foldVDeviceScopeChange = b.foldScopeChange;
   o.compileKernels = jit;
   o.buildModules = buildModules;
@@ -201,6 +207,8 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   config::Config project;
   if (!config::loadConfig(b.file, project)) return std::nullopt;
   o.offload = b.offload && project.offload.value_or(true);
+  // A program offloads to cuBLAS/cuDNN only where it partitions for them, as TVM does.
+  if (pipeline) o.offload = o.offload && pipeline->offload;
   o.emit = b.emit;
   o.afterPass = [&](const std::string& pass, const std::string& text) {
     bool wanted = b.printAll;

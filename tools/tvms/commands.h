@@ -15,5 +15,6 @@ int runExplain(const Args& args);
 int runRun(const Args& args);
 int runBuild(const Args& args);
 int runCache(const Args& args);
+int runConvert(const Args& args);
 
 }  // namespace tvms::cli

@@ -15,6 +15,7 @@ commands:
   fmt [--check] [--diff] [--line-width N] [paths...|-]
                            format the TVMScript regions of Python files in place
   parse --dump-ir FILE     print the parsed module canonically (deterministic)
+  convert FILE [-o OUT.py] write the module a Python program builds (IRBuilder, BlockBuilder) as TVMScript
   explain CODE             explain a diagnostic code (e.g. TVS201)
   build FILE [-o X.tvmx]   compile the module (--print-after=PASS, --print-after-all)
   run FILE [--input ...]   compile (or load a .tvmx) and run a function on the vdevices
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
     if (cmd == "run") return tvms::cli::runRun(args);
     if (cmd == "build") return tvms::cli::runBuild(args);
     if (cmd == "cache") return tvms::cli::runCache(args);
+    if (cmd == "convert") return tvms::cli::runConvert(args);
     if (cmd == "lsp") {
       if (!args.empty()) {
         bool help = args[0] == "-h" || args[0] == "--help";
