@@ -113,8 +113,10 @@ void assemble(LintResult& out, const syntax::Document& doc, const RuleSelection&
   std::vector<diag::Diagnostic> all = out.file.diagnostics;
   for (size_t i = 0; i < out.file.regions.size(); ++i) {
     auto& region = out.file.regions[i];
-    all.insert(all.end(), region.diagnostics.begin(), region.diagnostics.end());
     auto more = out.analyses[i].all();
+    more.insert(more.begin(), region.diagnostics.begin(), region.diagnostics.end());
+    if (region.builtByProgram || region.readsPython)  // TVMScript edits do not fit the program's Python
+      for (auto& d : more) std::erase_if(d.fixes, [](auto& f) { return !f.python; });
     all.insert(all.end(), more.begin(), more.end());
   }
   const syntax::LineIndex& lines = doc.lines();

@@ -234,7 +234,7 @@ class VDeviceChecker {
           // The list came from the program's Python: name its entry the way the program can.
           d.message += " Use the list's entry `" + py->second + "` instead.";
           d.related.push_back({range(e), "the equal entry `" + py->second + "` of the module's vdevice list"});
-          d.fixes.push_back({"Use the list's entry `" + py->second + "`", {{urange, py->second}}, true});
+          d.fixes.push_back({"Use the list's entry `" + py->second + "`", {{urange, py->second}}, true, true});
           out_.push_back(std::move(d));
           return;
         }

@@ -27,6 +27,9 @@ struct Fix {
   std::string title;
   std::vector<TextEdit> edits;
   bool safe = true;  // applied by `tvms lint --fix`
+  // Written for text that is the program's Python (a builder program, a vdevice list made in Python):
+  // only such fixes are offered there, TVMScript edits would not fit.
+  bool python = false;
 };
 
 struct Diagnostic {

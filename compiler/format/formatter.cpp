@@ -88,6 +88,13 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
       skip.insert(i);
       continue;
     }
+    if (r.readsPython) {  // the printer would write the values in place of the Python names
+      skip.insert(i);
+      result.notes.push_back("line " + std::to_string(doc.lines().lineOf(r.range.begin) + 1) +
+                             ": left as written (it reads Python values of the file, which reprinting would replace "
+                             "by their values)");
+      continue;
+    }
     if (!r.formattable() || !endsAtDedent(doc.lines(), r.range)) {
       skip.insert(i);
       uint32_t line = doc.lines().lineOf(r.range.begin) + 1;

@@ -55,6 +55,7 @@ struct BuilderState {
   bool moduleFrame = false;
   bool isBlockBuilder = false;
   bool pending = false;  // made for values before any builder; the next BlockBuilder adopts it
+  uint64_t frame = 0;    // the Python function run that made it
   PyValue result;  // IRBuilder.get(): the last function, or the module of an I.ir_module() frame
   std::shared_ptr<PyList> outputs;  // the open dataflow frame's R.output variables
 };
@@ -290,13 +291,14 @@ class Program final : public PythonEvaluator::Hooks {
   std::shared_ptr<BuilderState> newState(TSNode call, bool blockBuilder) {
     // Variables and struct info made before the builder (TVM's tests make relax.Var first): the
     // builder adopts the state they were lowered into.
-    if (blockBuilder && !states_.empty() && states_.back()->pending) {
+    if (blockBuilder && !states_.empty() && states_.back()->pending && states_.back()->frame == py_.frameId()) {
       auto st = states_.back();
       st->pending = false;
       extend(*st, call);
       return st;
     }
     auto st = std::make_shared<BuilderState>();
+    st->frame = py_.frameId();
     st->region = regions_.size();
     st->isBlockBuilder = blockBuilder;
     regions_.push_back(std::make_unique<Region>());
@@ -332,7 +334,8 @@ class Program final : public PythonEvaluator::Hooks {
   // else the last BlockBuilder made.
   BuilderState* lowering(TSNode call) {
     if (auto* c = current()) return c;
-    for (auto it = states_.rbegin(); it != states_.rend(); ++it) if ((*it)->isBlockBuilder) return it->get();
+    if (!states_.empty() && states_.back()->isBlockBuilder && states_.back()->frame == py_.frameId())
+      return states_.back().get();
     auto st = newState(call, true);  // before any builder: the next BlockBuilder adopts it
     st->pending = true;
     return st.get();

@@ -263,7 +263,7 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
     auto s = stringLiteral(doc_, n);
     return parseDimString(s ? *s : "", rangeOf(n));
   }
-  if (t == "identifier" || t == "subscript" || t == "attribute" || (t == "binary_operator" && !inSignature_))
+  if (t == "identifier" || t == "subscript" || t == "attribute" || t == "binary_operator")
     if (auto v = pythonValue(n); v && v->kind == PyValue::Kind::Int) return primInt(v->integer);
   if (t == "identifier") {
     std::string name = text(n);

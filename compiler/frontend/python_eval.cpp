@@ -162,6 +162,7 @@ void PythonEvaluator::run() {
     if (executedFunctions_.count(ts_node_start_byte(def))) continue;
     executedFunctions_.insert(ts_node_start_byte(def));
     locals_.emplace_back();
+    frameIds_.push_back(nextFrameId_++);
     std::vector<TSNode> params = namedChildren(field(def, "parameters"));
     for (TSNode p : params) {
       TSNode name = isType(p, "identifier") ? p : field(p, "name");
@@ -171,6 +172,7 @@ void PythonEvaluator::run() {
     exec(field(def, "body"));
     returned_ = false;
     locals_.pop_back();
+    frameIds_.pop_back();
   }
 }
 
@@ -844,11 +846,13 @@ PyValue PythonEvaluator::callFunction(const PyValue& fn, TSNode call, const Argu
     ++index;
   }
   locals_.push_back(std::move(scope));
+  frameIds_.push_back(nextFrameId_++);
   exec(field(def, "body"));
   PyValue result = returned_ ? returnValue_ : PyValue::none();
   returned_ = false;
   returnValue_ = PyValue{};
   locals_.pop_back();
+  frameIds_.pop_back();
   return result;
 }
 

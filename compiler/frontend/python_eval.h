@@ -54,6 +54,9 @@ class PythonEvaluator {
   // a function of the file), so reading it twice is harmless.
   PyValue evalPure(TSNode expr);
   const PyValue* lookup(const std::string& name) const;
+  // Which run of which function body is executing (0: the module's statements): builders made in one
+  // test function do not collect the values another makes.
+  uint64_t frameId() const { return frameIds_.empty() ? 0 : frameIds_.back(); }
   // A name the current scope binds to exactly `v` (same list or object), for messages and fixes:
   // "vdevice" for the list, "vdevice[1]" for its entry.
   std::string spellingOf(const PyValue& v) const;
@@ -99,6 +102,8 @@ class PythonEvaluator {
   Hooks& hooks_;
   Scope globals_;
   std::vector<Scope> locals_;  // one per followed function call
+  std::vector<uint64_t> frameIds_;
+  uint64_t nextFrameId_ = 1;
   bool pure_ = false;
   bool returned_ = false;
   PyValue returnValue_;
