@@ -761,6 +761,14 @@ class Program final : public PythonEvaluator::Hooks {
     return PyValue::ofObject(out);
   }
 
+  // The module's vdevice list after the UpdateVDevice passes the program applied to it.
+  std::vector<std::shared_ptr<const VDevice>> effectiveVDevices(const ModuleObj& m) {
+    std::vector<std::shared_ptr<const VDevice>> list = regions_[m.region]->module->vdevices;
+    for (auto& [index, v] : m.updateVDevice)
+      if (index < list.size()) list[index] = v;
+    return list;
+  }
+
   void report(std::string_view code, TSNode at, std::string message, std::vector<diag::Related> related = {}) {
     auto d = diag::make(code, rangeOf(at), std::move(message));
     d.related = std::move(related);
@@ -777,7 +785,7 @@ class Program final : public PythonEvaluator::Hooks {
     p.passes = m->passes;
     p.updateVDevice = m->updateVDevice;
     p.offload = m->offload;
-    const IRModule& mod = *regions_[m->region]->module;
+    auto vdevices = effectiveVDevices(*m);
     if (const PyValue* t = args.get(1, "target")) {
       TSNode tnode = args.nodeOf(1, "target");
       if (t->kind == PyValue::Kind::Dict) {
@@ -787,7 +795,7 @@ class Program final : public PythonEvaluator::Hooks {
                "(\"llvm\") or none");
       } else if (t->kind == PyValue::Kind::Str) {
         p.target = t->text;
-        checkTarget(p, mod, tnode, *regions_[m->region]);
+        checkTarget(p, vdevices, tnode, *regions_[m->region]);
       }
     }
     pipeline_ = p;
@@ -795,12 +803,13 @@ class Program final : public PythonEvaluator::Hooks {
     e->module = m;
     return PyValue::ofObject(e);
   }
-  void checkTarget(const ProgramPipeline& p, const IRModule& mod, TSNode at, const Region& r) {
-    if (mod.vdevices.empty()) return;
+  void checkTarget(const ProgramPipeline& p, const std::vector<std::shared_ptr<const VDevice>>& vdevices, TSNode at,
+                   const Region& r) {
+    if (vdevices.empty()) return;
     std::string kind = p.target.substr(0, p.target.find(' '));
     bool cpuTarget = kind == "llvm" || kind == "c";
     bool scheduled = std::count(p.passes.begin(), p.passes.end(), "DefaultGPUSchedule") > 0;
-    for (auto& v : mod.vdevices) {
+    for (auto& v : vdevices) {
       const std::string& vk = v->target.kind;
       bool gpu = vk != "llvm" && vk != "c" && !vk.empty();
       std::vector<diag::Related> rel;
@@ -821,7 +830,7 @@ class Program final : public PythonEvaluator::Hooks {
       }
     }
     if (!cpuTarget) {
-      bool named = std::any_of(mod.vdevices.begin(), mod.vdevices.end(), [&](auto& v) { return v->target.kind == kind; });
+      bool named = std::any_of(vdevices.begin(), vdevices.end(), [&](auto& v) { return v->target.kind == kind; });
       if (!named)
         report("TVS304", at, "relax.build(target=\"" + p.target + "\") names a '" + kind + "' target that no vdevice of the module is on");
     }
@@ -848,20 +857,20 @@ class Program final : public PythonEvaluator::Hooks {
     bool appended = list.empty() || list.back().deviceType != 1;
     if (appended) list.push_back({1, 0});  // TVM appends tvm.cpu() when the last device is not a CPU
     const Region& r = *regions_[e->module->region];
-    const IRModule& mod = *r.module;
+    auto vdevices = effectiveVDevices(*e->module);
     auto deviceText = [](const DeviceHint& d) {
       return std::string(d.deviceType == 1 ? "tvm.cpu(" : d.deviceType == 2 ? "tvm.cuda(" : "tvm.device(") +
              std::to_string(d.index) + ")";
     };
-    for (size_t i = 0; i < mod.vdevices.size(); ++i) {
-      const VDevice& v = *mod.vdevices[i];
+    for (size_t i = 0; i < vdevices.size(); ++i) {
+      const VDevice& v = *vdevices[i];
       std::vector<diag::Related> rel;
       if (const ByteRange* made = r.map.find(&v)) rel.push_back({*made, "vdevice entry " + std::to_string(i)});
       if (i >= list.size()) {
         report("TVS301", at,
                "the VirtualMachine gets " + std::to_string(list.size()) + " device(s)" +
                    (appended ? " (with the tvm.cpu() TVM appends)" : "") + " but the module's vdevice list has " +
-                   std::to_string(mod.vdevices.size()) + " entries: a tensor on entry " + std::to_string(i) +
+                   std::to_string(vdevices.size()) + " entries: a tensor on entry " + std::to_string(i) +
                    " fails at run time with \"The device index is out of VM physical devices list\". Pass one device "
                    "per vdevice entry, in the list's order",
                rel);

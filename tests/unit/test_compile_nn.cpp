@@ -145,6 +145,31 @@ TEST_CASE("compile and run: the corpus's cuda + llvm examples, cuda remapped to 
   }
 }
 
+TEST_CASE("compile and run: an IRBuilder program (examples/builder_conv2d.py), cuda + llvm with cuda remapped to a CPU device, against the host reference") {
+  // The module a Python program builds with TVM's IRBuilder API, lowered from its Python and run.
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto data = h.tensor({1, 16, 16, 3}, rng), weight = h.tensor({8, 3, 3, 3}, rng), bias = h.tensor({1, 1, 1, 8}, rng);
+  test::Run r = compileAndRun(tvms::test::readFile(std::string(TVMS_SOURCE_DIR) + "/examples/builder_conv2d.py"),
+                              {data, weight, bias}, {{"cuda:0", "cpu"}});
+  std::vector<double> want(16 * 16 * 8);
+  for (int64_t y = 0; y < 16; ++y)
+    for (int64_t x = 0; x < 16; ++x)
+      for (int64_t o = 0; o < 8; ++o) {
+        double s = test::at(bias, o);
+        for (int64_t a = 0; a < 3; ++a)
+          for (int64_t b = 0; b < 3; ++b) {
+            int64_t iy = y + a - 1, ix = x + b - 1;
+            if (iy < 0 || iy >= 16 || ix < 0 || ix >= 16) continue;
+            for (int64_t i = 0; i < 3; ++i)
+              s += static_cast<double>(test::at(data, (iy * 16 + ix) * 3 + i)) * test::at(weight, ((o * 3 + a) * 3 + b) * 3 + i);
+          }
+        want[static_cast<size_t>((y * 16 + x) * 8 + o)] = 2 * s;
+      }
+  checkClose(r.outputs.at(0), want, 1e-4);
+  CHECK(r.stats.copies == 1);  // the R.to_vdevice to vdevice[1]
+}
+
 TEST_CASE("compile and run: conv2d_transpose (strides, padding, output_padding, groups) and conv1d_transpose") {
   TVMS_FRESH_RNG(rng);
   test::Host h;

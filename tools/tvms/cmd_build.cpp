@@ -148,10 +148,6 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
   }
   if (b.file.empty()) { std::cerr << usage; return std::nullopt; }
   for (auto& p : b.printAfter) {
-    if (p == "UpdateVDevice" && b.updateVDevice.empty()) {
-      std::cerr << "tvms: UpdateVDevice runs only when asked for: add --update-vdevice=INDEX:KIND[:ID][:SCOPE]\n";
-      return std::nullopt;
-    }
     if (p == "FoldVDeviceScopeChange" && !b.foldScopeChange) {
       std::cerr << "tvms: FoldVDeviceScopeChange runs only when asked for: add --fold-vdevice-scope-change\n";
       return std::nullopt;
@@ -200,6 +196,12 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   o.remap = b.remap;
   o.updateVDevice = b.updateVDevice;
   if (pipeline && o.updateVDevice.empty()) o.updateVDevice = pipeline->updateVDevice;
+  for (auto& p : b.printAfter)
+    if (p == "UpdateVDevice" && o.updateVDevice.empty()) {
+      std::cerr << "tvms: UpdateVDevice runs only when asked for: add --update-vdevice=INDEX:KIND[:ID][:SCOPE] (or call "
+                   "relax.transform.UpdateVDevice in the file's program)\n";
+      return std::nullopt;
+    }
   o.foldVDeviceScopeChange = b.foldScopeChange;
   o.compileKernels = jit;
   o.buildModules = buildModules;
