@@ -531,3 +531,57 @@ TEST_CASE("lsp: pull diagnostics, codeDescription, [tool.tvms] and didChangeConf
   std::remove((root + "/pyproject.toml").c_str());
   rmdir(dir);
 }
+
+TEST_CASE("lsp: an IRBuilder program typed key by key: the trap's TVS202 appears live, its quick fix writes vdevice[1], hover on a Python variable") {
+  Client c;
+  c.initialize(nullptr, json::object(), {{"debounceMs", 0}});
+  std::string full = tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/builder_irbuilder_trap.py");
+  const std::string trapLine = "            output = R.emit(relax.op.to_vdevice(output, I.vdevice(\"llvm\")))  # expect: TVS202\n";
+  size_t lineAt = full.find(trapLine);
+  REQUIRE(lineAt != std::string::npos);
+  std::string text = full.substr(0, lineAt) + full.substr(lineAt + trapLine.size());
+  const std::string uri = "file:///work/builder.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  json first = c.diagnosticsFor(1);
+  REQUIRE(!first.is_null());
+  REQUIRE(first["diagnostics"].size() == 1);  // without the move, only: the llvm entry is unused
+  CHECK(first["diagnostics"][0]["code"] == "TVS209");
+  // Type the line one character at a time, as an editor sends it.
+  const std::string typed = trapLine.substr(0, trapLine.find("  # expect")) + "\n";
+  int version = 1;
+  for (size_t i = 0; i < typed.size(); ++i) {
+    uint32_t at = static_cast<uint32_t>(lineAt + i);
+    c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", ++version}}},
+                                       {"contentChanges", json::array({changeAt(tvms::syntax::LineIndex(text), at, at, typed.substr(i, 1))})}});
+    text.insert(at, typed.substr(i, 1));
+  }
+  json diags = c.diagnosticsFor(version);
+  REQUIRE(!diags.is_null());
+  REQUIRE(diags["diagnostics"].size() == 1);
+  json d = diags["diagnostics"][0];
+  CHECK(d["code"] == "TVS202");
+  CHECK(d["range"]["start"] == positionIn(text, text.find("to_vdevice(output, I.vdevice") + 19));
+  bool entry = false;
+  for (auto& r : d["relatedInformation"]) entry |= r["message"].get<std::string>().find("`vdevice[1]`") != std::string::npos;
+  CHECK(entry);
+
+  c.request(30, "textDocument/codeAction", {{"textDocument", {{"uri", uri}}}, {"range", d["range"]}, {"context", {{"diagnostics", json::array({d})}}}});
+  json fix, actions = c.response(30)["result"];
+  INFO(actions.dump());
+  for (auto& a : actions)
+    if (a["title"] == "Use the list's entry `vdevice[1]`") fix = a;
+  REQUIRE(!fix.is_null());
+  json changes = json::array();
+  for (auto& e : fix["edit"]["changes"][uri]) changes.push_back({{"range", e["range"]}, {"text", e["newText"]}});
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", ++version}}}, {"contentChanges", changes}});
+  json after = c.diagnosticsFor(version);
+  REQUIRE(!after.is_null());
+  CHECK(after["diagnostics"].empty());
+
+  // Hover on a Python variable the program binds to a Relax value: its deduced struct info.
+  size_t use = text.find("R.emit(output + bias)") + 7;
+  c.request(31, "textDocument/hover", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, use)}});
+  json hover = c.response(31);
+  REQUIRE(hover["result"].is_object());
+  CHECK(hover["result"]["contents"]["value"].get<std::string>().find("R.Tensor((1, 8, 8, 4), dtype=\"float32\")") != std::string::npos);
+}
