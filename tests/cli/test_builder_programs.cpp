@@ -49,7 +49,7 @@ TEST_CASE("builder programs: the IRBuilder trap is TVS202 at the new I.vdevice, 
   CHECK(again.out.empty());
 }
 
-TEST_CASE("builder programs: fmt leaves them alone, silently; TVMScript reading Python values is left as written, with a note") {
+TEST_CASE("builder programs: fmt leaves them alone, silently, and TVMScript reading Python values as written, with a note") {
   std::string program = slurp(example("builder_conv2d.py"));
   std::string copy = tempFile("builder_fmt.py", program);
   auto r = runTvms({"fmt", copy});
