@@ -126,6 +126,12 @@ class Deducer {
 
   StructInfoPtr constant(const Constant& c) {
     if (c.metadataIndex >= 0) return tensorSInfo(std::nullopt, c.dtype);
+    if (c.value.kind == Value::Kind::Opaque && !c.arrayShape) return nullptr;  // a value not known: unknown, silent
+    if (c.arrayShape) {
+      std::vector<PrimExprPtr> shape;
+      for (int64_t d : *c.arrayShape) shape.push_back(primInt(d));
+      return tensorSInfo(shape, c.dtype);
+    }
     std::vector<PrimExprPtr> dims;
     const Value* v = &c.value;
     while (v->kind == Value::Kind::List) {

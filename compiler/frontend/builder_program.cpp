@@ -139,6 +139,11 @@ class Program final : public PythonEvaluator::Hooks {
     py_.run();
     ProgramResult out;
     for (auto& st : states_) finishRegion(*st);
+    // Modules built in one file get distinct class names (Module, Module_1, ...), as `tvms convert`
+    // writes them side by side.
+    int built = 0;
+    for (auto& r : regions_)
+      if (r->builtByProgram && !r->module->functions.empty() && built++) r->module->name = "Module_" + std::to_string(built - 1);
     // A builder state that built no function (struct info made for TVMScript, a builder unused) is
     // no module: its region goes, and the pipeline's index follows.
     std::optional<size_t> pipelineRegion;
@@ -595,6 +600,29 @@ class Program final : public PythonEvaluator::Hooks {
         auto mod = std::make_shared<ModuleObj>();
         mod->region = st.region;
         return PyValue::ofObject(mod);
+      }
+      if (m.name == "add_func") {
+        // A function the file wrote in TVMScript (a @T.prim_func, a standalone @R.function), added under
+        // a name: calls of the GlobalVar it returns are checked against it.
+        PyValue f = py_.eval(arg(call, 0, "func"));
+        PyValue name = py_.eval(arg(call, 1, "func_name"));
+        auto* fn = f.as<FunctionObj>();
+        if (fn && name.kind == PyValue::Kind::Str) {
+          Region& r = regionOf(st);
+          if (!r.module->function(name.text)) {
+            if (fn->relax) {
+              auto copy = std::make_shared<Function>(*fn->relax);
+              copy->name = name.text;
+              r.module->functions.push_back({name.text, copy, nullptr});
+            } else if (fn->tir) {
+              auto copy = std::make_shared<PrimFunc>(*fn->tir);
+              copy->name = name.text;
+              r.module->functions.push_back({name.text, nullptr, copy});
+            }
+            builtSomething_.insert(st.region);
+          }
+          return PyValue::ofRelax(std::make_shared<GlobalVar>(name.text));
+        }
       }
       if (m.name == "emit_te" || m.name == "call_te" || m.name == "add_func" || m.name == "update_func") {
         py_.notFollowed(call, "`bb." + m.name + "(...)`: TVM runs the function to make a PrimFunc; its result is not known to tvms");

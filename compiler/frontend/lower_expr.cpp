@@ -314,6 +314,12 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
       return opaque(n);
     }
     c->value = literalOrOpaque(pos[0]);
+    if (auto array = pythonValue(pos[0]); array && array->kind == PyValue::Kind::Array) {
+      // relax.const(np.random.randn(*shape).astype(dtype)): the array's shape and dtype, values unknown
+      c->arrayShape.emplace();
+      for (auto& d : *array->items) c->arrayShape->push_back(d.integer);
+      c->dtype = array->dtype;
+    }
     TSNode dt = pos.size() > 1 ? pos[1] : TSNode{};
     for (TSNode a : namedChildren(args))
       if (isType(a, "keyword_argument") && text(field(a, "name")) == "dtype") dt = field(a, "value");

@@ -677,14 +677,6 @@ PyValue PythonEvaluator::evalCall(TSNode call) {
     if (pure_) return PyValue::unknown("a call of a function of the file");
     return callFunction(callee, call, arguments(argList));
   }
-  if (pure_) {
-    // What TVMScript may compute from captured values without effects: vdevice and device objects.
-    std::string name = canonicalName(callee);
-    if (name != "I.vdevice" && name != "tvm.ir.VDevice" && name.rfind("tvm.", 0) != 0 && name.rfind("numpy", 0) != 0)
-      return PyValue::unknown("a call");
-  }
-  if (callee.kind == PyValue::Kind::Namespace)
-    if (auto v = valueCall(canonicalName(callee), arguments(argList), call)) return *v;
   if (auto m = callee.as<BoundMethod>(); m && m->receiver.kind == PyValue::Kind::Array) {
     // arr.astype(dtype): the same shape, another dtype
     Arguments args = arguments(argList);
@@ -695,6 +687,14 @@ PyValue PythonEvaluator::evalCall(TSNode call) {
     }
     return PyValue::unknown("`." + m->name + "(...)` of an array is not followed");
   }
+  if (pure_) {
+    // What TVMScript may compute from captured values without effects: vdevice and device objects.
+    std::string name = canonicalName(callee);
+    if (name != "I.vdevice" && name != "tvm.ir.VDevice" && name.rfind("tvm.", 0) != 0 && name.rfind("numpy", 0) != 0)
+      return PyValue::unknown("a call");
+  }
+  if (callee.kind == PyValue::Kind::Namespace)
+    if (auto v = valueCall(canonicalName(callee), arguments(argList), call)) return *v;
   if (auto v = hooks_.call(callee, call)) return *v;
   std::string shown = callee.kind == PyValue::Kind::Namespace ? canonicalName(callee) : describe(callee);
   return PyValue::unknown("`" + shown + "(...)` is not followed");

@@ -2,6 +2,7 @@
 // Relax expressions, bindings and functions. Nodes hold what the program says; deduced struct info
 // lives in analysis results, and source ranges in the frontend's side table: the IR knows no CST.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct Constant : Expr {
   std::string dtype;
   bool pythonLiteral = false;
   int metadataIndex = -1;
+  // A constant made from a numpy array of the program (`value` then holds its Python text): the
+  // array's shape, known statically, its values not.
+  std::optional<std::vector<int64_t>> arrayShape;
 };
 
 struct PrimValue : Expr {

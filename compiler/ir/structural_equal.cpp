@@ -120,7 +120,7 @@ class Comparer {
         auto& x = static_cast<const Constant&>(*a);
         auto& y = static_cast<const Constant&>(*b);
         return x.metadataIndex == y.metadataIndex && x.dtype == y.dtype && value(x.value, y.value) &&
-               x.pythonLiteral == y.pythonLiteral;
+               x.pythonLiteral == y.pythonLiteral && x.arrayShape == y.arrayShape;
       }
       case Expr::Kind::PrimValue:
         return prim(static_cast<const PrimValue&>(*a).value, static_cast<const PrimValue&>(*b).value);

@@ -1,5 +1,6 @@
 # A BlockBuilder program in TVM's test style: variables first, then the builder; every construct of
 # the API the checks follow. A function nothing calls (a pytest test) is still checked.
+import numpy as np
 import tvm
 from tvm import relax
 from tvm.script import ir as I
@@ -37,3 +38,16 @@ def test_mistakes():
         bb.emit_func_output(u)
     mod = tvm.IRModule({"main": bb.get()["main"]}, global_infos={"vdevice": vdevices})
     return mod
+
+
+def test_constants_from_numpy():
+    # relax.const of a numpy array the program makes: its shape and dtype are known statically.
+    shape = (3, 4)
+    w = relax.const(np.random.randn(*shape).astype("float32"))
+    x = relax.Var("x", R.Tensor((4, 3), "float32"))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        good = bb.emit(relax.op.matmul(x, w))
+        bad = bb.emit(relax.op.add(x, w))  # expect: TVS101
+        bb.emit_func_output(good)
+    return bb.get()
