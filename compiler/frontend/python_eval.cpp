@@ -177,6 +177,14 @@ void PythonEvaluator::run() {
 }
 
 void PythonEvaluator::exec(TSNode block) {
+  // Blocks nested past this are not followed (the parser accepts thousands of levels; the stack would not).
+  if (blockDepth_ >= 100) {
+    notFollowed(block, "statements nested more than 100 blocks deep");
+    forgetAssignedIn(block, "assigned in a block nested too deeply");
+    return;
+  }
+  ++blockDepth_;
+  struct Leave { int& d; ~Leave() { --d; } } leave{blockDepth_};
   for (TSNode stmt : namedChildren(block)) {
     if (returned_) return;
     statement(stmt);
@@ -185,6 +193,9 @@ void PythonEvaluator::exec(TSNode block) {
 
 void PythonEvaluator::bind(TSNode target, const PyValue& value) {
   std::string_view t = typeOf(target);
+  if (bindDepth_ > 100) return;  // ((((a)))) a hundred levels deep: not followed
+  ++bindDepth_;
+  struct Leave { int& d; ~Leave() { --d; } } leave{bindDepth_};
   Scope& scope = locals_.empty() ? globals_ : locals_.back();
   if (t == "identifier") {
     scope[text(target)] = value;

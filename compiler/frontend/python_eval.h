@@ -107,7 +107,7 @@ class PythonEvaluator {
   bool pure_ = false;
   bool returned_ = false;
   PyValue returnValue_;
-  int depth_ = 0;
+  int depth_ = 0, blockDepth_ = 0, bindDepth_ = 0;
   std::set<uint32_t> executedFunctions_;  // start bytes of function definitions whose body ran
   std::vector<TSNode> functionDefinitions_;
   std::set<std::string> notedConstructs_;

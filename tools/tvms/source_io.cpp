@@ -88,7 +88,7 @@ std::vector<std::string> expandPaths(const std::vector<std::string>& paths, bool
 
 bool mayHoldTvmScript(const std::string& text) {
   return text.find("ir_module") != std::string::npos || text.find("function") != std::string::npos ||
-         text.find("prim_func") != std::string::npos;
+         text.find("prim_func") != std::string::npos || text.find("Builder") != std::string::npos;
 }
 
 bool writeFile(const std::string& path, const std::string& text) {
