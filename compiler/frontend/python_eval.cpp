@@ -11,7 +11,11 @@ namespace tvms::frontend {
 namespace {
 
 constexpr int kMaxCallDepth = 16;
-constexpr size_t kMaxSequence = 1 << 16;  // `[0] * n` past this is not built
+// Values past these sizes are not built (doubling a list in straight-line code would exhaust memory).
+constexpr size_t kMaxSequence = 1 << 16;
+constexpr size_t kMaxString = 1 << 20;
+// Statements executed in all: past this, calls are not followed (helpers calling helpers twice each).
+constexpr uint64_t kMaxSteps = 2'000'000;
 
 // numpy's dtype spellings as TVM's ("float32"); np.float32 is "numpy.float32".
 std::string dtypeName(const PyValue& v) {
@@ -63,7 +67,13 @@ std::string describe(const PyValue& v) {
     case PyValue::Kind::List: {
       bool tuple = v.kind == PyValue::Kind::Tuple;
       std::string s = tuple ? "(" : "[";
-      for (size_t i = 0; i < v.items->size(); ++i) s += (i ? ", " : "") + describe((*v.items)[i]);
+      for (size_t i = 0; i < v.items->size(); ++i) {
+        if (i == 8) {
+          s += ", ...";
+          break;
+        }
+        s += (i ? ", " : "") + describe((*v.items)[i]);
+      }
       if (tuple && v.items->size() == 1) s += ",";
       return s + (tuple ? ")" : "]");
     }
@@ -259,6 +269,7 @@ void PythonEvaluator::importStatement(TSNode stmt) {
 
 void PythonEvaluator::statement(TSNode stmt) {
   std::string_view t = typeOf(stmt);
+  ++steps_;
   if (ts_node_has_error(stmt)) return;  // the syntax error is reported elsewhere
   if (t == "import_statement" || t == "import_from_statement") return importStatement(stmt);
   if (t == "expression_statement") {
@@ -552,6 +563,7 @@ PyValue PythonEvaluator::fstring(TSNode n) {
       if (v.kind == PyValue::Kind::Str) out += v.text;
       else if (v.kind == PyValue::Kind::Int) out += std::to_string(v.integer);
       else return PyValue::unknown("an f-string of values not known statically");
+      if (out.size() > kMaxString) return PyValue::unknown("a string too long");
     } else {
       return PyValue::unknown("a string not known statically");
     }
@@ -587,13 +599,14 @@ PyValue PythonEvaluator::binary(const std::string& op, const PyValue& a, const P
     if (op == "**") return PyValue::ofFloat(std::pow(x, y));
     return PyValue::unknown("float arithmetic not followed");
   }
-  if (op == "+" && a.kind == PyValue::Kind::Str && b.kind == PyValue::Kind::Str) return PyValue::ofStr(a.text + b.text);
-  if (op == "+" && a.isSequence() && b.kind == a.kind) {
+  if (op == "+" && a.kind == PyValue::Kind::Str && b.kind == PyValue::Kind::Str && a.text.size() + b.text.size() <= kMaxString)
+    return PyValue::ofStr(a.text + b.text);
+  if (op == "+" && a.isSequence() && b.kind == a.kind && a.items->size() + b.items->size() <= kMaxSequence) {
     PyList items = *a.items;
     items.insert(items.end(), b.items->begin(), b.items->end());
     return PyValue::ofSequence(std::move(items), a.kind == PyValue::Kind::Tuple);
   }
-  if (op == "*" && a.isSequence() && isInt(b) && intOf(b) >= 0 &&
+  if (op == "*" && a.isSequence() && isInt(b) && intOf(b) >= 0 && intOf(b) <= static_cast<int64_t>(kMaxSequence) &&
       a.items->size() * static_cast<size_t>(intOf(b)) <= kMaxSequence) {
     PyList items;
     for (int64_t i = 0; i < intOf(b); ++i) items.insert(items.end(), a.items->begin(), a.items->end());
@@ -831,6 +844,10 @@ PyValue PythonEvaluator::builtinCall(const std::string& name, const Arguments& a
 PyValue PythonEvaluator::callFunction(const PyValue& fn, TSNode call, const Arguments& args) {
   TSNode def = fn.node;
   if (static_cast<int>(locals_.size()) >= kMaxCallDepth) return PyValue::unknown("a call nested too deeply");
+  if (steps_ > kMaxSteps) {
+    notFollowed(call, "calls past two million executed statements");
+    return PyValue::unknown("a call past the evaluator's budget");
+  }
   executedFunctions_.insert(ts_node_start_byte(def));
   Scope scope;
   size_t index = 0;

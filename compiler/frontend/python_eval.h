@@ -108,6 +108,7 @@ class PythonEvaluator {
   bool returned_ = false;
   PyValue returnValue_;
   int depth_ = 0, blockDepth_ = 0, bindDepth_ = 0;
+  uint64_t steps_ = 0;
   std::set<uint32_t> executedFunctions_;  // start bytes of function definitions whose body ran
   std::vector<TSNode> functionDefinitions_;
   std::set<std::string> notedConstructs_;
