@@ -63,7 +63,8 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
   if (!region.module) return out;
   const ir::IRModule& m = *region.module;
   DeduceContext ctx{m, region.map, text};
-  ctx.incomplete = std::any_of(region.functions.begin(), region.functions.end(), [](auto& f) { return f.broken; });
+  ctx.incomplete = region.partial ||
+                   std::any_of(region.functions.begin(), region.functions.end(), [](auto& f) { return f.broken; });
   std::vector<std::string> signatures;
   out.contextKey = contextKey(m, previous, signatures);
   bool sameContext = previous && previous->contextKey == out.contextKey;

@@ -139,6 +139,13 @@ class Program final : public PythonEvaluator::Hooks {
     py_.run();
     ProgramResult out;
     for (auto& st : states_) finishRegion(*st);
+    // A module whose program was not followed everywhere inside its statements may miss uses.
+    for (auto& r : regions_) {
+      if (!r->builtByProgram) continue;
+      for (auto& d : py_.diagnostics())
+        if (d.code == "TVS011" && d.range.begin >= r->range.begin && d.range.begin < r->range.end) r->partial = true;
+      for (auto& d : r->diagnostics) r->partial |= d.code == "TVS011";
+    }
     // Modules built in one file get distinct class names (Module, Module_1, ...), as `tvms convert`
     // writes them side by side.
     int built = 0;

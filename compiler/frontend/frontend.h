@@ -133,6 +133,9 @@ struct Region {
   // Built by a Python program (IRBuilder / BlockBuilder, builder_program.h), not written as TVMScript:
   // fmt leaves it alone, `tvms convert` prints it. `range` covers the program's statements.
   bool builtByProgram = false;
+  // Some of what built it was not followed (a loop, bb.emit_te): uses may be missing, so the checks
+  // that need the whole module (TVS209, an unused vdevice) are not made.
+  bool partial = false;
   bool formattable() const;    // no syntax errors, no unsupported constructs, nothing kept as written
 };
 

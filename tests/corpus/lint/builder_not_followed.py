@@ -43,3 +43,18 @@ with bb.function("still_checked", [v]):
 data = np.random.randn(*(4, 4)).astype("float32")
 vm = relax.VirtualMachine(relax.build(mod, target="llvm"), tvm.cpu())
 out = vm["main"](tvm.nd.array(data))
+
+
+def moved_in_a_loop():
+    # The only use of devices[1] is in a loop not followed: no TVS209 (unused vdevice) for it.
+    devices = [I.vdevice("llvm", 0), I.vdevice("llvm", 1)]
+    x = relax.Var("x", R.Tensor((4,), "float32", devices[0]))
+    bb = relax.BlockBuilder()
+    with bb.function("main", [x]):
+        lv = x
+        for _ in range(2):
+            lv = bb.emit(relax.op.to_vdevice(lv, devices[1]))
+        bb.emit_func_output(lv)  # expect: TVS011
+    mod = bb.get()
+    mod.update_global_info("vdevice", devices)
+    return mod
