@@ -3,6 +3,7 @@
 // comments, or the region is left as written.
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "compiler/analysis/lint.h"
@@ -17,6 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)lint;
   auto once = tvms::format::formatSource(text);
   auto twice = tvms::format::formatSource(once.text);
-  if (twice.text != once.text) std::abort();  // fmt is not idempotent on this input
+  if (twice.text != once.text) {  // fmt is not idempotent on this input
+    if (const char* dir = std::getenv("TVMS_FUZZ_DUMP")) {  // both outputs, to see how they differ
+      std::ofstream(std::string(dir) + "/once.py", std::ios::binary) << once.text;
+      std::ofstream(std::string(dir) + "/twice.py", std::ios::binary) << twice.text;
+    }
+    std::abort();
+  }
   return 0;
 }

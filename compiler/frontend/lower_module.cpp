@@ -650,9 +650,21 @@ FileResult lowerDocument(const syntax::Document& doc) {
   for (TSNode d : decorated)
     if (!program.lowered.count(ts_node_start_byte(doc.definitionAt(d)))) lowerCandidate(doc, aliases, d, nullptr, regions);
   if (built) built = &regions[program.pipeline->region];  // `regions` may have grown
-  // Regions in source order; the pipeline's module found again after sorting.
-  std::vector<size_t> index(regions.size());
-  for (size_t i = 0; i < index.size(); ++i) index[i] = i;
+  // Regions in source order; the pipeline's module found again after sorting. A definition inside
+  // another region is part of it (recovery after a syntax error can make the whole-file tree show a
+  // module's function as a statement of its own): two regions over the same text would be formatted
+  // twice.
+  auto nested = [&](size_t i) {
+    for (size_t j = 0; j < regions.size(); ++j)
+      if (j != i && !regions[i].builtByProgram && !regions[j].builtByProgram &&
+          regions[j].range.begin <= regions[i].range.begin && regions[i].range.end <= regions[j].range.end &&
+          (regions[j].range.begin != regions[i].range.begin || regions[j].range.end != regions[i].range.end || j < i))
+        return true;
+    return false;
+  };
+  std::vector<size_t> index;
+  for (size_t i = 0; i < regions.size(); ++i)
+    if (!nested(i)) index.push_back(i);
   std::stable_sort(index.begin(), index.end(), [&](size_t a, size_t b) { return regions[a].range.begin < regions[b].range.begin; });
   std::vector<ByteRange> regionRanges;
   for (size_t i : index) {
