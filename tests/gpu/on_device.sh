@@ -10,7 +10,9 @@ TVMS_TEST_TARGET=cuda ./tvms_compile_tests "--test-case=compile and run:*" "--te
 echo "== the same without library offload"
 TVMS_TEST_TARGET=cuda TVMS_TEST_OFFLOAD=0 ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -4
 echo "== artifacts built without a GPU, run on it, against their CPU runs"
-python3 tests/run_artifacts.py check ./tvms art 2>&1 | grep -v "^out:\|^device\|^copied\|^compile" | tail -8
+python3 tests/run_artifacts.py check ./tvms art 2>&1 | grep -E "^ok|^FAIL|failure"
+echo "== the IRBuilder example (examples/builder_conv2d.py) on the GPU against numpy"
+python3 tests/check_builder_numpy.py ./tvms art/examples_builder_conv2d.tvmx
 echo "== bench/gpu"
 python3 tests/bench_gpu.py measure ./tvms bench 2>&1 | tail -14
 echo "== --trace of the seed artifact: spans per device in order"
