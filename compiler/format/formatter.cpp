@@ -52,6 +52,14 @@ std::string withLineEnding(std::string printed, const std::string& ending) {
   return out;
 }
 
+// Only spaces and tabs stand between the start of the region's first line and the region.
+bool startsAtIndent(const syntax::Document& doc, syntax::ByteRange range) {
+  uint32_t lineStart = doc.lines().lineStart(doc.lines().lineOf(range.begin));
+  for (uint32_t p = lineStart; p < range.begin; ++p)
+    if (doc.text()[p] != ' ' && doc.text()[p] != '\t') return false;
+  return true;
+}
+
 // Whether the first line after `region` that holds code is indented no deeper than the region's
 // first line. When it is deeper, tree-sitter's recovery has cut the region short of its body (the
 // rest of the body lies outside it, in an error): reprinting the region alone would add to a body
@@ -93,6 +101,14 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
       result.notes.push_back("line " + std::to_string(doc.lines().lineOf(r.range.begin) + 1) +
                              ": left as written (it reads Python values of the file, which reprinting would replace "
                              "by their values)");
+      continue;
+    }
+    if (!startsAtIndent(doc, r.range)) {
+      // Reprinting replaces whole lines: what stands before the region on its first line (a control
+      // character tree-sitter skipped, which CPython rejects) would be lost and the indent misread.
+      skip.insert(i);
+      result.notes.push_back("line " + std::to_string(doc.lines().lineOf(r.range.begin) + 1) +
+                             ": left as written (something other than indentation precedes it on its line)");
       continue;
     }
     if (!r.formattable() || !endsAtDedent(doc.lines(), r.range)) {

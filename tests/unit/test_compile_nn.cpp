@@ -94,6 +94,29 @@ TEST_CASE("compile and run: conv2d in NCHW/OIHW and NHWC/OHWI, strides, asymmetr
   checkConv2d({1, 300, 4, 4, 9, 1, 1, 1, 1, 1, 0, 0, 0, 0, "NCHW", "OIHW"});  // K past one block of 256
 }
 
+// 2 * (conv2d(data, weight, padding 1) + bias) in float64: data NHWC (n, size, size, c), weight OHWI
+// (o, 3, 3, c), bias (1, 1, 1, o): what the seed module and the IRBuilder example compute.
+static std::vector<double> doubledConvBias(const runtime::NDArray& data, const runtime::NDArray& weight, const runtime::NDArray& bias,
+                                           int64_t batch, int64_t size, int64_t c, int64_t outC) {
+  std::vector<double> want(static_cast<size_t>(batch * size * size * outC));
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t y = 0; y < size; ++y)
+      for (int64_t x = 0; x < size; ++x)
+        for (int64_t o = 0; o < outC; ++o) {
+          double s = test::at(bias, o);
+          for (int64_t a = 0; a < 3; ++a)
+            for (int64_t b = 0; b < 3; ++b) {
+              int64_t iy = y + a - 1, ix = x + b - 1;
+              if (iy < 0 || iy >= size || ix < 0 || ix >= size) continue;
+              for (int64_t i = 0; i < c; ++i)
+                s += static_cast<double>(test::at(data, ((n * size + iy) * size + ix) * c + i)) *
+                     test::at(weight, ((o * 3 + a) * 3 + b) * c + i);
+            }
+          want[static_cast<size_t>(((n * size + y) * size + x) * outC + o)] = 2 * s;
+        }
+  return want;
+}
+
 TEST_CASE("compile and run: the corpus's cuda + llvm examples, cuda remapped to a CPU device, against the host reference") {
   TVMS_FRESH_RNG(rng);
   test::Host h;
@@ -102,22 +125,7 @@ TEST_CASE("compile and run: the corpus's cuda + llvm examples, cuda remapped to 
     // seed_conv2d_offload: conv2d + bias on "cuda", moved to the host and doubled there.
     auto data = h.tensor({16, 32, 32, 16}, rng), weight = h.tensor({32, 3, 3, 16}, rng), bias = h.tensor({1, 1, 1, 32}, rng);
     test::Run r = compileAndRun(tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/seed_conv2d_offload.py"), {data, weight, bias}, remap);
-    std::vector<double> want(16 * 32 * 32 * 32);
-    for (int64_t n = 0; n < 16; ++n)
-      for (int64_t y = 0; y < 32; ++y)
-        for (int64_t x = 0; x < 32; ++x)
-          for (int64_t o = 0; o < 32; ++o) {
-            double s = test::at(bias, o);
-            for (int64_t a = 0; a < 3; ++a)
-              for (int64_t b = 0; b < 3; ++b) {
-                int64_t iy = y + a - 1, ix = x + b - 1;
-                if (iy < 0 || iy >= 32 || ix < 0 || ix >= 32) continue;
-                for (int64_t i = 0; i < 16; ++i)
-                  s += static_cast<double>(test::at(data, ((n * 32 + iy) * 32 + ix) * 16 + i)) * test::at(weight, ((o * 3 + a) * 3 + b) * 16 + i);
-              }
-            want[static_cast<size_t>(((n * 32 + y) * 32 + x) * 32 + o)] = 2 * s;
-          }
-    checkClose(r.outputs.at(0), want, 1e-4);
+    checkClose(r.outputs.at(0), doubledConvBias(data, weight, bias, 16, 32, 16, 32), 1e-4);
     CHECK(r.stats.copies == 1);  // the one R.to_vdevice, between two distinct devices
     CHECK(r.stats.bytesCopied == 16 * 32 * 32 * 32 * 4);
   }
@@ -152,21 +160,7 @@ TEST_CASE("compile and run: an IRBuilder program (examples/builder_conv2d.py), c
   auto data = h.tensor({1, 16, 16, 3}, rng), weight = h.tensor({8, 3, 3, 3}, rng), bias = h.tensor({1, 1, 1, 8}, rng);
   test::Run r = compileAndRun(tvms::test::readFile(std::string(TVMS_SOURCE_DIR) + "/examples/builder_conv2d.py"),
                               {data, weight, bias}, {{"cuda:0", "cpu"}});
-  std::vector<double> want(16 * 16 * 8);
-  for (int64_t y = 0; y < 16; ++y)
-    for (int64_t x = 0; x < 16; ++x)
-      for (int64_t o = 0; o < 8; ++o) {
-        double s = test::at(bias, o);
-        for (int64_t a = 0; a < 3; ++a)
-          for (int64_t b = 0; b < 3; ++b) {
-            int64_t iy = y + a - 1, ix = x + b - 1;
-            if (iy < 0 || iy >= 16 || ix < 0 || ix >= 16) continue;
-            for (int64_t i = 0; i < 3; ++i)
-              s += static_cast<double>(test::at(data, (iy * 16 + ix) * 3 + i)) * test::at(weight, ((o * 3 + a) * 3 + b) * 3 + i);
-          }
-        want[static_cast<size_t>((y * 16 + x) * 8 + o)] = 2 * s;
-      }
-  checkClose(r.outputs.at(0), want, 1e-4);
+  checkClose(r.outputs.at(0), doubledConvBias(data, weight, bias, 1, 16, 3, 8), 1e-4);
   CHECK(r.stats.copies == 1);  // the R.to_vdevice to vdevice[1]
 }
 

@@ -198,3 +198,18 @@ TEST_CASE("fmt: a module whose body tree-sitter cut off is left as written (fuzz
   CHECK(format::formatSource(once.text).text == once.text);
   CHECK_FALSE(once.notes.empty());
 }
+
+TEST_CASE("fmt: a region with a control character before it on its line is left as written (fuzz_frontend: it moved into the class above)") {
+  // tree-sitter skips the \x1c; reprinting the whole line dropped it and indented the function under
+  // the class above, which the next run then formatted as part of the class.
+  std::string src =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\")]})\n\n"
+      "\x1c   @R.function\n    def f(a: R.Tensor((2, 3), \"float32\", \"llvm\")) -> R.Tensor((2, 3), \"float32\", \"llvm\"):\n        return a\n";
+  auto once = format::formatSource(src);
+  CHECK(once.text.find("\x1c   @R.function\n    def f(a: R.Tensor((2, 3), \"float32\", \"llvm\"))") != std::string::npos);
+  CHECK(format::formatSource(once.text).text == once.text);
+  bool noted = false;
+  for (auto& n : once.notes) noted |= n.find("something other than indentation precedes it") != std::string::npos;
+  CHECK(noted);
+}
