@@ -10,13 +10,21 @@ std::string normalizeTvmPath(std::string p) {
       {"tvm.script.parser.tir", "T"},                 {"tvm.script.parser.ir", "I"},
       {"tvm.script.relax", "R"},                      {"tvm.script.tirx", "T"},
       {"tvm.script.tir", "T"},                        {"tvm.script.ir", "I"},
+      {"tvm.relax.script.ir_builder", "R"},  // the builder API's own module: R.emit, R.arg_, and the ops
       // The Python API's spellings of the same ops and values (`relax.op.add(x, y)`, `relax.const(1.0)`).
       {"tvm.relax.op", "R"},                          {"tvm.relax.const", "R.const"},
       {"tvm.relax.ExternFunc", "R.ExternFunc"},       {"tvm.relax.ShapeExpr", "R.ShapeExpr"},
       {"tvm.relax.TupleGetItem", "R.TupleGetItem"},   {"tvm.relax.Tuple", "R.tuple"},
       // The struct info classes of the Python API, as R.Tensor(shape, dtype, vdevice, ndim) and friends.
+      // (TVM's newer names for them are the *Type classes.)
       {"tvm.relax.TensorStructInfo", "R.Tensor"},     {"tvm.relax.ShapeStructInfo", "R.Shape"},
       {"tvm.relax.ObjectStructInfo", "R.Object"},     {"tvm.relax.PrimStructInfo", "R.Prim"},
+      {"tvm.relax.TupleStructInfo", "R.Tuple"},       {"tvm.relax.TensorType", "R.Tensor"},
+      {"tvm.relax.ShapeType", "R.Shape"},             {"tvm.relax.ObjectType", "R.Object"},
+      {"tvm.relax.TupleType", "R.Tuple"},
+      // relax.call_tir and friends, re-exported at the top of tvm.relax
+      {"tvm.relax.call_tir", "R.call_tir"},           {"tvm.relax.call_tir_inplace", "R.call_tir_inplace"},
+      {"tvm.relax.call_dps_packed", "R.call_dps_packed"}, {"tvm.relax.call_pure_packed", "R.call_pure_packed"},
   };
   for (auto& r : rules) {
     std::string_view from = r.from;

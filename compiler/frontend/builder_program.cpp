@@ -9,6 +9,7 @@
 
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/python_eval.h"
+#include "compiler/op/registry.h"
 
 namespace tvms::frontend {
 
@@ -58,6 +59,13 @@ struct BuilderState {
   uint64_t frame = 0;    // the Python function run that made it
   PyValue result;  // IRBuilder.get(): the last function, or the module of an I.ir_module() frame
   std::shared_ptr<PyList> outputs;  // the open dataflow frame's R.output variables
+  struct Suspended {
+    FunctionPtr fn;
+    SeqExprPtr seq;
+    BindingBlockPtr block;
+    std::shared_ptr<PyList> outputs;
+  };
+  std::vector<Suspended> suspended;  // outer functions paused by a function begun inside them
 };
 struct IRBuilderObj : PyObject {
   std::shared_ptr<BuilderState> st;
@@ -87,9 +95,14 @@ struct ModuleFrameObj : PyObject {
 // The builder API's own spellings as the parser's: `relax_builder.emit` is `R.emit`.
 std::string builderName(std::string n) {
   static const std::pair<const char*, const char*> prefixes[] = {
-      {"tvm.script.ir_builder.relax.", "R."}, {"tvm.script.ir_builder.ir.", "I."}, {"tvm.script.parser.relax.", "R."}};
+      {"tvm.script.ir_builder.relax.", "R."}, {"tvm.script.ir_builder.ir.", "I."}, {"tvm.script.parser.relax.", "R."},
+      {"tvm.relax.script.ir_builder.", "R."}};
   for (auto& [from, to] : prefixes)
-    if (n.rfind(from, 0) == 0) return to + n.substr(std::string_view(from).size());
+    if (n.rfind(from, 0) == 0) n = to + n.substr(std::string_view(from).size());
+  // The builder API's newer spellings with a trailing underscore.
+  if (n == "R.func_name_") return "R.func_name";
+  if (n == "R.arg_") return "R.arg";
+  if (n == "R.func_ret_type_" || n == "R.func_ret_struct_info_") return "R.func_ret_struct_info";
   return n;
 }
 
@@ -356,7 +369,8 @@ class Program final : public PythonEvaluator::Hooks {
   // ---- functions
   void beginFunction(FunctionFrameObj& f, TSNode item) {
     auto& st = *f.st;
-    if (st.fn) endFunction(st, item);
+    // A function begun inside another (a subroutine made while main is collected) pauses it.
+    if (st.fn) st.suspended.push_back({st.fn, st.seq, st.block, st.outputs});
     st.fn = std::make_shared<Function>();
     st.fn->name = f.name.empty() ? "main" : f.name;
     st.seq = std::make_shared<SeqExpr>();
@@ -391,6 +405,15 @@ class Program final : public PythonEvaluator::Hooks {
     st.fn = nullptr;
     st.seq = nullptr;
     st.block = nullptr;
+    if (!st.suspended.empty()) {
+      auto& s = st.suspended.back();
+      st.fn = s.fn;
+      st.seq = s.seq;
+      st.block = s.block;
+      st.outputs = s.outputs;
+      st.suspended.pop_back();
+      st.lowerer->enterBuilderFunction(st.fn.get());
+    }
   }
   BindingBlock& block(BuilderState& st) {
     if (!st.block) {
@@ -413,12 +436,52 @@ class Program final : public PythonEvaluator::Hooks {
   ExprPtr relaxValue(BuilderState& st, TSNode n) {
     PyValue v = py_.eval(n);
     if (v.kind == PyValue::Kind::Relax && v.relax) return v.relax;
+    if (isType(n, "call")) {
+      // subroutine(A, B) with `subroutine` the GlobalVar bb.emit_func_output returned
+      PyValue callee = py_.eval(field(n, "function"));
+      if (callee.kind == PyValue::Kind::Relax && as<GlobalVar>(callee.relax)) {
+        auto c = std::make_shared<Call>();
+        c->callee = callee.relax;
+        for (TSNode a : namedChildren(field(n, "arguments"))) {
+          if (isType(a, "keyword_argument")) continue;
+          regionOf(st).map.operands.set({c.get(), static_cast<uint32_t>(c->args.size())}, rangeOf(a));
+          c->args.push_back(relaxValue(st, a));
+        }
+        regionOf(st).map.ranges.set(c.get(), rangeOf(n));
+        return c;
+      }
+    }
+    // A call the evaluator could not follow (bb.call_te, a library's function) is no TVMScript to
+    // lower: its value is unknown, and the function using it is not checked for struct info.
+    if (isType(n, "call")) return unknownValue(st, n, v);
     return st.lowerer->lowerBuilderExpr(n);
+  }
+  ExprPtr unknownValue(BuilderState& st, TSNode n, const PyValue& v) {
+    if (st.fn) st.fn->capturesPython = true;
+    std::string what = py_.text(isType(n, "call") ? field(n, "function") : n);
+    if (what.size() > 40) what = what.substr(0, 40) + "...";
+    if (isType(n, "call")) what += "(...)";
+    st.lowerer->noteNotChecked(n, "a value the program computes (`" + what + "`: " + (v.known() ? describe(v) : v.text) +
+                                      "): the struct info of the function using it is not checked");
+    auto e = std::make_shared<OpaqueExpr>(py_.text(n));
+    regionOf(st).map.ranges.set(e.get(), rangeOf(n));
+    return e;
   }
   StructInfoPtr structInfo(BuilderState& st, TSNode n) {
     if (ts_node_is_null(n)) return nullptr;
     PyValue v = py_.eval(n);
     if (v.kind == PyValue::Kind::SInfo) return v.sinfo;
+    if (!v.known()) {  // a parameter of an uncalled function, a library's value: unknown, not an error
+      unknownValue(st, n, v);
+      return nullptr;
+    }
+    if (isType(n, "call")) {
+      std::string name = builderName(py_.canonicalName(py_.eval(field(n, "function"))));
+      if (name.rfind("R.", 0) != 0) {  // not a struct info TVMScript spells: unknown, not an error
+        unknownValue(st, n, v);
+        return nullptr;
+      }
+    }
     return st.lowerer->lowerBuilderSInfo(n);
   }
   TSNode arg(TSNode call, size_t index, std::string_view name) { return argumentNode(field(call, "arguments"), index, name, doc_); }
@@ -563,7 +626,17 @@ class Program final : public PythonEvaluator::Hooks {
       v.sinfo = l->lowerer->lowerBuilderSInfo(call);
       return v;
     }
-    if (name.rfind("R.", 0) == 0) return PyValue::ofRelax(l->lowerer->lowerBuilderExpr(call));
+    if (name.rfind("R.", 0) == 0) {
+      // An op of the registry, or a value TVMScript spells with R.: lowered. Anything else of R. in a
+      // program is the builder API's (R.emit_var_binding, ...), not followed.
+      static const char* values[] = {"R.const", "R.shape", "R.ShapeExpr", "R.prim_value", "R.str", "R.dtype", "R.tuple",
+                                     "R.TupleGetItem", "R.ExternFunc", "R.linear"};
+      std::string opName = "relax." + name.substr(2);
+      bool value = std::any_of(std::begin(values), std::end(values), [&](const char* v) { return name == v; });
+      if (value || op::findOp(opName) || op::isKnownOpName(opName)) return PyValue::ofRelax(l->lowerer->lowerBuilderExpr(call));
+      py_.notFollowed(call, "`" + name + "(...)` of the builder API is not followed");
+      return PyValue::unknown("`" + name + "(...)`");
+    }
     return std::nullopt;
   }
 
@@ -601,7 +674,7 @@ class Program final : public PythonEvaluator::Hooks {
             for (auto& x : *p.items)
               if (auto v = std::dynamic_pointer_cast<Var>(x.relax)) st.fn->params.push_back(v);
         functionReturn(st, call, arg(call, 0, "output"));
-        return PyValue::none();
+        return PyValue::ofRelax(std::make_shared<GlobalVar>(st.fn->name));  // TVM returns the function's GlobalVar
       }
       if (m.name == "get" || m.name == "finalize") {
         auto mod = std::make_shared<ModuleObj>();

@@ -242,6 +242,7 @@ std::optional<std::vector<PrimExprPtr>> Lowerer::lowerShapeDims(TSNode n) {
     for (auto& d : *v->items) {
       if (d.kind == PyValue::Kind::Int) dims.push_back(primInt(d.integer));
       else if (d.kind == PyValue::Kind::Str) dims.push_back(parseDimString(d.text, rangeOf(n)));
+      else if (d.kind == PyValue::Kind::SymVar) dims.push_back(primVar(d.text));
       else return std::nullopt;
     }
     return dims;
@@ -264,7 +265,10 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
     return parseDimString(s ? *s : "", rangeOf(n));
   }
   if (t == "identifier" || t == "subscript" || t == "attribute" || t == "binary_operator")
-    if (auto v = pythonValue(n); v && v->kind == PyValue::Kind::Int) return primInt(v->integer);
+    if (auto v = pythonValue(n)) {
+      if (v->kind == PyValue::Kind::Int) return primInt(v->integer);
+      if (v->kind == PyValue::Kind::SymVar) return primVar(v->text);  // m = tirx.Var("m", "int64")
+    }
   if (t == "identifier") {
     std::string name = text(n);
     if (!symbolic_.count(name) && capturedPython(n)) return primOpaque(name);

@@ -83,6 +83,7 @@ std::string describe(const PyValue& v) {
     case PyValue::Kind::Relax: return "a Relax expression";
     case PyValue::Kind::SInfo: return "a struct info";
     case PyValue::Kind::Array: return "an array";
+    case PyValue::Kind::SymVar: return v.text;
     case PyValue::Kind::Namespace: return v.text;
     case PyValue::Kind::PyFunction: return "a function";
     case PyValue::Kind::Object: return v.object->typeName();
@@ -769,6 +770,16 @@ std::optional<PyValue> PythonEvaluator::valueCall(const std::string& name, const
     out.vdevice = std::move(v);
     out.origin = rangeOf(call);
     return out;
+  }
+  if (name == "tvm.tirx.Var" || name == "tvm.tir.Var" || name == "tvm.tirx.SizeVar" || name == "tvm.tir.SizeVar") {
+    const PyValue* n = args.get(0, "name");
+    const PyValue* dt = args.get(1, "dtype");
+    if (!n || n->kind != PyValue::Kind::Str) return PyValue::unknown("a symbolic variable whose name is not known statically");
+    PyValue v;
+    v.kind = PyValue::Kind::SymVar;
+    v.text = n->text;
+    v.dtype = dt && dt->kind == PyValue::Kind::Str ? dt->text : "int32";
+    return v;
   }
   if (name == "tvm.target.Target") {
     const PyValue* t = args.get(0, "target");

@@ -34,6 +34,7 @@ struct PyValue {
     Relax,     // a Relax expression built by the program (a variable, an op call)
     SInfo,     // R.Tensor(...), relax.TensorStructInfo(...)
     Array,     // a numpy array: its shape and dtype only
+    SymVar,    // tirx.Var("n", "int64"): a symbolic dimension, `text` its name, `dtype` its type
     Namespace, // a module or attribute path without a value of its own: "numpy.random", "tvm.relax"
     PyFunction,// a `def` of the file
     Object,    // builder/pipeline objects
