@@ -585,3 +585,39 @@ TEST_CASE("lsp: an IRBuilder program typed key by key: the trap's TVS202 appears
   REQUIRE(hover["result"].is_object());
   CHECK(hover["result"]["contents"]["value"].get<std::string>().find("R.Tensor((1, 8, 8, 4), dtype=\"float32\")") != std::string::npos);
 }
+
+TEST_CASE("lsp: a BlockBuilder program: definition, references, inlay hints, symbols and semantic tokens work on its Python") {
+  Client c;
+  c.initialize();
+  std::string text = tvms::test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/builder_blockbuilder.py");
+  const std::string uri = "file:///work/bb.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  REQUIRE(!c.diagnosticsFor(1).is_null());
+  // A use of lv0 goes to the Python name the emit was assigned to.
+  size_t use = text.find("relax.op.to_vdevice(lv0") + 20;
+  json where = {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, use)}};
+  c.request(2, "textDocument/definition", where);
+  json def = c.response(2)["result"];
+  REQUIRE(def.size() == 1);
+  CHECK(def[0]["range"]["start"] == positionIn(text, text.find("lv0 = bb.emit")));
+  json refs = where;
+  refs["context"] = {{"includeDeclaration", true}};
+  c.request(3, "textDocument/references", refs);
+  CHECK(c.response(3)["result"].size() == 2);
+  // Inlay hints: the deduced struct info after each name the program binds to an emit.
+  size_t fnBegin = text.find("def test_two_cpus"), fnEnd = text.find("def test_mistakes");
+  c.request(4, "textDocument/inlayHint", {{"textDocument", {{"uri", uri}}}, {"range", {{"start", positionIn(text, fnBegin)}, {"end", positionIn(text, fnEnd)}}}});
+  json hints = c.response(4)["result"];
+  bool matmul = false;
+  for (auto& h : hints)
+    matmul |= h["position"] == positionIn(text, text.find("lv0 = bb.emit") + 3) &&
+              h["label"] == R"(: R.Tensor((4, 4), dtype="float32", vdevice="llvm:0"))";
+  CHECK(matmul);
+  c.request(5, "textDocument/documentSymbol", {{"textDocument", {{"uri", uri}}}});
+  json syms = c.response(5)["result"];
+  CHECK(!syms.empty());
+  c.request(6, "textDocument/semanticTokens/full", {{"textDocument", {{"uri", uri}}}});
+  CHECK(c.response(6)["result"]["data"].is_array());
+  c.request(7, "textDocument/codeLens", {{"textDocument", {{"uri", uri}}}});
+  CHECK(c.response(7).contains("result"));
+}
