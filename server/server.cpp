@@ -175,7 +175,7 @@ void Server::initialize(const json& id, const json& params) {
         {"full", {{"delta", true}}}}},
   };
   if (pullDiagnostics_) capabilities["diagnosticProvider"] = {{"interFileDependencies", false}, {"workspaceDiagnostics", false}};
-  reply(id, {{"capabilities", capabilities}, {"serverInfo", {{"name", "tvms"}, {"version", "0.1.0"}}}});
+  reply(id, {{"capabilities", capabilities}, {"serverInfo", {{"name", "tvms"}, {"version", TVMS_VERSION}}}});
 }
 
 void Server::readSettings(const json& raw) {

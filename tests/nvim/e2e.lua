@@ -22,18 +22,18 @@ end
 
 local ok_run, err = pcall(function()
   local tvms = require("tvms")
-  -- setup builds parser/python.so from the pinned grammar when it is missing.
-  vim.fn.delete(source .. "/editors/nvim/parser/python.so")
-  check("setup", tvms.setup({ cmd = { binary, "lsp" } }))
-  check("setup built the python parser from the pinned grammar", vim.fn.filereadable(source .. "/editors/nvim/parser/python.so") == 1)
-
-  -- A copy of the corpus file with an undeclared vdevice ("cuda:1" on line 11, the first TVS201).
+  -- A copy of the corpus file with an undeclared vdevice ("cuda:1" on line 11, the first TVS201),
+  -- opened before setup: its FileType has passed, as with a lazy-loading plugin manager.
   local dir = vim.fn.tempname()
   vim.fn.mkdir(dir, "p")
   local file = dir .. "/undeclared.py"
   vim.fn.writefile(vim.fn.readfile(source .. "/tests/corpus/lint/undeclared_vdevice.py"), file)
   vim.cmd("edit " .. file)
   local bufnr = vim.api.nvim_get_current_buf()
+  -- setup builds parser/python.so from the pinned grammar when it is missing.
+  vim.fn.delete(source .. "/editors/nvim/parser/python.so")
+  check("setup", tvms.setup({ cmd = { binary, "lsp" } }))
+  check("setup built the python parser from the pinned grammar", vim.fn.filereadable(source .. "/editors/nvim/parser/python.so") == 1)
   local function tvs201()
     local out = {}
     for _, d in ipairs(vim.diagnostic.get(bufnr)) do
@@ -43,13 +43,27 @@ local ok_run, err = pcall(function()
     table.sort(out, function(a, b) return a.lnum < b.lnum end)
     return out
   end
-  check("the client attaches", vim.wait(10000, function() return #vim.lsp.buf_get_clients(bufnr) > 0 end, 20))
+  check("the client attaches to a buffer opened before setup", vim.wait(10000, function() return #vim.lsp.buf_get_clients(bufnr) > 0 end, 20))
+  local k = vim.fn.maparg("K", "n", false, true)
+  check("K is mapped to hover in the buffer (0.7's K runs pydoc)", type(k) == "table" and k.buffer == 1, vim.inspect(k))
+  check("gd is mapped too", (vim.fn.maparg("gd", "n", false, true) or {}).buffer == 1)
   check("TVS201 diagnostics arrive", vim.wait(15000, function() return #tvs201() == 2 end, 20), #tvs201())
   local first = tvs201()[1]
   if not first then error("no TVS201 diagnostic to go on with") end
   local line = vim.api.nvim_buf_get_lines(bufnr, 10, 11, false)[1]
   check("at the undeclared \"cuda:1\" (line 11)", first and first.lnum == 10 and first.col == (line:find('"cuda:1"', 1, true) - 1),
         first and (first.lnum .. ":" .. first.col))
+
+  -- The diagnostic float starts with the rule code.
+  vim.api.nvim_win_set_cursor(0, { first.lnum + 1, first.col })
+  local fok, fbuf = pcall(vim.diagnostic.open_float, { scope = "cursor" })
+  if not fok or type(fbuf) ~= "number" then fok, fbuf = pcall(vim.diagnostic.open_float, bufnr, { scope = "cursor" }) end
+  local floatText = (fok and type(fbuf) == "number") and table.concat(vim.api.nvim_buf_get_lines(fbuf, 0, -1, false), "\n") or ""
+  check("the diagnostic float shows the rule code", floatText:find("TVS201: ", 1, true) ~= nil, floatText)
+  check("and the related locations", floatText:find('7:40: declared: "cuda:0"', 1, true) ~= nil, floatText)
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= "" then vim.api.nvim_win_close(w, true) end
+  end
 
   -- Hover on x: its deduced struct info.
   local hover = vim.lsp.buf_request_sync(bufnr, "textDocument/hover",
@@ -109,13 +123,41 @@ local ok_run, err = pcall(function()
   local irText = shown and table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n") or ""
   check(":TvmsViewIR LegalizeOps shows the kernels", irText:find("@T.prim_func", 1, true) ~= nil and irText:find("R.call_tir", 1, true) ~= nil,
         irText:sub(1, 200))
+  vim.wait(500)
+  check("the IR view gets no language server (no run lens on a view)", #vim.lsp.buf_get_clients(0) == 0)
   vim.cmd("only")
 
-  -- :TvmsLint on the original corpus file.
+  -- A run that fails (cuda without a GPU here) is one notification naming the plugin's run.device setting.
+  local notified = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level) table.insert(notified, msg) end
+  vim.cmd("edit " .. source .. "/examples/cpu_gpu_mlp.py")
+  local gpubuf = vim.api.nvim_get_current_buf()
+  vim.wait(10000, function() return #vim.lsp.buf_get_clients(gpubuf) > 0 end, 20)
+  vim.g.tvms_last_run = nil
+  vim.cmd("TvmsRun main")
+  vim.wait(60000, function() return vim.g.tvms_last_run ~= nil end, 50)
+  vim.wait(2000, function() return #notified > 0 end, 20)
+  vim.notify = notify
+  local said = table.concat(notified, "\n")
+  check("a failed run is a notification that names run.device", said:find("run = { device", 1, true) ~= nil, said)
+
+  -- :TvmsLint on the original corpus file, then on the buffer's unsaved text.
   vim.cmd("edit " .. source .. "/tests/corpus/lint/undeclared_vdevice.py")
+  local lintbuf = vim.api.nvim_get_current_buf()
+  local function errors()
+    local out = {}
+    for _, item in ipairs(vim.fn.getqflist()) do if item.type == "E" then table.insert(out, item) end end
+    return out
+  end
   vim.cmd("TvmsLint")
-  local qf = vim.fn.getqflist()
-  check(":TvmsLint fills the quickfix list", #qf == 2 and qf[1].text:find("TVS201", 1, true) == 1 and qf[1].lnum == 11, #qf)
+  local qf = errors()
+  check(":TvmsLint fills the quickfix list, errors as errors", #qf == 2 and qf[1].text:find("TVS201", 1, true) == 1 and qf[1].lnum == 11, #qf)
+  local l11 = vim.api.nvim_buf_get_lines(lintbuf, 10, 11, false)[1]
+  vim.api.nvim_buf_set_lines(lintbuf, 10, 11, false, { (l11:gsub('"cuda:1"', '"cuda:0"')) })
+  vim.cmd("TvmsLint")
+  check(":TvmsLint lints the unsaved buffer", #errors() == 1 and errors()[1].lnum == 15, #errors())
+  vim.cmd("edit! " .. source .. "/tests/corpus/lint/undeclared_vdevice.py")
 
   -- Highlighting: the TVMScript queries load with the parser and capture R as a namespace.
   local get_query = (vim.treesitter.query and vim.treesitter.query.get) or vim.treesitter.get_query

@@ -173,7 +173,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   int errors = 0;
   for (auto& d : lint.diagnostics)
     if (d.severity == diag::Severity::Error) {
-      std::cerr << diag::renderText(d, ts, isatty(STDERR_FILENO));
+      std::cerr << diag::renderText(d, ts, useColor(ColorChoice::Auto, STDERR_FILENO));
       ++errors;
     }
   if (errors) {
@@ -280,6 +280,11 @@ int runBuild(const Args& args) {
     runtime::saveExecutable(*r->exe, b->output);
     std::cerr << "tvms: wrote " << b->output << " (" << r->exe->kernels.size() << " kernels, " << r->exe->functions.size()
               << " functions, " << r->exe->devices.size() << " devices)\n";
+  } else {
+    // Never silently nothing: say what was checked, and how to keep the result.
+    std::cerr << "tvms: " << b->file << ": checked and lowered (" << r->exe->kernels.size() << " kernels, "
+              << r->exe->functions.size() << " functions, " << r->exe->devices.size()
+              << " devices); nothing written: add -o FILE.tvmx to compile and save it\n";
   }
   return 0;
 }

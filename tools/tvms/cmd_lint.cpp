@@ -6,15 +6,18 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "compiler/analysis/lint.h"
+#include "compiler/diagnostics/catalogue.h"
 #include "compiler/diagnostics/render_text.h"
 #include "compiler/format/formatter.h"
 #include "tools/tvms/commands.h"
 #include "config/project_config.h"
 #include "tools/tvms/report_formats.h"
 #include "tools/tvms/source_io.h"
+#include "tools/tvms/watch.h"
 
 namespace tvms::cli {
 
@@ -25,6 +28,11 @@ constexpr const char* kLintUsage = R"(usage: tvms lint [options] [paths...|-]
   --output-format FORMAT   text (default), json, sarif, github
   --fix                    apply safe fixes in place (stdin: print the fixed text)
   --unsafe-fixes           with --fix, also apply fixes that change behaviour
+  --diff                   print the fixes as a unified diff instead of writing them (exit 1 if any)
+  --statistics             count the diagnostics by code instead of listing them
+  --watch                  lint again whenever a file under the paths changes (Ctrl-C stops)
+  --stdin-filename NAME    the name of the text read from `-` (messages, [tool.tvms] lookup)
+  --color WHEN             auto (default: a terminal, unless NO_COLOR is set), always, never
   --verify                 check `# expect: CODE` comments; exit 1 on a missing or unexpected diagnostic
   --select CODES           comma-separated code prefixes to enable (replaces the defaults)
   --extend-select CODES    code prefixes to enable on top of the defaults
@@ -82,12 +90,57 @@ int applyFixes(std::string& text, const std::vector<diag::Diagnostic>& ds, bool 
   return static_cast<int>(chosen.size());
 }
 
+// ruff's closing line: "Found 3 errors and 1 warning." and how many the fixes would clear.
+std::string summaryLine(const std::vector<LintedFile>& files, bool unsafe) {
+  int counts[3] = {0, 0, 0}, fixable = 0, unsafeOnly = 0;
+  for (auto& f : files)
+    for (auto& d : f.diagnostics) {
+      ++counts[static_cast<int>(d.severity)];
+      bool safe = std::any_of(d.fixes.begin(), d.fixes.end(), [&](auto& x) { return x.safe || unsafe; });
+      fixable += safe;
+      unsafeOnly += !safe && !d.fixes.empty();
+    }
+  if (!counts[0] && !counts[1] && !counts[2]) return "All checks passed!\n";
+  static const char* names[3][2] = {{"error", "errors"}, {"warning", "warnings"}, {"note", "notes"}};
+  std::vector<std::string> parts;
+  for (int i = 0; i < 3; ++i)
+    if (counts[i]) parts.push_back(std::to_string(counts[i]) + " " + names[i][counts[i] == 1 ? 0 : 1]);
+  std::string line = "Found " + parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) line += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  line += ".\n";
+  if (fixable) line += "[*] " + std::to_string(fixable) + " fixable with the `--fix` option" + (unsafe ? " (with --unsafe-fixes)" : "") + ".\n";
+  if (unsafeOnly)
+    line += "(" + std::to_string(unsafeOnly) + " more with fixes that change behaviour: `--fix --unsafe-fixes`.)\n";
+  return line;
+}
+
+// --statistics: one line per code, most frequent first, "[*]" where a safe fix exists.
+std::string statistics(const std::vector<LintedFile>& files) {
+  std::map<std::string, std::pair<int, bool>> byCode;
+  for (auto& f : files)
+    for (auto& d : f.diagnostics) {
+      auto& [n, fixable] = byCode[d.code];
+      ++n;
+      fixable |= std::any_of(d.fixes.begin(), d.fixes.end(), [](auto& x) { return x.safe; });
+    }
+  std::vector<std::pair<std::string, std::pair<int, bool>>> rows(byCode.begin(), byCode.end());
+  std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second.first > b.second.first; });
+  std::ostringstream out;
+  for (auto& [code, v] : rows) {
+    const diag::Rule* rule = diag::findRule(code);
+    out << v.first << "\t" << code << "\t" << (v.second ? "[*] " : "    ") << (rule ? std::string(rule->title) : "") << "\n";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 int runLint(const Args& args) {
   std::vector<std::string> paths;
-  std::string format = "text";
+  std::string format = "text", stdinName;
   bool fix = false, unsafe = false, verify = false, errorOnWarning = false, exitZero = false, noConfig = false;
+  bool diff = false, stats = false, watch = false;
+  ColorChoice colorChoice = ColorChoice::Auto;
   analysis::RuleSelection cli;
   bool cliSelect = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -104,16 +157,29 @@ int runLint(const Args& args) {
       value = args[++i];
       return true;
     };
-    if (a == "--output-format" || a == "--select" || a == "--extend-select" || a == "--ignore") {
+    if (a == "--output-format" || a == "--select" || a == "--extend-select" || a == "--ignore" || a == "--color" ||
+        a == "--stdin-filename") {
       if (!takeValue()) {
         std::cerr << "tvms lint: " << a << " needs a value\n" << kLintUsage;
         return 2;
       }
       if (a == "--output-format") format = value;
+      else if (a == "--stdin-filename") stdinName = value;
+      else if (a == "--color") {
+        auto c = parseColorChoice(value);
+        if (!c) {
+          std::cerr << "tvms lint: --color takes auto, always or never, not '" << value << "'\n";
+          return 2;
+        }
+        colorChoice = *c;
+      }
       else if (a == "--select") { cli.select = splitCodes(value); cliSelect = true; }
       else if (a == "--extend-select") cli.extendSelect = splitCodes(value);
       else cli.ignore = splitCodes(value);
     } else if (a == "--fix") fix = true;
+    else if (a == "--diff") diff = true;
+    else if (a == "--statistics") stats = true;
+    else if (a == "--watch") watch = true;
     else if (a == "--unsafe-fixes") unsafe = true;
     else if (a == "--verify") verify = true;
     else if (a == "--error-on-warning") errorOnWarning = true;
@@ -129,69 +195,98 @@ int runLint(const Args& args) {
     std::cerr << "tvms lint: unknown output format '" << format << "' (text, json, sarif, github)\n";
     return 2;
   }
-  if (paths.empty()) paths.push_back(".");
+  if (paths.empty()) paths.push_back(stdinName.empty() ? "." : "-");
   config::Config project;
-  if (!noConfig && !config::loadConfig(paths[0], project)) return 2;
+  std::string configFrom = paths[0] == "-" && !stdinName.empty() ? stdinName : paths[0];
+  if (!noConfig && !config::loadConfig(configFrom, project)) return 2;
   analysis::RuleSelection rules = project.rules;
   if (cliSelect) rules.select = cli.select;
   rules.extendSelect.insert(rules.extendSelect.end(), cli.extendSelect.begin(), cli.extendSelect.end());
   rules.ignore.insert(rules.ignore.end(), cli.ignore.begin(), cli.ignore.end());
 
-  bool ok = true;
-  bool color = format == "text" && isatty(STDOUT_FILENO);
-  std::vector<LintedFile> files;
-  int findings = 0, verifyFailures = 0, fixed = 0;
-  for (auto& path : expandPaths(paths, ok)) {
-    if (config::excluded(project, path)) continue;
-    auto src = readSource(path);
-    if (!src) { ok = false; continue; }
-    if (!mayHoldTvmScript(src->text) && !verify) continue;
-    std::string text = src->text;
-    if (fix) {
-      for (int round = 0; round < 10; ++round) {
-        syntax::Document doc(text);
-        auto r = analysis::lintDocument(doc, rules);
-        int n = applyFixes(text, r.diagnostics, unsafe);
-        if (!n) break;
-        fixed += n;
+  // One lint of the paths; --watch repeats it on every change.
+  auto lintOnce = [&]() -> int {
+    bool ok = true;
+    bool color = format == "text" && useColor(colorChoice, STDOUT_FILENO);
+    if (diff) fix = true;  // --diff shows the fixes --fix would write
+    int diffs = 0;
+    std::vector<LintedFile> files;
+    int findings = 0, verifyFailures = 0, fixed = 0;
+    for (auto& path : expandPaths(paths, ok)) {
+      if (config::excluded(project, path)) continue;
+      auto src = readSource(path);
+      if (!src) { ok = false; continue; }
+      if (!mayHoldTvmScript(src->text) && !verify) continue;
+      std::string text = src->text;
+      if (fix) {
+        for (int round = 0; round < 10; ++round) {
+          syntax::Document doc(text);
+          auto r = analysis::lintDocument(doc, rules);
+          int n = applyFixes(text, r.diagnostics, unsafe);
+          if (!n) break;
+          fixed += n;
+        }
+        if (text != src->text) {
+          std::string shown = path == "-" && !stdinName.empty() ? stdinName : displayPath(path);
+          if (diff) {
+            std::cout << tvms::format::unifiedDiff(src->text, text, shown);
+            ++diffs;
+          } else if (path == "-") std::cout << text;
+          else if (!writeFile(path, text)) { ok = false; continue; }
+        }
+        if (diff) continue;
       }
-      if (text != src->text) {
-        if (path == "-") std::cout << text;
-        else if (!writeFile(path, text)) { ok = false; continue; }
+      syntax::Document doc(text);
+      auto r = analysis::lintDocument(doc, rules);
+      if (verify) {
+        auto problems = analysis::verifyExpectations(r, doc.lines());
+        for (auto& p : problems) std::cout << displayPath(path) << ": " << p << "\n";
+        if (!problems.empty()) ++verifyFailures;
+        continue;
       }
+      LintedFile f{path == "-" && !stdinName.empty() ? stdinName : displayPath(path), text, {}, r.diagnostics};
+      for (auto& d : f.diagnostics)
+        if (d.severity == diag::Severity::Error || (errorOnWarning && d.severity == diag::Severity::Warning)) ++findings;
+      files.push_back(std::move(f));
     }
-    syntax::Document doc(text);
-    auto r = analysis::lintDocument(doc, rules);
+    // A LineIndex views the text it indexes: index each file's own copy, now that `files` no longer
+    // moves (indexing the loop's local `text` read freed memory under AddressSanitizer).
+    for (auto& f : files) f.lines.reset(f.text);
+    if (diff) {
+      if (!ok) return 2;
+      std::cerr << "tvms lint: " << (diffs ? std::to_string(fixed) + " fix" + (fixed == 1 ? "" : "es") + " would be applied" : "no fixes to apply") << "\n";
+      return diffs && !exitZero ? 1 : 0;
+    }
+    if (fix && fixed) std::cerr << "tvms lint: applied " << fixed << " fix" << (fixed == 1 ? "" : "es") << "\n";
     if (verify) {
-      auto problems = analysis::verifyExpectations(r, doc.lines());
-      for (auto& p : problems) std::cout << displayPath(path) << ": " << p << "\n";
-      if (!problems.empty()) ++verifyFailures;
-      continue;
+      if (!ok) return 2;
+      return verifyFailures ? 1 : 0;
     }
-    LintedFile f{displayPath(path), text, {}, r.diagnostics};
-    for (auto& d : f.diagnostics)
-      if (d.severity == diag::Severity::Error || (errorOnWarning && d.severity == diag::Severity::Warning)) ++findings;
-    files.push_back(std::move(f));
-  }
-  // A LineIndex views the text it indexes: index each file's own copy, now that `files` no longer
-  // moves (indexing the loop's local `text` read freed memory under AddressSanitizer).
-  for (auto& f : files) f.lines.reset(f.text);
-  if (fix && fixed) std::cerr << "tvms lint: applied " << fixed << " fix" << (fixed == 1 ? "" : "es") << "\n";
-  if (verify) {
+    if (format == "json") std::cout << renderJson(files);
+    else if (format == "sarif") std::cout << renderSarif(files);
+    else if (format == "github") std::cout << renderGithub(files);
+    else if (stats)
+      std::cout << statistics(files);
+    else {
+      // With --fix on stdin, stdout carries the fixed text alone; the report goes to stderr (as ruff).
+      bool fixedToStdout = fix && std::find(paths.begin(), paths.end(), "-") != paths.end();
+      std::ostream& report = fixedToStdout ? std::cerr : std::cout;
+      for (auto& f : files) {
+        diag::TextSource ts{f.path, f.text, &f.lines};
+        for (auto& d : f.diagnostics) report << diag::renderText(d, ts, color);
+      }
+      report << summaryLine(files, unsafe);
+    }
     if (!ok) return 2;
-    return verifyFailures ? 1 : 0;
+    if (exitZero) return 0;
+    return findings ? 1 : 0;
+  };
+  if (!watch) return lintOnce();
+  if (verify || fix || format != "text" || std::find(paths.begin(), paths.end(), "-") != paths.end()) {
+    std::cerr << "tvms lint: --watch lints files in text format (not with -, --fix, --diff, --verify or --output-format)\n";
+    return 2;
   }
-  if (format == "json") std::cout << renderJson(files);
-  else if (format == "sarif") std::cout << renderSarif(files);
-  else if (format == "github") std::cout << renderGithub(files);
-  else
-    for (auto& f : files) {
-      diag::TextSource ts{f.path, f.text, &f.lines};
-      for (auto& d : f.diagnostics) std::cout << diag::renderText(d, ts, color);
-    }
-  if (!ok) return 2;
-  if (exitZero) return 0;
-  return findings ? 1 : 0;
+  return watchPaths(paths, lintOnce);
 }
 
 }  // namespace tvms::cli

@@ -16,5 +16,6 @@ int runRun(const Args& args);
 int runBuild(const Args& args);
 int runCache(const Args& args);
 int runConvert(const Args& args);
+int runCompletions(const Args& args);
 
 }  // namespace tvms::cli

@@ -20,8 +20,11 @@ commands:
   build FILE [-o X.tvmx]   compile the module (--print-after=PASS, --print-after-all)
   run FILE [--input ...]   compile (or load a .tvmx) and run a function on the vdevices
   cache [clear]            where compiled kernels are kept, and emptying it
-  lsp                      the language server over stdio (diagnostics for now)
-  --version                print the version
+  completions SHELL        a completion script for bash, zsh or fish
+  lsp                      the language server over stdio
+  -V, --version            print the version
+
+Every command takes --help. Colour: --color auto|always|never on lint, or NO_COLOR / FORCE_COLOR.
 )";
 
 }  // namespace
@@ -32,8 +35,8 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return args.empty() ? 2 : 0;
   }
-  if (args[0] == "--version") {
-    std::cout << "tvms 0.1.0\n";
+  if (args[0] == "--version" || args[0] == "-V" || args[0] == "version") {
+    std::cout << "tvms " TVMS_VERSION "\n";
     return 0;
   }
   std::string cmd = args[0];
@@ -47,6 +50,7 @@ int main(int argc, char** argv) {
     if (cmd == "build") return tvms::cli::runBuild(args);
     if (cmd == "cache") return tvms::cli::runCache(args);
     if (cmd == "convert") return tvms::cli::runConvert(args);
+    if (cmd == "completions") return tvms::cli::runCompletions(args);
     if (cmd == "lsp") {
       if (!args.empty()) {
         bool help = args[0] == "-h" || args[0] == "--help";

@@ -172,7 +172,7 @@ std::string renderSarif(const std::vector<LintedFile>& files) {
   }
   json log = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
               {"version", "2.1.0"},
-              {"runs", json::array({{{"tool", {{"driver", {{"name", "tvms"}, {"version", "0.1.0"}, {"rules", rules}}}}},
+              {"runs", json::array({{{"tool", {{"driver", {{"name", "tvms"}, {"version", TVMS_VERSION}, {"rules", rules}}}}},
                                      {"columnKind", "utf16CodeUnits"},
                                      {"originalUriBaseIds", {{"%SRCROOT%", {{"uri", "file://" + uriOf(sourceRoot().generic_string()) + "/"}}}}},
                                      {"artifacts", artifacts},

@@ -1,6 +1,9 @@
 #include "tools/tvms/source_io.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -104,6 +107,21 @@ bool writeFile(const std::string& path, const std::string& text) {
     return fail(path, "cannot replace: " + ec.message());
   }
   return true;
+}
+
+std::optional<ColorChoice> parseColorChoice(const std::string& value) {
+  if (value == "auto") return ColorChoice::Auto;
+  if (value == "always") return ColorChoice::Always;
+  if (value == "never") return ColorChoice::Never;
+  return std::nullopt;
+}
+
+bool useColor(ColorChoice choice, int fd) {
+  if (choice != ColorChoice::Auto) return choice == ColorChoice::Always;
+  auto set = [](const char* name) { const char* v = std::getenv(name); return v && *v; };
+  if (set("NO_COLOR")) return false;
+  if (set("FORCE_COLOR")) return true;
+  return isatty(fd);
 }
 
 }  // namespace tvms::cli

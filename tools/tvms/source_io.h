@@ -22,4 +22,10 @@ std::vector<std::string> expandPaths(const std::vector<std::string>& paths, bool
 bool mayHoldTvmScript(const std::string& text);
 bool writeFile(const std::string& path, const std::string& text);
 
+// --color auto|always|never. Auto: colour on a terminal, unless NO_COLOR is set (non-empty, as
+// no-color.org says); FORCE_COLOR (non-empty) turns it on anywhere.
+enum class ColorChoice { Auto, Always, Never };
+std::optional<ColorChoice> parseColorChoice(const std::string& value);
+bool useColor(ColorChoice choice, int fd);
+
 }  // namespace tvms::cli

@@ -11,6 +11,10 @@ local defaults = {
   settings = {},           -- initializationOptions, e.g. { tvms = { lint = { ignore = { "TVS205" } } } }
   run = { device = {}, timeout_ms = 300000 },
   codelens = true,
+  inlay_hints = true,      -- Neovim 0.10+: the deduced struct info after each binding
+  -- Buffer-local maps set on attach (Neovim 0.7's K runs keywordprg, pydoc for Python, otherwise).
+  -- false turns them all off; set one to false to leave that key alone.
+  keymaps = { hover = "K", definition = "gd", references = "gr", rename = "<leader>rn", code_action = "<leader>ca" },
   highlight = true,        -- tree-sitter highlighting with the TVMScript queries (needs parser/python.so)
   install_parser = true,   -- build parser/python.so from the pinned grammar at setup when it is missing
   on_attach = nil,
@@ -57,10 +61,23 @@ local function request_sync(client, method, params, timeout, bufnr)
 end
 
 -- The run's answer: a scratch buffer with the summary, and vim.g.tvms_last_run for scripts.
+-- A run's error, for this editor: the CLI's `--device X=cpu` advice is the plugin's run.device setting.
+local function run_error_text(message)
+  local vdevice = message:match("`%-%-device ([^=`]+)=cpu`")
+  if vdevice then
+    message = message:gsub("`%-%-device [^`]+`", "run.device")
+    message = message .. "\n(in Neovim: require('tvms').setup{ run = { device = { [\"" .. vdevice .. "\"] = \"cpu\" } } })"
+  end
+  return message
+end
+M.run_error_text = run_error_text
+
 local function show_run(err, result, fname)
   if err then
-    vim.g.tvms_last_run = "error: " .. err.message
-    vim.notify("tvms run " .. fname .. ": " .. err.message, vim.log.levels.ERROR)
+    local message = run_error_text(err.message)
+    vim.g.tvms_last_run = "error: " .. message
+    -- One notification (vim.notify), not a multi-line echo that waits for ENTER.
+    vim.schedule(function() vim.notify("tvms run " .. fname .. ": " .. message, vim.log.levels.ERROR) end)
     return
   end
   vim.g.tvms_last_run = result.text
@@ -110,6 +127,7 @@ function M.view_ir(bufnr, pass)
     if err then return vim.notify("tvms: " .. err.message, vim.log.levels.ERROR) end
     local buf = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result.text, "\n"))
+    vim.b[buf].tvms_no_attach = true  -- a view, not a document: no server, no run lens
     vim.api.nvim_buf_set_option(buf, "filetype", "python")
     vim.api.nvim_buf_set_option(buf, "bufhidden", "wipe")
     vim.cmd("vsplit")
@@ -117,22 +135,58 @@ function M.view_ir(bufnr, pass)
   end, bufnr)
 end
 
--- :TvmsLint: `tvms lint --output-format json` on the file, into the quickfix list.
+-- :TvmsLint: `tvms lint --output-format json` on the buffer's text (saved or not; stdin, with the
+-- buffer's name), into the quickfix list: each diagnostic with its severity, then its related
+-- locations (the origin chain) as lines of their own.
+local severity_type = { error = "E", warning = "W", info = "I" }
 function M.lint(bufnr)
   local file = vim.api.nvim_buf_get_name(bufnr)
-  local out = vim.fn.system({ binary(), "lint", "--output-format", "json", file })
+  local text = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") .. "\n"
+  local out = vim.fn.system({ binary(), "lint", "--output-format", "json", "--stdin-filename", file, "-" }, text)
   local ok, diagnostics = pcall(vim.fn.json_decode, out)
   if not ok or type(diagnostics) ~= "table" then
     return vim.notify("tvms lint: " .. out, vim.log.levels.ERROR)
   end
   local items = {}
   for _, d in ipairs(diagnostics) do
-    table.insert(items, { filename = d.filename, lnum = d.location.row, col = d.location.column,
+    table.insert(items, { bufnr = bufnr, lnum = d.location.row, col = d.location.column,
                           end_lnum = d.end_location.row, end_col = d.end_location.column,
-                          text = d.code .. " " .. d.message, type = "E" })
+                          text = d.code .. " " .. d.message, type = severity_type[d.severity] or "E" })
+    for _, r in ipairs(d.related or {}) do
+      table.insert(items, { bufnr = bufnr, lnum = r.location.row, col = r.location.column,
+                            text = "  note: " .. r.message, type = "I" })
+    end
   end
   vim.fn.setqflist({}, " ", { title = "tvms lint", items = items })
   return items
+end
+
+-- The diagnostic float of tvms's diagnostics: the rule code first, then the message, then the
+-- related locations (where a value's vdevice came from), one per line.
+local function float_format(d)
+  local lsp = d.user_data and d.user_data.lsp or {}
+  local code = d.code or lsp.code
+  local lines = { (code and (code .. ": ") or "") .. d.message }
+  for _, r in ipairs(lsp.relatedInformation or {}) do
+    table.insert(lines, string.format("  %d:%d: %s", r.location.range.start.line + 1, r.location.range.start.character + 1, r.message))
+  end
+  return table.concat(lines, "\n")
+end
+M.float_format = float_format
+
+-- Neovim reads the float's format from the global config (0.7 ignores a namespace's), so tvms's
+-- format wraps whatever format was there and applies to tvms's diagnostics only.
+local function install_float_format()
+  if M.float_format_installed then return end
+  M.float_format_installed = true
+  local config = vim.diagnostic.config() or {}
+  local float = type(config.float) == "table" and vim.deepcopy(config.float) or {}
+  local previous = float.format
+  float.format = function(d)
+    if d.source == "tvms" or (d.user_data and d.user_data.lsp and d.user_data.lsp.source == "tvms") then return float_format(d) end
+    return previous and previous(d) or d.message
+  end
+  vim.diagnostic.config({ float = float })
 end
 
 -- Builds parser/python.so from the pinned grammar's C sources (grammar/node_modules after ./dev build).
@@ -157,7 +211,23 @@ local function highlight(bufnr)
   else vim.treesitter.highlighter.new(parser) end
 end
 
+local function set_keymaps(bufnr)
+  local maps = M.config.keymaps
+  if not maps then return end
+  local actions = { hover = vim.lsp.buf.hover, definition = vim.lsp.buf.definition, references = vim.lsp.buf.references,
+                    rename = vim.lsp.buf.rename, code_action = vim.lsp.buf.code_action }
+  for name, lhs in pairs(maps) do
+    if lhs and actions[name] then
+      vim.keymap.set("n", lhs, actions[name], { buffer = bufnr, desc = "tvms: " .. name:gsub("_", " ") })
+    end
+  end
+end
+
 local function on_attach(client, bufnr)
+  set_keymaps(bufnr)
+  if M.config.inlay_hints and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
+    pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })  -- Neovim 0.10+
+  end
   if M.config.codelens then
     vim.lsp.codelens.refresh()
     vim.api.nvim_create_autocmd({ "BufEnter", "InsertLeave", "BufWritePost" }, { buffer = bufnr, callback = function() vim.lsp.codelens.refresh() end })
@@ -178,6 +248,7 @@ end
 
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if vim.b[bufnr].tvms_no_attach then return end
   if vim.lsp.start then
     vim.lsp.start(client_config(bufnr), { bufnr = bufnr })
   else
@@ -202,8 +273,13 @@ function M.setup(opts)
     local a = command.arguments[1]
     M.run(ctx.bufnr, a["function"], a.inputs)
   end
+  install_float_format()
   local group = vim.api.nvim_create_augroup("tvms", { clear = true })
   vim.api.nvim_create_autocmd("FileType", { group = group, pattern = M.config.filetypes, callback = function(ev) M.attach(ev.buf) end })
+  -- Buffers whose FileType came before setup (a lazy-loading plugin manager with ft = "python").
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(M.config.filetypes, vim.bo[buf].filetype) then M.attach(buf) end
+  end
   vim.api.nvim_create_user_command("TvmsRun", function(c)
     local bufnr = vim.api.nvim_get_current_buf()
     local fname, inputs = c.fargs[1], {}

@@ -1,0 +1,213 @@
+// ruff's conventions for the command line (issue 18): --help everywhere, one version, colour control,
+// a summary line, --statistics, --stdin-filename, --diff, shell completions, pre-commit hooks, an
+// install that runs from anywhere, and `tvms build` saying what it did.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "tests/cli/run_tvms.h"
+#include "tests/support/corpus.h"
+
+namespace {
+
+using tvms::test::runTvms;
+using tvms::test::tempFile;
+namespace fs = std::filesystem;
+
+std::string corpus(const std::string& rel) { return std::string(TVMS_CORPUS_DIR) + "/" + rel; }
+std::string source(const std::string& rel) { return std::string(TVMS_SOURCE_DIR) + "/" + rel; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), {}};
+}
+
+int shell(const std::string& command) {
+  int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Sets an environment variable for the children run inside one scope.
+struct Env {
+  std::string name;
+  Env(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
+  ~Env() { unsetenv(name.c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("cli conventions: --help for every subcommand, -V and --version from the one CMake version") {
+  for (const char* cmd : {"lint", "fmt", "parse", "convert", "explain", "build", "run", "cache", "completions", "lsp"}) {
+    auto r = runTvms({cmd, "--help"});
+    INFO(cmd);
+    CHECK(r.exitCode == 0);
+    CHECK(r.out.find("usage") != std::string::npos);
+  }
+  auto v = runTvms({"-V"});
+  CHECK(v.exitCode == 0);
+  CHECK(v.out == std::string("tvms ") + TVMS_EXPECTED_VERSION + "\n");
+  CHECK(runTvms({"--version"}).out == v.out);
+  // The VS Code extension carries the same number.
+  std::string pkg = slurp(source("editors/vscode/package.json"));
+  CHECK(pkg.find(std::string("\"version\": \"") + TVMS_EXPECTED_VERSION + "\"") != std::string::npos);
+}
+
+TEST_CASE("cli conventions: lint closes with a summary line, --statistics counts by code") {
+  auto r = runTvms({"lint", corpus("lint/structure.py")});
+  CHECK(r.exitCode == 1);
+  CHECK(std::regex_search(r.out, std::regex("\nFound [0-9]+ errors[^\n]*\\.\n")));
+  auto clean = runTvms({"lint", corpus("lint/clean_multi_device.py")});
+  CHECK(clean.out == "All checks passed!\n");
+  auto fixable = runTvms({"lint", corpus("lint/inline_vdevice_literal.py")});
+  CHECK(fixable.out.find("[*] 1 fixable with the `--fix` option.") != std::string::npos);
+  auto unsafe = runTvms({"lint", corpus("lint/undeclared_vdevice.py")});
+  CHECK(unsafe.out.find("(2 more with fixes that change behaviour: `--fix --unsafe-fixes`.)") != std::string::npos);
+  auto stats = runTvms({"lint", "--statistics", corpus("lint/structure.py")});
+  CHECK(stats.exitCode == 1);
+  CHECK(std::regex_search(stats.out, std::regex("^[0-9]+\tTVS0[0-9]{2}\t")));
+  CHECK(stats.out.find(" | ") == std::string::npos);  // no source excerpts
+}
+
+TEST_CASE("cli conventions: --color always, never, NO_COLOR and FORCE_COLOR") {
+  const std::string file = corpus("lint/structure.py");
+  CHECK(runTvms({"lint", "--color", "always", file}).out.find("\x1b[") != std::string::npos);
+  CHECK(runTvms({"lint", "--color=never", file}).out.find("\x1b[") == std::string::npos);
+  CHECK(runTvms({"lint", "--color", "sometimes", file}).exitCode == 2);
+  {
+    Env force("FORCE_COLOR", "1");
+    CHECK(runTvms({"lint", file}).out.find("\x1b[") != std::string::npos);
+    Env no("NO_COLOR", "1");  // NO_COLOR wins over FORCE_COLOR
+    CHECK(runTvms({"lint", file}).out.find("\x1b[") == std::string::npos);
+  }
+}
+
+TEST_CASE("cli conventions: --stdin-filename names stdin's text, --diff shows the fixes without writing them") {
+  std::string text = slurp(corpus("lint/undeclared_vdevice.py"));
+  auto r = runTvms({"lint", "--stdin-filename", "pkg/model.py", "-"}, text);
+  CHECK(r.out.find("pkg/model.py:") != std::string::npos);
+  CHECK(r.out.find("-:") == std::string::npos);
+  std::string fixable = slurp(corpus("lint/inline_vdevice_literal.py"));
+  std::string copy = tempFile("diff_me.py", fixable);
+  auto d = runTvms({"lint", "--diff", copy});
+  CHECK(d.exitCode == 1);
+  CHECK(d.out.find("--- ") != std::string::npos);
+  CHECK(d.out.find("\n+") != std::string::npos);
+  CHECK(slurp(copy) == fixable);  // nothing written
+  auto none = runTvms({"lint", "--diff", corpus("lint/clean_multi_device.py")});
+  CHECK(none.exitCode == 0);
+  CHECK(none.out.empty());
+}
+
+TEST_CASE("cli conventions: shell completions for bash (syntax-checked), zsh and fish name every subcommand") {
+  for (const char* sh : {"bash", "zsh", "fish"}) {
+    auto r = runTvms({"completions", sh});
+    INFO(sh);
+    CHECK(r.exitCode == 0);
+    for (const char* cmd : {"lint", "fmt", "convert", "build", "run", "completions"}) CHECK(r.out.find(cmd) != std::string::npos);
+  }
+  std::string script = tempFile("tvms.bash", runTvms({"completions", "bash"}).out);
+  CHECK(shell("bash -n " + script) == 0);
+  CHECK(shell("bash -c 'source " + script + " && complete -p tvms' > /dev/null") == 0);
+  CHECK(runTvms({"completions", "powershell"}).exitCode == 2);
+}
+
+TEST_CASE("cli conventions: the pre-commit hooks' entries run as pre-commit runs them (entry + file names)") {
+  std::string hooks = slurp(source(".pre-commit-hooks.yaml"));
+  std::regex entry("\n  entry: ([^\n]+)");
+  int found = 0;
+  for (auto it = std::sregex_iterator(hooks.begin(), hooks.end(), entry); it != std::sregex_iterator(); ++it) {
+    std::string command = (*it)[1];
+    REQUIRE(command.rfind("tvms ", 0) == 0);
+    std::string copy = tempFile("hook_" + std::to_string(found) + ".py", slurp(corpus("lint/structure.py")));
+    auto r = runTvms({command.substr(5), copy});
+    INFO(command);
+    CHECK(r.exitCode != 2);  // a finding (1) or clean (0), never a usage error
+    ++found;
+  }
+  CHECK(found == 2);
+}
+
+TEST_CASE("cli conventions: tvms build without -o says what it checked") {
+  auto r = runTvms({"build", corpus("run/multi_cpu.py")});
+  CHECK(r.exitCode == 0);
+  CHECK(r.err.find("checked and lowered") != std::string::npos);
+  CHECK(r.err.find("nothing written: add -o FILE.tvmx") != std::string::npos);
+}
+
+TEST_CASE("cli conventions: cmake --install gives a tree that runs when copied elsewhere, and says where it looked for its plugin") {
+  fs::path root = fs::temp_directory_path() / ("tvms_install_" + std::to_string(getpid()));
+  fs::remove_all(root);
+  REQUIRE(shell(std::string(TVMS_CMAKE) + " --install " + TVMS_BUILD_DIR + " --prefix " + (root / "a").string() + " > /dev/null") == 0);
+  fs::copy(root / "a", root / "b", fs::copy_options::recursive);
+  fs::remove_all(root / "a");  // the copy must not lean on where it was installed
+  std::string tvms = (root / "b" / "bin" / "tvms").string();
+  CHECK(fs::exists(root / "b" / "share" / "doc" / "tvms" / "rules.md"));
+  std::string cache = (root / "cache").string();
+  setenv("TVMS_CACHE_DIR", cache.c_str(), 1);
+  auto run = shell(tvms + " run --no-cache " + corpus("run/multi_cpu.py") + " > /dev/null 2>&1");
+  CHECK(run == 0);
+  // Without its plugin it names the places it looked.
+  for (auto& e : fs::recursive_directory_iterator(root / "b"))
+    if (e.path().filename() == "libtvms_llvm_backend.so") fs::remove(e.path());
+  std::string err = (root / "err.txt").string();
+  CHECK(shell(tvms + " run --no-cache " + corpus("run/multi_cpu.py") + " > /dev/null 2> " + err) != 0);
+  std::string message = slurp(err);
+  CHECK(message.find("looked in:") != std::string::npos);
+  CHECK(message.find("lib/tvms/libtvms_llvm_backend.so") != std::string::npos);
+  unsetenv("TVMS_CACHE_DIR");
+  fs::remove_all(root);
+}
+
+TEST_CASE("cli conventions: the README's GitHub Actions step, run as written, annotates the files") {
+  std::string readme = slurp(source("README.md"));
+  std::smatch m;
+  REQUIRE(std::regex_search(readme, m, std::regex("run: (tvms lint --output-format github \\.)\n")));
+  fs::path dir = fs::temp_directory_path() / ("tvms_gha_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(corpus("lint/undeclared_vdevice.py"), dir / "model.py", fs::copy_options::overwrite_existing);
+  std::string out = (dir / "out.txt").string();
+  std::string command = m[1];
+  int rc = shell("cd " + dir.string() + " && " + std::string(TVMS_BINARY) + command.substr(4) + " > " + out);
+  CHECK(rc == 1);
+  CHECK(slurp(out).find("::error file=model.py,line=") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("cli conventions: lint --watch lints again when a file changes") {
+  fs::path dir = fs::temp_directory_path() / ("tvms_watch_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string file = (dir / "model.py").string(), out = (dir / "out.txt").string(), pid = (dir / "pid").string();
+  fs::copy_file(corpus("lint/clean_multi_device.py"), file);
+  REQUIRE(shell("sh -c '" + std::string(TVMS_BINARY) + " lint --watch " + file + " > " + out + " 2>&1 & echo $! > " + pid + "'") == 0);
+  auto waitFor = [&](const std::string& needle, size_t count) {
+    for (int i = 0; i < 400; ++i) {  // up to 40 s on a loaded machine
+      std::string text = slurp(out);
+      size_t n = 0;
+      for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+      if (n >= count) return true;
+      usleep(100000);
+    }
+    return false;
+  };
+  CHECK(waitFor("Watching for file changes", 1));
+  CHECK(slurp(out).find("All checks passed!") != std::string::npos);
+  // An editor's save: the new text written to another file, renamed over the old one.
+  std::string text = slurp(file);
+  text.replace(text.find("R.add("), 6, "R.addd(");
+  {
+    std::ofstream f(file + ".tmp", std::ios::binary);
+    f << text;
+  }
+  fs::rename(file + ".tmp", file);
+  CHECK(waitFor("File change detected", 1));
+  CHECK(waitFor("error[TVS004]", 1));
+  pid_t child = std::stoi(slurp(pid));
+  kill(child, SIGTERM);
+  fs::remove_all(dir);
+}
