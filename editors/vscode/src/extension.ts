@@ -15,6 +15,16 @@ function config() {
   return vscode.workspace.getConfiguration("tvms");
 }
 
+// tvms.lint.* as the server reads them; an unset select keeps [tool.tvms]'s or the defaults.
+export function lintSettings(): { select?: string[]; extendSelect: string[]; ignore: string[] } {
+  const select = config().get<string[] | null>("lint.select", null);
+  return {
+    ...(Array.isArray(select) ? { select } : {}),
+    extendSelect: config().get<string[]>("lint.extendSelect", []),
+    ignore: config().get<string[]>("lint.ignore", []),
+  };
+}
+
 function startClient(context: vscode.ExtensionContext): Client | undefined {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const found = findServer(config().get<string>("server.path", ""), folder, process.env.PATH);
@@ -32,6 +42,10 @@ function startClient(context: vscode.ExtensionContext): Client | undefined {
     // so it sits beside Pylance and ruff on the same files.
     documentSelector: [{ scheme: "file", language: "python" }, { scheme: "untitled", language: "python" }],
     outputChannel: output,
+    // Rule selection from the settings (over [tool.tvms]); changes reach the server as
+    // workspace/didChangeConfiguration with the whole "tvms" section.
+    initializationOptions: { tvms: { lint: lintSettings() } },
+    synchronize: { configurationSection: "tvms" },
     middleware: {
       handleDiagnostics: (uri, diagnostics, next) => next(uri, config().get("diagnostics.enable", true) ? diagnostics : []),
       provideCodeLenses: (document, token, next) => (config().get("codeLens.enable", true) ? next(document, token) : []),

@@ -35,7 +35,8 @@ test("without a server the extension says how to get one, and still registers it
 
 test("the server starts as `tvms lsp ARGS` for Python files; toggles hide diagnostics, lenses and hints", async () => {
   const bin = fakeServer();
-  reset({ "server.path": bin, "server.args": ["--log", "x"], "codeLens.enable": false, "diagnostics.enable": false });
+  reset({ "server.path": bin, "server.args": ["--log", "x"], "codeLens.enable": false, "diagnostics.enable": false,
+          "lint.select": ["TVS2"], "lint.ignore": ["TVS208"] });
   ext.activate(context);
   assert.equal(rec.clients.length, 1);
   const c = rec.clients[0];
@@ -43,6 +44,9 @@ test("the server starts as `tvms lsp ARGS` for Python files; toggles hide diagno
   assert.equal(c.serverOptions.command, bin);
   assert.deepEqual(c.serverOptions.args, ["lsp", "--log", "x"]);
   assert.deepEqual(c.clientOptions.documentSelector.map((d: any) => d.language), ["python", "python"]);
+  // Lint settings go to the server at start and on every change of the "tvms" section.
+  assert.deepEqual(c.clientOptions.initializationOptions, { tvms: { lint: { select: ["TVS2"], extendSelect: [], ignore: ["TVS208"] } } });
+  assert.equal(c.clientOptions.synchronize.configurationSection, "tvms");
   const mw = c.clientOptions.middleware;
   assert.deepEqual(await mw.provideCodeLenses({}, {}, () => ["lens"]), []);
   assert.deepEqual(await mw.provideInlayHints({}, {}, {}, () => ["hint"]), ["hint"]);

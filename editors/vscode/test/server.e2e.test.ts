@@ -64,6 +64,22 @@ test("the extension's requests against the real tvms lsp: diagnostics, code lens
   const init = await conn.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: null, capabilities, workspaceFolders: null } as any);
   assert.deepEqual(init.capabilities.executeCommandProvider?.commands, ["tvms.run"]);
   assert.ok(init.capabilities.codeLensProvider);
+  // The server's semantic token legend is declared in the manifest (so themes colour vdevice
+  // strings), beside the lint settings and the untrusted-workspace declaration.
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
+  const standardTypes = ["namespace", "type", "class", "enum", "interface", "struct", "typeParameter", "parameter", "variable",
+    "property", "enumMember", "event", "function", "method", "macro", "keyword", "modifier", "comment", "string", "number",
+    "regexp", "operator", "decorator"];
+  const standardModifiers = ["declaration", "definition", "readonly", "static", "deprecated", "abstract", "async", "modification",
+    "documentation", "defaultLibrary"];
+  const legend = (init.capabilities as any).semanticTokensProvider.legend;
+  const contributedTypes = manifest.contributes.semanticTokenTypes.map((t: any) => t.id);
+  const contributedModifiers = manifest.contributes.semanticTokenModifiers.map((t: any) => t.id);
+  for (const t of legend.tokenTypes) assert.ok(standardTypes.includes(t) || contributedTypes.includes(t), `token type ${t} not contributed`);
+  for (const m of legend.tokenModifiers) assert.ok(standardModifiers.includes(m) || contributedModifiers.includes(m), `modifier ${m} not contributed`);
+  assert.ok(manifest.contributes.semanticTokenScopes[0].scopes.vdevice.length > 0);
+  for (const key of ["tvms.lint.select", "tvms.lint.extendSelect", "tvms.lint.ignore"]) assert.ok(manifest.contributes.configuration.properties[key], key);
+  assert.deepEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations, ["tvms.server.path", "tvms.server.args"]);
   await conn.sendNotification(InitializedNotification.type, {});
 
   // An undeclared vdevice: TVS201 where the corpus file expects it.
