@@ -135,3 +135,20 @@ const std::vector<std::string>& semanticTokenModifiers();
 std::vector<SemanticToken> semanticTokens(const Snapshot& s);
 
 }  // namespace tvms::server
+
+namespace tvms::server {
+
+// textDocument/typeDefinition: for a variable the struct info that defines it (its annotation, a
+// match_cast's struct info, else the value it was deduced from); for a vdevice string its declared
+// I.vdevice entry.
+std::optional<syntax::ByteRange> typeDefinitionAt(const Snapshot& s, uint32_t offset);
+
+// The rule codes written in `# noqa: TVS201` comments, each with its range (document links to the
+// rules page).
+struct RuleLink {
+  std::string code;
+  syntax::ByteRange range;
+};
+std::vector<RuleLink> noqaRuleLinks(const Snapshot& s);
+
+}  // namespace tvms::server

@@ -40,6 +40,22 @@ void Server::definition(const json& id, const json& params, const std::string& u
   reply(id, out);
 }
 
+void Server::typeDefinition(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  auto r = typeDefinitionAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()));
+  if (!r) return reply(id, nullptr);
+  reply(id, json::array({{{"uri", uri}, {"range", lspRange(*r, s.doc->lines(), enc())}}}));
+}
+
+// `# noqa: TVS201` links to the rule's section of docs/rules.md.
+void Server::documentLinks(const json& id, const json&, const std::string&, const Snapshot& s) {
+  json out = json::array();
+  if (!rulesDoc_.empty())
+    for (auto& l : noqaRuleLinks(s))
+      out.push_back({{"range", lspRange(l.range, s.doc->lines(), enc())}, {"target", rulesDoc_ + "#" + ruleAnchor(l.code)},
+                     {"tooltip", "tvms explain " + l.code}});
+  reply(id, out);
+}
+
 void Server::references(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
   auto t = nameAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()));
   if (!t) return reply(id, nullptr);
@@ -142,16 +158,22 @@ void Server::signatureHelp(const json& id, const json& params, const std::string
 
 // LSP's relative encoding: per token, line delta, start delta (from the previous token on the same
 // line), length, type, modifiers; positions in the negotiated encoding.
-std::vector<uint32_t> Server::encodeTokens(const Snapshot& s) const {
+std::vector<uint32_t> Server::encodeTokens(const Snapshot& s, std::optional<syntax::ByteRange> within) const {
   std::vector<uint32_t> data;
   uint32_t line = 0, col = 0;
   for (auto& t : semanticTokens(s)) {
+    if (within && (t.offset < within->begin || t.offset >= within->end)) continue;
     auto a = s.doc->lines().toLineCol(t.offset, enc()), b = s.doc->lines().toLineCol(t.offset + t.length, enc());
     data.insert(data.end(), {a.line - line, a.line == line ? a.column - col : a.column, b.column - a.column, t.type, t.modifiers});
     line = a.line;
     col = a.column;
   }
   return data;
+}
+
+// The tokens inside a range only (an editor's visible part of a long file).
+void Server::semanticTokensRange(const json& id, const json& params, const std::string&, const Snapshot& s) {
+  reply(id, {{"data", encodeTokens(s, byteRange(params.at("range"), s.doc->lines(), enc()))}});
 }
 
 void Server::semanticTokensFull(const json& id, const json&, const std::string& uri, const Snapshot& s) {

@@ -88,6 +88,10 @@ void Server::onMessage(const std::string& body) {
       {"textDocument/hover", &Server::hover},
       {"textDocument/codeAction", &Server::codeAction},
       {"textDocument/definition", &Server::definition},
+      {"textDocument/declaration", &Server::definition},  // Relax names are declared where defined
+      {"textDocument/typeDefinition", &Server::typeDefinition},
+      {"textDocument/documentLink", &Server::documentLinks},
+      {"textDocument/semanticTokens/range", &Server::semanticTokensRange},
       {"textDocument/references", &Server::references},
       {"textDocument/documentHighlight", &Server::highlight},
       {"textDocument/prepareRename", &Server::prepareRename},
@@ -112,13 +116,25 @@ void Server::onMessage(const std::string& body) {
     }
     if (method == "initialize") return initialize(id, params);
     if (method == "$/cancelRequest") return cancel(params);
-    if (method == "initialized" || method.rfind("$/", 0) == 0) return;
+    if (method == "initialized") {
+      // pyproject.toml's [tool.tvms] changes the rules: ask the client to tell us when it changes.
+      if (watchFilesDynamically_)
+        sendRequest("client/registerCapability",
+                    {{"registrations", json::array({{{"id", "tvms-pyproject"}, {"method", "workspace/didChangeWatchedFiles"},
+                                                     {"registerOptions", {{"watchers", json::array({{{"globPattern", "**/pyproject.toml"}}})}}}}})}},
+                    [](const json&, bool) {});
+      return;
+    }
+    if (method.rfind("$/", 0) == 0) return;
     if (method == "shutdown") { shutdown_ = true; return reply(id, nullptr); }
     if (method == "textDocument/didOpen") return didOpen(params);
     if (method == "textDocument/didChange") return didChange(params);
     if (method == "textDocument/didClose") return didClose(params);
     if (method == "textDocument/didSave") return;
     if (method == "workspace/didChangeConfiguration") return didChangeConfiguration(params);
+    if (method == "workspace/didChangeWatchedFiles") return didChangeWatchedFiles(params);
+    // The lenses and hints are complete when sent: resolving one gives it back as it is.
+    if (method == "codeLens/resolve" || method == "inlayHint/resolve") return reply(id, params);
     if (method == "workspace/executeCommand") return executeCommand(id, params);
     if (method == "window/workDoneProgress/cancel") return cancelProgress(params);
     if (method == "workspace/symbol") return workspaceSymbol(id, params);
@@ -146,6 +162,9 @@ void Server::initialize(const json& id, const json& params) {
       if (e == "utf-8") { encoding_ = syntax::Encoding::Utf8; chosen = "utf-8"; }
   clientProgress_ = caps.contains("window") && caps["window"].is_object() && caps["window"].value("workDoneProgress", false);
   pullDiagnostics_ = caps.contains("textDocument") && caps["textDocument"].is_object() && caps["textDocument"].contains("diagnostic");
+  watchFilesDynamically_ = caps.contains("workspace") && caps["workspace"].is_object() &&
+                           caps["workspace"].contains("didChangeWatchedFiles") && caps["workspace"]["didChangeWatchedFiles"].is_object() &&
+                           caps["workspace"]["didChangeWatchedFiles"].value("dynamicRegistration", false);
   if (params.contains("initializationOptions") && params["initializationOptions"].is_object())
     readSettings(params["initializationOptions"]);
   initialized_ = true;
@@ -158,13 +177,16 @@ void Server::initialize(const json& id, const json& params) {
       {"documentFormattingProvider", true},
       {"documentRangeFormattingProvider", true},
       {"definitionProvider", true},
+      {"declarationProvider", true},
+      {"typeDefinitionProvider", true},
+      {"documentLinkProvider", {{"resolveProvider", false}}},
       {"referencesProvider", true},
       {"documentHighlightProvider", true},
       {"renameProvider", {{"prepareProvider", true}}},
       {"documentSymbolProvider", true},
       {"workspaceSymbolProvider", true},
-      {"inlayHintProvider", true},
-      {"codeLensProvider", {{"resolveProvider", false}}},
+      {"inlayHintProvider", {{"resolveProvider", true}}},
+      {"codeLensProvider", {{"resolveProvider", true}}},
       {"executeCommandProvider", {{"commands", json::array({"tvms.run"})}}},
       {"foldingRangeProvider", true},
       {"selectionRangeProvider", true},
@@ -172,7 +194,7 @@ void Server::initialize(const json& id, const json& params) {
       {"signatureHelpProvider", {{"triggerCharacters", json::array({"(", ","})}}},
       {"semanticTokensProvider",
        {{"legend", {{"tokenTypes", semanticTokenTypes()}, {"tokenModifiers", semanticTokenModifiers()}}},
-        {"full", {{"delta", true}}}}},
+        {"full", {{"delta", true}}}, {"range", true}}},
   };
   if (pullDiagnostics_) capabilities["diagnosticProvider"] = {{"interFileDependencies", false}, {"workspaceDiagnostics", false}};
   reply(id, {{"capabilities", capabilities}, {"serverInfo", {{"name", "tvms"}, {"version", TVMS_VERSION}}}});
@@ -195,8 +217,12 @@ analysis::RuleSelection Server::rulesFor(const std::string& uri) {
   if (!path.empty()) {
     std::vector<std::string> errors;
     if (!config::loadConfig(path, project, &errors)) {
-      for (auto& e : errors) log(e);
-      notify("window/showMessage", {{"type", 2}, {"message", "tvms: " + (errors.empty() ? std::string("invalid [tool.tvms]") : errors[0])}});
+      std::string message = "tvms: " + (errors.empty() ? std::string("invalid [tool.tvms]") : errors[0]);
+      // Once per distinct problem, not on every open (a file watcher's change clears the memory).
+      if (reportedConfigErrors_.insert(message).second) {
+        for (auto& e : errors) log(e);
+        notify("window/showMessage", {{"type", 2}, {"message", message}});
+      }
     }
   }
   analysis::RuleSelection rules = project.rules;
@@ -208,7 +234,25 @@ analysis::RuleSelection Server::rulesFor(const std::string& uri) {
 
 void Server::didChangeConfiguration(const json& params) {
   if (params.contains("settings") && params["settings"].is_object()) readSettings(params["settings"]);
+  reanalyseAll();
+}
+
+void Server::reanalyseAll() {
   for (auto& [uri, d] : docs_) worker_->reset(uri, d->text, d->version, rulesFor(uri));
+}
+
+// A pyproject.toml changed (created, edited, deleted): every document's rules are read again, and a
+// configuration problem is reported again if it is still there.
+void Server::didChangeWatchedFiles(const json& params) {
+  bool config = false;
+  if (params.contains("changes") && params["changes"].is_array())
+    for (auto& c : params["changes"]) {
+      std::string uri = c.value("uri", "");
+      config |= uri.size() >= 14 && uri.compare(uri.size() - 14, 14, "pyproject.toml") == 0;
+    }
+  if (!config) return;
+  reportedConfigErrors_.clear();
+  reanalyseAll();
 }
 
 void Server::didOpen(const json& params) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <list>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +61,8 @@ class Server {
   void didChange(const json& params);
   void didClose(const json& params);
   void didChangeConfiguration(const json& params);
+  void didChangeWatchedFiles(const json& params);
+  void reanalyseAll();
   void cancel(const json& params);
   void watchClient(int pid);
 
@@ -76,6 +79,9 @@ class Server {
   void hover(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void codeAction(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void definition(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void typeDefinition(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void documentLinks(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void semanticTokensRange(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void references(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void highlight(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void prepareRename(const json& id, const json& params, const std::string& uri, const Snapshot& s);
@@ -106,7 +112,8 @@ class Server {
   // Requests from the server to the client, and their answers.
   void sendRequest(const std::string& method, json params, std::function<void(const json& result, bool ok)> onAnswer);
   void onResponse(const json& msg);
-  std::vector<uint32_t> encodeTokens(const Snapshot& s) const;
+  // LSP's relative encoding of the semantic tokens, of those starting inside `within` when given.
+  std::vector<uint32_t> encodeTokens(const Snapshot& s, std::optional<syntax::ByteRange> within = std::nullopt) const;
 
   boost::asio::io_context io_;
   // Formatting and tvms/viewIR run here, off the loop that reads messages (they took the server's
@@ -118,6 +125,8 @@ class Server {
   syntax::Encoding encoding_ = syntax::Encoding::Utf16;
   ClientSettings settings_;
   std::string rulesDoc_;  // file URI of docs/rules.md, for codeDescription
+  bool watchFilesDynamically_ = false;  // the client registers file watchers for us (pyproject.toml)
+  std::set<std::string> reportedConfigErrors_;  // a bad [tool.tvms] is shown once, until it changes
   std::string runExecutable_;
   std::map<std::string, std::unique_ptr<OpenDocument>> docs_;
 

@@ -1,5 +1,8 @@
 // The real `tvms lsp` binary over real pipes, spoken to in JSON-RPC like an editor does.
 #include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -620,4 +623,92 @@ TEST_CASE("lsp: a BlockBuilder program: definition, references, inlay hints, sym
   CHECK(c.response(6)["result"]["data"].is_array());
   c.request(7, "textDocument/codeLens", {{"textDocument", {{"uri", uri}}}});
   CHECK(c.response(7).contains("result"));
+}
+
+TEST_CASE("lsp: declaration, type definition, noqa links, semantic tokens by range, resolve, watched pyproject.toml reported once") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("tvms_lsp_extras_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream(dir / "pyproject.toml") << "[tool.tvms]\nbogus = 1\n";
+  }
+  Client c;
+  json caps = {{"workspace", {{"didChangeWatchedFiles", {{"dynamicRegistration", true}}}}}};
+  c.initialize(nullptr, caps);
+  // The server asks to be told about pyproject.toml changes.
+  json reg;
+  for (json m = c.next(5); !m.is_null(); m = c.next(5))
+    if (m.value("method", "") == "client/registerCapability") { reg = m; break; }
+  REQUIRE(!reg.is_null());
+  CHECK(reg["params"]["registrations"][0]["method"] == "workspace/didChangeWatchedFiles");
+  CHECK(reg["params"]["registrations"][0]["registerOptions"]["watchers"][0]["globPattern"] == "**/pyproject.toml");
+  c.send({{"jsonrpc", "2.0"}, {"id", reg["id"]}, {"result", nullptr}});
+
+  const std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\"), I.vdevice(\"cuda\", 0)]})\n\n"
+      "    @R.function\n    def main(x: R.Tensor((2, 3), \"float32\", \"llvm\")):\n"
+      "        y = R.to_vdevice(x, \"cuda\")\n        z: R.Tensor((2, 3), \"float32\", \"cuda\") = R.add(y, y)\n"
+      "        w = R.multiply(z, z)  # noqa: TVS207, TVS203\n        return w\n";
+  const std::string uri = "file://" + (dir / "m.py").string();
+  auto open = [&](const std::string& u, int version) {
+    c.notify("textDocument/didOpen", {{"textDocument", {{"uri", u}, {"languageId", "python"}, {"version", version}, {"text", text}}}});
+  };
+  open(uri, 1);
+  int shown = 0;
+  for (json m = c.next(10); !m.is_null(); m = c.next(2)) {
+    if (m.value("method", "") == "window/showMessage") ++shown;
+    if (m.value("method", "") == "textDocument/publishDiagnostics") break;
+  }
+  CHECK(shown == 1);
+  open("file://" + (dir / "second.py").string(), 1);  // the same bad config: not shown again
+  for (json m = c.next(5); !m.is_null(); m = c.next(1)) {
+    if (m.value("method", "") == "window/showMessage") ++shown;
+    if (m.value("method", "") == "textDocument/publishDiagnostics") break;
+  }
+  CHECK(shown == 1);
+
+  auto at = [&](const std::string& needle, size_t plus) { return positionIn(text, text.find(needle) + plus); };
+  json td = {{"uri", uri}};
+  // Type definition of z: its annotation; of w: the call it was deduced from; of "cuda": the entry.
+  c.request(40, "textDocument/typeDefinition", {{"textDocument", td}, {"position", at("R.multiply(z", 11)}});
+  json zType = c.response(40)["result"];
+  REQUIRE(zType.is_array());
+  CHECK(zType[0]["range"]["start"] == at("R.Tensor((2, 3), \"float32\", \"cuda\")", 0));
+  c.request(41, "textDocument/typeDefinition", {{"textDocument", td}, {"position", at("return w", 7)}});
+  CHECK(c.response(41)["result"][0]["range"]["start"] == at("R.multiply(z, z)", 0));
+  c.request(42, "textDocument/typeDefinition", {{"textDocument", td}, {"position", at("to_vdevice(x, \"cuda\")", 15)}});
+  CHECK(c.response(42)["result"][0]["range"]["start"] == at("I.vdevice(\"cuda\", 0)", 0));
+  // Declaration is where a Relax name is defined.
+  c.request(43, "textDocument/declaration", {{"textDocument", td}, {"position", at("R.multiply(z", 11)}});
+  CHECK(c.response(43)["result"][0]["range"]["start"] == at("z: R.Tensor", 0));
+  // Each rule code of a noqa comment links to its rules page section.
+  c.request(44, "textDocument/documentLink", {{"textDocument", td}});
+  json links = c.response(44)["result"];
+  REQUIRE(links.size() == 2);
+  CHECK(links[0]["range"]["start"] == at("TVS207", 0));
+  CHECK(links[0]["target"].get<std::string>().find("rules.md#tvs207") != std::string::npos);
+  // Semantic tokens of the last two lines only: a strict, non-empty part of the whole.
+  c.request(45, "textDocument/semanticTokens/full", {{"textDocument", td}});
+  size_t all = c.response(45)["result"]["data"].size();
+  c.request(46, "textDocument/semanticTokens/range",
+            {{"textDocument", td}, {"range", {{"start", at("        w = R.multiply", 0)}, {"end", positionIn(text, text.size())}}}});
+  size_t part = c.response(46)["result"]["data"].size();
+  CHECK(part > 0);
+  CHECK(part < all);
+  CHECK(part % 5 == 0);
+  // Resolving a lens or a hint gives it back.
+  json lens = {{"range", {{"start", {{"line", 8}, {"character", 4}}}, {"end", {{"line", 8}, {"character", 15}}}}}, {"command", {{"title", "Run main"}, {"command", "tvms.run"}}}};
+  c.request(47, "codeLens/resolve", lens);
+  CHECK(c.response(47)["result"] == lens);
+  // Fixing pyproject.toml and saying so: no stale message, and a new problem would be shown again.
+  {
+    std::ofstream(dir / "pyproject.toml") << "[tool.tvms]\nbogus2 = 1\n";
+  }
+  c.notify("workspace/didChangeWatchedFiles", {{"changes", json::array({{{"uri", "file://" + (dir / "pyproject.toml").string()}, {"type", 2}}})}});
+  bool again = false;
+  for (json m = c.next(10); !m.is_null(); m = c.next(2))
+    if (m.value("method", "") == "window/showMessage") { again = m["params"]["message"].get<std::string>().find("bogus2") != std::string::npos; break; }
+  CHECK(again);
+  fs::remove_all(dir);
 }
