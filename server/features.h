@@ -152,3 +152,22 @@ struct RuleLink {
 std::vector<RuleLink> noqaRuleLinks(const Snapshot& s);
 
 }  // namespace tvms::server
+
+namespace tvms::server {
+
+// Call hierarchy between the functions of a module: `cls.f(x)` and `R.call_tir(cls.kernel, ...)`.
+struct CallSite {
+  std::string caller, callee;
+  syntax::ByteRange range;  // the call
+};
+std::vector<CallSite> callSites(const Snapshot& s, size_t region);
+struct CallableAt {
+  std::string name;
+  size_t region = 0;
+  syntax::ByteRange range, selection;  // the whole definition, its name
+  bool primFunc = false;
+};
+std::optional<CallableAt> callableAt(const Snapshot& s, uint32_t offset);  // a function's name or a use of it
+std::optional<CallableAt> callableIn(const Snapshot& s, size_t region, const std::string& name);
+
+}  // namespace tvms::server

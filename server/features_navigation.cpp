@@ -79,3 +79,74 @@ std::vector<RuleLink> noqaRuleLinks(const Snapshot& s) {
 }
 
 }  // namespace tvms::server
+
+namespace tvms::server {
+
+namespace {
+
+void collectCalls(const ir::ExprPtr& e, const std::string& caller, const frontend::SourceMap& map, std::vector<CallSite>& out, int depth);
+
+void collectSeq(const ir::SeqExpr* s, const std::string& caller, const frontend::SourceMap& map, std::vector<CallSite>& out, int depth) {
+  if (!s || depth > 64) return;
+  for (auto& block : s->blocks)
+    for (auto& b : block->bindings) collectCalls(b->value, caller, map, out, depth + 1);
+  collectCalls(s->body, caller, map, out, depth + 1);
+}
+
+void collectCalls(const ir::ExprPtr& e, const std::string& caller, const frontend::SourceMap& map, std::vector<CallSite>& out, int depth) {
+  if (!e || depth > 64) return;
+  if (auto* c = ir::as<ir::Call>(e)) {
+    const syntax::ByteRange* r = map.find(c);
+    auto site = [&](const ir::ExprPtr& callee) {
+      if (auto* g = ir::as<ir::GlobalVar>(callee)) out.push_back({caller, g->name, r ? *r : syntax::ByteRange{}});
+    };
+    site(c->callee);                              // cls.f(x)
+    if (!c->args.empty()) site(c->args.front());  // R.call_tir(cls.kernel, ...)
+    for (auto& a : c->args) collectCalls(a, caller, map, out, depth + 1);
+  } else if (auto* t = ir::as<ir::Tuple>(e)) {
+    for (auto& f : t->fields) collectCalls(f, caller, map, out, depth + 1);
+  } else if (auto* i = ir::as<ir::If>(e)) {
+    collectSeq(i->thenBranch.get(), caller, map, out, depth + 1);
+    collectSeq(i->elseBranch.get(), caller, map, out, depth + 1);
+  } else if (auto* s = ir::as<ir::SeqExpr>(e)) {
+    collectSeq(s, caller, map, out, depth + 1);
+  }
+}
+
+}  // namespace
+
+std::vector<CallSite> callSites(const Snapshot& s, size_t region) {
+  std::vector<CallSite> out;
+  if (region >= s.lint.file.regions.size()) return out;
+  auto& r = s.lint.file.regions[region];
+  for (auto& f : r.module->functions)
+    if (f.relax) collectSeq(f.relax->body.get(), f.name, r.map, out, 0);
+  return out;
+}
+
+std::optional<CallableAt> callableAt(const Snapshot& s, uint32_t offset) {
+  // A function's name where it is defined, or a use of it (`cls.f`: a name without a target object).
+  for (size_t ri = 0; ri < s.lint.file.regions.size(); ++ri)
+    for (auto& n : s.lint.file.regions[ri].map.names)
+      if (n.kind == frontend::NameRef::Kind::Function && n.range.begin <= offset && offset <= n.range.end)
+        return callableIn(s, ri, n.name);
+  return std::nullopt;
+}
+
+std::optional<CallableAt> callableIn(const Snapshot& s, size_t region, const std::string& name) {
+  if (region >= s.lint.file.regions.size()) return std::nullopt;
+  auto& r = s.lint.file.regions[region];
+  const ir::ModuleFunction* f = r.module->function(name);
+  if (!f) return std::nullopt;
+  const void* key = f->relax ? static_cast<const void*>(f->relax.get()) : static_cast<const void*>(f->tir.get());
+  CallableAt c{name, region, {}, {}, f->tir != nullptr};
+  if (const syntax::ByteRange* whole = r.map.find(key)) c.range = *whole;
+  for (auto& n : r.map.names)
+    if (n.isDefinition && n.kind == frontend::NameRef::Kind::Function && n.target == key) c.selection = n.range;
+  for (auto& span : r.functions)
+    if (span.name == name && c.range.end <= c.range.begin) c.range = span.range;
+  if (c.selection.end <= c.selection.begin) c.selection = c.range;
+  return c;
+}
+
+}  // namespace tvms::server

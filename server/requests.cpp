@@ -1,5 +1,7 @@
 // The feature requests: the features' results (server/features*.cpp, no JSON there) as LSP JSON.
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <cstdio>
 #include <optional>
 
@@ -53,6 +55,62 @@ void Server::documentLinks(const json& id, const json&, const std::string&, cons
     for (auto& l : noqaRuleLinks(s))
       out.push_back({{"range", lspRange(l.range, s.doc->lines(), enc())}, {"target", rulesDoc_ + "#" + ruleAnchor(l.code)},
                      {"tooltip", "tvms explain " + l.code}});
+  reply(id, out);
+}
+
+json Server::callHierarchyItem(const CallableAt& c, const std::string& uri, const Snapshot& s) const {
+  return {{"name", c.name}, {"kind", 12}, {"detail", c.primFunc ? "T.prim_func" : "R.function"}, {"uri", uri},
+          {"range", lspRange(c.range, s.doc->lines(), enc())}, {"selectionRange", lspRange(c.selection, s.doc->lines(), enc())},
+          {"data", {{"region", c.region}}}};
+}
+
+void Server::prepareCallHierarchy(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  auto c = callableAt(s, byteOffset(params.at("position"), s.doc->lines(), enc()));
+  if (!c) return reply(id, nullptr);
+  reply(id, json::array({callHierarchyItem(*c, uri, s)}));
+}
+
+// The calls of the item's function (incoming: who calls it; outgoing: whom it calls), one entry per
+// other function with the ranges of its calls.
+static void callsOf(const json& item, const Snapshot& s, bool incoming, const std::function<void(const std::string&, std::vector<syntax::ByteRange>)>& each) {
+  size_t region = item.contains("data") && item["data"].contains("region") ? item["data"]["region"].get<size_t>() : 0;
+  std::string name = item.at("name");
+  std::map<std::string, std::vector<syntax::ByteRange>> by;
+  std::vector<std::string> order;
+  for (auto& c : callSites(s, region)) {
+    if ((incoming ? c.callee : c.caller) != name) continue;
+    const std::string& other = incoming ? c.caller : c.callee;
+    if (!by.count(other)) order.push_back(other);
+    by[other].push_back(c.range);
+  }
+  for (auto& o : order) each(o, by[o]);
+}
+
+void Server::incomingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  json out = json::array();
+  const json& item = params.at("item");
+  size_t region = item.contains("data") && item["data"].contains("region") ? item["data"]["region"].get<size_t>() : 0;
+  callsOf(item, s, true, [&](const std::string& caller, std::vector<syntax::ByteRange> ranges) {
+    auto c = callableIn(s, region, caller);
+    if (!c) return;
+    json from = json::array();
+    for (auto& r : ranges) from.push_back(lspRange(r, s.doc->lines(), enc()));
+    out.push_back({{"from", callHierarchyItem(*c, uri, s)}, {"fromRanges", from}});
+  });
+  reply(id, out);
+}
+
+void Server::outgoingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  json out = json::array();
+  const json& item = params.at("item");
+  size_t region = item.contains("data") && item["data"].contains("region") ? item["data"]["region"].get<size_t>() : 0;
+  callsOf(item, s, false, [&](const std::string& callee, std::vector<syntax::ByteRange> ranges) {
+    auto c = callableIn(s, region, callee);
+    if (!c) return;
+    json from = json::array();
+    for (auto& r : ranges) from.push_back(lspRange(r, s.doc->lines(), enc()));
+    out.push_back({{"to", callHierarchyItem(*c, uri, s)}, {"fromRanges", from}});
+  });
   reply(id, out);
 }
 

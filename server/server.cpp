@@ -92,6 +92,9 @@ void Server::onMessage(const std::string& body) {
       {"textDocument/typeDefinition", &Server::typeDefinition},
       {"textDocument/documentLink", &Server::documentLinks},
       {"textDocument/semanticTokens/range", &Server::semanticTokensRange},
+      {"textDocument/prepareCallHierarchy", &Server::prepareCallHierarchy},
+      {"callHierarchy/incomingCalls", &Server::incomingCalls},
+      {"callHierarchy/outgoingCalls", &Server::outgoingCalls},
       {"textDocument/references", &Server::references},
       {"textDocument/documentHighlight", &Server::highlight},
       {"textDocument/prepareRename", &Server::prepareRename},
@@ -143,7 +146,9 @@ void Server::onMessage(const std::string& body) {
     if (method == "tvms/status") return status(id);
     if (method == "tvms/documentText") return documentText(id, params);
     if (auto h = kOnSnapshot.find(method); h != kOnSnapshot.end() && isRequest) {
-      const json& uri = method == "tvms/viewIR" ? params.at("uri") : params.at("textDocument").at("uri");
+      const json& uri = method == "tvms/viewIR"                     ? params.at("uri")
+                        : method.rfind("callHierarchy/", 0) == 0 ? params.at("item").at("uri")
+                                                                  : params.at("textDocument").at("uri");
       return withSnapshot(id, params, uri.get<std::string>(), h->second);
     }
     if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
@@ -178,6 +183,7 @@ void Server::initialize(const json& id, const json& params) {
       {"documentRangeFormattingProvider", true},
       {"definitionProvider", true},
       {"declarationProvider", true},
+      {"callHierarchyProvider", true},
       {"typeDefinitionProvider", true},
       {"documentLinkProvider", {{"resolveProvider", false}}},
       {"referencesProvider", true},

@@ -82,6 +82,10 @@ class Server {
   void typeDefinition(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void documentLinks(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void semanticTokensRange(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void prepareCallHierarchy(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void incomingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void outgoingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  json callHierarchyItem(const CallableAt& c, const std::string& uri, const Snapshot& s) const;
   void references(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void highlight(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void prepareRename(const json& id, const json& params, const std::string& uri, const Snapshot& s);

@@ -712,3 +712,42 @@ TEST_CASE("lsp: declaration, type definition, noqa links, semantic tokens by ran
   CHECK(again);
   fs::remove_all(dir);
 }
+
+TEST_CASE("lsp: call hierarchy between the functions of a module (cls.f calls and call_tir kernels)") {
+  Client c;
+  c.initialize();
+  const std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n\n"
+      "@I.ir_module\nclass Module:\n"
+      "    @T.prim_func\n    def add_one(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
+      "        for i in range(4):\n            B[i] = A[i] + T.float32(1)\n\n"
+      "    @R.function\n    def helper(x: R.Tensor((4,), \"float32\")) -> R.Tensor((4,), \"float32\"):\n"
+      "        y = R.call_tir(cls.add_one, (x,), out_sinfo=R.Tensor((4,), \"float32\"))\n        return y\n\n"
+      "    @R.function\n    def main(x: R.Tensor((4,), \"float32\")):\n"
+      "        cls = Module\n        a = cls.helper(x)\n        b = cls.helper(a)\n        return b\n";
+  const std::string uri = "file:///work/calls.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  REQUIRE(!c.diagnosticsFor(1).is_null());
+  c.request(50, "textDocument/prepareCallHierarchy",
+            {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, text.find("def helper") + 4)}});
+  json items = c.response(50)["result"];
+  REQUIRE(items.size() == 1);
+  CHECK(items[0]["name"] == "helper");
+  CHECK(items[0]["selectionRange"]["start"] == positionIn(text, text.find("helper(x: R.Tensor")));
+  c.request(51, "callHierarchy/incomingCalls", {{"item", items[0]}});
+  json in = c.response(51)["result"];
+  REQUIRE(in.size() == 1);
+  CHECK(in[0]["from"]["name"] == "main");
+  CHECK(in[0]["fromRanges"].size() == 2);  // a = cls.helper(x), b = cls.helper(a)
+  c.request(52, "callHierarchy/outgoingCalls", {{"item", items[0]}});
+  json out = c.response(52)["result"];
+  REQUIRE(out.size() == 1);
+  CHECK(out[0]["to"]["name"] == "add_one");
+  CHECK(out[0]["to"]["detail"] == "T.prim_func");
+  // From a use: `cls.helper` in main prepares the same function.
+  c.request(53, "textDocument/prepareCallHierarchy",
+            {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, text.find("cls.helper(x)") + 5)}});
+  json fromUse = c.response(53)["result"];
+  REQUIRE(fromUse.is_array());
+  CHECK(fromUse[0]["name"] == "helper");
+}
