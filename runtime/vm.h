@@ -54,6 +54,7 @@ class VirtualMachine {
   const RunStats& stats() const { return stats_; }
   // Keep every kernel, library call and copy as a span of its device's timeline from now on.
   void enableTrace() { tracing_ = true; }
+  void disableTrace() { tracing_ = false; }  // the spans so far are kept
   const std::vector<TraceSpan>& trace() const { return trace_; }
   DeviceAPI& device(int slot) { return *devices_.at(slot); }
   // A copy of `a` on `slot`.

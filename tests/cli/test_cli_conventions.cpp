@@ -9,6 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/cli/run_tvms.h"
 #include "tests/support/corpus.h"
@@ -210,4 +213,26 @@ TEST_CASE("cli conventions: lint --watch lints again when a file changes") {
   pid_t child = std::stoi(slurp(pid));
   kill(child, SIGTERM);
   fs::remove_all(dir);
+}
+
+TEST_CASE("cli conventions: tvms run reports each kernel's time and each copy, and the histogram's bin edges") {
+  auto text = runTvms({"run", corpus("run/multi_cpu.py")});
+  CHECK(text.exitCode == 0);
+  CHECK(text.out.find("kernels by time:\n") != std::string::npos);
+  CHECK(std::regex_search(text.out, std::regex("\n  [a-z_0-9]+ on \"llvm:0\": 1 call, [0-9.]+ ms\n")));
+  CHECK(std::regex_search(text.out, std::regex("\n  copy [^\n]+ -> \"llvm:1\": 8192 bytes, [0-9.]+ ms\n")));
+  auto r = runTvms({"run", corpus("run/multi_cpu.py"), "--format", "json"});
+  REQUIRE(r.exitCode == 0);
+  auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["kernels"].size() == 2);
+  CHECK(j["kernels"][0]["ms"].get<double>() >= j["kernels"][1]["ms"].get<double>());  // most time first
+  std::set<int> devices{j["kernels"][0]["device"].get<int>(), j["kernels"][1]["device"].get<int>()};
+  CHECK(devices == std::set<int>{0, 1});
+  REQUIRE(j["copyList"].size() == 1);
+  CHECK(j["copyList"][0]["bytes"] == 8192);
+  CHECK(j["copyList"][0]["to"] == "llvm:1");
+  auto& out = j["outputs"][0];
+  REQUIRE(out["histogramEdges"].size() == out["histogram"].size() + 1);
+  CHECK(out["histogramEdges"][0].get<double>() == out["min"].get<double>());
+  CHECK(std::abs(out["histogramEdges"].back().get<double>() - out["max"].get<double>()) < 1e-9);
 }

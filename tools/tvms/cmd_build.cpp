@@ -375,7 +375,7 @@ int runOnVM(const BuildArgs& b) {
   // kernel with a wild store would, and the server must answer with an error and carry on.
   if (const char* fault = std::getenv("TVMS_FAULT_INJECT"); fault && std::string(fault) == "segv-in-run") std::raise(SIGSEGV);
   std::vector<runtime::Value> firstInputs = b.repeat ? inputs : std::vector<runtime::Value>{};
-  if (!b.trace.empty()) vm.enableTrace();
+  vm.enableTrace();  // per-kernel and per-copy times of the first call for the report (and --trace's file)
   auto t1 = std::chrono::steady_clock::now();
   runtime::Value result = vm.invoke(b.entry, std::move(inputs));
   double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
@@ -383,6 +383,7 @@ int runOnVM(const BuildArgs& b) {
   // kernels) is left out of the figures, and the device times become per call.
   std::vector<double> perCall;
   runtime::RunStats before = vm.stats();
+  if (b.trace.empty()) vm.disableTrace();  // --repeat's timed calls run without trace events
   for (int64_t i = 0; i < b.repeat; ++i) {
     auto t = std::chrono::steady_clock::now();
     runtime::Value again = vm.invoke(b.entry, firstInputs);
@@ -439,6 +440,12 @@ int runOnVM(const BuildArgs& b) {
   report.copies = st.copies;
   report.copyMs = st.copySeconds * 1e3;
   report.inputBytesPlaced = st.inputBytesPlaced;
+  {
+    std::vector<std::string> slots;
+    for (auto& d : exe->devices) slots.push_back(d.spelling);
+    report.tracedCalls = b.trace.empty() ? 1 : 1 + b.repeat;
+    addSpans(report, vm.trace(), slots);
+  }
   if (!b.trace.empty()) {
     std::vector<std::string> names;
     for (size_t i = 0; i < exe->devices.size(); ++i) names.push_back(exe->devices[i].spelling + " (" + vm.device(static_cast<int>(i)).name() + ")");

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -73,6 +74,23 @@ OutputReport describeOutput(const std::string& name, const runtime::NDArray& a, 
   return o;
 }
 
+void addSpans(RunReport& r, const std::vector<runtime::TraceSpan>& spans, const std::vector<std::string>& slotNames) {
+  std::map<std::pair<int, std::string>, size_t> index;
+  for (auto& s : spans) {
+    std::string to = s.slot >= 0 && static_cast<size_t>(s.slot) < slotNames.size() ? slotNames[static_cast<size_t>(s.slot)] : "?";
+    if (s.category == "copy") {
+      std::string from = s.name.rfind("copy from ", 0) == 0 ? s.name.substr(10) : s.name;
+      r.copyList.push_back({from, to, s.bytes, s.durationUs / 1e3});
+      continue;
+    }
+    auto [it, fresh] = index.try_emplace({s.slot, s.name}, r.kernels.size());
+    if (fresh) r.kernels.push_back({s.slot, s.name, 0, 0});
+    r.kernels[it->second].calls += 1;
+    r.kernels[it->second].ms += s.durationUs / 1e3;
+  }
+  std::stable_sort(r.kernels.begin(), r.kernels.end(), [](auto& a, auto& b) { return a.ms > b.ms; });
+}
+
 void printText(std::ostream& os, const RunReport& r) {
   for (auto& o : r.outputs) {
     os << o.name << ": shape " << o.shape << ", " << o.dtype << ", on \"" << o.vdevice << "\"";
@@ -101,6 +119,22 @@ void printText(std::ostream& os, const RunReport& r) {
     t << "device " << d.index << " \"" << d.vdevice << "\" (" << d.device << "): " << d.kernels << " kernels, " << d.ms << " ms\n";
   t << "copied between devices: " << r.bytesCopied << " bytes in " << r.copies << " copies, " << r.copyMs
     << " ms (inputs placed: " << r.inputBytesPlaced << " bytes)\n";
+  // The heaviest kernels and the copies, each with its device and time (all of them in --format json).
+  constexpr size_t kShown = 8;
+  if (!r.kernels.empty()) {
+    t << "kernels by time" << (r.tracedCalls > 1 ? " over " + std::to_string(r.tracedCalls) + " calls" : "") << ":\n";
+    for (size_t i = 0; i < r.kernels.size() && i < kShown; ++i) {
+      auto& k = r.kernels[i];
+      std::string where = k.device >= 0 && static_cast<size_t>(k.device) < r.devices.size() ? r.devices[static_cast<size_t>(k.device)].vdevice : "?";
+      t << "  " << k.name << " on \"" << where << "\": " << k.calls << (k.calls == 1 ? " call, " : " calls, ") << k.ms << " ms\n";
+    }
+    if (r.kernels.size() > kShown) t << "  ... and " << (r.kernels.size() - kShown) << " more\n";
+  }
+  for (size_t i = 0; i < r.copyList.size() && i < kShown; ++i) {
+    auto& c = r.copyList[i];
+    t << "  copy " << c.from << " -> \"" << c.to << "\": " << c.bytes << " bytes, " << c.ms << " ms\n";
+  }
+  if (r.copyList.size() > kShown) t << "  ... and " << (r.copyList.size() - kShown) << " more copies\n";
   if (r.repeat)
     t << "repeated " << r.repeat << " times: p50 " << r.p50Ms << " ms, p90 " << r.p90Ms << " ms, min " << r.minMs
       << " ms per call (device times above are per call)\n";
@@ -118,6 +152,11 @@ void printJson(std::ostream& os, const RunReport& r) {
       j["mean"] = o.mean;
       j["first"] = o.first;
       j["histogram"] = o.histogram;
+      // The bins' edges: bin i counts [edges[i], edges[i + 1]) (the last one includes max).
+      std::vector<double> edges;
+      for (size_t i = 0; i <= o.histogram.size(); ++i)
+        edges.push_back(o.min + (o.max - o.min) * static_cast<double>(i) / static_cast<double>(std::max<size_t>(1, o.histogram.size())));
+      j["histogramEdges"] = edges;
       j["preview"] = {{"rows", o.previewRows}, {"cols", o.previewCols}, {"values", o.preview}};
     }
     if (!o.npyPath.empty()) j["npy"] = o.npyPath;
@@ -125,13 +164,16 @@ void printJson(std::ostream& os, const RunReport& r) {
   }
   json devs = json::array();
   for (auto& d : r.devices) devs.push_back({{"index", d.index}, {"vdevice", d.vdevice}, {"device", d.device}, {"kernels", d.kernels}, {"ms", d.ms}});
+  json kernels = json::array(), copies = json::array();
+  for (auto& k : r.kernels) kernels.push_back({{"device", k.device}, {"name", k.name}, {"calls", k.calls}, {"ms", k.ms}});
+  for (auto& c : r.copyList) copies.push_back({{"from", c.from}, {"to", c.to}, {"bytes", c.bytes}, {"ms", c.ms}});
   std::ostringstream text;
   printText(text, r);
   // NaN and infinities are not JSON: a kernel that produced them still reports (as null).
   json out = {{"entry", r.entry}, {"outputs", outs}, {"devices", devs}, {"compileMs", r.compileMs}, {"runMs", r.runMs},
               {"codegenMs", r.codegenMs}, {"kernelCache", {{"hits", r.kernelModulesCached}, {"compiled", r.kernelModulesCompiled}}},
               {"bytesCopied", r.bytesCopied}, {"copies", r.copies}, {"copyMs", r.copyMs}, {"inputBytesPlaced", r.inputBytesPlaced},
-              {"text", text.str()}};
+              {"kernels", kernels}, {"copyList", copies}, {"tracedCalls", r.tracedCalls}, {"text", text.str()}};
   if (r.repeat) out["repeat"] = {{"calls", r.repeat}, {"p50Ms", r.p50Ms}, {"p90Ms", r.p90Ms}, {"minMs", r.minMs}};
   os << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
 }

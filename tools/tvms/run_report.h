@@ -31,10 +31,26 @@ struct DeviceReport {
   double ms = 0;
 };
 
+// Each kernel (or library call) by device, over the traced calls, and each copy between devices.
+struct KernelReport {
+  int device = 0;
+  std::string name;
+  int64_t calls = 0;
+  double ms = 0;
+};
+struct CopyReport {
+  std::string from, to;  // devices, as the VM names them / the vdevice of the destination slot
+  int64_t bytes = 0;
+  double ms = 0;
+};
+
 struct RunReport {
   std::string entry;
   std::vector<OutputReport> outputs;
   std::vector<DeviceReport> devices;
+  std::vector<KernelReport> kernels;  // most time first
+  std::vector<CopyReport> copyList;   // in order
+  int64_t tracedCalls = 0;            // the calls the kernel and copy lists cover
   double compileMs = 0, runMs = 0;
   double codegenMs = 0;  // part of compileMs
   int kernelModulesCached = 0, kernelModulesCompiled = 0;
@@ -51,6 +67,9 @@ OutputReport describeOutput(const std::string& name, const runtime::NDArray& hos
 // A Chrome / Perfetto trace (chrome://tracing, ui.perfetto.dev): one timeline per device slot with
 // its kernels, library calls and the copies onto it. False when the file cannot be written.
 bool writeChromeTrace(const std::string& path, const std::vector<runtime::TraceSpan>& spans, const std::vector<std::string>& deviceNames);
+
+// Fills r.kernels and r.copyList from a run's trace; `slotNames` are the vdevices of the slots.
+void addSpans(RunReport& r, const std::vector<runtime::TraceSpan>& spans, const std::vector<std::string>& slotNames);
 
 void printText(std::ostream& os, const RunReport& r);
 void printJson(std::ostream& os, const RunReport& r);  // includes "text": what printText prints
