@@ -86,32 +86,27 @@ static void callsOf(const json& item, const Snapshot& s, bool incoming, const st
   for (auto& o : order) each(o, by[o]);
 }
 
-void Server::incomingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+// incoming: the functions calling the item's ("from"); outgoing: the functions it calls ("to").
+void Server::hierarchyCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s, bool incoming) {
   json out = json::array();
   const json& item = params.at("item");
   size_t region = item.contains("data") && item["data"].contains("region") ? item["data"]["region"].get<size_t>() : 0;
-  callsOf(item, s, true, [&](const std::string& caller, std::vector<syntax::ByteRange> ranges) {
-    auto c = callableIn(s, region, caller);
+  callsOf(item, s, incoming, [&](const std::string& other, std::vector<syntax::ByteRange> ranges) {
+    auto c = callableIn(s, region, other);
     if (!c) return;
     json from = json::array();
     for (auto& r : ranges) from.push_back(lspRange(r, s.doc->lines(), enc()));
-    out.push_back({{"from", callHierarchyItem(*c, uri, s)}, {"fromRanges", from}});
+    out.push_back({{incoming ? "from" : "to", callHierarchyItem(*c, uri, s)}, {"fromRanges", from}});
   });
   reply(id, out);
 }
 
+void Server::incomingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
+  hierarchyCalls(id, params, uri, s, true);
+}
+
 void Server::outgoingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s) {
-  json out = json::array();
-  const json& item = params.at("item");
-  size_t region = item.contains("data") && item["data"].contains("region") ? item["data"]["region"].get<size_t>() : 0;
-  callsOf(item, s, false, [&](const std::string& callee, std::vector<syntax::ByteRange> ranges) {
-    auto c = callableIn(s, region, callee);
-    if (!c) return;
-    json from = json::array();
-    for (auto& r : ranges) from.push_back(lspRange(r, s.doc->lines(), enc()));
-    out.push_back({{"to", callHierarchyItem(*c, uri, s)}, {"fromRanges", from}});
-  });
-  reply(id, out);
+  hierarchyCalls(id, params, uri, s, false);
 }
 
 void Server::references(const json& id, const json& params, const std::string& uri, const Snapshot& s) {

@@ -85,6 +85,7 @@ class Server {
   void prepareCallHierarchy(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void incomingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void outgoingCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  void hierarchyCalls(const json& id, const json& params, const std::string& uri, const Snapshot& s, bool incoming);
   json callHierarchyItem(const CallableAt& c, const std::string& uri, const Snapshot& s) const;
   void references(const json& id, const json& params, const std::string& uri, const Snapshot& s);
   void highlight(const json& id, const json& params, const std::string& uri, const Snapshot& s);
