@@ -45,7 +45,7 @@ struct Env {
 }  // namespace
 
 TEST_CASE("cli conventions: --help for every subcommand, -V and --version from the one CMake version") {
-  for (const char* cmd : {"lint", "fmt", "parse", "convert", "explain", "build", "run", "cache", "completions", "lsp"}) {
+  for (const char* cmd : {"lint", "fmt", "parse", "convert", "explain", "build", "run", "cache", "completions", "graph", "lsp"}) {
     auto r = runTvms({cmd, "--help"});
     INFO(cmd);
     CHECK(r.exitCode == 0);
@@ -235,4 +235,23 @@ TEST_CASE("cli conventions: tvms run reports each kernel's time and each copy, a
   REQUIRE(out["histogramEdges"].size() == out["histogram"].size() + 1);
   CHECK(out["histogramEdges"][0].get<double>() == out["min"].get<double>());
   CHECK(std::abs(out["histogramEdges"].back().get<double>() - out["max"].get<double>()) < 1e-9);
+}
+
+TEST_CASE("cli conventions: tvms graph draws a function's dataflow coloured by vdevice, copies with their bytes (DOT and SVG)") {
+  auto dot = runTvms({"graph", source("examples/cpu_gpu_mlp.py")});
+  REQUIRE(dot.exitCode == 0);
+  CHECK(dot.out.rfind("digraph \"main\" {", 0) == 0);
+  CHECK(dot.out.find("label=\"copy 524288 bytes\"") != std::string::npos);  // x (256 x 512 float32) to cuda
+  CHECK(dot.out.find("legend0 [label=\"cuda:0\"") != std::string::npos);
+  // SVG through Graphviz: it parses, and every binding of main is named in it.
+  std::string svg = (fs::temp_directory_path() / ("tvms_graph_" + std::to_string(getpid()) + ".svg")).string();
+  auto r = runTvms({"graph", source("examples/cpu_gpu_mlp.py"), "-o", svg});
+  REQUIRE(r.exitCode == 0);
+  std::string check = "python3 -c \"import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); "
+                      "s = {x.text.split(' ')[0] for x in t.iter('{http://www.w3.org/2000/svg}text') if x.text}; "
+                      "sys.exit(0 if {'x', 'w1', 'b1', 'w2', 'xg', 'lv', 'h', 'a', 'logits', 'out'} <= s else 1)\" " + svg;
+  CHECK(shell(check) == 0);
+  fs::remove(svg);
+  CHECK(runTvms({"graph", source("examples/cpu_gpu_mlp.py"), "--function", "nope"}).exitCode == 1);
+  CHECK(runTvms({"graph", source("examples/cpu_gpu_mlp.py"), "--after", "LowerToVM"}).exitCode == 2);
 }

@@ -25,6 +25,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& commands() 
       {"run", {"--entry", "--input", "--dim", "--output", "--device", "--print-after", "--format", "--progress", "--random-missing",
                "--no-offload", "--no-cache", "--repeat", "--trace", "--help"}},
       {"cache", {"clear", "--help"}},
+      {"graph", {"--function", "--after", "-o", "--help"}},
       {"completions", {"bash", "zsh", "fish"}},
       {"lsp", {"--help"}},
   };

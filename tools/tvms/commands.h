@@ -17,5 +17,6 @@ int runBuild(const Args& args);
 int runCache(const Args& args);
 int runConvert(const Args& args);
 int runCompletions(const Args& args);
+int runGraph(const Args& args);
 
 }  // namespace tvms::cli

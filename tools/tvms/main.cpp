@@ -20,6 +20,7 @@ commands:
   build FILE [-o X.tvmx]   compile the module (--print-after=PASS, --print-after-all)
   run FILE [--input ...]   compile (or load a .tvmx) and run a function on the vdevices
   cache [clear]            where compiled kernels are kept, and emptying it
+  graph FILE [-o X.svg]    a function's dataflow coloured by vdevice, copies labelled with bytes (DOT / SVG)
   completions SHELL        a completion script for bash, zsh or fish
   lsp                      the language server over stdio
   -V, --version            print the version
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     if (cmd == "cache") return tvms::cli::runCache(args);
     if (cmd == "convert") return tvms::cli::runConvert(args);
     if (cmd == "completions") return tvms::cli::runCompletions(args);
+    if (cmd == "graph") return tvms::cli::runGraph(args);
     if (cmd == "lsp") {
       if (!args.empty()) {
         bool help = args[0] == "-h" || args[0] == "--help";
