@@ -116,6 +116,13 @@ local ok_run, err = pcall(function()
           tostring(vim.g.tvms_last_run):find("copied between devices", 1, true) ~= nil, vim.g.tvms_last_run)
   end
 
+  -- :TvmsGraph draws the function's dataflow to an SVG (not opened here: no viewer in a test).
+  tvms.config.open_graph = false
+  vim.cmd("TvmsGraph main")
+  local svg = vim.g.tvms_last_graph
+  local svgText = svg and table.concat(vim.fn.readfile(svg), "\n") or ""
+  check(":TvmsGraph writes the dataflow as SVG", svgText:find("<svg", 1, true) ~= nil and svgText:find("llvm:1", 1, true) ~= nil, svg)
+
   -- :TvmsViewIR shows the module after a pass in a new window.
   local windows = #vim.api.nvim_list_wins()
   vim.cmd("TvmsViewIR LegalizeOps")

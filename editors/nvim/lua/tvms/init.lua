@@ -12,6 +12,7 @@ local defaults = {
   run = { device = {}, timeout_ms = 300000 },
   codelens = true,
   inlay_hints = true,      -- Neovim 0.10+: the deduced struct info after each binding
+  open_graph = true,       -- :TvmsGraph opens the SVG with the system viewer
   -- Buffer-local maps set on attach (Neovim 0.7's K runs keywordprg, pydoc for Python, otherwise).
   -- false turns them all off; set one to false to leave that key alone.
   keymaps = { hover = "K", definition = "gd", references = "gr", rename = "<leader>rn", code_action = "<leader>ca" },
@@ -189,6 +190,24 @@ local function install_float_format()
   vim.diagnostic.config({ float = float })
 end
 
+-- :TvmsGraph [function]: `tvms graph` of the buffer's file to an SVG (values coloured by vdevice,
+-- copies labelled with their bytes), opened with the system viewer (vim.ui.open on 0.10+, else
+-- xdg-open); vim.g.tvms_last_graph is its path.
+function M.graph(bufnr, fname)
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  local svg = vim.fn.tempname() .. ".svg"
+  local out = vim.fn.system({ binary(), "graph", file, "--function", fname or "main", "-o", svg })
+  if vim.v.shell_error ~= 0 then
+    vim.g.tvms_last_graph = nil
+    return vim.notify("tvms graph: " .. out, vim.log.levels.ERROR)
+  end
+  vim.g.tvms_last_graph = svg
+  if M.config.open_graph then
+    if vim.ui.open then vim.ui.open(svg) elseif vim.fn.executable("xdg-open") == 1 then vim.fn.jobstart({ "xdg-open", svg }, { detach = true }) end
+  end
+  return svg
+end
+
 -- Builds parser/python.so from the pinned grammar's C sources (grammar/node_modules after ./dev build).
 function M.install_parser(grammar_src)
   grammar_src = grammar_src or (plugin_root .. "/../../grammar/node_modules/tree-sitter-python/src")
@@ -294,6 +313,10 @@ function M.setup(opts)
     nargs = 1, complete = function() return { "parsed", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "LowerToVM" } end,
     desc = "Show the module after a pass" })
   vim.api.nvim_create_user_command("TvmsLint", function() M.lint(vim.api.nvim_get_current_buf()) end, { desc = "tvms lint into the quickfix list" })
+  vim.api.nvim_create_user_command("TvmsGraph", function(c)
+    local bufnr = vim.api.nvim_get_current_buf()
+    M.graph(bufnr, c.fargs[1] or function_at_cursor(bufnr))
+  end, { nargs = "?", desc = "The function's dataflow coloured by vdevice, as an SVG" })
   vim.api.nvim_create_user_command("TvmsInstallParser", function() M.install_parser() end, { desc = "Build parser/python.so from the pinned grammar" })
   return true
 end
