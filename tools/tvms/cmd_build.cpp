@@ -15,13 +15,13 @@
 #include <sstream>
 
 #include "compiler/analysis/lint.h"
-#include "compiler/diagnostics/render_text.h"
 #include "compiler/driver/pipeline.h"
 #include "config/project_config.h"
 #include "compiler/frontend/frontend.h"
 #include "runtime/npy.h"
 #include "runtime/vm.h"
 #include "tools/tvms/commands.h"
+#include "tools/tvms/file_module.h"
 #include "tools/tvms/run_report.h"
 #include "tools/tvms/source_io.h"
 
@@ -168,29 +168,14 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   if (!src) return std::nullopt;
   syntax::Document doc(src->text);
   auto lint = analysis::lintDocument(doc);
-  syntax::LineIndex lines(src->text);
-  diag::TextSource ts{b.file, src->text, &lines};
-  int errors = 0;
-  for (auto& d : lint.diagnostics)
-    if (d.severity == diag::Severity::Error) {
-      std::cerr << diag::renderText(d, ts, useColor(ColorChoice::Auto, STDERR_FILENO));
-      ++errors;
-    }
-  if (errors) {
+  if (int errors = printErrors(lint, b.file, doc)) {
     std::cerr << "tvms: " << b.file << ": " << errors << " error(s); fix them before building\n";
     return std::nullopt;
   }
-  const ir::IRModule* module = nullptr;
   // A Python program that builds (or writes) a module and calls relax.build on it: that module,
   // through the pipeline it names.
   const auto& pipeline = lint.file.pipeline;
-  if (pipeline) module = lint.file.regions[pipeline->region].module.get();
-  // Else the first module written or built (a program's module with functions), then a standalone function.
-  for (auto& r : lint.file.regions)
-    if (!module && r.module && !r.module->standalone && !r.module->functions.empty()) module = r.module.get();
-  if (!module)
-    for (auto& r : lint.file.regions)
-      if (r.module) { module = r.module.get(); break; }
+  const ir::IRModule* module = moduleToBuild(lint.file);
   if (!module) { std::cerr << "tvms: " << b.file << ": no TVMScript module to build (and no IRBuilder or BlockBuilder program building one)\n"; return std::nullopt; }
   driver::BuildOptions o;
   o.remap = b.remap;

@@ -11,13 +11,13 @@
 #include <sstream>
 
 #include "compiler/analysis/lint.h"
-#include "compiler/diagnostics/render_text.h"
 #include "compiler/ir/printer.h"
 #include "compiler/op/registry.h"
 #include "compiler/transform/passes.h"
 #include "compiler/transform/rewriter.h"
 #include "runtime/dtype.h"
 #include "tools/tvms/commands.h"
+#include "tools/tvms/file_module.h"
 #include "tools/tvms/source_io.h"
 
 namespace tvms::cli {
@@ -150,21 +150,11 @@ int runGraph(const Args& args) {
   if (!src) return 2;
   syntax::Document doc(src->text);
   auto lint = analysis::lintDocument(doc);
-  diag::TextSource ts{path, src->text, &doc.lines()};
-  int errors = 0;
-  for (auto& d : lint.diagnostics)
-    if (d.severity == diag::Severity::Error) {
-      std::cerr << diag::renderText(d, ts, false);
-      ++errors;
-    }
-  if (errors) {
+  if (int errors = printErrors(lint, path, doc)) {
     std::cerr << "tvms graph: " << path << ": " << errors << " error(s); fix them first\n";
     return 1;
   }
-  // The module a program builds and compiles, else the first module with functions.
-  const ir::IRModule* module = lint.file.pipeline ? lint.file.regions[lint.file.pipeline->region].module.get() : nullptr;
-  for (auto& r : lint.file.regions)
-    if (!module && r.module && !r.module->functions.empty()) module = r.module.get();
+  const ir::IRModule* module = moduleToBuild(lint.file);
   if (!module) {
     std::cerr << "tvms graph: " << path << ": no TVMScript module\n";
     return 1;
