@@ -1,6 +1,7 @@
-// Bytes in as a Python file: parse, lower, lint and format. Checks beyond "no crash": formatting is
-// idempotent, and (formatSource's own safety check) the reprint lowers to the same IR with the same
-// comments, or the region is left as written.
+// Bytes in as a Python file: parse, lower, lint and format (layout, and --canonical). Checks beyond
+// "no crash": both formatters are idempotent, and (formatSource's own safety check) the layout keeps
+// every token, the canonical reprint lowers to the same IR, both keep the comments, or the region is
+// left as written.
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -16,14 +17,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   tvms::syntax::Document doc(text);
   auto lint = tvms::analysis::lintDocument(doc);
   (void)lint;
-  auto once = tvms::format::formatSource(text);
-  auto twice = tvms::format::formatSource(once.text);
-  if (twice.text != once.text) {  // fmt is not idempotent on this input
-    if (const char* dir = std::getenv("TVMS_FUZZ_DUMP")) {  // both outputs, to see how they differ
-      std::ofstream(std::string(dir) + "/once.py", std::ios::binary) << once.text;
-      std::ofstream(std::string(dir) + "/twice.py", std::ios::binary) << twice.text;
+  for (bool canonical : {false, true}) {
+    tvms::format::FormatOptions opts;
+    opts.canonical = canonical;
+    auto once = tvms::format::formatSource(text, opts);
+    auto twice = tvms::format::formatSource(once.text, opts);
+    if (twice.text != once.text) {  // fmt is not idempotent on this input
+      if (const char* dir = std::getenv("TVMS_FUZZ_DUMP")) {  // both outputs, to see how they differ
+        std::ofstream(std::string(dir) + "/once.py", std::ios::binary) << once.text;
+        std::ofstream(std::string(dir) + "/twice.py", std::ios::binary) << twice.text;
+      }
+      std::abort();
     }
-    std::abort();
   }
   return 0;
 }

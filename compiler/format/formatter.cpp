@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
+#include "compiler/format/layout_printer.h"
+#include "compiler/format/token_check.h"
 #include "compiler/frontend/frontend.h"
+#include "compiler/ir/printer.h"
 #include "compiler/ir/structural_equal.h"
 #include "compiler/syntax/line_index.h"
 
@@ -70,6 +74,79 @@ bool endsAtDedent(const syntax::LineIndex& lines, syntax::ByteRange region) {
   return !next || *next <= column;
 }
 
+// The region's definition in the file's tree: the innermost definition with exactly the region's
+// range (a block holding only that definition has the same range).
+TSNode regionNode(const syntax::Document& doc, syntax::ByteRange range) {
+  TSNode n = ts_node_descendant_for_byte_range(doc.root(), range.begin, range.end);
+  while (!ts_node_is_null(n)) {
+    std::string_view type = ts_node_type(n);
+    bool definition = type == "decorated_definition" || type == "class_definition" || type == "function_definition";
+    if (definition && ts_node_start_byte(n) == range.begin && ts_node_end_byte(n) == range.end) return n;
+    n = ts_node_parent(n);
+  }
+  throw LayoutRefused("its definition was not found in the syntax tree");
+}
+
+std::string lineNote(const syntax::Document& doc, const frontend::Region& r, const std::string& why) {
+  return "line " + std::to_string(doc.lines().lineOf(r.range.begin) + 1) + ": left as written (" + why + ")";
+}
+
+bool hasSyntaxError(const frontend::Region& r) {
+  return std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; });
+}
+
+// Why a region cannot be reprinted at all, or "" when it can. The canonical printer needs the whole
+// module modelled; the layout needs only a clean syntax tree.
+std::string whyLeftAsWritten(const syntax::Document& doc, const frontend::Region& r, bool canonical) {
+  if (!startsAtIndent(doc, r.range))
+    // Reprinting replaces whole lines: what stands before the region on its first line (a control
+    // character tree-sitter skipped, which CPython rejects) would be lost and the indent misread.
+    return "something other than indentation precedes it on its line";
+  if (hasSyntaxError(r) || !endsAtDedent(doc.lines(), r.range)) return "it has a syntax error";
+  if (!canonical) return "";
+  if (r.readsPython) return "it reads Python values of the file, which reprinting would replace by their values";
+  if (r.formattable()) return "";
+  bool unsupported = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS002"; });
+  return unsupported ? "it has a construct TVMScript does not allow" : "it has a construct tvms does not model yet, TVS011";
+}
+
+// The region's new text, or nullopt (with a note) when it is left as written.
+std::optional<std::string> reprint(const syntax::Document& doc, const frontend::Region& r, syntax::ByteRange lines,
+                                   const FormatOptions& opts, std::vector<std::string>& notes) {
+  if (opts.canonical) {
+    ir::PrintOptions po;
+    po.canonical = false;
+    po.lineWidth = opts.lineWidth;
+    po.indent = static_cast<int>(r.indentColumn);
+    po.trivia = &r.trivia;
+    std::string printed = ir::printModule(*r.module, po);
+    if (!printed.empty() && printed.back() == '\n') printed.pop_back();
+    return printed;
+  }
+  try {
+    return layoutRegion(doc, regionNode(doc, r.range), lines, static_cast<int>(r.indentColumn), opts.lineWidth);
+  } catch (const LayoutRefused& e) {
+    notes.push_back(lineNote(doc, r, e.what()));
+    return std::nullopt;
+  }
+}
+
+// The reprinted region against the original: the layout keeps every token; the canonical printer
+// keeps the module's meaning. Both keep every comment in order. "" when it holds.
+std::string checkReprint(const syntax::Document& before, const frontend::Region& was, const syntax::Document& after,
+                         const frontend::Region& now, bool canonical) {
+  auto linesBefore = frontend::regionLines(before, was.range), linesAfter = frontend::regionLines(after, now.range);
+  if (hasSyntaxError(now)) return "the reprint does not parse cleanly";
+  if (frontend::commentsIn(before, linesBefore) != frontend::commentsIn(after, linesAfter)) return "comments moved out of order";
+  if (!canonical && layoutTokens(before, linesBefore) != layoutTokens(after, linesAfter)) return "a token changed";
+  if (canonical || was.formattable()) {
+    std::string diff = ir::firstDifference(*was.module, *now.module);
+    if (!diff.empty()) return diff;
+    if (canonical && !now.formattable()) return "the reprint does not lower cleanly";
+  }
+  return "";
+}
+
 }  // namespace
 
 FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
@@ -96,66 +173,40 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
       skip.insert(i);
       continue;
     }
-    if (r.readsPython) {  // the printer would write the values in place of the Python names
-      skip.insert(i);
-      result.notes.push_back("line " + std::to_string(doc.lines().lineOf(r.range.begin) + 1) +
-                             ": left as written (it reads Python values of the file, which reprinting would replace "
-                             "by their values)");
-      continue;
-    }
-    if (!startsAtIndent(doc, r.range)) {
-      // Reprinting replaces whole lines: what stands before the region on its first line (a control
-      // character tree-sitter skipped, which CPython rejects) would be lost and the indent misread.
-      skip.insert(i);
-      result.notes.push_back("line " + std::to_string(doc.lines().lineOf(r.range.begin) + 1) +
-                             ": left as written (something other than indentation precedes it on its line)");
-      continue;
-    }
-    if (!r.formattable() || !endsAtDedent(doc.lines(), r.range)) {
-      skip.insert(i);
-      uint32_t line = doc.lines().lineOf(r.range.begin) + 1;
-      bool syntax = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; });
-      bool unsupported = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS002"; });
-      result.notes.push_back("line " + std::to_string(line) + ": left as written (it has " +
-                             (syntax        ? "a syntax error)"
-                              : unsupported ? "a construct TVMScript does not allow)"
-                                            : "a construct tvms does not model yet, TVS011)"));
-    }
+    std::string why = whyLeftAsWritten(doc, r, opts.canonical);
+    if (why.empty()) continue;
+    skip.insert(i);
+    result.notes.push_back(lineNote(doc, r, why));
   }
-  // Reprint, then check: each reprinted region must lower to an equal module with the same comments.
+  // Reprint, then check each region; one that fails the check is left as written and the rest tried again.
   for (size_t attempt = 0; attempt <= file.regions.size(); ++attempt) {
     std::vector<Replacement> reps;
     for (size_t i = 0; i < file.regions.size(); ++i) {
       if (skip.count(i)) continue;
       auto& r = file.regions[i];
       syntax::ByteRange lines = frontend::regionLines(doc, r.range);
-      ir::PrintOptions po;
-      po.canonical = false;
-      po.lineWidth = opts.lineWidth;
-      po.indent = static_cast<int>(r.indentColumn);
-      po.trivia = &r.trivia;
-      std::string printed = ir::printModule(*r.module, po);
-      if (!printed.empty() && printed.back() == '\n') printed.pop_back();
-      reps.push_back({lines, withLineEnding(std::move(printed), lineEndingAt(doc, lines.begin)), i});
+      auto printed = reprint(doc, r, lines, opts, result.notes);
+      if (!printed) {
+        skip.insert(i);
+        continue;
+      }
+      reps.push_back({lines, withLineEnding(std::move(*printed), lineEndingAt(doc, lines.begin)), i});
     }
     if (reps.empty()) return result;
     std::string candidate = applyReplacements(text, reps);
     syntax::Document after(candidate);
     frontend::FileResult check = frontend::lowerDocument(after);
     bool ok = check.regions.size() == file.regions.size();
-    for (size_t i = 0; ok && i < file.regions.size(); ++i) {
+    if (!ok) {  // should not happen: the reprint made or lost a region. Leave every region as written.
+      result.notes.push_back("left as written (internal check failed: the reprint changed which modules the file has); please report it");
+      return result;
+    }
+    for (size_t i = 0; i < file.regions.size(); ++i) {
       if (skip.count(i)) continue;
-      auto& before = file.regions[i];
-      auto& now = check.regions[i];
-      std::string diff = ir::firstDifference(*before.module, *now.module);
-      bool commentsKept = frontend::commentsIn(doc, frontend::regionLines(doc, before.range)) ==
-                          frontend::commentsIn(after, frontend::regionLines(after, now.range));
-      if (diff.empty() && commentsKept && now.formattable()) continue;
+      std::string failure = checkReprint(doc, file.regions[i], after, check.regions[i], opts.canonical);
+      if (failure.empty()) continue;
       skip.insert(i);
-      uint32_t line = doc.lines().lineOf(before.range.begin) + 1;
-      result.notes.push_back("line " + std::to_string(line) + ": left as written (internal check failed: " +
-                             (diff.empty() ? std::string(commentsKept ? "the reprint does not parse cleanly" : "comments moved out of order") : diff) +
-                             "); please report it");
+      result.notes.push_back(lineNote(doc, file.regions[i], "internal check failed: " + failure + "; please report it"));
       ok = false;
     }
     if (ok) {
@@ -165,117 +216,6 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     }
   }
   return result;
-}
-
-// ---- unified diff (Myers' O(ND) algorithm over lines)
-
-namespace {
-
-std::vector<std::string_view> splitLines(const std::string& s) {
-  std::vector<std::string_view> out;
-  size_t pos = 0;
-  while (pos < s.size()) {
-    size_t nl = s.find('\n', pos);
-    if (nl == std::string::npos) { out.push_back(std::string_view(s).substr(pos)); break; }
-    out.push_back(std::string_view(s).substr(pos, nl - pos + 1));
-    pos = nl + 1;
-  }
-  return out;
-}
-
-// Edit script: for each line, ' ' kept, '-' removed (from a), '+' added (from b). The common prefix and
-// suffix are trimmed first, and each step keeps only its diagonals [-d-1, d+1], so memory is O(D^2).
-std::vector<std::pair<char, std::string_view>> myers(const std::vector<std::string_view>& a0,
-                                                     const std::vector<std::string_view>& b0) {
-  size_t pre = 0;
-  while (pre < a0.size() && pre < b0.size() && a0[pre] == b0[pre]) ++pre;
-  size_t suf = 0;
-  while (suf < a0.size() - pre && suf < b0.size() - pre && a0[a0.size() - 1 - suf] == b0[b0.size() - 1 - suf]) ++suf;
-  std::vector<std::string_view> a(a0.begin() + pre, a0.end() - suf), b(b0.begin() + pre, b0.end() - suf);
-  const int n = static_cast<int>(a.size()), m = static_cast<int>(b.size()), max = n + m;
-  std::vector<int> v(2 * max + 3, 0);
-  auto V = [&](std::vector<int>& vec, int k) -> int& { return vec[max + 1 + k]; };
-  std::vector<std::vector<int>> trace;  // trace[d][j] = v[k] before step d, for k = j - d - 1
-  int found = 0;
-  for (int d = 0; d <= max; ++d) {
-    std::vector<int> slice(2 * d + 3);
-    for (int k = -d - 1; k <= d + 1; ++k) slice[k + d + 1] = (std::abs(k) <= max + 1) ? V(v, k) : 0;
-    trace.push_back(std::move(slice));
-    bool done = false;
-    for (int k = -d; k <= d; k += 2) {
-      int x = (k == -d || (k != d && V(v, k - 1) < V(v, k + 1))) ? V(v, k + 1) : V(v, k - 1) + 1;
-      int y = x - k;
-      while (x < n && y < m && a[x] == b[y]) { ++x; ++y; }
-      V(v, k) = x;
-      if (x >= n && y >= m) { done = true; break; }
-    }
-    if (done) { found = d; break; }
-  }
-  std::vector<std::pair<char, std::string_view>> script;
-  for (size_t i = 0; i < suf; ++i) script.emplace_back(' ', a0[a0.size() - 1 - i]);
-  int x = n, y = m;
-  for (int d = found; d > 0; --d) {
-    const auto& vd = trace[d];
-    auto at = [&](int k) { return vd[k + d + 1]; };
-    int k = x - y;
-    int prevK = (k == -d || (k != d && at(k - 1) < at(k + 1))) ? k + 1 : k - 1;
-    int prevX = at(prevK), prevY = prevX - prevK;
-    while (x > prevX && y > prevY) script.emplace_back(' ', a[--x]), --y;
-    if (x == prevX) script.emplace_back('+', b[--y]);
-    else script.emplace_back('-', a[--x]);
-  }
-  while (x > 0 && y > 0) script.emplace_back(' ', a[--x]), --y;
-  for (size_t i = pre; i > 0; --i) script.emplace_back(' ', a0[i - 1]);
-  return {script.rbegin(), script.rend()};
-}
-
-}  // namespace
-
-std::string unifiedDiff(const std::string& before, const std::string& after, const std::string& path) {
-  if (before == after) return "";
-  auto a = splitLines(before), b = splitLines(after);
-  auto script = myers(a, b);
-  std::string out = "--- " + path + "\n+++ " + path + "\n";
-  const size_t context = 3;
-  size_t i = 0;
-  int lineA = 1, lineB = 1;
-  std::vector<int> posA(script.size() + 1), posB(script.size() + 1);
-  for (size_t k = 0; k < script.size(); ++k) {
-    posA[k] = lineA;
-    posB[k] = lineB;
-    if (script[k].first != '+') ++lineA;
-    if (script[k].first != '-') ++lineB;
-  }
-  posA[script.size()] = lineA;
-  posB[script.size()] = lineB;
-  while (i < script.size()) {
-    if (script[i].first == ' ') { ++i; continue; }
-    size_t start = i >= context ? i - context : 0;
-    size_t end = i;
-    // extend the hunk while changes are within 2*context of each other
-    while (end < script.size()) {
-      if (script[end].first != ' ') { ++end; continue; }
-      size_t run = end;
-      while (run < script.size() && script[run].first == ' ') ++run;
-      if (run < script.size() && run - end <= 2 * context) { end = run; continue; }
-      end = std::min(end + context, script.size());
-      break;
-    }
-    int countA = 0, countB = 0;
-    for (size_t k = start; k < end; ++k) {
-      if (script[k].first != '+') ++countA;
-      if (script[k].first != '-') ++countB;
-    }
-    out += "@@ -" + std::to_string(countA ? posA[start] : posA[start] - 1) + "," + std::to_string(countA) + " +" +
-           std::to_string(countB ? posB[start] : posB[start] - 1) + "," + std::to_string(countB) + " @@\n";
-    for (size_t k = start; k < end; ++k) {
-      out += script[k].first;
-      out += script[k].second;
-      if (script[k].second.empty() || script[k].second.back() != '\n') out += "\n\\ No newline at end of file\n";
-    }
-    i = end;
-  }
-  return out;
 }
 
 }  // namespace tvms::format

@@ -1,8 +1,10 @@
 #pragma once
-// `tvms fmt`: reprints the TVMScript regions of a Python file through the IR printer, keeping every
-// comment, and leaves all other text byte-identical. A region is left as written when it holds a
-// syntax error or an unsupported construct, or when the safety check fails (the reprinted region must
-// lower to a structurally equal module with the same comments).
+// `tvms fmt`: lays out the TVMScript regions of a Python file (layout_printer.h: whitespace, line
+// breaks, blank lines and trailing commas only; every token and comment as written) and leaves all other
+// text byte-identical. With `canonical`, regions are reprinted through the IR printer instead (TVM's
+// spellings: `R.device(device_type=1, index=0)` for `R.cpu()`). A region is left as written when it
+// holds a syntax error, or when the safety check fails: the layout must keep the token sequence
+// (token_check.h), the canonical printer a structurally equal module, both every comment in order.
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@ namespace tvms::format {
 
 struct FormatOptions {
   int lineWidth = 100;
+  bool canonical = false;  // reprint through the IR printer (TVM's canonical spellings), not layout only
 };
 
 struct FormatResult {

@@ -14,7 +14,7 @@ bool ownComments(const Doc& d) {
   if (d.forceBreak && !d.parts.empty()) return true;
   for (auto& c : d.comments) if (!c.empty()) return true;
   for (auto& l : d.leading) if (!l.empty()) return true;
-  return false;
+  return !d.closing.empty();
 }
 
 void flatInto(const Doc& d, std::string& out) {
@@ -96,9 +96,15 @@ std::string Layout::renderBracketBroken(const Doc& d, int indent) {
   for (size_t i = 0; i < d.parts.size(); ++i) {
     if (i < d.leading.size())
       for (auto& c : d.leading[i]) out += "\n" + spaces(inner) + c;
-    out += "\n" + spaces(inner) + render(d.parts[i], inner, inner) + ",";
+    out += "\n" + spaces(inner) + render(d.parts[i], inner, inner);
+    // black: a comma after every item of a list split one per line, none after a lone item (`f(\n    x\n)`)
+    // unless it was written (magic) or makes a tuple.
+    bool comma = i + 1 < d.parts.size() || (d.singleTrailingComma && d.parts.size() == 1) ||
+                 (d.trailingCommaWhenBroken && (d.parts.size() > 1 || d.forceBreak));
+    if (comma) out += ",";
     if (i < d.comments.size() && !d.comments[i].empty()) out += "  " + d.comments[i];
   }
+  for (auto& c : d.closing) out += "\n" + spaces(inner) + c;
   return out + "\n" + spaces(indent) + d.close;
 }
 

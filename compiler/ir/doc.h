@@ -18,6 +18,10 @@ struct Doc {
   std::vector<std::vector<std::string>> leading;  // Bracket: own-line comments before each item
   bool singleTrailingComma = false;   // Bracket: a one-item tuple keeps its comma when flat: "(x,)"
   bool forceBreak = false;            // Bracket: one item per line (the source's "magic trailing comma")
+  // Bracket: whether a list broken one item per line ends with a comma. Not for a parenthesized
+  // expression, a comprehension or a one-index subscript, where a comma would make a tuple.
+  bool trailingCommaWhenBroken = true;
+  std::vector<std::string> closing;   // Bracket: own-line comments after the last item
   bool breakLastFirst = true;         // Concat: which bracket to try breaking first
 
   static Doc txt(std::string s) { Doc d; d.text = std::move(s); return d; }

@@ -49,16 +49,24 @@ TEST_CASE("builder programs: the IRBuilder trap is TVS202 at the new I.vdevice, 
   CHECK(again.out == "All checks passed!\n");
 }
 
-TEST_CASE("builder programs: fmt leaves them alone, silently, and TVMScript reading Python values as written, with a note") {
+TEST_CASE("builder programs: fmt leaves them alone, silently, and lays out TVMScript reading Python values keeping the names") {
   std::string program = slurp(example("builder_conv2d.py"));
   std::string copy = tempFile("builder_fmt.py", program);
   auto r = runTvms({"fmt", copy});
   CHECK(r.exitCode == 0);
   CHECK(r.err.empty());
   CHECK(slurp(copy) == program);
-  auto values = runTvms({"fmt", "--check", corpus("lint/python_values.py")});
-  CHECK(values.exitCode == 0);
-  CHECK(values.err.find("reads Python values of the file") != std::string::npos);
+  // The layout keeps every token, so the names of the Python values stay.
+  std::string values = tempFile("python_values_fmt.py", slurp(corpus("lint/python_values.py")));
+  auto laid = runTvms({"fmt", values});
+  CHECK(laid.exitCode == 0);
+  CHECK(laid.err.empty());
+  CHECK(slurp(values).find("    def wrong_shape(\n        x: R.Tensor(shape, dtype, vdevice[1]), w: R.Tensor((cols * 2, rows), dtype, vdevice[1])\n    ):") !=
+        std::string::npos);
+  // The canonical printer would write the values in place of the names: it leaves such a module alone.
+  auto canonical = runTvms({"fmt", "--canonical", "--check", corpus("lint/python_values.py")});
+  CHECK(canonical.exitCode == 0);
+  CHECK(canonical.err.find("reads Python values of the file") != std::string::npos);
 }
 
 TEST_CASE("builder programs: tvms convert writes the module as TVMScript that lints clean and dumps the same module") {

@@ -414,6 +414,10 @@ TEST_CASE("lsp: rename, signature help, semantic tokens full and delta, workspac
   // the lines around it are edited.
   c.request(10, "textDocument/formatting", {{"textDocument", {{"uri", uri}}}, {"options", {{"tabSize", 4}, {"insertSpaces", true}}}});
   std::string canonical = applyEdits(text, c.response(10)["result"]);
+  // Formatting is layout only: the vdevice strings, positional dtypes and `I.vdevice("llvm")` stay as written.
+  CHECK(canonical.find("I.vdevice(\"llvm\")") != std::string::npos);
+  CHECK(canonical.find("R.Tensor((2, 3), \"float32\", \"cuda:0\")") != std::string::npos);
+  CHECK(canonical.find("dtype=") == std::string::npos);
   std::string messy = canonical;
   messy.replace(messy.find("s = R.add(x, x)"), 15, "s = R.add( x,x )");
   c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 3}}}, {"contentChanges", json::array({{{"text", messy}}})}});

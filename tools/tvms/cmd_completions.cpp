@@ -16,7 +16,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& commands() 
   static const std::vector<std::pair<std::string, std::vector<std::string>>> list = {
       {"lint", {"--output-format", "--fix", "--unsafe-fixes", "--diff", "--verify", "--select", "--extend-select", "--ignore",
                 "--statistics", "--watch", "--stdin-filename", "--color", "--error-on-warning", "--exit-zero", "--no-config", "--help"}},
-      {"fmt", {"--check", "--diff", "--line-width", "--help"}},
+      {"fmt", {"--check", "--diff", "--line-width", "--canonical", "--help"}},
       {"parse", {"--dump-ir", "--help"}},
       {"convert", {"-o", "--help"}},
       {"explain", {"--markdown", "--ops", "--help"}},

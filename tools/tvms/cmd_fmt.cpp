@@ -1,4 +1,5 @@
-// tvms fmt: format TVMScript regions in place; --check exits 1 when a file would change; --diff prints.
+// tvms fmt: lay out TVMScript regions in place (--canonical: reprint them through the IR printer);
+// --check exits 1 when a file would change; --diff prints.
 #include <iostream>
 
 #include "compiler/format/formatter.h"
@@ -8,9 +9,13 @@
 
 namespace tvms::cli {
 
-constexpr const char* kFmtUsage = R"(usage: tvms fmt [--check] [--diff] [--line-width N] [paths...|-]
+constexpr const char* kFmtUsage = R"(usage: tvms fmt [--check] [--diff] [--line-width N] [--canonical] [paths...|-]
 
-  formats the TVMScript regions of Python files in place (directories: every .py below them)
+  formats the TVMScript regions of Python files in place (directories: every .py below them):
+  whitespace, indentation, blank lines, line breaks and trailing commas only, black's style;
+  every name, string, number and comment stays as written
+  --canonical        reprint through the IR printer instead, in TVM's own spellings
+                     (R.cpu() -> R.device(device_type=1, index=0), dtype=/vdevice= keywords)
   --check            write nothing; exit 1 when a file would change
   --diff             print a unified diff instead of writing
   --line-width N     20 to 1000 (default: [tool.tvms] line-length, else 100)
@@ -29,6 +34,7 @@ int runFmt(const Args& args) {
       return 0;
     }
     if (a == "--check") check = true;
+    else if (a == "--canonical") opts.canonical = true;
     else if (a == "--diff") diff = true;
     else if (a == "--line-width" && i + 1 < args.size()) {
       try {
