@@ -192,6 +192,7 @@ bool narrowsFloat32(const Descriptor& config) {
 
 void execute(DeviceAPI& device, ConvPlan& plan, void* x, void* w, void* y) {
   void* workspace = plan.workspace ? device.alloc(static_cast<size_t>(plan.workspace)) : nullptr;
+  if (workspace) device.noteAllocated(static_cast<size_t>(plan.workspace));
   std::vector<void*> pointers{x, w, y, workspace};
   if (!plan.pack || plan.packPointers != pointers) {
     auto pack = std::make_shared<Descriptor>(cd::kVariantPack);
@@ -202,7 +203,10 @@ void execute(DeviceAPI& device, ConvPlan& plan, void* x, void* w, void* y) {
     plan.packPointers = pointers;
   }
   int rc = api().execute(plan.handle, plan.plan->get(), plan.pack->get());
-  if (workspace) device.free(workspace);  // stream-ordered: after the convolution
+  if (workspace) {
+    device.free(workspace);  // stream-ordered: after the convolution
+    device.noteFreed(static_cast<size_t>(plan.workspace));
+  }
   check(rc, "convolution");
 }
 

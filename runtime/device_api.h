@@ -4,6 +4,7 @@
 // overlap copies with kernels, order copies between devices without stopping the host, and time its
 // own work with its own clock. The CPU implements them trivially (work is done when a call returns;
 // an event is a timestamp).
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -52,6 +53,21 @@ class DeviceAPI {
   virtual void destroyEvent(Event e) = 0;
   // A launcher for `library`, whose kernels were built for this device's target kind.
   virtual std::unique_ptr<KernelLauncher> launcher(std::shared_ptr<KernelLibrary> library) = 0;
+
+  // The bytes of tensors and library workspaces held on this device now, and the most held at once
+  // since it was opened (what `tvms run` reports as each device's peak). Counted by the holders
+  // (Storage, the cuDNN workspace), not by the allocator: a CUDA memory pool may keep more reserved.
+  void noteAllocated(size_t bytes) {
+    size_t now = inUse_.fetch_add(bytes) + bytes;
+    size_t peak = peak_.load();
+    while (now > peak && !peak_.compare_exchange_weak(peak, now)) {}
+  }
+  void noteFreed(size_t bytes) { inUse_.fetch_sub(bytes); }
+  size_t bytesInUse() const { return inUse_.load(); }
+  size_t peakBytes() const { return peak_.load(); }
+
+ private:
+  std::atomic<size_t> inUse_{0}, peak_{0};
 };
 
 // A CPU device: host memory (64-byte aligned), synchronous copies, trivial streams, timestamp

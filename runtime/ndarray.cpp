@@ -4,8 +4,13 @@
 
 namespace tvms::runtime {
 
-Storage::Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n) : device(std::move(d)), slot(s), data(device->alloc(n ? n : 1)), bytes(n) {}
-Storage::~Storage() { device->free(data); }
+Storage::Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n) : device(std::move(d)), slot(s), data(device->alloc(n ? n : 1)), bytes(n) {
+  device->noteAllocated(bytes);
+}
+Storage::~Storage() {
+  device->noteFreed(bytes);
+  device->free(data);
+}
 
 int64_t NDArray::numel() const {
   int64_t n = 1;

@@ -215,12 +215,17 @@ TEST_CASE("cli conventions: lint --watch lints again when a file changes") {
   fs::remove_all(dir);
 }
 
-TEST_CASE("cli conventions: tvms run reports each kernel's time and each copy, and the histogram's bin edges") {
+TEST_CASE("cli conventions: tvms run reports each kernel's time, each copy, each device's peak memory and the histogram's bin edges") {
   auto text = runTvms({"run", corpus("run/multi_cpu.py")});
   CHECK(text.exitCode == 0);
   CHECK(text.out.find("kernels by time:\n") != std::string::npos);
   CHECK(std::regex_search(text.out, std::regex("\n  [a-z_0-9]+ on \"llvm:0\": 1 call, [0-9.]+ ms\n")));
   CHECK(std::regex_search(text.out, std::regex("\n  copy [^\n]+ -> \"llvm:1\": 8192 bytes, [0-9.]+ ms\n")));
+  // Peak memory: llvm:0 holds x (32 KiB), y (16 KiB) and x @ y (8 KiB) at once; llvm:1 holds z
+  // (2 KiB), the copy (8 KiB) and the result (4 KiB).
+  CHECK(text.out.find("device 0 \"llvm:0\" (cpu:0): 1 kernels") != std::string::npos);
+  CHECK(std::regex_search(text.out, std::regex("device 0 \"llvm:0\"[^\n]+, peak memory 56.0 KiB\n")));
+  CHECK(std::regex_search(text.out, std::regex("device 1 \"llvm:1\"[^\n]+, peak memory 14.0 KiB\n")));
   auto r = runTvms({"run", corpus("run/multi_cpu.py"), "--format", "json"});
   REQUIRE(r.exitCode == 0);
   auto j = nlohmann::json::parse(r.out);
@@ -231,6 +236,8 @@ TEST_CASE("cli conventions: tvms run reports each kernel's time and each copy, a
   REQUIRE(j["copyList"].size() == 1);
   CHECK(j["copyList"][0]["bytes"] == 8192);
   CHECK(j["copyList"][0]["to"] == "llvm:1");
+  CHECK(j["devices"][0]["peakBytes"] == 64 * 128 * 4 + 128 * 32 * 4 + 64 * 32 * 4);
+  CHECK(j["devices"][1]["peakBytes"] == 32 * 16 * 4 + 64 * 32 * 4 + 64 * 16 * 4);
   auto& out = j["outputs"][0];
   REQUIRE(out["histogramEdges"].size() == out["histogram"].size() + 1);
   CHECK(out["histogramEdges"][0].get<double>() == out["min"].get<double>());

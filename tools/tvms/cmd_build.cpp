@@ -420,7 +420,7 @@ int runOnVM(const BuildArgs& b) {
   }
   for (size_t i = 0; i < exe->devices.size(); ++i)
     report.devices.push_back({static_cast<int>(i), exe->devices[i].spelling, vm.device(static_cast<int>(i)).name(), st.kernelCalls[i],
-                              st.kernelSeconds[i] * 1e3});
+                              st.kernelSeconds[i] * 1e3, static_cast<int64_t>(vm.device(static_cast<int>(i)).peakBytes())});
   report.bytesCopied = st.bytesCopied;
   report.copies = st.copies;
   report.copyMs = st.copySeconds * 1e3;

@@ -1,9 +1,9 @@
 #include "tools/tvms/run_report.h"
 
-#include <fstream>
-
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -12,6 +12,17 @@
 namespace tvms::cli {
 
 namespace {
+
+// 1536 -> "1.5 KiB": the run report's memory figures.
+std::string humanBytes(int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+  return buf;
+}
 constexpr int kHistogramBins = 20;
 constexpr int64_t kPreviewMax = 32;  // preview at most 32 x 32 cells
 constexpr int64_t kFirst = 4;
@@ -116,7 +127,8 @@ void printText(std::ostream& os, const RunReport& r) {
   }
   t << ", run " << r.runMs << " ms\n";
   for (auto& d : r.devices)
-    t << "device " << d.index << " \"" << d.vdevice << "\" (" << d.device << "): " << d.kernels << " kernels, " << d.ms << " ms\n";
+    t << "device " << d.index << " \"" << d.vdevice << "\" (" << d.device << "): " << d.kernels << " kernels, " << d.ms
+      << " ms, peak memory " << humanBytes(d.peakBytes) << "\n";
   t << "copied between devices: " << r.bytesCopied << " bytes in " << r.copies << " copies, " << r.copyMs
     << " ms (inputs placed: " << r.inputBytesPlaced << " bytes)\n";
   // The heaviest kernels and the copies, each with its device and time (all of them in --format json).
@@ -163,7 +175,7 @@ void printJson(std::ostream& os, const RunReport& r) {
     outs.push_back(std::move(j));
   }
   json devs = json::array();
-  for (auto& d : r.devices) devs.push_back({{"index", d.index}, {"vdevice", d.vdevice}, {"device", d.device}, {"kernels", d.kernels}, {"ms", d.ms}});
+  for (auto& d : r.devices) devs.push_back({{"index", d.index}, {"vdevice", d.vdevice}, {"device", d.device}, {"kernels", d.kernels}, {"ms", d.ms}, {"peakBytes", d.peakBytes}});
   json kernels = json::array(), copies = json::array();
   for (auto& k : r.kernels) kernels.push_back({{"device", k.device}, {"name", k.name}, {"calls", k.calls}, {"ms", k.ms}});
   for (auto& c : r.copyList) copies.push_back({{"from", c.from}, {"to", c.to}, {"bytes", c.bytes}, {"ms", c.ms}});

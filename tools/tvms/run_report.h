@@ -29,6 +29,7 @@ struct DeviceReport {
   std::string vdevice, device;
   int64_t kernels = 0;
   double ms = 0;
+  int64_t peakBytes = 0;  // the most tensor (and library workspace) bytes held on it at once
 };
 
 // Each kernel (or library call) by device, over the traced calls, and each copy between devices.

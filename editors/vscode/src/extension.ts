@@ -1,12 +1,19 @@
 // The VS Code side of tvms: starts `tvms lsp` (tvms.server.path, else PATH) for Python files, and adds
-// the commands "Run function on device", "Show IR after pass…" and "Restart server". The server does
-// the work; the pure logic lives in logic.ts.
+// the commands "Run function on device", "Show IR after pass…", "Show dataflow graph…" and "Restart
+// server". The server (and `tvms graph`) does the work; the pure logic lives in logic.ts.
+import * as cp from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
 import * as vscode from "vscode";
 import type { LanguageClient as Client } from "vscode-languageclient/node";
 
-import { PASSES, RunSummary, findServer, functionsFromLenses, parseInputs, resultHtml, runCommand } from "./logic";
+import {
+  GRAPH_PASSES, PASSES, RunSummary, findServer, functionsFromLenses, graphArgs, graphHtml, parseInputs, resultHtml, runCommand,
+} from "./logic";
 
 let client: Client | undefined;
+let serverCommand: string | undefined;  // the tvms binary found at start (also runs `tvms graph`)
 let output: vscode.OutputChannel;
 const irDocuments = new Map<string, string>();
 const IR_SCHEME = "tvms-ir";
@@ -28,6 +35,7 @@ export function lintSettings(): { select?: string[]; extendSelect: string[]; ign
 function startClient(context: vscode.ExtensionContext): Client | undefined {
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   const found = findServer(config().get<string>("server.path", ""), folder, process.env.PATH);
+  serverCommand = found.command;
   if (!found.command) {
     void vscode.window.showErrorMessage(`TVMScript: ${found.error}`);
     output.appendLine(`tvms: ${found.error}`);
@@ -119,6 +127,43 @@ async function showIR() {
   }
 }
 
+// The function's dataflow coloured by vdevice (`tvms graph` on the editor's text, SVG through
+// Graphviz) in a webview beside the editor.
+async function showGraph(context: vscode.ExtensionContext) {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) return void vscode.window.showErrorMessage("TVMScript: open a TVMScript file first");
+  if (!serverCommand) return void vscode.window.showErrorMessage("TVMScript: cannot find the tvms binary: set tvms.server.path");
+  let fns: string[] = [];
+  if (client) {
+    const lenses = (await client.sendRequest("textDocument/codeLens", { textDocument: { uri: editor.document.uri.toString() } })) as
+      { command?: { command: string; arguments?: unknown[] } }[];
+    fns = functionsFromLenses(lenses ?? []);
+  }
+  const fn = fns.length > 1 ? await vscode.window.showQuickPick(fns, { placeHolder: "Function to draw" }) : fns[0] ?? "main";
+  if (!fn) return;
+  const after = await vscode.window.showQuickPick(GRAPH_PASSES, { placeHolder: "Draw the function after…" });
+  if (!after) return;
+  // The editor's text, saved or not, in a private directory (tvms graph reads a file).
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tvms-graph-"));
+  try {
+    const file = path.join(dir, path.basename(editor.document.fileName ?? "") || "module.py");
+    fs.writeFileSync(file, editor.document.getText());
+    const out = path.join(dir, "graph.svg");
+    await new Promise<void>((resolve, reject) =>
+      cp.execFile(serverCommand!, graphArgs(file, fn, after, out), { timeout: 60000 }, (err, _stdout, stderr) =>
+        err ? reject(new Error((stderr || err.message).trim().split("\n")[0])) : resolve()));
+    const panel = vscode.window.createWebviewPanel("tvmsGraph", `tvms graph: ${fn}`, vscode.ViewColumn.Beside, { enableScripts: false });
+    panel.webview.html = graphHtml(fs.readFileSync(out, "utf8"), `${fn} after ${after}`);
+    context.subscriptions.push(panel);
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    output.appendLine(`tvms graph ${fn}: ${message}`);
+    void vscode.window.showErrorMessage(`TVMScript: ${message}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export function activate(context: vscode.ExtensionContext) {
   output = vscode.window.createOutputChannel("TVMScript (tvms)");
   context.subscriptions.push(output);
@@ -126,6 +171,7 @@ export function activate(context: vscode.ExtensionContext) {
     vscode.workspace.registerTextDocumentContentProvider(IR_SCHEME, { provideTextDocumentContent: (u) => irDocuments.get(u.toString()) ?? "" }),
     vscode.commands.registerCommand("tvms.runFunction", (uri?: string, fn?: string) => runFunction(context, uri, fn)),
     vscode.commands.registerCommand("tvms.showIR", showIR),
+    vscode.commands.registerCommand("tvms.showGraph", () => showGraph(context)),
     vscode.commands.registerCommand("tvms.restartServer", async () => {
       if (client) await client.stop();
       client = startClient(context);

@@ -30,7 +30,7 @@ test("without a server the extension says how to get one, and still registers it
   ext.activate(context);
   assert.equal(rec.clients.length, 0);
   assert.match(rec.errors[0], /TVMScript: tvms.server.path is "\/nonexistent\/tvms", but \/nonexistent\/tvms is not an executable file/);
-  assert.deepEqual([...rec.commands.keys()].sort(), ["tvms.restartServer", "tvms.runFunction", "tvms.showIR"]);
+  assert.deepEqual([...rec.commands.keys()].sort(), ["tvms.restartServer", "tvms.runFunction", "tvms.showGraph", "tvms.showIR"]);
 });
 
 test("the server starts as `tvms lsp ARGS` for Python files; toggles hide diagnostics, lenses and hints", async () => {
@@ -109,4 +109,35 @@ test("Show IR after pass… asks the server for tvms/viewIR and shows it as a vi
   rec.requestAnswers["tvms/viewIR"] = new Error("the module has errors; fix them to see it after LowerToVM");
   await rec.commands.get("tvms.showIR")!();
   assert.match(rec.errors.at(-1) ?? "", /the module has errors/);
+});
+
+test("Show dataflow graph… runs `tvms graph` on the editor's text and shows its SVG; a failure is reported", async () => {
+  // A stand-in binary: `graph FILE --function F --after P -o OUT` copies FILE's first line into an SVG.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tvms-ext-"));
+  const bin = path.join(dir, "tvms");
+  fs.writeFileSync(bin, `#!/bin/sh
+if [ "$1" = graph ] && [ "$3" = --function ] && [ "$5" = --after ] && [ "$7" = -o ]; then
+  if grep -q broken "$2"; then echo "tvms graph: $2:3:1: error[TVS001]: bad" >&2; exit 1; fi
+  printf '<?xml version="1.0"?>\\n<!-- dot -->\\n<svg><text>%s %s %s</text></svg>' "$(head -1 "$2")" "$4" "$6" > "$8"
+fi
+`);
+  fs.chmodSync(bin, 0o755);
+  reset({ "server.path": bin });
+  ext.activate(context);
+  rec.requestAnswers["textDocument/codeLens"] = [
+    { command: { command: "tvms.run", arguments: [{ function: "main" }] } },
+    { command: { command: "tvms.run", arguments: [{ function: "second" }] } },
+  ];
+  rec.editorText = "# unsaved text\n";
+  await rec.commands.get("tvms.showGraph")!();
+  assert.deepEqual(rec.quickPicks, [["main", "second"], ["RealizeVDevice", "Normalize"]]);
+  assert.equal(rec.webviews.length, 1);
+  assert.equal(rec.webviews[0].title, "tvms graph: second");
+  const html = rec.webviews[0].webview.html;
+  assert.match(html, /<svg><text># unsaved text second Normalize<\/text><\/svg>/);
+  assert.doesNotMatch(html, /<\?xml|<!-- dot/);
+  rec.editorText = "broken\n";
+  await rec.commands.get("tvms.showGraph")!();
+  assert.match(rec.errors.at(-1) ?? "", /^TVMScript: tvms graph: .*error\[TVS001\]: bad$/);
+  assert.equal(rec.webviews.length, 1);
 });

@@ -15,7 +15,7 @@ import {
   PublishDiagnosticsNotification, PublishDiagnosticsParams, ShutdownRequest, ExitNotification, WorkDoneProgressCreateRequest,
 } from "vscode-languageserver-protocol";
 
-import { functionsFromLenses, resultHtml, runCommand, RunSummary } from "../src/logic";
+import { functionsFromLenses, graphArgs, graphHtml, resultHtml, runCommand, RunSummary } from "../src/logic";
 
 const root = path.resolve(__dirname, "..", "..", "..", "..");
 const binary = process.env.TVMS_BINARY ?? path.join(root, "build", "bin", "tvms");
@@ -113,6 +113,8 @@ test("the extension's requests against the real tvms lsp: diagnostics, code lens
   assert.equal(progress.at(-1).kind, "end");
   const page = resultHtml(summary);
   assert.ok((page.match(/<rect/g) ?? []).length > 32 * 16, "histogram bars and a 32x16 heat map");
+  // The run's devices with their peak memory, from the real answer: llvm:1 holds z, the copy and the result.
+  assert.match(page, /<td>llvm:1<\/td><td>cpu:1<\/td><td>1<\/td><td>[0-9.]+<\/td><td>14.0 KiB<\/td>/);
 
   // A failing run is an error answer, not a dead server.
   await assert.rejects(conn.sendRequest(ExecuteCommandRequest.type, runCommand({ uri, function: "main", inputs: { nope: "random" } })),
@@ -122,4 +124,17 @@ test("the extension's requests against the real tvms lsp: diagnostics, code lens
   const code = await new Promise<number | null>((r) => child.on("exit", r));
   assert.equal(code, 0);
   conn.dispose();
+});
+
+test("the graph page from the real `tvms graph` (Graphviz's SVG): every binding and the copy's bytes are in it", () => {
+  assert.ok(fs.existsSync(binary), `no tvms binary at ${binary}`);
+  const dir = fs.mkdtempSync(path.join(require("os").tmpdir(), "tvms-graph-e2e-"));
+  const out = path.join(dir, "g.svg");
+  const r = cp.spawnSync(binary, graphArgs(path.join(root, "examples", "cpu_gpu_mlp.py"), "main", "RealizeVDevice", out), { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  const page = graphHtml(fs.readFileSync(out, "utf8"), "main after RealizeVDevice");
+  assert.match(page, /<svg /);
+  assert.match(page, /copy 524288 bytes/);
+  assert.doesNotMatch(page, /<\?xml/);
+  fs.rmSync(dir, { recursive: true, force: true });
 });

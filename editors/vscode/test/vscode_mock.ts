@@ -14,11 +14,12 @@ export interface Recorded {
   requestAnswers: Record<string, unknown>;
   contentProviders: Map<string, { provideTextDocumentContent(u: { toString(): string }): string }>;
   shownDocuments: unknown[];
+  editorText: string;
 }
 
 export const rec: Recorded = {
   commands: new Map(), errors: [], outputLines: [], webviews: [], clients: [], settings: {}, quickPicks: [],
-  inputBox: "", requestAnswers: {}, contentProviders: new Map(), shownDocuments: [],
+  inputBox: "", requestAnswers: {}, contentProviders: new Map(), shownDocuments: [], editorText: "",
 };
 
 export function reset(settings: Record<string, unknown> = {}) {
@@ -33,6 +34,7 @@ export function reset(settings: Record<string, unknown> = {}) {
   rec.requestAnswers = {};
   rec.contentProviders.clear();
   rec.shownDocuments = [];
+  rec.editorText = "";
 }
 
 const disposable = { dispose() {} };
@@ -50,7 +52,7 @@ const vscode = {
       return panel;
     },
     showTextDocument: async (d: unknown) => { rec.shownDocuments.push(d); return undefined; },
-    activeTextEditor: { document: { uri: { toString: () => "file:///work/m.py" } } },
+    activeTextEditor: { document: { uri: { toString: () => "file:///work/m.py" }, fileName: "/work/m.py", getText: () => rec.editorText } },
   },
   workspace: {
     workspaceFolders: [{ uri: { fsPath: "/work" } }],
