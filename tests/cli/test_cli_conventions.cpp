@@ -262,3 +262,19 @@ TEST_CASE("cli conventions: tvms graph draws a function's dataflow coloured by v
   CHECK(runTvms({"graph", source("examples/cpu_gpu_mlp.py"), "--function", "nope"}).exitCode == 1);
   CHECK(runTvms({"graph", source("examples/cpu_gpu_mlp.py"), "--after", "LowerToVM"}).exitCode == 2);
 }
+
+TEST_CASE("cli conventions: tvms lsp takes the --stdio and --clientProcessId that vscode-languageclient appends") {
+  // A real VS Code (tests/editors/vscode_e2e) starts the server as `tvms lsp --stdio`; it was refused.
+  auto frame = [](const std::string& body) { return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body; };
+  std::string session = frame(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}})") +
+                        frame(R"({"jsonrpc":"2.0","id":2,"method":"shutdown"})") + frame(R"({"jsonrpc":"2.0","method":"exit"})");
+  for (auto args : {std::vector<std::string>{"lsp", "--stdio"}, std::vector<std::string>{"lsp", "--stdio", "--clientProcessId=4242"},
+                    std::vector<std::string>{"lsp", "--clientProcessId", "4242", "--stdio"}}) {
+    auto r = runTvms(args, session);
+    CHECK(r.exitCode == 0);
+    CHECK(r.out.find("\"capabilities\"") != std::string::npos);
+  }
+  auto bad = runTvms({"lsp", "--tcp"});
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.err.find("tvms lsp: unknown option '--tcp'") != std::string::npos);
+}

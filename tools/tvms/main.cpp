@@ -54,9 +54,18 @@ int main(int argc, char** argv) {
     if (cmd == "completions") return tvms::cli::runCompletions(args);
     if (cmd == "graph") return tvms::cli::runGraph(args);
     if (cmd == "lsp") {
-      if (!args.empty()) {
-        bool help = args[0] == "-h" || args[0] == "--help";
-        (help ? std::cout : std::cerr) << "usage: tvms lsp   the language server, JSON-RPC over stdin/stdout (editors start it)\n";
+      // vscode-languageclient appends `--stdio` for its stdio transport (the only one tvms speaks) and
+      // may pass `--clientProcessId`: both are accepted (the server ends when stdin closes anyway).
+      for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--stdio" || a.rfind("--clientProcessId=", 0) == 0) continue;
+        if (a == "--clientProcessId" && i + 1 < args.size()) {
+          ++i;
+          continue;
+        }
+        bool help = a == "-h" || a == "--help";
+        if (!help) std::cerr << "tvms lsp: unknown option '" << a << "'\n";
+        (help ? std::cout : std::cerr) << "usage: tvms lsp [--stdio]   the language server, JSON-RPC over stdin/stdout (editors start it)\n";
         return help ? 0 : 2;
       }
       return tvms::server::runLanguageServer();
