@@ -215,6 +215,37 @@ TEST_CASE("cli conventions: lint --watch lints again when a file changes") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("cli conventions: lint --watch DIR also watches directories made under it after it started") {
+  fs::path base = fs::temp_directory_path() / ("tvms_watch_tree_" + std::to_string(getpid()));
+  fs::remove_all(base);
+  fs::path dir = base / "project";
+  fs::create_directories(dir);
+  std::string out = (base / "out.txt").string(), pid = (base / "pid").string();
+  fs::copy_file(corpus("lint/clean_multi_device.py"), dir / "model.py");
+  REQUIRE(shell("sh -c '" + std::string(TVMS_BINARY) + " lint --watch " + dir.string() + " > " + out + " 2>&1 & echo $! > " + pid + "'") == 0);
+  auto waitFor = [&](const std::string& needle) {
+    for (int i = 0; i < 400; ++i) {  // up to 40 s on a loaded machine
+      if (slurp(out).find(needle) != std::string::npos) return true;
+      usleep(100000);
+    }
+    return false;
+  };
+  CHECK(waitFor("Watching for file changes"));
+  // A new package, then (a separate event) a file with an error in it.
+  fs::create_directories(dir / "sub" / "deeper");
+  usleep(300000);
+  std::string text = slurp(corpus("lint/clean_multi_device.py"));
+  text.replace(text.find("R.add("), 6, "R.addd(");
+  {
+    std::ofstream f(dir / "sub" / "deeper" / "new_model.py", std::ios::binary);
+    f << text;
+  }
+  CHECK(waitFor("new_model.py"));
+  CHECK(waitFor("error[TVS004]"));
+  kill(std::stoi(slurp(pid)), SIGTERM);
+  fs::remove_all(base);
+}
+
 TEST_CASE("cli conventions: tvms run reports each kernel's time, each copy, each device's peak memory and the histogram's bin edges") {
   auto text = runTvms({"run", corpus("run/multi_cpu.py")});
   CHECK(text.exitCode == 0);
