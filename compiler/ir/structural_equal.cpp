@@ -2,10 +2,50 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 namespace tvms::ir {
 
 namespace {
+
+// Source text the IR keeps as written (a T.prim_func's annotations and body, an opaque argument)
+// without what does not count: whitespace, line breaks and comments outside string literals, and a
+// comma right before a closing bracket. `A:T.Buffer((4,4),"f")` and `A: T.Buffer((4, 4), "f")` match.
+std::string withoutLayout(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"' || c == '\'') {  // a string literal, as written (triple quotes included)
+      bool triple = text.substr(i, 3) == std::string(3, c);
+      size_t close = i + (triple ? 3 : 1);
+      while (close < text.size()) {
+        if (text[close] == '\\') { close += 2; continue; }
+        if (triple ? text.substr(close, 3) == std::string(3, c) : text[close] == c) { close += triple ? 3 : 1; break; }
+        ++close;
+      }
+      out.append(text.substr(i, std::min(close, text.size()) - i));
+      i = close - 1;
+      continue;
+    }
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\\') continue;
+    if ((c == ')' || c == ']' || c == '}') && !out.empty() && out.back() == ',') out.pop_back();
+    out += c;
+  }
+  return out;
+}
+
+bool sameSource(std::string_view a, std::string_view b) { return a == b || withoutLayout(a) == withoutLayout(b); }
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (auto& l : lines) out += l + "\n";
+  return out;
+}
 
 // Compares two IR trees; on the first mismatch records a human-readable path to it.
 class Comparer {
@@ -38,7 +78,7 @@ class Comparer {
       case Value::Kind::Int: return a.integer == b.integer;
       case Value::Kind::Float: return a.real == b.real;
       case Value::Kind::String:
-      case Value::Kind::Opaque: return a.text == b.text;
+      case Value::Kind::Opaque: return sameSource(a.text, b.text);
       case Value::Kind::List:
         return a.items.size() == b.items.size() &&
                std::equal(a.items.begin(), a.items.end(), b.items.begin(),
@@ -141,7 +181,7 @@ class Comparer {
         return x.index == y.index && expr(x.tuple, y.tuple);
       }
       case Expr::Kind::Opaque:
-        return static_cast<const OpaqueExpr&>(*a).text == static_cast<const OpaqueExpr&>(*b).text;
+        return sameSource(static_cast<const OpaqueExpr&>(*a).text, static_cast<const OpaqueExpr&>(*b).text);
       case Expr::Kind::ExternFunc:
         return static_cast<const ExternFunc&>(*a).symbol == static_cast<const ExternFunc&>(*b).symbol;
       case Expr::Kind::Call: return call(static_cast<const Call&>(*a), static_cast<const Call&>(*b));
@@ -225,12 +265,12 @@ class Comparer {
     for (size_t i = 0; i < a.params.size(); ++i) {
       auto& x = a.params[i];
       auto& y = b.params[i];
-      if (x.name != y.name || x.kind != y.kind || x.annotation != y.annotation || !buffer(x.buffer, y.buffer))
+      if (x.name != y.name || x.kind != y.kind || !sameSource(x.annotation, y.annotation) || !buffer(x.buffer, y.buffer))
         return fail("parameter '" + x.name + "' differs");
     }
-    if (a.retAnnotation != b.retAnnotation) return fail("return annotation differs");
+    if (!sameSource(a.retAnnotation, b.retAnnotation)) return fail("return annotation differs");
     if (!attrList(a.attrs, b.attrs)) return fail("T.func_attr differs");
-    if (a.bodyLines != b.bodyLines) return fail("body differs");
+    if (a.bodyLines != b.bodyLines && !sameSource(joined(a.bodyLines), joined(b.bodyLines))) return fail("body differs");
     return true;
   }
 

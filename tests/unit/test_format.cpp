@@ -285,6 +285,18 @@ class M:  # the class
   CHECK(format::formatSource(r.text).text == r.text);
 }
 
+TEST_CASE("fmt: the Python syntax of TIR and Relax bodies laid out as black would (golden file)") {
+  // tests/format/layout_syntax.in.py is written badly on purpose: operators, comparisons, slices,
+  // power, shifts, unary minus, keyword arguments, `;`, one-element tuples, nested calls, a T.prim_func
+  // body (kept as text by the IR: its check ignores layout there too).
+  std::string dir = std::string(TVMS_CORPUS_DIR) + "/../format/";
+  auto r = format::formatSource(test::readFile(dir + "layout_syntax.in.py"));
+  CHECK(r.notes.empty());
+  std::string expected = test::readFile(dir + "layout_syntax.expected.py");
+  CHECK(r.text == expected);
+  CHECK_FALSE(format::formatSource(expected).changed);
+}
+
 TEST_CASE("fmt: the layout's token check itself") {
   auto tokens = [](const std::string& s) {
     syntax::Document d(s);
