@@ -19,3 +19,5 @@ echo "== --trace of the seed artifact: spans per device in order"
 ./tvms run art/run_seed_conv2d_offload.tvmx --trace trace.json > /dev/null && python3 -c "
 import json; x = [e for e in json.load(open('trace.json'))['traceEvents'] if e['ph'] == 'X']
 for e in x: print(e['tid'], e['cat'], e['name'][:40], round(e['ts'], 1), round(e['dur'], 1))"
+echo "== peak memory per device: the seed artifact on the GPU (tensors and the cuDNN workspace)"
+./tvms run art/run_seed_conv2d_offload.tvmx | grep "peak memory"
