@@ -323,7 +323,8 @@ void Server::viewIR(const json& id, const json& params, const std::string&, cons
 // Formatting works on the reader's text (tvms fmt's code): it needs no analysis. A range formats the
 // regions it touches: the edit spans from the first to the last line that changed, if inside the range.
 // It runs in the background on a copy of the text; if the document changed meanwhile, the edit is
-// not sent (ContentModified): it would apply to a text that no longer exists.
+// not sent (ContentModified): it would apply to a text that no longer exists. [tool.tvms] applies as
+// it does to `tvms fmt`: its line-length, and no edits for a file its exclude matches.
 void Server::formatting(const json& id, const json& params, bool rangeOnly) {
   std::string uri = params.at("textDocument").at("uri");
   auto it = docs_.find(uri);
@@ -331,8 +332,12 @@ void Server::formatting(const json& id, const json& params, bool rangeOnly) {
   const OpenDocument& d = *it->second;
   std::optional<syntax::ByteRange> want;
   if (rangeOnly) want = byteRange(params.at("range"), d.lines, enc());
-  boost::asio::post(background_, [this, id, uri, want, version = d.version, text = d.text] {
-    auto r = format::formatSource(text);
+  config::Config project = projectConfigFor(uri);
+  if (std::string path = pathOfUri(uri); !path.empty() && config::excluded(project, path)) return reply(id, json::array());
+  format::FormatOptions opts;
+  if (project.lineLength) opts.lineWidth = *project.lineLength;
+  boost::asio::post(background_, [this, id, uri, want, opts, version = d.version, text = d.text] {
+    auto r = format::formatSource(text, opts);
     boost::asio::post(io_, [this, id, uri, want, version, text = std::move(text), r = std::move(r)] {
       auto now = docs_.find(uri);
       if (now == docs_.end() || now->second->version != version) return error(id, ContentModified, "the document changed while it was formatted");

@@ -217,7 +217,7 @@ void Server::readSettings(const json& raw) {
   if (worker_) worker_->setDebounce(settings_.debounce);
 }
 
-analysis::RuleSelection Server::rulesFor(const std::string& uri) {
+config::Config Server::projectConfigFor(const std::string& uri) {
   config::Config project;
   std::string path = pathOfUri(uri);
   if (!path.empty()) {
@@ -231,7 +231,11 @@ analysis::RuleSelection Server::rulesFor(const std::string& uri) {
       }
     }
   }
-  analysis::RuleSelection rules = project.rules;
+  return project;
+}
+
+analysis::RuleSelection Server::rulesFor(const std::string& uri) {
+  analysis::RuleSelection rules = projectConfigFor(uri).rules;
   if (settings_.select) rules.select = *settings_.select;
   if (settings_.extendSelect) rules.extendSelect = *settings_.extendSelect;
   if (settings_.ignore) rules.ignore = *settings_.ignore;

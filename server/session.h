@@ -13,6 +13,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "compiler/analysis/lint.h"
+#include "config/project_config.h"
 #include "server/child_process.h"
 #include "server/lsp_json.h"
 #include "server/transport.h"
@@ -71,6 +72,8 @@ class Server {
   void analysisFinished(const std::string& uri, int64_t version);  // worker thread
   void answerWaiting(const std::string& uri);
 
+  // The document's [tool.tvms] (nearest pyproject.toml), a problem in it shown once.
+  config::Config projectConfigFor(const std::string& uri);
   analysis::RuleSelection rulesFor(const std::string& uri);
   void readSettings(const json& settings);
   syntax::Encoding enc() const { return encoding_; }

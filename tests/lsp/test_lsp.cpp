@@ -539,6 +539,39 @@ TEST_CASE("lsp: pull diagnostics, codeDescription, [tool.tvms] and didChangeConf
   rmdir(dir);
 }
 
+TEST_CASE("lsp: formatting follows [tool.tvms] as tvms fmt does: line-length, and nothing for an excluded file") {
+  char dir[] = "/tmp/tvms-lsp-fmt-XXXXXX";
+  REQUIRE(mkdtemp(dir));
+  std::string root = dir;
+  std::ofstream(root + "/pyproject.toml") << "[tool.tvms]\nline-length = 60\nexclude = [\"vendored_*.py\"]\n";
+  std::string text = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32"), y: R.Tensor((2, 3), "float32")):
+        z = R.add(x,y)
+        return z
+)";
+  Client c;
+  c.initialize();
+  auto format = [&](int id, const std::string& name) {
+    const std::string uri = "file://" + root + "/" + name;
+    c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+    c.request(id, "textDocument/formatting", {{"textDocument", {{"uri", uri}}}, {"options", {{"tabSize", 4}, {"insertSpaces", true}}}});
+    return c.response(id)["result"];
+  };
+  std::string formatted = applyEdits(text, format(2, "model.py"));
+  CHECK(formatted.find("    def main(\n        x: R.Tensor((2, 3), \"float32\"),\n        y: R.Tensor((2, 3), \"float32\"),\n    ):\n") !=
+        std::string::npos);  // 77 columns on one line: over the file's 60
+  CHECK(formatted.find("z = R.add(x, y)") != std::string::npos);
+  CHECK(format(3, "vendored_model.py").empty());
+  std::remove((root + "/pyproject.toml").c_str());
+  rmdir(dir);
+}
+
 TEST_CASE("lsp: an IRBuilder program typed key by key: the trap's TVS202 appears live, its quick fix writes vdevice[1], hover on a Python variable") {
   Client c;
   c.initialize(nullptr, json::object(), {{"debounceMs", 0}});
