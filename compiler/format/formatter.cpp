@@ -103,6 +103,10 @@ std::string whyLeftAsWritten(const syntax::Document& doc, const frontend::Region
     // character tree-sitter skipped, which CPython rejects) would be lost and the indent misread.
     return "something other than indentation precedes it on its line";
   if (hasSyntaxError(r) || !endsAtDedent(doc.lines(), r.range)) return "it has a syntax error";
+  // Lines are indented with spaces; a region indented with tabs (inside a tab-indented function)
+  // would then mix the two with the lines around it.
+  uint32_t lineStart = doc.lines().lineStart(doc.lines().lineOf(r.range.begin));
+  if (doc.slice({lineStart, r.range.begin}).find('\t') != std::string_view::npos) return "it is indented with tabs";
   if (!canonical) return "";
   if (r.readsPython) return "it reads Python values of the file, which reprinting would replace by their values";
   if (r.formattable()) return "";

@@ -297,6 +297,15 @@ TEST_CASE("fmt: the Python syntax of TIR and Relax bodies laid out as black woul
   CHECK_FALSE(format::formatSource(expected).changed);
 }
 
+TEST_CASE("fmt: a module indented with tabs inside a function is left as written, with a note") {
+  std::string src = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\ndef test():\n\tx = 1\n\t@I.ir_module\n\tclass M:\n"
+                    "\t\t@R.function\n\t\tdef f(a: R.Tensor((2,), \"float32\")):\n\t\t\treturn a\n";
+  auto r = format::formatSource(src);
+  CHECK(r.text == src);
+  REQUIRE(r.notes.size() == 1);
+  CHECK(r.notes[0] == "line 6: left as written (it is indented with tabs)");
+}
+
 TEST_CASE("fmt: the layout's token check itself") {
   auto tokens = [](const std::string& s) {
     syntax::Document d(s);
