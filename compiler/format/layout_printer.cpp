@@ -220,7 +220,7 @@ class RegionLayout {
   // A header (up to its `:`), its body, and the clauses that follow (elif/else/except/finally).
   std::vector<TSNode> compound(TSNode s, int indent) {
     std::vector<TSNode> header, pending;
-    bool headerDone = false;
+    bool headerDone = false, bodyDone = false;
     const bool def = typeOf(s) == "function_definition";
     for (TSNode c : childrenOf(s)) {
       if (isContinuation(c)) continue;
@@ -233,6 +233,7 @@ class RegionLayout {
       }
       if (typeOf(c) == "block") {
         pending = block(c, indent + 4);
+        bodyDone = true;
         continue;
       }
       if (isClause(c)) {
@@ -242,8 +243,14 @@ class RegionLayout {
       }
       if (isComment(c)) {
         if (!headerDone) throw LayoutRefused("a comment inside the header at line " + std::to_string(startLine(c) + 1));
-        if (startLine(c) == lastSourceLine_) trailingComment(c);
-        else ownLineComment(c, indent + 4, 1);
+        if (startLine(c) == lastSourceLine_) {
+          trailingComment(c);
+        } else {
+          // Before the body it is the body's; after it (before an `else:`), the body's only when
+          // written right of the statement's column.
+          bool inBody = !bodyDone || column(c) > column(s);
+          ownLineComment(c, inBody ? indent + 4 : indent, 1);
+        }
         continue;
       }
       if (headerDone) throw LayoutRefused(std::string("unexpected ") + std::string(typeOf(c)) + " after a header");

@@ -20,10 +20,12 @@ class Module:
                     B[vi,vj]=A[vi,vj]*T.float32(2)+-A[vi,vj]**2
                 elif vi<vj<n:
                     B[vi,vj]=T.if_then_else(vi!=vj,A[vi,0:4][0],T.float32(0))
+                # the last case, written at the if's column
                 else:
                     B[vi,vj]=T.max(A[vi,vj],T.min(A[vj,vi],T.float32(-1.5e-3)))
         for k in T.serial(4,annotations={"pragma_unroll_explicit":1}):
-            T.evaluate(k//2+k%3-(k<<1)|(k>>1)&1^2)
+            T.evaluate(k//2+k%3-(k<<1)|(k>>1)&1^2+ \
+                       k)
     @R.function
     def main(x:R.Tensor((16,16),"float32","llvm"),y:R.Tensor((16,16),"float32","llvm"))->R.Tuple(R.Tensor((16,16),"float32","llvm"),R.Tensor((16,16),"float32","llvm")):
         cls=Module
