@@ -306,6 +306,17 @@ TEST_CASE("fmt: a module indented with tabs inside a function is left as written
   CHECK(r.notes[0] == "line 6: left as written (it is indented with tabs)");
 }
 
+TEST_CASE("fmt: a module with `# fmt: off` or `# fmt: skip` is left as written, as black and ruff would leave those lines") {
+  for (const char* marker : {"# fmt: off", "# fmt: skip", "# fmt:off"}) {
+    std::string src = std::string("from tvm.script import ir as I\nfrom tvm.script import relax as R\n@I.ir_module\nclass M:\n") +
+                      "    @R.function\n    def f(a: R.Tensor((2,), \"float32\")):\n        b = R.add( a,a )  " + marker + "\n        return b\n";
+    auto r = format::formatSource(src);
+    CHECK(r.text == src);
+    REQUIRE(r.notes.size() == 1);
+    CHECK(r.notes[0].find("it has a `" + std::string(marker) + "` comment") != std::string::npos);
+  }
+}
+
 TEST_CASE("fmt: the layout's token check itself") {
   auto tokens = [](const std::string& s) {
     syntax::Document d(s);
