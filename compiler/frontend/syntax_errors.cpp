@@ -9,6 +9,64 @@ bool excluded(uint32_t offset, const std::vector<ByteRange>& exclude) {
   return false;
 }
 
+// The first ERROR or MISSING node strictly inside `error`, or a null node.
+TSNode findNestedError(TSNode error) {
+  for (uint32_t i = 0; i < ts_node_child_count(error); ++i) {
+    TSNode c = ts_node_child(error, i);
+    if (isType(c, "ERROR") || ts_node_is_missing(c)) {
+      TSNode deeper = isType(c, "ERROR") ? findNestedError(c) : TSNode{};
+      return ts_node_is_null(deeper) ? c : deeper;
+    }
+    if (ts_node_has_error(c)) {
+      TSNode deeper = findNestedError(c);
+      if (!ts_node_is_null(deeper)) return deeper;
+    }
+  }
+  return TSNode{};
+}
+
+// A line inside brackets that starts left of the line that opened them, near `line`: CPython reads
+// it, tree-sitter-python does not (its indentation scanner ends the block there).
+bool dedentedContinuationNear(const syntax::Document& doc, uint32_t line) {
+  std::string_view text = doc.text();
+  auto& lines = doc.lines();
+  int depth = 0;
+  uint32_t openIndent = 0;
+  bool dedented = false;
+  auto indentOf = [&](uint32_t l) {
+    uint32_t p = lines.lineStart(l), q = p;
+    while (q < text.size() && (text[q] == ' ' || text[q] == '\t')) ++q;
+    return q - p;
+  };
+  uint32_t first = line >= 3 ? line - 3 : 0, last = line + 3;
+  for (uint32_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '#') {
+      while (i < text.size() && text[i] != '\n') ++i;
+      if (i >= text.size()) break;
+      c = '\n';
+    } else if (c == '"' || c == '\'') {
+      char q = c;
+      for (++i; i < text.size() && text[i] != q && text[i] != '\n'; ++i)
+        if (text[i] == '\\') ++i;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      if (depth++ == 0) openIndent = indentOf(lines.lineOf(i));
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      // Only brackets that do close: an unclosed one also leaves the next lines "inside" it.
+      if (--depth == 0 && dedented) return true;
+    } else if (c == '\n' && depth > 0) {
+      uint32_t next = lines.lineOf(i) + 1;
+      if (next >= first && next <= last && indentOf(next) < openIndent) dedented = true;
+      if (next > last + 50) break;
+    } else if (c == '\n' && lines.lineOf(i) + 1 > last) {
+      break;
+    }
+  }
+  return false;
+}
+
 // Iterative depth-first search for the first error node, descending only into subtrees that hold one.
 TSNode findError(TSNode scope, ByteRange where, const std::vector<ByteRange>& exclude) {
   TSTreeCursor cursor = ts_tree_cursor_new(scope);
@@ -19,6 +77,12 @@ TSNode findError(TSNode scope, ByteRange where, const std::vector<ByteRange>& ex
     bool inside = ts_node_end_byte(n) > where.begin && ts_node_start_byte(n) < where.end;
     if (inside && (isType(n, "ERROR") || ts_node_is_missing(n)) && !excluded(ts_node_start_byte(n), exclude)) {
       found = n;
+      // An error that swallowed much of the file (the imports too) says little where it starts: the
+      // first error nested in it is nearer the cause.
+      if (isType(n, "ERROR")) {
+        TSNode inner = findNestedError(n);
+        if (!ts_node_is_null(inner)) found = inner;
+      }
       break;
     }
     if (inside && ts_node_has_error(n) && ts_tree_cursor_goto_first_child(&cursor)) continue;
@@ -73,7 +137,9 @@ std::optional<diag::Diagnostic> firstSyntaxError(const syntax::Document& doc, TS
   TSNode stmt = enclosingStatement(err);
   uint32_t from = std::max(ts_node_start_byte(stmt), where.begin);
   uint32_t to = std::max(ts_node_end_byte(err), ts_node_end_byte(stmt));
-  if (auto open = unclosedBracket(text, from, std::min(to, where.end))) {
+  // A dedented line inside brackets makes tree-sitter's error look like an unclosed bracket.
+  const bool dedented = dedentedContinuationNear(doc, doc.lines().lineOf(ts_node_start_byte(err)));
+  if (auto open = dedented ? std::nullopt : unclosedBracket(text, from, std::min(to, where.end))) {
     std::string br(1, text[*open]);
     return diag::make("TVS001", {*open, *open + 1}, "'" + br + "' was never closed");
   }
@@ -92,7 +158,11 @@ std::optional<diag::Diagnostic> firstSyntaxError(const syntax::Document& doc, TS
     while (cut > 0 && (static_cast<unsigned char>(snippet[cut]) & 0xC0) == 0x80) --cut;
     snippet = snippet.substr(0, cut) + "...";
   }
-  return diag::make("TVS001", r, "invalid syntax" + (snippet.empty() ? std::string() : ": `" + snippet + "`"));
+  std::string message = "invalid syntax" + (snippet.empty() ? std::string() : ": `" + snippet + "`");
+  if (dedented)
+    message += " (a line inside brackets starts left of the line that opened them: CPython accepts that, but "
+               "tvms's parser (tree-sitter-python) does not; indent it further)";
+  return diag::make("TVS001", r, message);
 }
 
 std::optional<diag::Diagnostic> emptyBodyError(const syntax::Document& doc, TSNode definition, const char* what) {

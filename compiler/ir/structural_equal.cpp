@@ -62,8 +62,8 @@ class Comparer {
     if (a->kind != b->kind) return false;
     switch (a->kind) {
       case PrimExpr::Kind::Int: return a->value == b->value;
-      case PrimExpr::Kind::Var:
-      case PrimExpr::Kind::Opaque: return a->name == b->name;
+      case PrimExpr::Kind::Var: return a->name == b->name;
+      case PrimExpr::Kind::Opaque: return sameSource(a->name, b->name);  // its source text
       case PrimExpr::Kind::Neg: return prim(a->lhs, b->lhs);
       case PrimExpr::Kind::Binary: return a->name == b->name && prim(a->lhs, b->lhs) && prim(a->rhs, b->rhs);
     }

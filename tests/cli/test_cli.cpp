@@ -89,6 +89,17 @@ TEST_CASE("cli: 10,000-deep nested brackets give a diagnostic, not a crash") {
   CHECK(runTvms({"fmt", "--check", tempFile("deep3.py", text)}).exitCode == 0);  // left as written
 }
 
+TEST_CASE("cli: a module tree-sitter cannot read at all is an error that says why, not a pass") {
+  // CPython accepts a line inside brackets that starts left of its statement; tree-sitter-python's
+  // recovery then swallows the imports and the module into one error, and lint said "All checks passed!".
+  auto r = runTvms({"lint", corpus("lint/dedented_continuation.py")});
+  CHECK(r.exitCode == 1);
+  CHECK(r.out.find("dedented_continuation.py:12:9: error[TVS001]: invalid syntax: `y = R.multiply(x, (x +` "
+                   "(a line inside brackets starts left of the line that opened them: CPython accepts that, but tvms's "
+                   "parser (tree-sitter-python) does not; indent it further)") != std::string::npos);
+  CHECK(r.out.find("All checks passed!") == std::string::npos);
+}
+
 TEST_CASE("cli: lint prints rustc-style diagnostics and exits 1 on errors") {
   auto r = runTvms({"lint", corpus("lint/structure.py")});
   CHECK(r.exitCode == 1);

@@ -2,6 +2,8 @@
 // canonical (dump) style and the formatting style; equal modules dump to identical text.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "compiler/ir/printer.h"
 #include "compiler/ir/structural_equal.h"
 #include "tests/support/corpus.h"
@@ -38,7 +40,11 @@ TEST_CASE("round trip: every corpus file, canonical and formatting styles") {
     INFO(path);
     std::string src = test::readFile(path);
     auto first = test::lower(src);
-    REQUIRE(!first.file.regions.empty());
+    if (first.file.regions.empty()) {  // tree-sitter read no module at all (dedented_continuation.py): a TVS001 says so
+      auto codes = first.codes();
+      CHECK(std::find(codes.begin(), codes.end(), "TVS001") != codes.end());
+      continue;
+    }
     for (bool canonical : {true, false}) {
       std::string printed = header(src);
       for (auto& r : first.file.regions) {
