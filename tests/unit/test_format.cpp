@@ -395,6 +395,23 @@ TEST_CASE("fmt: the result does not depend on how the input was laid out (random
   }
 }
 
+TEST_CASE("fmt: every line width from 20 to 160 gives an idempotent layout with the same tokens") {
+  for (auto& path : test::corpusFiles()) {
+    std::string src = test::readFile(path);
+    if (!format::formatSource(src).notes.empty()) continue;  // left as written (syntax errors)
+    for (int width : {20, 40, 60, 80, 120, 160}) {
+      INFO(path << " at width " << width);
+      format::FormatOptions opts;
+      opts.lineWidth = width;
+      auto once = format::formatSource(src, opts);
+      INFO("notes: " << (once.notes.empty() ? std::string() : once.notes[0]));
+      CHECK(once.notes.empty());
+      CHECK(format::formatSource(once.text, opts).text == once.text);
+      CHECK(firstTokenDifference(pythonTokens(src), pythonTokens(once.text)) == "");
+    }
+  }
+}
+
 TEST_CASE("fmt: the layout's token check itself") {
   auto tokens = [](const std::string& s) {
     syntax::Document d(s);
