@@ -304,6 +304,8 @@ class RegionLayout {
       if (joinNext) {
         // `a = 1; b = 2` stays one line, as written.
         lines_.back() += "; " + ir::flatDoc(expr(c));
+        for (auto& t : trailing_) lines_.back() += "  " + t;
+        trailing_.clear();
         lastSourceLine_ = endLine(c);
         joinNext = false;
         continue;

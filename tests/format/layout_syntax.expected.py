@@ -39,7 +39,7 @@ class Module:
                 out_sinfo=R.Tensor((16, 16), "float32", "llvm"),
                 tir_vars=R.shape([4]),
             )
-            b = R.add(a, y); c = R.multiply(b, b)
+            b = R.add(a, y); c = R.multiply(b, b)  # two statements, one line
             t = (a,)
             d = t[0]
             e: R.Tensor((16, 16), "float32", "llvm") = R.nn.softmax(c, axis=-1)
