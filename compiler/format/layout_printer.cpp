@@ -17,6 +17,14 @@ using frontend::typeOf;
 using ir::Doc;
 
 bool isComment(TSNode n) { return typeOf(n) == "comment"; }
+
+// black's `# fmt: skip` (also `# fmt:skip`): the statement it ends is left as written.
+bool isFmtSkip(std::string_view comment) {
+  comment.remove_prefix(std::min<size_t>(1, comment.size()));
+  while (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
+  while (!comment.empty() && (comment.back() == ' ' || comment.back() == '\t' || comment.back() == '\r')) comment.remove_suffix(1);
+  return comment == "fmt: skip" || comment == "fmt:skip";
+}
 bool isContinuation(TSNode n) { return typeOf(n) == "line_continuation"; }
 bool isToken(TSNode n, std::string_view text) { return !ts_node_is_named(n) && typeOf(n) == text; }
 
@@ -192,6 +200,26 @@ class RegionLayout {
 
   // ---- statements
 
+  // A simple statement as written (`# fmt: skip`): its first line moved to `indent`, the rest (inside
+  // brackets or a string, where indentation is free or part of the value) kept byte for byte.
+  void asWritten(TSNode s, int indent) {
+    std::string_view written = doc_.nodeText(s);
+    size_t nl = written.find('\n');
+    std::string first(written.substr(0, nl));
+    if (!first.empty() && first.back() == '\r') first.pop_back();
+    lines_.push_back(spaces(indent) + first);
+    while (nl != std::string_view::npos) {
+      size_t next = written.find('\n', nl + 1);
+      std::string line(written.substr(nl + 1, next == std::string_view::npos ? std::string_view::npos : next - nl - 1));
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      lines_.push_back(std::move(line));
+      nl = next;
+    }
+    lastSourceLine_ = endLine(s);
+    prevWasComment_ = false;
+    prevWasDefinition_ = false;
+  }
+
   // Lays out a statement; returns the own-line comments at its end that belong to an outer level.
   std::vector<TSNode> statement(TSNode s, int indent) {
     if (typeOf(s) == "decorated_definition") return decorated(s, indent);
@@ -312,6 +340,11 @@ class RegionLayout {
       }
       int atLeast = (isDefinition(c) && !prevWasComment_) || prevWasDefinition_ ? 1 : 0;
       blankLinesBefore(c, 1, atLeast);
+      if (!isCompound(c) && typeOf(c) != "decorated_definition" && i + 1 < end && isComment(children[i + 1]) &&
+          startLine(children[i + 1]) == endLine(c) && isFmtSkip(doc_.nodeText(children[i + 1]))) {
+        asWritten(c, indent);
+        continue;
+      }
       auto hoisted = statement(c, indent);
       for (TSNode h : hoisted) {
         if (static_cast<int>(column(h)) >= bodyColumn || i + 1 < end) ownLineComment(h, indent, 1); else {

@@ -307,8 +307,8 @@ TEST_CASE("fmt: a module indented with tabs inside a function is left as written
   CHECK(r.notes[0] == "line 6: left as written (it is indented with tabs)");
 }
 
-TEST_CASE("fmt: a module with `# fmt: off` or `# fmt: skip` is left as written, as black and ruff would leave those lines") {
-  for (const char* marker : {"# fmt: off", "# fmt: skip", "# fmt:off"}) {
+TEST_CASE("fmt: a module with `# fmt: off` is left as written; `# fmt: skip` keeps its statement as written") {
+  for (const char* marker : {"# fmt: off", "# fmt:off"}) {
     std::string src = std::string("from tvm.script import ir as I\nfrom tvm.script import relax as R\n@I.ir_module\nclass M:\n") +
                       "    @R.function\n    def f(a: R.Tensor((2,), \"float32\")):\n        b = R.add( a,a )  " + marker + "\n        return b\n";
     auto r = format::formatSource(src);
@@ -316,6 +316,14 @@ TEST_CASE("fmt: a module with `# fmt: off` or `# fmt: skip` is left as written, 
     REQUIRE(r.notes.size() == 1);
     CHECK(r.notes[0].find("it has a `" + std::string(marker) + "` comment") != std::string::npos);
   }
+  std::string src = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n@I.ir_module\nclass M:\n"
+                    "    @R.function\n    def f(a: R.Tensor((2,), \"float32\")):\n        b = R.add( a,a )  # fmt: skip\n"
+                    "        c = R.add( b,\n                     b )  # fmt:skip\n        d = R.add( c,c )\n        return d\n";
+  auto r = format::formatSource(src);
+  CHECK(r.notes.empty());
+  CHECK(r.text.find("        b = R.add( a,a )  # fmt: skip\n        c = R.add( b,\n                     b )  # fmt:skip\n") != std::string::npos);
+  CHECK(r.text.find("        d = R.add(c, c)\n") != std::string::npos);
+  CHECK(format::formatSource(r.text).text == r.text);
 }
 
 namespace {
