@@ -307,7 +307,7 @@ TEST_CASE("fmt: a module indented with tabs inside a function is left as written
   CHECK(r.notes[0] == "line 6: left as written (it is indented with tabs)");
 }
 
-TEST_CASE("fmt: a module with `# fmt: off` is left as written; `# fmt: skip` keeps its statement as written") {
+TEST_CASE("fmt: a module with `# fmt: off` is left as written, a statement ending in `# fmt: skip` is kept as written") {
   for (const char* marker : {"# fmt: off", "# fmt:off"}) {
     std::string src = std::string("from tvm.script import ir as I\nfrom tvm.script import relax as R\n@I.ir_module\nclass M:\n") +
                       "    @R.function\n    def f(a: R.Tensor((2,), \"float32\")):\n        b = R.add( a,a )  " + marker + "\n        return b\n";
