@@ -107,14 +107,15 @@ std::string whyLeftAsWritten(const syntax::Document& doc, const frontend::Region
   // would then mix the two with the lines around it.
   uint32_t lineStart = doc.lines().lineStart(doc.lines().lineOf(r.range.begin));
   if (doc.slice({lineStart, r.range.begin}).find('\t') != std::string_view::npos) return "it is indented with tabs";
-  // black's and ruff's `# fmt: off` is honoured for the whole module it is in (`# fmt: skip` after a
-  // statement keeps that statement as written: layout_printer).
-  for (auto& c : frontend::commentsIn(doc, frontend::regionLines(doc, r.range))) {
-    std::string_view body = std::string_view(c).substr(1);
-    while (!body.empty() && body.front() == ' ') body.remove_prefix(1);
-    if (body.rfind("fmt: off", 0) == 0 || body.rfind("fmt:off", 0) == 0)
-      return "it has a `# " + std::string(body.substr(0, body.find_first_of(" \t", 5))) + "` comment";
-  }
+  // black's `# fmt: off` / `# fmt: on` and `# fmt: skip` are honoured by the layout (layout_printer);
+  // the canonical printer reprints from the IR, so it leaves such a module as written.
+  if (canonical)
+    for (auto& c : frontend::commentsIn(doc, frontend::regionLines(doc, r.range))) {
+      std::string_view body = std::string_view(c).substr(1);
+      while (!body.empty() && body.front() == ' ') body.remove_prefix(1);
+      if (body.rfind("fmt: off", 0) == 0 || body.rfind("fmt:off", 0) == 0 || body.rfind("fmt: skip", 0) == 0 || body.rfind("fmt:skip", 0) == 0)
+        return "it has a `# " + std::string(body.substr(0, body.find_first_of(" \t", 5))) + "` comment";
+    }
   if (!canonical) return "";
   if (r.readsPython) return "it reads Python values of the file, which reprinting would replace by their values";
   if (r.formattable()) return "";

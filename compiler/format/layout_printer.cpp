@@ -18,12 +18,27 @@ using ir::Doc;
 
 bool isComment(TSNode n) { return typeOf(n) == "comment"; }
 
-// black's `# fmt: skip` (also `# fmt:skip`): the statement it ends is left as written.
-bool isFmtSkip(std::string_view comment) {
+// A comment's text after `#` and spaces, without trailing whitespace.
+std::string_view commentBody(std::string_view comment) {
   comment.remove_prefix(std::min<size_t>(1, comment.size()));
   while (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
   while (!comment.empty() && (comment.back() == ' ' || comment.back() == '\t' || comment.back() == '\r')) comment.remove_suffix(1);
-  return comment == "fmt: skip" || comment == "fmt:skip";
+  return comment;
+}
+
+// black's switches: `# fmt: skip` after a statement keeps it as written; the statements between an
+// own-line `# fmt: off` and `# fmt: on` (or the end of their body) are kept as written.
+bool isFmtSkip(std::string_view comment) {
+  auto body = commentBody(comment);
+  return body == "fmt: skip" || body == "fmt:skip";
+}
+bool isFmtOff(std::string_view comment) {
+  auto body = commentBody(comment);
+  return body == "fmt: off" || body == "fmt:off";
+}
+bool isFmtOn(std::string_view comment) {
+  auto body = commentBody(comment);
+  return body == "fmt: on" || body == "fmt:on";
 }
 bool isContinuation(TSNode n) { return typeOf(n) == "line_continuation"; }
 bool isToken(TSNode n, std::string_view text) { return !ts_node_is_named(n) && typeOf(n) == text; }
@@ -200,8 +215,9 @@ class RegionLayout {
 
   // ---- statements
 
-  // A simple statement as written (`# fmt: skip`): its first line moved to `indent`, the rest (inside
-  // brackets or a string, where indentation is free or part of the value) kept byte for byte.
+  // A statement as written (`# fmt: skip`, `# fmt: off`): its first line moved to `indent`, the rest
+  // kept byte for byte (inside brackets or a string, indentation is free or part of the value; a
+  // compound statement's body keeps its own, which the re-parse checks).
   void asWritten(TSNode s, int indent) {
     std::string_view written = doc_.nodeText(s);
     size_t nl = written.find('\n');
@@ -215,6 +231,7 @@ class RegionLayout {
       lines_.push_back(std::move(line));
       nl = next;
     }
+    for (auto& c : frontend::commentNodesIn(doc_, syntax::rangeOf(s))) emitted_.insert(c.range.begin);
     lastSourceLine_ = endLine(s);
     prevWasComment_ = false;
     prevWasDefinition_ = false;
@@ -314,19 +331,31 @@ class RegionLayout {
            (end < 2 || startLine(children[end - 1]) != endLine(children[end - 2])))
       --end;
     std::vector<TSNode> out(children.begin() + static_cast<long>(end), children.end());
-    bool joinNext = false;
+    bool joinNext = false, off = false;
     for (size_t i = 0; i < end; ++i) {
       TSNode c = children[i];
       if (isContinuation(c)) continue;
       if (isToken(c, ";")) { joinNext = true; continue; }
       if (isComment(c)) {
         if (startLine(c) == lastSourceLine_) {
+          if (isFmtOff(doc_.nodeText(c)) || isFmtOn(doc_.nodeText(c)))
+            throw LayoutRefused("a `# fmt: off` or `# fmt: on` after a statement at line " + std::to_string(startLine(c) + 1));
           trailingComment(c);
           continue;
         }
+        if (isFmtOff(doc_.nodeText(c))) off = true;
+        if (isFmtOn(doc_.nodeText(c))) off = false;
         // Comments right above a definition take the definition's blank line above them.
         bool aboveDefinition = !prevWasComment_ && leadsIntoDefinition(children, i);
         ownLineComment(c, indent, 1, aboveDefinition ? 1 : 0);
+        continue;
+      }
+      if (off) {
+        // As written, with the blank lines written before it.
+        int written = static_cast<int>(startLine(c)) - static_cast<int>(lastSourceLine_) - 1;
+        for (int b = 0; b < written; ++b) lines_.emplace_back();
+        afterHeader_ = false;
+        asWritten(c, indent);
         continue;
       }
       if (joinNext) {
@@ -347,9 +376,8 @@ class RegionLayout {
       }
       auto hoisted = statement(c, indent);
       for (TSNode h : hoisted) {
-        if (static_cast<int>(column(h)) >= bodyColumn || i + 1 < end) ownLineComment(h, indent, 1); else {
-          out.insert(out.begin(), h);
-        }
+        if (static_cast<int>(column(h)) >= bodyColumn || i + 1 < end) ownLineComment(h, indent, 1);
+        else out.insert(out.begin(), h);
       }
     }
     // Hoisted comments keep their source order.
@@ -437,6 +465,7 @@ class RegionLayout {
         continue;
       }
       if (isComment(c)) {
+        if (isFmtOff(doc_.nodeText(c))) throw LayoutRefused("a `# fmt: off` inside brackets at line " + std::to_string(startLine(c) + 1));
         if (!items.empty() && startLine(c) == lastItemLine && comments.back().empty()) comments.back() = commentText(c);
         else pendingLeading.push_back(commentText(c));
         continue;

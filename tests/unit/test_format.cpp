@@ -307,23 +307,37 @@ TEST_CASE("fmt: a module indented with tabs inside a function is left as written
   CHECK(r.notes[0] == "line 6: left as written (it is indented with tabs)");
 }
 
-TEST_CASE("fmt: a module with `# fmt: off` is left as written, a statement ending in `# fmt: skip` is kept as written") {
-  for (const char* marker : {"# fmt: off", "# fmt:off"}) {
-    std::string src = std::string("from tvm.script import ir as I\nfrom tvm.script import relax as R\n@I.ir_module\nclass M:\n") +
-                      "    @R.function\n    def f(a: R.Tensor((2,), \"float32\")):\n        b = R.add( a,a )  " + marker + "\n        return b\n";
-    auto r = format::formatSource(src);
-    CHECK(r.text == src);
-    REQUIRE(r.notes.size() == 1);
-    CHECK(r.notes[0].find("it has a `" + std::string(marker) + "` comment") != std::string::npos);
-  }
+TEST_CASE("fmt: statements between `# fmt: off` and `# fmt: on`, and one ending in `# fmt: skip`, are kept as written") {
   std::string src = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n@I.ir_module\nclass M:\n"
                     "    @R.function\n    def f(a: R.Tensor((2,), \"float32\")):\n        b = R.add( a,a )  # fmt: skip\n"
-                    "        c = R.add( b,\n                     b )  # fmt:skip\n        d = R.add( c,c )\n        return d\n";
+                    "        c = R.add( b,\n                     b )  # fmt:skip\n"
+                    "        # fmt: off\n        d = R.add( c,c )\n\n\n        e = R.add( d,  # kept\n            d )\n        # fmt: on\n"
+                    "        g = R.add( e,e )\n        return g\n";
   auto r = format::formatSource(src);
+  INFO(r.text);
   CHECK(r.notes.empty());
   CHECK(r.text.find("        b = R.add( a,a )  # fmt: skip\n        c = R.add( b,\n                     b )  # fmt:skip\n") != std::string::npos);
-  CHECK(r.text.find("        d = R.add(c, c)\n") != std::string::npos);
+  CHECK(r.text.find("        # fmt: off\n        d = R.add( c,c )\n\n\n        e = R.add( d,  # kept\n            d )\n        # fmt: on\n") !=
+        std::string::npos);
+  CHECK(r.text.find("        g = R.add(e, e)\n") != std::string::npos);
   CHECK(format::formatSource(r.text).text == r.text);
+  // `# fmt: off` to the end of the body; inside brackets it is not a switch black knows: left as written.
+  std::string toEnd = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n@I.ir_module\nclass M:\n"
+                      "    @R.function\n    def f(a: R.Tensor((2,), \"float32\")):\n        b = R.add(a,a)\n        # fmt: off\n        return ( b )\n";
+  CHECK(format::formatSource(toEnd).text.find("        b = R.add(a, a)\n        # fmt: off\n        return ( b )\n") != std::string::npos);
+  std::string inside = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n@I.ir_module\nclass M:\n"
+                       "    @R.function\n    def f(a: R.Tensor((2,), \"float32\")):\n        b = R.add(a,\n  # fmt: off\n a)\n        return b\n";
+  auto refused = format::formatSource(inside);
+  CHECK(refused.text == inside);
+  REQUIRE(refused.notes.size() == 1);
+  CHECK(refused.notes[0].find("a `# fmt: off` inside brackets") != std::string::npos);
+  // The canonical printer reprints from the IR: it leaves such a module as written.
+  format::FormatOptions canonical;
+  canonical.canonical = true;
+  auto c = format::formatSource(src, canonical);
+  CHECK(c.text == src);
+  REQUIRE(c.notes.size() == 1);
+  CHECK(c.notes[0].find("it has a `# fmt: skip` comment") != std::string::npos);
 }
 
 namespace {
