@@ -111,10 +111,8 @@ std::string whyLeftAsWritten(const syntax::Document& doc, const frontend::Region
   // the canonical printer reprints from the IR, so it leaves such a module as written.
   if (canonical)
     for (auto& c : frontend::commentsIn(doc, frontend::regionLines(doc, r.range))) {
-      std::string_view body = std::string_view(c).substr(1);
-      while (!body.empty() && body.front() == ' ') body.remove_prefix(1);
-      if (body.rfind("fmt: off", 0) == 0 || body.rfind("fmt:off", 0) == 0 || body.rfind("fmt: skip", 0) == 0 || body.rfind("fmt:skip", 0) == 0)
-        return "it has a `# " + std::string(body.substr(0, body.find_first_of(" \t", 5))) + "` comment";
+      FmtSwitch f = fmtSwitch(c);
+      if (f == FmtSwitch::Off || f == FmtSwitch::Skip) return std::string("it has a `# fmt: ") + (f == FmtSwitch::Off ? "off" : "skip") + "` comment";
     }
   if (!canonical) return "";
   if (r.readsPython) return "it reads Python values of the file, which reprinting would replace by their values";

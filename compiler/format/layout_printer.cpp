@@ -18,28 +18,10 @@ using ir::Doc;
 
 bool isComment(TSNode n) { return typeOf(n) == "comment"; }
 
-// A comment's text after `#` and spaces, without trailing whitespace.
-std::string_view commentBody(std::string_view comment) {
-  comment.remove_prefix(std::min<size_t>(1, comment.size()));
-  while (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
-  while (!comment.empty() && (comment.back() == ' ' || comment.back() == '\t' || comment.back() == '\r')) comment.remove_suffix(1);
-  return comment;
-}
+bool isFmtSkip(std::string_view comment) { return fmtSwitch(comment) == FmtSwitch::Skip; }
+bool isFmtOff(std::string_view comment) { return fmtSwitch(comment) == FmtSwitch::Off; }
+bool isFmtOn(std::string_view comment) { return fmtSwitch(comment) == FmtSwitch::On; }
 
-// black's switches: `# fmt: skip` after a statement keeps it as written; the statements between an
-// own-line `# fmt: off` and `# fmt: on` (or the end of their body) are kept as written.
-bool isFmtSkip(std::string_view comment) {
-  auto body = commentBody(comment);
-  return body == "fmt: skip" || body == "fmt:skip";
-}
-bool isFmtOff(std::string_view comment) {
-  auto body = commentBody(comment);
-  return body == "fmt: off" || body == "fmt:off";
-}
-bool isFmtOn(std::string_view comment) {
-  auto body = commentBody(comment);
-  return body == "fmt: on" || body == "fmt:on";
-}
 bool isContinuation(TSNode n) { return typeOf(n) == "line_continuation"; }
 bool isToken(TSNode n, std::string_view text) { return !ts_node_is_named(n) && typeOf(n) == text; }
 
@@ -361,8 +343,6 @@ class RegionLayout {
       if (joinNext) {
         // `a = 1; b = 2` stays one line, as written.
         lines_.back() += "; " + ir::flatDoc(expr(c));
-        for (auto& t : trailing_) lines_.back() += "  " + t;
-        trailing_.clear();
         lastSourceLine_ = endLine(c);
         joinNext = false;
         continue;
@@ -513,6 +493,16 @@ class RegionLayout {
 };
 
 }  // namespace
+
+FmtSwitch fmtSwitch(std::string_view comment) {
+  comment.remove_prefix(std::min<size_t>(1, comment.size()));  // the '#'
+  while (!comment.empty() && comment.front() == ' ') comment.remove_prefix(1);
+  while (!comment.empty() && (comment.back() == ' ' || comment.back() == '\t' || comment.back() == '\r')) comment.remove_suffix(1);
+  if (comment == "fmt: off" || comment == "fmt:off") return FmtSwitch::Off;
+  if (comment == "fmt: on" || comment == "fmt:on") return FmtSwitch::On;
+  if (comment == "fmt: skip" || comment == "fmt:skip") return FmtSwitch::Skip;
+  return FmtSwitch::None;
+}
 
 std::string layoutRegion(const syntax::Document& doc, TSNode region, syntax::ByteRange lines, int indent, int width) {
   return RegionLayout(doc, width).run(region, lines, indent);

@@ -5,6 +5,7 @@
 // `R.cpu()`. The canonical IR printer is a different thing (`tvms fmt --canonical`, `parse --dump-ir`).
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <tree_sitter/api.h>
 
@@ -17,6 +18,11 @@ namespace tvms::format {
 struct LayoutRefused : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// black's switches in a comment's text: the statements between an own-line `# fmt: off` and
+// `# fmt: on` (or the end of their body), and a statement ending in `# fmt: skip`, keep their layout.
+enum class FmtSwitch { None, Off, On, Skip };
+FmtSwitch fmtSwitch(std::string_view comment);
 
 // The region's whole lines (`lines`, from frontend::regionLines) laid out with the region at column
 // `indent`, without the final line ending.

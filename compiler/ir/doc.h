@@ -2,7 +2,8 @@
 // A small layout engine for black-style line breaking. A statement is a Doc: text and bracketed
 // lists. Rendering keeps a Doc on one line when it fits; otherwise it breaks one bracket (the
 // Concat's preferred one first): its items go on one indented line when they fit there ("hug"),
-// else one per line with a trailing comma. An item carrying a comment always forces that.
+// else one per line with a trailing comma (none after a lone item unless written, or where a comma
+// would make a tuple: trailingCommaWhenBroken). An item carrying a comment always forces that.
 #include <string>
 #include <vector>
 
