@@ -25,6 +25,25 @@ TSNode findNestedError(TSNode error) {
   return TSNode{};
 }
 
+// Calls f(offset, char) for each byte of [begin, end) outside comments and one-line string literals
+// (a comment's ending newline included) until f returns false. Enough to follow brackets.
+template <typename F>
+void forEachCodeByte(std::string_view text, uint32_t begin, uint32_t end, F f) {
+  for (uint32_t i = begin; i < end && i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '#') {
+      while (i < end && i < text.size() && text[i] != '\n') ++i;
+      if (i >= end || i >= text.size()) return;
+    } else if (c == '"' || c == '\'') {
+      char q = c;
+      for (++i; i < end && i < text.size() && text[i] != q && text[i] != '\n'; ++i)
+        if (text[i] == '\\') ++i;
+      continue;
+    }
+    if (!f(i, text[i])) return;
+  }
+}
+
 // A line inside brackets that starts left of the line that opened them, near `line`: CPython reads
 // it, tree-sitter-python does not (its indentation scanner ends the block there).
 bool dedentedContinuationNear(const syntax::Document& doc, uint32_t line) {
@@ -32,39 +51,27 @@ bool dedentedContinuationNear(const syntax::Document& doc, uint32_t line) {
   auto& lines = doc.lines();
   int depth = 0;
   uint32_t openIndent = 0;
-  bool dedented = false;
+  bool dedented = false, found = false;
   auto indentOf = [&](uint32_t l) {
     uint32_t p = lines.lineStart(l), q = p;
     while (q < text.size() && (text[q] == ' ' || text[q] == '\t')) ++q;
     return q - p;
   };
   uint32_t first = line >= 3 ? line - 3 : 0, last = line + 3;
-  for (uint32_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '#') {
-      while (i < text.size() && text[i] != '\n') ++i;
-      if (i >= text.size()) break;
-      c = '\n';
-    } else if (c == '"' || c == '\'') {
-      char q = c;
-      for (++i; i < text.size() && text[i] != q && text[i] != '\n'; ++i)
-        if (text[i] == '\\') ++i;
-      continue;
-    }
+  forEachCodeByte(text, 0, static_cast<uint32_t>(text.size()), [&](uint32_t i, char c) {
     if (c == '(' || c == '[' || c == '{') {
       if (depth++ == 0) openIndent = indentOf(lines.lineOf(i));
     } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
       // Only brackets that do close: an unclosed one also leaves the next lines "inside" it.
-      if (--depth == 0 && dedented) return true;
-    } else if (c == '\n' && depth > 0) {
+      if (--depth == 0 && dedented) return !(found = true);
+    } else if (c == '\n') {
       uint32_t next = lines.lineOf(i) + 1;
-      if (next >= first && next <= last && indentOf(next) < openIndent) dedented = true;
-      if (next > last + 50) break;
-    } else if (c == '\n' && lines.lineOf(i) + 1 > last) {
-      break;
+      if (depth > 0 && next >= first && next <= last && indentOf(next) < openIndent) dedented = true;
+      if (next > (depth > 0 ? last + 50 : last)) return false;
     }
-  }
-  return false;
+    return true;
+  });
+  return found;
 }
 
 // Iterative depth-first search for the first error node, descending only into subtrees that hold one.
@@ -109,20 +116,11 @@ TSNode enclosingStatement(TSNode n) {
 // An opening bracket in [begin, end) that is never closed, skipping strings and comments.
 std::optional<uint32_t> unclosedBracket(std::string_view text, uint32_t begin, uint32_t end) {
   std::vector<uint32_t> stack;
-  for (uint32_t i = begin; i < end && i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '#') {
-      while (i < end && text[i] != '\n') ++i;
-    } else if (c == '"' || c == '\'') {
-      char q = c;
-      for (++i; i < end && text[i] != q && text[i] != '\n'; ++i)
-        if (text[i] == '\\') ++i;
-    } else if (c == '(' || c == '[' || c == '{') {
-      stack.push_back(i);
-    } else if (c == ')' || c == ']' || c == '}') {
-      if (!stack.empty()) stack.pop_back();
-    }
-  }
+  forEachCodeByte(text, begin, end, [&](uint32_t i, char c) {
+    if (c == '(' || c == '[' || c == '{') stack.push_back(i);
+    else if ((c == ')' || c == ']' || c == '}') && !stack.empty()) stack.pop_back();
+    return true;
+  });
   if (stack.empty()) return std::nullopt;
   return stack.front();
 }
