@@ -112,6 +112,7 @@ TEST_CASE("cli conventions: shell completions for bash (syntax-checked), zsh and
     INFO(sh);
     CHECK(r.exitCode == 0);
     for (const char* cmd : {"lint", "fmt", "convert", "build", "run", "completions"}) CHECK(r.out.find(cmd) != std::string::npos);
+    CHECK(r.out.find("canonical") != std::string::npos);  // fmt's options too (fish spells it `-l canonical`)
   }
   std::string script = tempFile("tvms.bash", runTvms({"completions", "bash"}).out);
   CHECK(shell("bash -n " + script) == 0);
