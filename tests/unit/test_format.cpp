@@ -233,6 +233,7 @@ class M:
         v = t[0]
         w = (R.add(x, y))
         long_name_for_a_value_to_make_the_line_wide = (R.add(x, y), R.multiply(x, y), R.subtract(x, y), R.add(y, y))
+        lone = R.negative(R.add(long_name_for_a_value_to_make_the_line_wide[0], long_name_for_a_value_to_make_the_line_wide[1]))
         return (R.add(long_name_for_a_value_to_make_the_line_wide[0], long_name_for_a_value_to_make_the_line_wide[1]))
 )";
   auto r = format::formatSource(src);
@@ -246,6 +247,9 @@ class M:
   // A parenthesized expression split over lines gets no comma (that would make it a tuple).
   CHECK(r.text.find("        return (\n            R.add(\n") != std::string::npos);
   CHECK(r.text.find("            )\n        )\n") != std::string::npos);
+  // A lone argument too long for its own line gets no comma after it (black).
+  CHECK(r.text.find("        lone = R.negative(\n            R.add(\n") != std::string::npos);
+  CHECK(r.text.find("            )\n        )\n        return") != std::string::npos);
   CHECK(longestLine(r.text) <= 100);
   CHECK(format::formatSource(r.text).text == r.text);
   CHECK(r.notes.empty());
