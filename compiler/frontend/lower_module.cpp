@@ -149,7 +149,7 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
   };
   std::vector<Member> functions;
   std::vector<TSNode> others;
-  for (TSNode skeleton : namedChildren(body)) {
+  for (TSNode skeleton : doc_.statementsOf(body)) {
     if (auto b = doc_.brokenIslandAt(skeleton)) {
       b->range.begin = ts_node_start_byte(skeleton);  // spans start at the decorator, like the others
       functions.push_back({std::nullopt, b, brokenFunctionName(b->range)});
@@ -309,11 +309,9 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
   for (auto& f : region_.functions) globalNames_.insert(f.name);
   for (auto& b : mod_.moduleBindings) globalNames_.insert(b);
   // The function's decorated definition starts where its span starts (an edit inside it moves only its end).
-  TSNode body = field(classDef, "body");
-  TSNode node = ts_node_descendant_for_byte_range(body, region_.functions.at(index).range.begin,
-                                                  region_.functions.at(index).range.begin);
-  while (!ts_node_is_null(node) && !(isType(node, "decorated_definition") && ts_node_eq(ts_node_parent(node), body)))
-    node = ts_node_parent(node);
+  TSNode node{};
+  for (TSNode stmt : doc_.statementsOf(field(classDef, "body")))
+    if (isType(stmt, "decorated_definition") && ts_node_start_byte(stmt) == region_.functions.at(index).range.begin) node = stmt;
   if (ts_node_is_null(node)) return false;
   if (auto b = doc_.brokenIslandAt(node)) {
     auto& span = region_.functions.at(index);
@@ -535,7 +533,7 @@ bool isTvmScriptDefinition(const syntax::Document& doc, const Aliases& aliases, 
 // the Python around them binds.
 void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std::vector<TSNode>& decorated, int depth) {
   if (depth > 100) return;
-  for (TSNode c : namedChildren(n)) {
+  for (TSNode c : isType(n, "block") ? doc.statementsOf(n) : namedChildren(n)) {
     std::string_view t = typeOf(c);
     if (t == "expression_statement")
       for (TSNode e : namedChildren(c))

@@ -25,14 +25,6 @@ bool isDefinition(TSNode n) {
   return isType(n, "decorated_definition") || isType(n, "function_definition");
 }
 
-// Shifts a range for an edit that lies outside it.
-void shift(ByteRange& r, uint32_t editBegin, int64_t delta) {
-  if (r.begin >= editBegin) {
-    r.begin = static_cast<uint32_t>(r.begin + delta);
-    r.end = static_cast<uint32_t>(r.end + delta);
-  }
-}
-
 // The text as tree-sitter reads it. Two rewrites, each one byte for one byte so every offset stays
 // valid:
 // - tree-sitter-python ends lines at "\n" only, but Python (and the LSP) also end them at a lone
@@ -124,25 +116,55 @@ void Document::dropIslandTrees() {
   for (auto& i : islands_)
     if (i.tree) ts_tree_delete(i.tree);
   islands_.clear();
+  for (auto& s : spans_) ts_tree_delete(s.tree);
+  spans_.clear();
 }
+
+namespace {
+
+// The first body line's start of a definition, or -1 when its body is on the def line itself
+// (`def f(): return x`): such an island is never used for edits.
+uint32_t firstBodyLine(const LineIndex& lines, TSNode definition) {
+  TSNode def = isType(definition, "decorated_definition") ? ts_node_child_by_field_name(definition, "definition", 10) : definition;
+  TSNode body = ts_node_child_by_field_name(def, "body", 4);
+  uint32_t line = lines.lineOf(ts_node_start_byte(ts_node_is_null(body) ? def : body));
+  if (!ts_node_is_null(body) && line == lines.lineOf(ts_node_start_byte(def))) return static_cast<uint32_t>(-1);
+  return lines.lineStart(line);
+}
+
+ByteRange wholeLines(const LineIndex& lines, TSNode n) {
+  uint32_t b = lines.lineStart(lines.lineOf(ts_node_start_byte(n)));
+  uint32_t lastLine = lines.lineOf(ts_node_end_byte(n) > 0 ? ts_node_end_byte(n) - 1 : 0);
+  return ByteRange{b, lines.lineEnd(lastLine)};
+}
+
+// Moves a range for an edit that replaced old bytes `edit` (delta bytes longer): a range after it
+// moves, a range holding it grows.
+void follow(ByteRange& r, ByteRange edit, int64_t delta) {
+  if (r.begin >= edit.end) {
+    r.begin = static_cast<uint32_t>(r.begin + delta);
+    r.end = static_cast<uint32_t>(r.end + delta);
+  } else if (r.end >= edit.end) {
+    r.end = static_cast<uint32_t>(r.end + delta);
+  }
+}
+
+// The class definition whose body is `body`, and the node at column 0 that holds it (its decorated
+// definition, or itself), when `body` is the body of a column-0 class; null nodes otherwise.
+std::pair<TSNode, TSNode> columnZeroClassOf(TSNode body) {
+  TSNode cls = ts_node_parent(body);
+  if (!isType(cls, "class_definition")) return {};
+  TSNode top = isType(ts_node_parent(cls), "decorated_definition") ? ts_node_parent(cls) : cls;
+  if (!isType(ts_node_parent(top), "module") || ts_node_start_point(top).column != 0) return {};
+  return {cls, top};
+}
+
+}  // namespace
 
 // Islands: definitions at column 0 and the definitions directly in a column-0 class body, when the
 // skeleton holds no error there (a broken region is reparsed as a whole).
 void Document::findIslands() {
   dropIslandTrees();
-  auto firstBodyLine = [&](TSNode definition) {
-    TSNode def = isType(definition, "decorated_definition") ? ts_node_child_by_field_name(definition, "definition", 10) : definition;
-    TSNode body = ts_node_child_by_field_name(def, "body", 4);
-    uint32_t line = lines_.lineOf(ts_node_start_byte(ts_node_is_null(body) ? def : body));
-    // a body on the def line itself (`def f(): return x`) has no body line: the island is never used
-    if (!ts_node_is_null(body) && line == lines_.lineOf(ts_node_start_byte(def))) return static_cast<uint32_t>(-1);
-    return lines_.lineStart(line);
-  };
-  auto wholeLines = [&](TSNode n) {
-    uint32_t b = lines_.lineStart(lines_.lineOf(ts_node_start_byte(n)));
-    uint32_t lastLine = lines_.lineOf(ts_node_end_byte(n) > 0 ? ts_node_end_byte(n) - 1 : 0);
-    return ByteRange{b, lines_.lineEnd(lastLine)};
-  };
   TSNode root = ts_tree_root_node(tree_);
   TSTreeCursor cursor = ts_tree_cursor_new(root);
   if (ts_tree_cursor_goto_first_child(&cursor)) {
@@ -151,7 +173,7 @@ void Document::findIslands() {
       if (ts_node_start_point(top).column != 0 || ts_node_has_error(top)) continue;
       TSNode def = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
       if (isDefinition(top) && isType(def, "function_definition")) {
-        islands_.push_back({{0, 0}, wholeLines(top), firstBodyLine(top), nullptr});
+        islands_.push_back({{0, 0}, wholeLines(lines_, top), firstBodyLine(lines_, top), nullptr});
       } else if (isType(def, "class_definition")) {
         TSNode body = ts_node_child_by_field_name(def, "body", 4);
         if (ts_node_is_null(body)) continue;
@@ -163,7 +185,7 @@ void Document::findIslands() {
         if (ts_tree_cursor_goto_first_child(&inner)) {
           do {
             TSNode stmt = ts_tree_cursor_current_node(&inner);
-            if (isDefinition(stmt)) islands_.push_back({header, wholeLines(stmt), firstBodyLine(stmt), nullptr});
+            if (isDefinition(stmt)) islands_.push_back({header, wholeLines(lines_, stmt), firstBodyLine(lines_, stmt), nullptr});
           } while (ts_tree_cursor_goto_next_sibling(&inner));
         }
         ts_tree_cursor_delete(&inner);
@@ -259,15 +281,68 @@ std::optional<Document::BrokenIsland> Document::brokenIslandAt(TSNode skeletonNo
 }
 
 std::vector<Document::TreePart> Document::treesIn(ByteRange range) const {
+  // Each island's tree inside the island, each span's tree in the rest of the span, the skeleton
+  // elsewhere.
+  std::vector<TreePart> owned;
+  for (auto& i : islands_)
+    if (i.tree) owned.push_back({ts_tree_root_node(i.tree), i.range});
+  for (auto& sp : spans_) {
+    uint32_t pos = sp.range.begin;
+    for (auto& i : islands_) {
+      if (!i.tree || i.range.end <= sp.range.begin || i.range.begin >= sp.range.end) continue;
+      if (i.range.begin > pos) owned.push_back({ts_tree_root_node(sp.tree), {pos, i.range.begin}});
+      pos = std::max(pos, i.range.end);
+    }
+    if (pos < sp.range.end) owned.push_back({ts_tree_root_node(sp.tree), {pos, sp.range.end}});
+  }
+  std::sort(owned.begin(), owned.end(), [](const TreePart& a, const TreePart& b) { return a.part.begin < b.part.begin; });
   std::vector<TreePart> out;
   uint32_t pos = range.begin;
-  for (auto& i : islands_) {
-    if (!i.tree || i.range.end <= range.begin || i.range.begin >= range.end) continue;
-    if (i.range.begin > pos) out.push_back({root(), {pos, i.range.begin}});
-    out.push_back({ts_tree_root_node(i.tree), {std::max(i.range.begin, range.begin), std::min(i.range.end, range.end)}});
-    pos = i.range.end;
+  for (auto& o : owned) {
+    if (o.part.end <= range.begin || o.part.begin >= range.end) continue;
+    if (o.part.begin > pos) out.push_back({root(), {pos, o.part.begin}});
+    out.push_back({o.root, {std::max(o.part.begin, range.begin), std::min(o.part.end, range.end)}});
+    pos = std::max(pos, o.part.end);
   }
   if (pos < range.end) out.push_back({root(), {pos, range.end}});
+  return out;
+}
+
+std::vector<TSNode> Document::statementsOf(TSNode body) const {
+  std::vector<TSNode> out;
+  auto [cls, top] = columnZeroClassOf(body);
+  uint32_t headerBegin = ts_node_is_null(top) ? 0 : lines_.lineStart(lines_.lineOf(ts_node_start_byte(top)));
+  std::vector<const Span*> spans;
+  if (!ts_node_is_null(cls))
+    for (auto& sp : spans_)
+      if (sp.header.begin == headerBegin) spans.push_back(&sp);
+  size_t next = 0;
+  // Named children but comments (comments are trivia, found through treesIn), by cursor: indexing
+  // named children is linear in the index.
+  auto eachStatement = [](TSNode parent, auto&& visit) {
+    TSTreeCursor cursor = ts_tree_cursor_new(parent);
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      do {
+        TSNode c = ts_tree_cursor_current_node(&cursor);
+        if (ts_node_is_named(c) && !isType(c, "comment")) visit(c);
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+  };
+  auto emitSpan = [&](const Span& sp) {
+    TSNode spanTop = ts_node_named_child(ts_tree_root_node(sp.tree), 0);
+    TSNode spanClass = isType(spanTop, "decorated_definition") ? ts_node_child_by_field_name(spanTop, "definition", 10) : spanTop;
+    eachStatement(ts_node_child_by_field_name(spanClass, "body", 4), [&](TSNode c) {
+      if (ts_node_start_byte(c) >= sp.range.begin && ts_node_start_byte(c) < sp.range.end) out.push_back(c);
+    });
+  };
+  eachStatement(body, [&](TSNode c) {
+    uint32_t at = ts_node_start_byte(c);
+    while (next < spans.size() && spans[next]->range.end <= at) emitSpan(*spans[next++]);
+    if (next < spans.size() && at >= spans[next]->range.begin) return;  // stale: the span says what is there
+    out.push_back(c);
+  });
+  while (next < spans.size()) emitSpan(*spans[next++]);
   return out;
 }
 
@@ -320,32 +395,189 @@ std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view new
   lines_.applyEdit(text_, range.begin, range.end, newText);
   edit.new_end_point = pointAt(lines_, edit.new_end_byte);
 
-  if (island == islands_.end()) return wholeFileEdit(edit, false);
-
-  // Bounded: every tree learns the edit, only the island is reparsed.
+  // Every tree learns the edit; only the island, or else the span of the class around the edit, is
+  // reparsed, or else the whole file.
+  const ByteRange oldEdit = range;
   ts_tree_edit(tree_, &edit);
-  for (auto& i : islands_) {
+  for (auto& i : islands_)
     if (i.tree) ts_tree_edit(i.tree, &edit);
-    if (&i == &*island) continue;
-    shift(i.header, range.begin, delta);
-    shift(i.range, range.begin, delta);
-    if (i.bodyBegin != static_cast<uint32_t>(-1) && i.bodyBegin >= range.begin) i.bodyBegin = static_cast<uint32_t>(i.bodyBegin + delta);
+  for (auto& sp : spans_) ts_tree_edit(sp.tree, &edit);
+  if (island != islands_.end()) {
+    island->range.end = static_cast<uint32_t>(island->range.end + delta);
+    TSTree* old = island->tree;
+    if (nothingDeeperAfter(island->range.end, indentAt(island->range.begin)) && parseIsland(*island, old)) {
+      ++islandReparses_;
+      for (auto& i : islands_) {
+        if (&i == &*island) continue;
+        follow(i.header, oldEdit, delta);
+        follow(i.range, oldEdit, delta);
+        if (i.bodyBegin != static_cast<uint32_t>(-1) && i.bodyBegin >= oldEdit.end) i.bodyBegin = static_cast<uint32_t>(i.bodyBegin + delta);
+      }
+      for (auto& sp : spans_) follow(sp.range, oldEdit, delta);
+      std::vector<ByteRange> out;
+      if (old) {
+        uint32_t count = 0;
+        TSRange* changed = ts_tree_get_changed_ranges(old, island->tree, &count);
+        for (uint32_t i = 0; i < count; ++i) out.push_back({changed[i].start_byte, changed[i].end_byte});
+        free(changed);
+        ts_tree_delete(old);
+      } else {
+        out.push_back(island->range);
+      }
+      return out;
+    }
+    island->range.end = static_cast<uint32_t>(island->range.end - delta);  // back to the old text's offsets
   }
-  island->range.end = static_cast<uint32_t>(island->range.end + delta);
-  TSTree* old = island->tree;
-  if (!parseIsland(*island, old)) return wholeFileEdit(edit, true);
-  ++islandReparses_;
-  std::vector<ByteRange> out;
-  if (old) {
-    uint32_t count = 0;
-    TSRange* changed = ts_tree_get_changed_ranges(old, island->tree, &count);
-    for (uint32_t i = 0; i < count; ++i) out.push_back({changed[i].start_byte, changed[i].end_byte});
-    free(changed);
-    ts_tree_delete(old);
-  } else {
-    out.push_back(island->range);
+  if (auto span = reparseSpan(oldEdit, delta)) return {*span};
+  return wholeFileEdit(edit, true);
+}
+
+uint32_t Document::indentAt(uint32_t lineStart) const {
+  uint32_t p = lineStart;
+  while (p < text_.size() && text_[p] == ' ') ++p;
+  return p - lineStart;
+}
+
+// The indentation of the first line of code (not blank, not only a comment) from the line holding
+// `from`; none at the end of the text or when it is indented with a tab.
+std::optional<uint32_t> Document::codeIndentFrom(uint32_t from) const {
+  for (uint32_t line = lines_.lineOf(from); line < lines_.lineCount(); ++line) {
+    uint32_t start = lines_.lineStart(line), indent = indentAt(start), at = start + indent;
+    if (at >= lines_.lineEnd(line) || text_[at] == '#') continue;
+    if (text_[at] == '\t') return std::nullopt;
+    return indent;
   }
-  return out;
+  return std::nullopt;
+}
+
+// Whether the code after a function's last line (ending at `end`) starts at `column` or left of it.
+// tree-sitter accepts a class body's statements at deeper columns too; such a line would join the
+// function when an edit made it able to, which only a parse of more than the function can tell.
+bool Document::nothingDeeperAfter(uint32_t end, uint32_t column) const {
+  uint32_t line = lines_.lineOf(end) + 1;
+  if (line >= lines_.lineCount()) return true;
+  auto indent = codeIndentFrom(lines_.lineStart(line));
+  return !indent || *indent <= column;
+}
+
+// A span reparse (see the header). Offsets of islands and spans are still the old text's here.
+std::optional<ByteRange> Document::reparseSpan(ByteRange oldEdit, int64_t delta) {
+  constexpr uint32_t kMaxSpanBytes = 256 * 1024;  // past this, a whole-file reparse (which also resets the spans)
+  auto lineAfter = [&](uint32_t oldOffset) {  // the start of the line after an old offset before the edit
+    uint32_t line = lines_.lineOf(oldOffset);
+    return line + 1 < lines_.lineCount() ? lines_.lineStart(line + 1) : static_cast<uint32_t>(text_.size());
+  };
+  // The first function after the edit that it left whole, and the last one before it.
+  size_t next = 0;
+  while (next < islands_.size() && islands_[next].range.begin < oldEdit.end) ++next;
+  if (next == islands_.size()) return std::nullopt;
+  const ByteRange header = islands_[next].header;
+  if (header.end <= header.begin || oldEdit.begin < header.end) return std::nullopt;  // top-level functions; the header
+  // The function after the edit still starts a line; the span's first line of code starts at the class
+  // body's column: a deeper one continues the function before it (a body typed under a new `def`
+  // line), which then joins the span.
+  const uint32_t nextBegin = static_cast<uint32_t>(islands_[next].range.begin + delta);
+  if (nextBegin > 0 && text_[nextBegin - 1] != '\n') return std::nullopt;
+  const uint32_t bodyColumn = indentAt(nextBegin);
+  size_t before = next;  // islands [before, next) lie before the edit and join the span
+  while (before > 0 && islands_[before - 1].range.end >= oldEdit.begin) --before;
+  uint32_t begin = 0, end = islands_[next].range.end;
+  for (int attempt = 0;; ++attempt) {
+    bool sameClass = before > 0 && islands_[before - 1].header.begin == header.begin;
+    begin = sameClass ? lineAfter(islands_[before - 1].range.end) : header.end;
+    if (!sameClass || attempt == 1) break;
+    auto indent = codeIndentFrom(begin <= oldEdit.begin ? begin : static_cast<uint32_t>(begin + delta));
+    if (!indent || *indent <= bodyColumn) break;
+    --before;
+  }
+  for (auto& sp : spans_)
+    if (sp.range.begin < end && sp.range.end > begin) {
+      if (sp.header.begin != header.begin) return std::nullopt;
+      begin = std::min(begin, sp.range.begin);
+      end = std::max(end, sp.range.end);
+    }
+  if (oldEdit.begin < begin || end - begin > kMaxSpanBytes) return std::nullopt;
+  const ByteRange oldSpan{begin, end};
+  const ByteRange span{begin, static_cast<uint32_t>(end + delta)};
+  if (auto indent = codeIndentFrom(span.begin); !indent || *indent != bodyColumn) return std::nullopt;
+  if (!nothingDeeperAfter(span.end, bodyColumn)) return std::nullopt;
+
+  std::vector<ByteRange> read{header, span};
+  std::vector<TSRange> ranges{tsRange(lines_, header), tsRange(lines_, span)};
+  ts_parser_set_included_ranges(parser_, ranges.data(), static_cast<uint32_t>(ranges.size()));
+  TSTree* tree = parseText(parser_, nullptr, text_, read);
+  ts_parser_set_included_ranges(parser_, nullptr, 0);
+  if (!tree) return std::nullopt;
+  // One class whose body ends with the function after the edit, unchanged; a syntax error only inside
+  // the definitions before it (each is then a broken island, as an island's own error is).
+  TSNode root = ts_tree_root_node(tree);
+  TSNode top = ts_node_named_child(root, 0);
+  TSNode cls = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
+  TSNode body = ts_node_child_by_field_name(cls, "body", 4);
+  std::vector<TSNode> statements;
+  bool bounded = ts_node_named_child_count(root) == 1 && isType(cls, "class_definition") && !ts_node_is_null(body);
+  uint32_t brokenDefinitions = 0;
+  if (bounded)
+    for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
+      TSNode c = ts_node_named_child(body, i);
+      if (isType(c, "comment")) continue;
+      // tree-sitter accepts statements of a class body at other columns (a body line dedented part
+      // way) where a whole-file parse may see an error: only the whole file can say what they are.
+      bounded &= ts_node_start_point(c).column == bodyColumn;
+      if (ts_node_has_error(c)) {
+        bounded &= isDefinition(c);
+        ++brokenDefinitions;
+      }
+      statements.push_back(c);
+    }
+  auto lastLine = [&](TSNode n) { return lines_.lineOf(ts_node_end_byte(n) > 0 ? ts_node_end_byte(n) - 1 : 0); };
+  // The function after the edit is still one clean definition (more decorators typed above it may
+  // join it), and the span still ends with a clean definition on its last line.
+  const uint32_t nextDef = nextBegin + bodyColumn;
+  bool nextWhole = std::any_of(statements.begin(), statements.end(), [&](TSNode c) {
+    return ts_node_start_byte(c) <= nextDef && nextDef < ts_node_end_byte(c) && isDefinition(c) && !ts_node_has_error(c);
+  });
+  bounded = bounded && nextWhole && isDefinition(statements.back()) && !ts_node_has_error(statements.back()) &&
+            lastLine(statements.back()) == lines_.lineOf(span.end > span.begin ? span.end - 1 : span.end) &&
+            ts_node_start_byte(statements.front()) >= span.begin && (!ts_node_has_error(root) || brokenDefinitions > 0);
+  if (!bounded) {
+    ts_tree_delete(tree);
+    return std::nullopt;
+  }
+
+  // The span's islands and spans go, the ones after it move, and its definitions become islands.
+  std::vector<Island> islands;
+  for (auto& i : islands_) {
+    if (i.range.begin >= oldSpan.begin && i.range.begin < oldSpan.end) {
+      if (i.tree) ts_tree_delete(i.tree);
+      continue;
+    }
+    if (i.range.begin >= oldSpan.end) {
+      follow(i.header, oldEdit, delta);
+      follow(i.range, oldEdit, delta);
+      if (i.bodyBegin != static_cast<uint32_t>(-1)) i.bodyBegin = static_cast<uint32_t>(i.bodyBegin + delta);
+    }
+    islands.push_back(i);
+  }
+  for (TSNode c : statements)
+    if (isDefinition(c))
+      islands.push_back({header, wholeLines(lines_, c), firstBodyLine(lines_, c), ts_tree_copy(tree), ts_node_has_error(c)});
+  std::sort(islands.begin(), islands.end(), [](const Island& a, const Island& b) { return a.range.begin < b.range.begin; });
+  islands_ = std::move(islands);
+  std::vector<Span> spans;
+  for (auto& sp : spans_) {
+    if (sp.range.begin >= oldSpan.begin && sp.range.end <= oldSpan.end) {
+      ts_tree_delete(sp.tree);
+      continue;
+    }
+    follow(sp.range, oldEdit, delta);
+    spans.push_back(sp);
+  }
+  spans.push_back({header, span, tree});
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.range.begin < b.range.begin; });
+  spans_ = std::move(spans);
+  ++spanReparses_;
+  return span;
 }
 
 std::vector<ByteRange> Document::applyEdit(LineCol begin, LineCol end, std::string_view newText, Encoding enc) {

@@ -5,13 +5,20 @@
 // Every function defined at column 0, or directly in the body of a class at column 0, is an island:
 // an edit strictly inside one is applied with ts_tree_edit to every tree, and only that island is
 // reparsed, incrementally, as a tree of its own through ts_parser_set_included_ranges (its class
-// header lines and its own lines), so its nodes carry the document's byte offsets. Any other edit
-// reparses the skeleton incrementally against the old tree and drops the islands' trees.
+// header lines and its own lines), so its nodes carry the document's byte offsets.
+// An edit between the functions of a class, or one that changes which functions there are (a new
+// function typed or pasted, one deleted, a line dedented out of a function), reparses a span: the
+// class header, the text from the end of the last function the edit left whole to the end of the
+// first function after it that it left whole, as one tree. The span's definitions become islands
+// (sharing that tree), its other statements are read from it. Any other edit, or a span whose parse
+// is not bounded (an unclosed bracket swallowing the next function, a line that leaves the class),
+// reparses the skeleton incrementally against the old tree and drops the islands' and spans' trees.
 // Whole-file incremental reparses cost up to ~150 ms at 10k lines for common edits (BASELINES.md);
-// an island reparse costs what the function costs.
+// an island or span reparse costs what its functions cost.
 //
-// The skeleton is stale inside an island that has its own tree: code that looks at a definition
-// asks definitionAt(); code that walks a range asks treesIn().
+// The skeleton is stale inside islands and spans that have their own tree: code that looks at a
+// definition asks definitionAt(); code that lists a class body's statements asks statementsOf();
+// code that walks a range asks treesIn().
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +66,10 @@ class Document {
     TSNode root;
   };
   std::optional<BrokenIsland> brokenIslandAt(TSNode skeletonNode) const;
+  // The statements of `body` (its named children but comments) as they stand: the skeleton's, except
+  // that in a reparsed span of a class body the span's own statements replace the skeleton's stale
+  // ones. Any node but the body of a column-0 class has no spans: its named children but comments.
+  std::vector<TSNode> statementsOf(TSNode body) const;
 
   // Replaces the bytes in `range` (clamped to the text) by `newText` and reparses incrementally.
   // Returns the byte ranges whose syntax changed.
@@ -73,6 +84,7 @@ class Document {
   // How many edits reparsed the whole file / only an island (for tests and benchmarks).
   size_t wholeFileReparses() const { return wholeFileReparses_; }
   size_t islandReparses() const { return islandReparses_; }
+  size_t spanReparses() const { return spanReparses_; }
 
  private:
   struct Island {
@@ -83,9 +95,19 @@ class Document {
     TSTree* tree = nullptr;
     bool broken = false;  // its own parse holds a syntax error that tree-sitter put beside the definition
   };
+  // Text of one class body reparsed as a whole (see above), from a line start to the end of a function.
+  struct Span {
+    ByteRange header;  // the class's header lines, as for its islands
+    ByteRange range;
+    TSTree* tree = nullptr;
+  };
   void findIslands();
   void dropIslandTrees();
   bool parseIsland(Island& island, TSTree* old);
+  std::optional<ByteRange> reparseSpan(ByteRange oldEdit, int64_t delta);
+  uint32_t indentAt(uint32_t lineStart) const;
+  std::optional<uint32_t> codeIndentFrom(uint32_t from) const;
+  bool nothingDeeperAfter(uint32_t end, uint32_t column) const;
   std::vector<ByteRange> wholeFileEdit(const TSInputEdit& edit, bool treeEdited);
 
   std::string text_;
@@ -93,7 +115,8 @@ class Document {
   TSParser* parser_ = nullptr;
   TSTree* tree_ = nullptr;
   std::vector<Island> islands_;  // sorted by range
-  size_t wholeFileReparses_ = 0, islandReparses_ = 0;
+  std::vector<Span> spans_;      // sorted by range, disjoint; each holds the islands inside it
+  size_t wholeFileReparses_ = 0, islandReparses_ = 0, spanReparses_ = 0;
 };
 
 ByteRange rangeOf(TSNode n);

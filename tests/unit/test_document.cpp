@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <string>
+#include <vector>
 
 #include "compiler/syntax/document.h"
 
@@ -26,8 +28,8 @@ TSNode functionNamed(const Document& doc, std::string_view name) {
   // module > decorated_definition > class_definition > block > decorated_definition*
   TSNode cls = ts_node_child_by_field_name(ts_node_named_child(doc.root(), 0), "definition", 10);
   TSNode body = ts_node_child_by_field_name(cls, "body", 4);
-  for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
-    TSNode d = ts_node_named_child(body, i);
+  for (TSNode d : doc.statementsOf(body)) {
+    if (std::string(ts_node_type(d)) != "decorated_definition") continue;
     TSNode def = ts_node_child_by_field_name(d, "definition", 10);
     if (doc.nodeText(ts_node_child_by_field_name(def, "name", 4)) == name) return doc.definitionAt(d);
   }
@@ -199,4 +201,123 @@ TEST_CASE("document: a syntax error typed into a function stays inside its islan
   CHECK_FALSE(doc.brokenIslandAt(functionNamed(doc, "first")).has_value());
   CHECK_FALSE(ts_node_has_error(functionNamed(doc, "first")));
   CHECK(doc.text() == kTwoFunctions);
+}
+
+namespace {
+// The statements of the first column-0 class body, as "type start-end" lines, each a definition's
+// current node (its island's tree) where it has one.
+std::string classStatements(const Document& doc) {
+  TSNode root = doc.root();
+  for (uint32_t k = 0; k < ts_node_named_child_count(root); ++k) {
+    TSNode top = ts_node_named_child(root, k);
+    TSNode cls = std::string(ts_node_type(top)) == "decorated_definition" ? ts_node_child_by_field_name(top, "definition", 10) : top;
+    if (std::string(ts_node_type(cls)) != "class_definition") continue;
+    std::string out;
+    for (TSNode c : doc.statementsOf(ts_node_child_by_field_name(cls, "body", 4))) {
+      TSNode d = doc.definitionAt(c);
+      char* tree = ts_node_string(d);
+      out += std::to_string(ts_node_start_byte(d)) + "-" + std::to_string(ts_node_end_byte(d)) + " " + tree + "\n";
+      free(tree);
+    }
+    return out;
+  }
+  return "";
+}
+
+std::string functionText(int n, const std::string& body = "        return x\n") {
+  return "    @R.function\n    def f" + std::to_string(n) + "(x: R.Tensor((2,), \"float32\")):\n" + body + "\n";
+}
+
+std::string moduleOf(int functions) {
+  std::string text = "@I.ir_module\nclass Module:\n    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\")]})\n\n";
+  for (int i = 0; i < functions; ++i) text += functionText(i);
+  return text + "\nx = 1\n";
+}
+}  // namespace
+
+TEST_CASE("document: typing a new function, pasting functions and deleting one reparse a span, not the file") {
+  Document doc(moduleOf(5));
+  uint32_t at = static_cast<uint32_t>(doc.text().find("    @R.function\n    def f2"));
+  // Typed line by line above f2: a decorator (joining f2's), a def line with no body yet, its body.
+  const char* lines[] = {"    @R.function\n", "    def typed(x: R.Tensor((2,), \"float32\")):\n", "        return x\n", "\n"};
+  uint32_t pos = at;
+  for (const char* line : lines) {
+    doc.applyEdit(ByteRange{pos, pos}, line);
+    pos += static_cast<uint32_t>(std::string(line).size());
+    CHECK(classStatements(doc) == classStatements(Document(doc.text())));
+  }
+  CHECK(functionNamed(doc, "typed").id != nullptr);
+  // Ten functions pasted, then deleted again; then f3 deleted.
+  std::string pasted;
+  for (int i = 10; i < 20; ++i) pasted += functionText(i);
+  doc.applyEdit(ByteRange{at, at}, pasted);
+  CHECK(classStatements(doc) == classStatements(Document(doc.text())));
+  CHECK(functionNamed(doc, "f15").id != nullptr);
+  doc.applyEdit(ByteRange{at, at + static_cast<uint32_t>(pasted.size())}, "");
+  uint32_t f3 = static_cast<uint32_t>(doc.text().find("    @R.function\n    def f3"));
+  uint32_t f4 = static_cast<uint32_t>(doc.text().find("    @R.function\n    def f4"));
+  doc.applyEdit(ByteRange{f3, f4}, "");
+  CHECK(classStatements(doc) == classStatements(Document(doc.text())));
+  CHECK(functionNamed(doc, "f3").id == nullptr);
+  CHECK(doc.wholeFileReparses() == 0);
+  CHECK(doc.spanReparses() == 7);
+  // A function typed in the span keeps its own island afterwards: typing in it reparses only it.
+  uint32_t ret = static_cast<uint32_t>(doc.text().find("return x", doc.text().find("def typed")));
+  doc.applyEdit(ByteRange{ret + 7, ret + 7}, "x");
+  CHECK(doc.islandReparses() == 1);
+  CHECK(classStatements(doc) == classStatements(Document(doc.text())));
+}
+
+TEST_CASE("document: a span whose parse is not bounded reparses the whole file") {
+  Document doc(moduleOf(4));
+  uint32_t at = static_cast<uint32_t>(doc.text().find("    @R.function\n    def f2"));
+  SUBCASE("an unclosed bracket swallows the function after it") { doc.applyEdit(ByteRange{at, at}, "    y = (\n"); }
+  SUBCASE("a line dedented out of the class") { doc.applyEdit(ByteRange{at, at}, "z = 2\n"); }
+  SUBCASE("a statement at a deeper column than the class body's") { doc.applyEdit(ByteRange{at, at}, "      y = 1\n"); }
+  CHECK(doc.spanReparses() == 0);
+  CHECK(doc.wholeFileReparses() == 1);
+  CHECK(classStatements(doc) == classStatements(Document(doc.text())));
+}
+
+// Structural edits at random line starts (functions typed, pasted, deleted; blank lines, comments,
+// decorators, statements at other columns, unclosed brackets), each undone or kept: wherever a fresh
+// parse of the text is clean, the class body's statements and every definition equal it.
+TEST_CASE("document: after random structural edits, the class body equals a fresh parse") {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    INFO("seed " << seed);
+    std::mt19937 rng(seed);
+    Document doc(moduleOf(8));
+    const std::vector<std::string> pieces = {
+        functionText(90), functionText(91) + functionText(92), "\n", "    # a comment\n", "    @R.function\n",
+        "    def g(x):\n", "        return x\n", "    y = (\n", "    )\n", "  z = 1\n", "w = 2\n",
+        "            q = 3\n", functionText(93, "        y = R.add(x, x\n        return y\n")};
+    int compared = 0;
+    for (int i = 0; i < 250; ++i) {
+      std::string before = doc.text();
+      // A line start, and for a deletion the start of a later line (a whole function, or a few lines).
+      std::vector<uint32_t> starts{0};
+      for (uint32_t k = 0; k < before.size(); ++k)
+        if (before[k] == '\n') starts.push_back(k + 1);
+      size_t li = rng() % starts.size();
+      uint32_t b = starts[li];
+      uint32_t e = rng() % 3 == 0 ? starts[std::min(starts.size() - 1, li + 1 + rng() % 6)] : b;
+      std::string piece = e > b && rng() % 2 ? "" : pieces[rng() % pieces.size()];
+      std::string removed = before.substr(b, e - b);
+      doc.applyEdit(ByteRange{b, e}, piece);
+      Document fresh(doc.text());
+      if (!ts_node_has_error(fresh.root())) {
+        INFO("edit " << i << ": bytes " << b << "-" << e << " -> '" << piece << "'\n" << doc.text());
+        REQUIRE(classStatements(doc) == classStatements(fresh));
+        ++compared;
+      }
+      bool keep = rng() % 4 == 0 && !ts_node_has_error(fresh.root());
+      if (!keep) {
+        doc.applyEdit(ByteRange{b, b + static_cast<uint32_t>(piece.size())}, removed);
+        REQUIRE(doc.text() == before);
+        if (!ts_node_has_error(Document(before).root())) REQUIRE(classStatements(doc) == classStatements(Document(before)));
+      }
+    }
+    CHECK(compared > 100);
+    CHECK(doc.spanReparses() > 20);
+  }
 }
