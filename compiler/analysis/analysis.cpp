@@ -3,6 +3,7 @@
 #include "compiler/analysis/analysis.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "compiler/analysis/checks.h"
 #include "compiler/ir/printer.h"
@@ -26,7 +27,7 @@ namespace {
 std::string vdeviceKey(const ir::IRModule& m) {
   std::string key;
   for (auto& v : m.vdevices) key += v->target.kind + "/" + std::to_string(v->vdeviceId) + "/" + v->memoryScope + ";";
-  return key + "\n";
+  return key;
 }
 
 std::string signatureKey(const ir::IRModule& m, const ir::ModuleFunction& f) {
@@ -39,21 +40,6 @@ std::string signatureKey(const ir::IRModule& m, const ir::ModuleFunction& f) {
     for (auto& b : f.tir->matchedBuffers) key += b.name + b.dtype + std::to_string(b.shape.size()) + ",";
     key += ")";
   }
-  return key + "\n";
-}
-
-// What a function's deduction depends on beyond its own body: the vdevice list and every signature.
-// A function whose analysis is reused (same object, same vdevice list) keeps its printed signature:
-// printing 500 signatures per keystroke was a tenth of the language server's time.
-std::string contextKey(const ir::IRModule& m, const ModuleAnalysis* previous, std::vector<std::string>& signatures) {
-  std::string key = vdeviceKey(m);
-  bool sameDevices = previous && previous->contextKey.compare(0, key.size(), key) == 0;
-  for (size_t i = 0; i < m.functions.size(); ++i) {
-    const auto& f = m.functions[i];
-    const FunctionAnalysis* prev = sameDevices && i < previous->functions.size() ? previous->functions[i].get() : nullptr;
-    signatures.push_back(prev && prev->analyzes(f.relax) ? prev->signatureKey : signatureKey(m, f));
-    key += signatures.back();
-  }
   return key;
 }
 }  // namespace
@@ -65,20 +51,44 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
   DeduceContext ctx{m, region.map, text};
   ctx.incomplete = region.partial ||
                    std::any_of(region.functions.begin(), region.functions.end(), [](auto& f) { return f.broken; });
-  std::vector<std::string> signatures;
-  out.contextKey = contextKey(m, previous, signatures);
-  bool sameContext = previous && previous->contextKey == out.contextKey;
+  // A function's deduction depends on its own body, the vdevice list and the signatures of the module
+  // functions it calls: an analysis is reused for the very function object it analysed while those
+  // hold (so typing in one function, or adding or deleting another, re-deduces only what changed).
+  const std::string devices = vdeviceKey(m);
+  std::unordered_map<const ir::Function*, const std::shared_ptr<const FunctionAnalysis>*> earlier;
+  if (previous)
+    for (auto& fa : previous->functions)
+      if (fa && fa->deviceKey == devices) earlier.emplace(fa->function, &fa);
+  auto reusable = [&](const ir::ModuleFunction& f) -> const std::shared_ptr<const FunctionAnalysis>* {
+    auto it = f.relax ? earlier.find(f.relax.get()) : earlier.end();
+    return it != earlier.end() && (*it->second)->analyzes(f.relax) ? it->second : nullptr;
+  };
+  // Signatures: a reused function keeps its printed one (printing 500 signatures per keystroke was a
+  // tenth of the language server's time).
+  std::unordered_map<std::string, std::string> signatures;
+  std::vector<const std::shared_ptr<const FunctionAnalysis>*> candidates;
+  for (const auto& f : m.functions) {
+    candidates.push_back(reusable(f));
+    signatures[f.name] = candidates.back() ? (*candidates.back())->signatureKey : signatureKey(m, f);
+  }
+  auto signatureOf = [&](const std::string& name) {
+    auto it = signatures.find(name);
+    return it == signatures.end() ? std::string() : it->second;
+  };
   for (size_t i = 0; i < m.functions.size(); ++i) {
     const auto& f = m.functions[i];
     if (!f.relax) { out.functions.push_back(nullptr); continue; }
-    if (sameContext && i < previous->functions.size() && previous->functions[i] &&
-        previous->functions[i]->analyzes(f.relax)) {
-      out.functions.push_back(previous->functions[i]);
+    if (auto* prev = candidates[i];
+        prev && std::all_of((*prev)->signaturesUsed.begin(), (*prev)->signaturesUsed.end(),
+                            [&](auto& used) { return signatureOf(used.first) == used.second; })) {
+      out.functions.push_back(*prev);
       continue;
     }
     auto fa = deduceFunction(ctx, *f.relax);
     fa->owner = f.relax;
-    fa->signatureKey = signatures[i];
+    fa->signatureKey = signatures[f.name];
+    fa->deviceKey = devices;
+    for (auto& name : fa->globalsUsed) fa->signaturesUsed.emplace_back(name, signatureOf(name));
     // The chains served the function's own diagnostics (already made); kept, their ranges would have to
     // follow every edit.
     for (auto& [var, fact] : fa->vars) std::vector<diag::Related>().swap(fact.placement);

@@ -33,7 +33,12 @@ struct FunctionAnalysis {
   std::unordered_map<const ir::Var*, VarFact> vars;
   ir::StructInfoPtr ret;  // the return struct info after refinement from the body
   std::vector<diag::Diagnostic> diagnostics;
-  std::string signatureKey;  // its part of the module's context key
+  std::string signatureKey;  // its signature as the functions calling it see it
+  // What it was deduced against: the module's vdevice list and the signatures of the module functions
+  // it looked at (by name; "" for a name the module did not define). It is reused while they hold.
+  std::string deviceKey;
+  std::vector<std::string> globalsUsed;
+  std::vector<std::pair<std::string, std::string>> signaturesUsed;
   // Its vdevice strings / I.vdevice values and hint_on_device calls (checks.h: collectVDeviceUses),
   // so the module's vdevice checks need not walk an unchanged function again.
   std::vector<const ir::VDeviceRef*> vdeviceUses;
@@ -43,7 +48,6 @@ struct FunctionAnalysis {
 struct ModuleAnalysis {
   std::vector<std::shared_ptr<const FunctionAnalysis>> functions;  // aligned with module->functions (null: prim_func)
   std::vector<diag::Diagnostic> diagnostics;                        // module-level vdevice checks
-  std::string contextKey;
   size_t deduced = 0;  // functions deduced by this call (the others were reused)
   std::vector<diag::Diagnostic> all() const;
 };

@@ -21,6 +21,13 @@ class Deducer {
  public:
   Deducer(const DeduceContext& c, FunctionAnalysis& out) : ctx_(c), out_(out) {}
 
+  // Every module function the deduction looks at is recorded: its analysis depends on their
+  // signatures (analyzeModule reuses it while they are unchanged).
+  const ModuleFunction* moduleFunction(const std::string& name) {
+    if (std::find(out_.globalsUsed.begin(), out_.globalsUsed.end(), name) == out_.globalsUsed.end()) out_.globalsUsed.push_back(name);
+    return ctx_.module.function(name);
+  }
+
   void run(const Function& fn) {
     for (auto& p : fn.params) {
       VarFact f;
@@ -234,7 +241,7 @@ class Deducer {
     auto* gv = as<GlobalVar>(c.callee);
     if (auto* local = as<Var>(c.callee)) return localCall(c, *local, args);
     if (!gv) return nullptr;
-    const ModuleFunction* f = ctx_.module.function(gv->name);
+    const ModuleFunction* f = moduleFunction(gv->name);
     if (!f || !f->relax) return nullptr;
     const Function& callee = *f->relax;
     if (args.size() != callee.params.size()) {
@@ -315,7 +322,7 @@ class Deducer {
     if (c.args.empty()) return;
     auto* gv = as<GlobalVar>(c.args[0]);
     if (!gv) return;
-    const ModuleFunction* f = ctx_.module.function(gv->name);
+    const ModuleFunction* f = moduleFunction(gv->name);
     if (!f || !f->tir) return;
     const PrimFunc& pf = *f->tir;
     std::vector<const TirBuffer*> slots;  // null: a scalar, or a handle without T.match_buffer

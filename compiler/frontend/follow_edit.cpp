@@ -1,7 +1,13 @@
 // followEdit: keeps a FileResult true after a one-function edit without lowering the file again.
 #include <algorithm>
+#include <cctype>
+#include <iterator>
+#include <map>
+#include <set>
 
 #include "compiler/frontend/frontend.h"
+#include "compiler/frontend/lowerer.h"
+#include "compiler/frontend/recovery.h"
 
 namespace tvms::frontend {
 
@@ -27,6 +33,166 @@ void shiftDiagnostics(std::vector<diag::Diagnostic>& ds, const Shift& s) {
   }
 }
 
+// The region's names, source ranges and diagnostics inside `gone` (old offsets: functions whose IR is
+// replaced) are dropped; the rest move with the edit.
+void forgetAndShift(Region& region, const std::vector<ByteRange>& gone, const Shift& shift) {
+  auto isGone = [&](ByteRange r) { return std::any_of(gone.begin(), gone.end(), [&](ByteRange g) { return inside(r, g); }); };
+  auto startsInGone = [&](ByteRange r) {
+    return std::any_of(gone.begin(), gone.end(), [&](ByteRange g) { return r.begin >= g.begin && r.begin < g.end; });
+  };
+  std::erase_if(region.map.names, [&](const NameRef& n) { return isGone(n.range); });
+  for (auto& n : region.map.names) n.range = shift.of(n.range);
+  region.map.ranges.update([&](ByteRange& r) {
+    if (isGone(r)) return false;
+    r = shift.of(r);
+    return true;
+  });
+  region.map.operands.update([&](ByteRange& r) {
+    if (isGone(r)) return false;
+    r = shift.of(r);
+    return true;
+  });
+  std::erase_if(region.diagnostics, [&](auto& d) { return startsInGone(d.range); });
+  shiftDiagnostics(region.diagnostics, shift);
+  for (auto& r : region.moduleStatements) r = shift.of(r);
+}
+
+void shiftOtherRegions(FileResult& file, size_t regionIndex, const Shift& shift) {
+  for (size_t r = 0; r < file.regions.size(); ++r)
+    if (r != regionIndex) {
+      auto& other = file.regions[r];
+      other.range = shift.of(other.range);
+      for (auto& f : other.functions) f.range = shift.of(f.range);
+      for (auto& n : other.map.names) n.range = shift.of(n.range);
+      other.map.ranges.update([&](ByteRange& r) { r = shift.of(r); return true; });
+      other.map.operands.update([&](ByteRange& r) { r = shift.of(r); return true; });
+      shiftDiagnostics(other.diagnostics, shift);
+    }
+}
+
+// Whether `text` holds `name` as a whole identifier.
+bool mentions(std::string_view text, const std::string& name) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1))
+    if ((at == 0 || !word(text[at - 1])) && (at + name.size() >= text.size() || !word(text[at + name.size()]))) return true;
+  return false;
+}
+
+// The region a follow may update: a top-level module class written in the file, lowered from its own
+// tree (not by recovery, not reading the program's values), holding the old bytes `edit`.
+std::optional<size_t> followableRegion(const FileResult& file, ByteRange edit) {
+  if (file.pipeline || std::any_of(file.regions.begin(), file.regions.end(), [](auto& r) { return r.builtByProgram; }))
+    return std::nullopt;
+  for (size_t r = 0; r < file.regions.size(); ++r) {
+    auto& region = file.regions[r];
+    if (!region.module || !(region.range.begin < edit.begin && edit.end < region.range.end)) continue;
+    // A module nested in Python (inside a test function, as TVM's tests write them) is not split into
+    // per-function islands the way a top-level one is; TVMScript that reads the program's values (and
+    // modules the program builds) is lowered with the program evaluated, which only a whole lowering
+    // does; a module lowered by recovery has its functions and names from separate trees.
+    if (region.indentColumn > 0 || region.readsPython || region.recovered) return std::nullopt;
+    return r;
+  }
+  return std::nullopt;
+}
+
+// The class's decorated definition in the skeleton (whose body Document::statementsOf lists).
+TSNode classNodeOf(const syntax::Document& doc, const Region& region) {
+  TSNode node = ts_node_descendant_for_byte_range(doc.root(), region.range.begin, region.range.begin);
+  while (!ts_node_is_null(node) && !isType(node, "decorated_definition")) node = ts_node_parent(node);
+  return node;
+}
+
+// An edit that changed which functions the class has (the Document reparsed `span`, new offsets):
+// the functions the span holds are lowered, the others keep their IR (and so their analysis).
+std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& file, ByteRange edit, uint32_t newLength,
+                                     ByteRange span) {
+  auto regionIndex = followableRegion(file, edit);
+  if (!regionIndex) return std::nullopt;
+  Region& region = file.regions[*regionIndex];
+  if (region.module->standalone) return std::nullopt;
+  const Shift shift{edit.end, static_cast<int64_t>(newLength) - static_cast<int64_t>(edit.end - edit.begin)};
+  TSNode decorated = classNodeOf(doc, region);
+  TSNode classDef = field(decorated, "definition");
+  if (!isType(classDef, "class_definition") || shift.at(region.range.end) != ts_node_end_byte(decorated) ||
+      span.begin < ts_node_start_byte(decorated) || span.end > ts_node_end_byte(decorated))
+    return std::nullopt;
+
+  // The span's old extent: what was lowered from there goes. A module statement there (global_infos,
+  // attributes, an extern binding) decides every function: then the module is lowered as a whole.
+  const ByteRange oldSpan{span.begin, static_cast<uint32_t>(span.end - (shift.delta))};
+  if (std::any_of(region.moduleStatements.begin(), region.moduleStatements.end(),
+                  [&](ByteRange r) { return r.end > oldSpan.begin && r.begin < oldSpan.end; }))
+    return std::nullopt;
+  // Which functions stay: the ones outside the span (in new offsets; a function the edit touched is in it).
+  std::vector<FunctionSpan> kept;
+  std::vector<ByteRange> gone{oldSpan};  // old offsets
+  for (auto& f : region.functions) {
+    bool before = f.range.end <= edit.begin, after = f.range.begin >= edit.end;
+    ByteRange now = shift.of(f.range);
+    if ((before || after) && (now.end <= span.begin || now.begin >= span.end)) kept.push_back({f.name, now, f.broken});
+    else gone.push_back(f.range);
+  }
+  std::vector<TSNode> fresh;
+  for (TSNode stmt : doc.statementsOf(field(classDef, "body")))
+    if (ts_node_start_byte(stmt) >= span.begin && ts_node_start_byte(stmt) < span.end) fresh.push_back(stmt);
+  // Module statements (global_infos, attributes) decide every function: those are lowered as a whole.
+  if (std::any_of(fresh.begin(), fresh.end(), [](TSNode n) { return !isType(n, "decorated_definition") && !isType(n, "function_definition"); }))
+    return std::nullopt;
+  if (std::any_of(file.diagnostics.begin(), file.diagnostics.end(), [&](auto& d) {
+        return std::any_of(gone.begin(), gone.end(), [&](ByteRange g) { return d.range.end >= g.begin && d.range.begin <= g.end; }) ||
+               (d.range.end >= edit.begin && d.range.begin <= edit.end);
+      }))
+    return std::nullopt;
+
+  // Names: every function's name resolves `cls.name` in the others. A kept function that mentions a
+  // name that came or went is lowered again too; a name twice is left to a whole lowering.
+  std::set<std::string> names, goneNames, freshNames;
+  for (auto& f : region.functions)
+    if (std::none_of(kept.begin(), kept.end(), [&](auto& k) { return k.name == f.name; })) goneNames.insert(f.name);
+  for (TSNode stmt : fresh)
+    if (!freshNames.insert(functionNameInText(doc, rangeOf(stmt))).second) return std::nullopt;
+  for (auto& k : kept)
+    if (!names.insert(k.name).second || freshNames.count(k.name)) return std::nullopt;
+  names.insert(freshNames.begin(), freshNames.end());
+  std::vector<std::string> changed;
+  std::set_symmetric_difference(goneNames.begin(), goneNames.end(), freshNames.begin(), freshNames.end(), std::back_inserter(changed));
+  if (!changed.empty()) {
+    std::vector<TSNode> statements = doc.statementsOf(field(classDef, "body"));
+    for (size_t i = 0; i < kept.size();) {
+      std::string_view text = doc.slice(kept[i].range);
+      if (std::none_of(changed.begin(), changed.end(), [&](auto& n) { return mentions(text, n); })) { ++i; continue; }
+      auto stmt = std::find_if(statements.begin(), statements.end(), [&](TSNode n) { return ts_node_start_byte(n) == kept[i].range.begin; });
+      if (stmt == statements.end()) return std::nullopt;
+      fresh.push_back(*stmt);
+      // its old range, for forgetting what it held
+      auto old = std::find_if(region.functions.begin(), region.functions.end(), [&](auto& f) { return f.name == kept[i].name; });
+      gone.push_back(old->range);
+      goneNames.insert(kept[i].name);
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  if (kept.empty() && fresh.empty()) return std::nullopt;
+
+  forgetAndShift(region, gone, shift);
+  shiftDiagnostics(file.diagnostics, shift);
+  shiftOtherRegions(file, *regionIndex, shift);
+  region.range = shift.of(region.range);
+  std::erase_if(region.module->functions, [&](const ir::ModuleFunction& f) { return goneNames.count(f.name) > 0; });
+  region.functions = kept;
+  std::sort(fresh.begin(), fresh.end(), [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
+  Aliases aliases;  // a module class's functions read no names of the file's Python (readsPython is false)
+  Lowerer lowerer(doc, aliases, region);
+  if (!lowerer.lowerMembers(fresh, names)) return std::nullopt;
+  // Source order, for the functions and for the module (whose order its analyses follow).
+  std::stable_sort(region.functions.begin(), region.functions.end(), [](auto& a, auto& b) { return a.range.begin < b.range.begin; });
+  std::map<std::string, size_t> order;
+  for (size_t i = 0; i < region.functions.size(); ++i) order.emplace(region.functions[i].name, i);
+  std::stable_sort(region.module->functions.begin(), region.module->functions.end(),
+                   [&](auto& a, auto& b) { return order[a.name] < order[b.name]; });
+  return regionIndex;
+}
+
 }  // namespace
 
 void shiftDiagnostics(std::vector<diag::Diagnostic>& ds, uint32_t from, int64_t delta) {
@@ -34,31 +200,18 @@ void shiftDiagnostics(std::vector<diag::Diagnostic>& ds, uint32_t from, int64_t 
 }
 
 std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, ByteRange edit, uint32_t newLength) {
-  // Only an edit strictly inside one function of a class region is followed: its span's first and last
-  // bytes are untouched, so the function still starts where it started.
-  if (file.pipeline || std::any_of(file.regions.begin(), file.regions.end(), [](auto& r) { return r.builtByProgram; }))
-    return std::nullopt;
-  size_t regionIndex = file.regions.size(), fn = 0;
-  for (size_t r = 0; r < file.regions.size() && regionIndex == file.regions.size(); ++r) {
-    auto& region = file.regions[r];
-    if (!region.module || !(region.range.begin < edit.begin && edit.end < region.range.end)) continue;
-    // A region with a syntax error was lowered by recovery (lowerDocument's chunks): its functions and
-    // names come from separate trees, so it is lowered again as a whole.
-    if (std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; }))
-      return std::nullopt;
-    // A module nested in Python (inside a test function, as TVM's tests write them) is not split into
-    // per-function islands the way a top-level one is: an edit that breaks one of its functions was
-    // seen by the whole lowering and not by the function's own, so it is lowered again as a whole.
-    if (region.indentColumn > 0) return std::nullopt;
-    // TVMScript that reads the program's values (and modules the program builds) is lowered with the
-    // program evaluated, which only a whole lowering does.
-    if (region.readsPython) return std::nullopt;
-    for (size_t i = 0; i < region.functions.size(); ++i) {
-      ByteRange span = region.functions[i].range;
-      if (span.begin < edit.begin && edit.end < span.end) { regionIndex = r; fn = i; break; }
-    }
+  if (auto span = doc.lastSpan()) return followSpanEdit(doc, file, edit, newLength, *span);
+  // Otherwise only an edit strictly inside one function of a class region is followed: its span's
+  // first and last bytes are untouched, so the function still starts where it started.
+  auto found = followableRegion(file, edit);
+  if (!found) return std::nullopt;
+  const size_t regionIndex = *found;
+  size_t fn = file.regions[regionIndex].functions.size();
+  for (size_t i = 0; i < file.regions[regionIndex].functions.size(); ++i) {
+    ByteRange span = file.regions[regionIndex].functions[i].range;
+    if (span.begin < edit.begin && edit.end < span.end) { fn = i; break; }
   }
-  if (regionIndex == file.regions.size()) return std::nullopt;
+  if (fn == file.regions[regionIndex].functions.size()) return std::nullopt;
   Region& region = file.regions[regionIndex];
   const ByteRange oldSpan = region.functions[fn].range;
   // File-level diagnostics (TVS010 at the first implicit `R.`) are made while lowering the whole file:
@@ -72,34 +225,12 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
   const Shift shift{edit.end, static_cast<int64_t>(newLength) - static_cast<int64_t>(edit.end - edit.begin)};
 
   // The edited function's names, ranges and diagnostics go (its IR is replaced); everything after moves.
-  std::erase_if(region.map.names, [&](const NameRef& n) { return inside(n.range, oldSpan); });
-  for (auto& n : region.map.names) n.range = shift.of(n.range);
-  region.map.ranges.update([&](ByteRange& r) {
-    if (inside(r, oldSpan)) return false;
-    r = shift.of(r);
-    return true;
-  });
-  region.map.operands.update([&](ByteRange& r) {
-    if (inside(r, oldSpan)) return false;
-    r = shift.of(r);
-    return true;
-  });
-  std::erase_if(region.diagnostics, [&](auto& d) { return d.range.begin >= oldSpan.begin && d.range.begin < oldSpan.end; });
-  shiftDiagnostics(region.diagnostics, shift);
+  forgetAndShift(region, {oldSpan}, shift);
   shiftDiagnostics(file.diagnostics, shift);
   for (size_t i = 0; i < region.functions.size(); ++i)
     if (i != fn) region.functions[i].range = shift.of(region.functions[i].range);
   region.range = shift.of(region.range);
-  for (size_t r = 0; r < file.regions.size(); ++r)
-    if (r != regionIndex) {
-      auto& other = file.regions[r];
-      other.range = shift.of(other.range);
-      for (auto& f : other.functions) f.range = shift.of(f.range);
-      for (auto& n : other.map.names) n.range = shift.of(n.range);
-      other.map.ranges.update([&](ByteRange& r) { r = shift.of(r); return true; });
-      other.map.operands.update([&](ByteRange& r) { r = shift.of(r); return true; });
-      shiftDiagnostics(other.diagnostics, shift);
-    }
+  shiftOtherRegions(file, regionIndex, shift);
 
   if (!relowerFunction(doc, region, fn)) return std::nullopt;
   // The function must still end where the edit moved its end: otherwise the edit split or merged

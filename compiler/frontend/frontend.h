@@ -127,6 +127,7 @@ struct Region {
   ByteRange range;          // the decorated class or function
   uint32_t indentColumn = 0;
   std::vector<FunctionSpan> functions;
+  std::vector<ByteRange> moduleStatements;  // a module class's statements that are not functions
   std::vector<diag::Diagnostic> diagnostics;
   bool keepAsWritten = false;  // holds a construct the IR cannot print back (TVS011): fmt leaves it alone
   bool readsPython = false;    // TVMScript that read Python values of the file: an edit lowers the file again
@@ -136,6 +137,9 @@ struct Region {
   // Some of what built it was not followed (a loop, bb.emit_te): uses may be missing, so the checks
   // that need the whole module (TVS209, an unused vdevice) are not made.
   bool partial = false;
+  // Lowered by error recovery (recovery.h: the class split by indentation, each function parsed on its
+  // own): its names come from separate trees, so an edit lowers it again as a whole.
+  bool recovered = false;
   bool formattable() const;    // no syntax errors, no unsupported constructs, nothing kept as written
 };
 

@@ -167,26 +167,49 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
   if (functions.empty() && others.empty() && !ts_node_has_error(classDef))
     if (auto d = emptyBodyError(doc_, classDef, "class")) region_.diagnostics.push_back(*d);
   // Non-function statements first: global_infos is visible to every function wherever it stands.
-  for (TSNode stmt : others) lowerModuleStatement(stmt);
+  for (TSNode stmt : others) {
+    region_.moduleStatements.push_back(rangeOf(stmt));
+    lowerModuleStatement(stmt);
+  }
   for (auto& m : functions) {
-    if (m.broken) {
-      region_.functions.push_back({m.name, m.broken->range, true});
-      if (auto d = firstSyntaxError(doc_, m.broken->root, m.broken->range)) region_.diagnostics.push_back(*d);
+    if (m.broken) lowerBrokenMember(*m.broken);
+    else lowerMember(*m.f, m.name);
+  }
+}
+
+void Lowerer::lowerBrokenMember(const syntax::Document::BrokenIsland& b) {
+  region_.functions.push_back({brokenFunctionName(b.range), b.range, true});
+  if (auto d = firstSyntaxError(doc_, b.root, b.range)) region_.diagnostics.push_back(*d);
+}
+
+void Lowerer::lowerMember(const FunctionNode& f, const std::string& name) {
+  FunctionSpan span{name, rangeOf(f.decorated), ts_node_has_error(f.decorated)};
+  if (span.broken) {
+    reportSyntaxErrors(f.decorated, span.range);
+  } else {
+    mod_.functions.push_back(lowerFunctionNode(f));
+    auto& mf = mod_.functions.back();
+    const void* target = mf.relax ? static_cast<const void*>(mf.relax.get()) : mf.tir.get();
+    defineName(NameRef::Kind::Function, field(f.def, "name"), name, target);
+  }
+  region_.functions.push_back(span);
+}
+
+bool Lowerer::lowerMembers(const std::vector<TSNode>& statements, const std::set<std::string>& functionNames) {
+  className_ = mod_.name;
+  globalNames_ = functionNames;
+  for (auto& b : mod_.moduleBindings) globalNames_.insert(b);
+  for (TSNode stmt : statements) {
+    if (auto b = doc_.brokenIslandAt(stmt)) {
+      b->range.begin = ts_node_start_byte(stmt);
+      lowerBrokenMember(*b);
       continue;
     }
-    auto& f = *m.f;
-    std::string name = m.name;
-    FunctionSpan span{name, rangeOf(f.decorated), ts_node_has_error(f.decorated)};
-    if (span.broken) {
-      reportSyntaxErrors(f.decorated, span.range);
-    } else {
-      mod_.functions.push_back(lowerFunctionNode(f));
-      auto& mf = mod_.functions.back();
-      const void* target = mf.relax ? static_cast<const void*>(mf.relax.get()) : mf.tir.get();
-      defineName(NameRef::Kind::Function, field(f.def, "name"), name, target);
-    }
-    region_.functions.push_back(span);
+    auto f = functionNode(doc_.definitionAt(stmt));
+    if (!f) return false;
+    lowerMember(*f, text(field(f->def, "name")));
   }
+  return true;
 }
 
 void Lowerer::lowerModuleStatement(TSNode stmt) {
@@ -615,11 +638,16 @@ void lowerCandidate(const syntax::Document& doc, Aliases& aliases, TSNode candid
       broken = true;
     }
   }
-  if (broken && isType(def, "class_definition"))
+  // Recovery splits the class by indentation when its tree holds the error: tree-sitter's recovery may
+  // have let a broken function swallow the ones after it. An error the Document kept inside one
+  // function (a broken island) or a function with an empty body (tree-sitter's tree has no error)
+  // swallowed nothing: the functions were lowered one by one already.
+  if (broken && isType(def, "class_definition") && ts_node_has_error(d))
     if (auto recovered = recoverBrokenModule(doc, aliases, d)) {
       bool readsPython = region.readsPython;
       region = std::move(*recovered);
       region.readsPython |= readsPython;
+      region.recovered = true;
     }
   // Era: the spellings the source uses.
   std::string_view text = doc.slice(region.range);

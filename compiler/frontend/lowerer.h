@@ -29,6 +29,10 @@ class Lowerer {
   void lowerStandalone(TSNode decorated, TSNode def, const std::string& decorator, ir::AttrList decoratorArgs);
   // Re-lowers one function of an already lowered module in place.
   bool relower(TSNode decorated, size_t index);
+  // Lowers `statements` of the module's class body (Document::statementsOf's nodes), each a function,
+  // appending them to the region's functions and the module's; `functionNames` are all the module's
+  // functions after the edit (what `cls.name` resolves against). False when one is not a function.
+  bool lowerMembers(const std::vector<TSNode>& statements, const std::set<std::string>& functionNames);
   void finish();  // comments -> trivia, after everything is lowered
   // Module functions this lowering does not see but which exist (error recovery lowers functions one
   // at a time: `cls.other` must still resolve). The set is the caller's and must outlive the lowering.
@@ -129,6 +133,8 @@ class Lowerer {
   void anchor(const void* key, TSNode n) { anchors_.push_back({key, rangeOf(n)}); }
   void anchor(const void* key, ByteRange r) { anchors_.push_back({key, r}); }
   void anchorDecorators(const void* key, TSNode decorated);
+  void lowerMember(const FunctionNode& f, const std::string& name);
+  void lowerBrokenMember(const syntax::Document::BrokenIsland& b);
   void defineName(NameRef::Kind k, TSNode n, const std::string& name, const void* target);
   void useName(NameRef::Kind k, TSNode n, const std::string& name, const void* target);
   std::string text(TSNode n) const { return std::string(doc_.nodeText(n)); }

@@ -367,6 +367,7 @@ std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view new
   range.end = std::min(range.end, size);
   range.begin = std::min(range.begin, range.end);
   const int64_t delta = static_cast<int64_t>(newText.size()) - (range.end - range.begin);
+  lastSpan_.reset();
 
   TSInputEdit edit{};
   edit.start_byte = range.begin;
@@ -428,7 +429,10 @@ std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view new
     }
     island->range.end = static_cast<uint32_t>(island->range.end - delta);  // back to the old text's offsets
   }
-  if (auto span = reparseSpan(oldEdit, delta)) return {*span};
+  if (auto span = reparseSpan(oldEdit, delta)) {
+    lastSpan_ = span;
+    return {*span};
+  }
   return wholeFileEdit(edit, true);
 }
 

@@ -85,6 +85,9 @@ class Document {
   size_t wholeFileReparses() const { return wholeFileReparses_; }
   size_t islandReparses() const { return islandReparses_; }
   size_t spanReparses() const { return spanReparses_; }
+  // The span the last edit reparsed (this text's offsets), when it reparsed one: what changed there
+  // is which functions the class has; everything outside it is as it was, moved by the edit.
+  std::optional<ByteRange> lastSpan() const { return lastSpan_; }
 
  private:
   struct Island {
@@ -117,6 +120,7 @@ class Document {
   std::vector<Island> islands_;  // sorted by range
   std::vector<Span> spans_;      // sorted by range, disjoint; each holds the islands inside it
   size_t wholeFileReparses_ = 0, islandReparses_ = 0, spanReparses_ = 0;
+  std::optional<ByteRange> lastSpan_;
 };
 
 ByteRange rangeOf(TSNode n);
