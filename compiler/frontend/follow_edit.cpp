@@ -8,6 +8,7 @@
 #include "compiler/frontend/frontend.h"
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/recovery.h"
+#include "compiler/frontend/syntax_errors.h"
 
 namespace tvms::frontend {
 
@@ -118,25 +119,46 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
       span.begin < ts_node_start_byte(decorated) || span.end > ts_node_end_byte(decorated))
     return std::nullopt;
 
-  // The span's old extent: what was lowered from there goes. A module statement there (global_infos,
-  // attributes, an extern binding) decides every function: then the module is lowered as a whole.
+  // The span's old extent: what was lowered from there goes, but for what the edit left as it was.
   const ByteRange oldSpan{span.begin, static_cast<uint32_t>(span.end - (shift.delta))};
-  if (std::any_of(region.moduleStatements.begin(), region.moduleStatements.end(),
-                  [&](ByteRange r) { return r.end > oldSpan.begin && r.begin < oldSpan.end; }))
-    return std::nullopt;
-  // Which functions stay: the ones outside the span (in new offsets; a function the edit touched is in it).
-  std::vector<FunctionSpan> kept;
-  std::vector<ByteRange> gone{oldSpan};  // old offsets
-  for (auto& f : region.functions) {
-    bool before = f.range.end <= edit.begin, after = f.range.begin >= edit.end;
-    ByteRange now = shift.of(f.range);
-    if ((before || after) && (now.end <= span.begin || now.begin >= span.end)) kept.push_back({f.name, now, f.broken});
-    else gone.push_back(f.range);
-  }
   std::vector<TSNode> fresh;
   for (TSNode stmt : doc.statementsOf(field(classDef, "body")))
     if (ts_node_start_byte(stmt) >= span.begin && ts_node_start_byte(stmt) < span.end) fresh.push_back(stmt);
-  // Module statements (global_infos, attributes) decide every function: those are lowered as a whole.
+  std::vector<ByteRange> gone, keptInSpan;  // old offsets
+  auto untouched = [&](ByteRange r) { return r.end <= edit.begin || r.begin >= edit.end; };
+  // A module statement (global_infos, attributes, an extern binding) decides every function: one the
+  // edit changed, or one it made, means the module is lowered as a whole.
+  for (ByteRange m : region.moduleStatements) {
+    if (m.end <= oldSpan.begin || m.begin >= oldSpan.end) continue;
+    auto same = std::find_if(fresh.begin(), fresh.end(), [&](TSNode n) { return rangeOf(n) == shift.of(m); });
+    if (!untouched(m) || same == fresh.end()) return std::nullopt;
+    keptInSpan.push_back(m);
+    fresh.erase(same);
+  }
+  // Which functions stay: the ones the edit did not touch that are outside the span (in new offsets),
+  // or in it with the very same extent (the function after the edit, which the span reparse includes).
+  std::vector<FunctionSpan> kept;
+  for (auto& f : region.functions) {
+    ByteRange now = shift.of(f.range);
+    auto same = std::find_if(fresh.begin(), fresh.end(), [&](TSNode n) { return rangeOf(n) == now && !doc.brokenIslandAt(n); });
+    if (untouched(f.range) && (now.end <= span.begin || now.begin >= span.end)) {
+      kept.push_back({f.name, now, f.broken});
+    } else if (untouched(f.range) && !f.broken && same != fresh.end()) {
+      kept.push_back({f.name, now, false});
+      keptInSpan.push_back(f.range);
+      fresh.erase(same);
+    } else {
+      gone.push_back(f.range);
+    }
+  }
+  // What was lowered from the rest of the span's old extent goes too.
+  std::sort(keptInSpan.begin(), keptInSpan.end(), [](ByteRange a, ByteRange b) { return a.begin < b.begin; });
+  uint32_t from = oldSpan.begin;
+  for (ByteRange k : keptInSpan) {
+    if (k.begin > from) gone.push_back({from, k.begin});
+    from = std::max(from, k.end);
+  }
+  if (from < oldSpan.end) gone.push_back({from, oldSpan.end});
   if (std::any_of(fresh.begin(), fresh.end(), [](TSNode n) { return !isType(n, "decorated_definition") && !isType(n, "function_definition"); }))
     return std::nullopt;
   if (std::any_of(file.diagnostics.begin(), file.diagnostics.end(), [&](auto& d) {
@@ -146,14 +168,18 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
     return std::nullopt;
 
   // Names: every function's name resolves `cls.name` in the others. A kept function that mentions a
-  // name that came or went is lowered again too; a name twice is left to a whole lowering.
+  // name that came or went is lowered again too.
   std::set<std::string> names, goneNames, freshNames;
   for (auto& f : region.functions)
-    if (std::none_of(kept.begin(), kept.end(), [&](auto& k) { return k.name == f.name; })) goneNames.insert(f.name);
+    if (std::find(gone.begin(), gone.end(), f.range) != gone.end()) goneNames.insert(f.name);
   for (TSNode stmt : fresh)
     if (!freshNames.insert(functionNameInText(doc, rangeOf(stmt))).second) return std::nullopt;
-  for (auto& k : kept)
-    if (!names.insert(k.name).second || freshNames.count(k.name)) return std::nullopt;
+  for (auto& k : kept) {
+    // Functions are removed from the module by name: a name both gone and kept (or made again) is
+    // left to a whole lowering. A name the module already had twice (Python keeps the last) is kept.
+    if (freshNames.count(k.name) || goneNames.count(k.name)) return std::nullopt;
+    names.insert(k.name);
+  }
   names.insert(freshNames.begin(), freshNames.end());
   std::vector<std::string> changed;
   std::set_symmetric_difference(goneNames.begin(), goneNames.end(), freshNames.begin(), freshNames.end(), std::back_inserter(changed));
@@ -162,11 +188,12 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
     for (size_t i = 0; i < kept.size();) {
       std::string_view text = doc.slice(kept[i].range);
       if (std::none_of(changed.begin(), changed.end(), [&](auto& n) { return mentions(text, n); })) { ++i; continue; }
+      if (std::count_if(kept.begin(), kept.end(), [&](auto& k) { return k.name == kept[i].name; }) > 1) return std::nullopt;
       auto stmt = std::find_if(statements.begin(), statements.end(), [&](TSNode n) { return ts_node_start_byte(n) == kept[i].range.begin; });
       if (stmt == statements.end()) return std::nullopt;
       fresh.push_back(*stmt);
       // its old range, for forgetting what it held
-      auto old = std::find_if(region.functions.begin(), region.functions.end(), [&](auto& f) { return f.name == kept[i].name; });
+      auto old = std::find_if(region.functions.begin(), region.functions.end(), [&](auto& f) { return shift.of(f.range) == kept[i].range; });
       gone.push_back(old->range);
       goneNames.insert(kept[i].name);
       kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
@@ -193,6 +220,8 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
   return regionIndex;
 }
 
+std::optional<size_t> followOneEdit(const syntax::Document& doc, FileResult& file, ByteRange edit, uint32_t newLength);
+
 }  // namespace
 
 void shiftDiagnostics(std::vector<diag::Diagnostic>& ds, uint32_t from, int64_t delta) {
@@ -200,6 +229,14 @@ void shiftDiagnostics(std::vector<diag::Diagnostic>& ds, uint32_t from, int64_t 
 }
 
 std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, ByteRange edit, uint32_t newLength) {
+  auto followed = followOneEdit(doc, file, edit, newLength);
+  if (followed)
+    for (auto& region : file.regions) renumberEmptyBodyErrors(region.diagnostics, doc);
+  return followed;
+}
+
+namespace {
+std::optional<size_t> followOneEdit(const syntax::Document& doc, FileResult& file, ByteRange edit, uint32_t newLength) {
   if (auto span = doc.lastSpan()) return followSpanEdit(doc, file, edit, newLength, *span);
   // Otherwise only an edit strictly inside one function of a class region is followed: its span's
   // first and last bytes are untouched, so the function still starts where it started.
@@ -213,6 +250,11 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
   }
   if (fn == file.regions[regionIndex].functions.size()) return std::nullopt;
   Region& region = file.regions[regionIndex];
+  // A region with a syntax error: which functions an edit inside one of them leaves standing is only
+  // as sure as the Document's reparse (an island or a span, followed above); a whole-file reparse may
+  // have moved them, so the region is lowered again as a whole.
+  if (std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; }))
+    return std::nullopt;
   const ByteRange oldSpan = region.functions[fn].range;
   // File-level diagnostics (TVS010 at the first implicit `R.`) are made while lowering the whole file:
   // one inside the edited function would have to be made again, so the file is lowered again.
@@ -231,6 +273,9 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
     if (i != fn) region.functions[i].range = shift.of(region.functions[i].range);
   region.range = shift.of(region.range);
   shiftOtherRegions(file, regionIndex, shift);
+  // The function's own extent in the new text: relowering drops the diagnostics inside it, and with
+  // its old extent a shrinking edit dropped the next statement's (already moved there).
+  region.functions[fn].range = {oldSpan.begin, shift.at(oldSpan.end)};
 
   if (!relowerFunction(doc, region, fn)) return std::nullopt;
   // The function must still end where the edit moved its end: otherwise the edit split or merged
@@ -243,5 +288,7 @@ std::optional<size_t> followEdit(const syntax::Document& doc, FileResult& file, 
   if (fn >= region.module->functions.size() || region.module->functions[fn].name != oldName) return std::nullopt;
   return regionIndex;
 }
+
+}  // namespace
 
 }  // namespace tvms::frontend

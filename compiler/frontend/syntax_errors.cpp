@@ -1,3 +1,4 @@
+#include <cstring>
 #include "compiler/frontend/syntax_errors.h"
 
 namespace tvms::frontend {
@@ -163,6 +164,11 @@ std::optional<diag::Diagnostic> firstSyntaxError(const syntax::Document& doc, TS
   return diag::make("TVS001", r, message);
 }
 
+namespace {
+constexpr const char* kExpectedBlock = "expected an indented block after ";
+constexpr const char* kDefinitionOnLine = " definition on line ";
+}  // namespace
+
 std::optional<diag::Diagnostic> emptyBodyError(const syntax::Document& doc, TSNode definition, const char* what) {
   TSNode body = ts_node_child_by_field_name(definition, "body", 4);
   if (ts_node_is_null(body)) return std::nullopt;
@@ -178,7 +184,16 @@ std::optional<diag::Diagnostic> emptyBodyError(const syntax::Document& doc, TSNo
   size_t eol = doc.text().find_first_of("\r\n", begin);  // the definition's first line
   ByteRange r{begin, static_cast<uint32_t>(std::min<size_t>(eol == std::string::npos ? doc.text().size() : eol, ts_node_end_byte(definition)))};
   if (r.end <= r.begin) r.end = r.begin + 1;
-  return diag::make("TVS001", r, std::string("expected an indented block after ") + what + " definition on line " + std::to_string(line + 1));
+  return diag::make("TVS001", r, std::string(kExpectedBlock) + what + kDefinitionOnLine + std::to_string(line + 1));
+}
+
+void renumberEmptyBodyErrors(std::vector<diag::Diagnostic>& ds, const syntax::Document& doc) {
+  for (auto& d : ds) {
+    if (d.code != "TVS001" || !d.message.starts_with(kExpectedBlock)) continue;
+    size_t at = d.message.find(kDefinitionOnLine);
+    if (at == std::string::npos) continue;
+    d.message = d.message.substr(0, at + std::strlen(kDefinitionOnLine)) + std::to_string(doc.lines().lineOf(d.range.begin) + 1);
+  }
 }
 
 }  // namespace tvms::frontend

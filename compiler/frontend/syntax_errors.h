@@ -16,5 +16,8 @@ std::optional<diag::Diagnostic> firstSyntaxError(const syntax::Document& doc, TS
 // A class or function whose body holds no statement (`class M:` at the end of the file, or followed by
 // comments only): tree-sitter-python accepts it, CPython does not ("expected an indented block").
 std::optional<diag::Diagnostic> emptyBodyError(const syntax::Document& doc, TSNode definition, const char* what);
+// Its message names the definition's line: after an edit added or removed lines above it, the line
+// its range now starts on.
+void renumberEmptyBodyErrors(std::vector<diag::Diagnostic>& ds, const syntax::Document& doc);
 
 }  // namespace tvms::frontend

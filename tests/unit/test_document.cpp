@@ -235,7 +235,7 @@ std::string moduleOf(int functions) {
 }
 }  // namespace
 
-TEST_CASE("document: typing a new function, pasting functions and deleting one reparse a span, not the file") {
+TEST_CASE("document: typing a new function or pasting or deleting functions reparses a span and not the file") {
   Document doc(moduleOf(5));
   uint32_t at = static_cast<uint32_t>(doc.text().find("    @R.function\n    def f2"));
   // Typed line by line above f2: a decorator (joining f2's), a def line with no body yet, its body.
@@ -282,7 +282,7 @@ TEST_CASE("document: a span whose parse is not bounded reparses the whole file")
 // Structural edits at random line starts (functions typed, pasted, deleted; blank lines, comments,
 // decorators, statements at other columns, unclosed brackets), each undone or kept: wherever a fresh
 // parse of the text is clean, the class body's statements and every definition equal it.
-TEST_CASE("document: after random structural edits, the class body equals a fresh parse") {
+TEST_CASE("document: after random structural edits the class body equals a fresh parse") {
   for (uint32_t seed : {1u, 2u, 3u}) {
     INFO("seed " << seed);
     std::mt19937 rng(seed);
