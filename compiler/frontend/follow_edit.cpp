@@ -91,7 +91,7 @@ std::optional<size_t> followableRegion(const FileResult& file, ByteRange edit) {
     // per-function islands the way a top-level one is; TVMScript that reads the program's values (and
     // modules the program builds) is lowered with the program evaluated, which only a whole lowering
     // does; a module lowered by recovery has its functions and names from separate trees.
-    if (region.indentColumn > 0 || region.readsPython || region.recovered) return std::nullopt;
+    if (region.indentColumn > 0 || region.readsPython || region.recovered || region.misindented) return std::nullopt;
     return r;
   }
   return std::nullopt;
@@ -208,9 +208,10 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
   std::erase_if(region.module->functions, [&](const ir::ModuleFunction& f) { return goneNames.count(f.name) > 0; });
   region.functions = kept;
   std::sort(fresh.begin(), fresh.end(), [](TSNode a, TSNode b) { return ts_node_start_byte(a) < ts_node_start_byte(b); });
-  Aliases aliases;  // a module class's functions read no names of the file's Python (readsPython is false)
+  Aliases aliases = fileAliases(doc);
   Lowerer lowerer(doc, aliases, region);
-  if (!lowerer.lowerMembers(fresh, names)) return std::nullopt;
+  // A use of `R.` without its import is reported once, at the file's first (TVS010): a whole lowering.
+  if (!lowerer.lowerMembers(fresh, names) || !aliases.implicitUses().empty()) return std::nullopt;
   // Source order, for the functions and for the module (whose order its analyses follow).
   std::stable_sort(region.functions.begin(), region.functions.end(), [](auto& a, auto& b) { return a.range.begin < b.range.begin; });
   std::map<std::string, size_t> order;
@@ -251,9 +252,10 @@ std::optional<size_t> followOneEdit(const syntax::Document& doc, FileResult& fil
   if (fn == file.regions[regionIndex].functions.size()) return std::nullopt;
   Region& region = file.regions[regionIndex];
   // A region with a syntax error: which functions an edit inside one of them leaves standing is only
-  // as sure as the Document's reparse (an island or a span, followed above); a whole-file reparse may
-  // have moved them, so the region is lowered again as a whole.
-  if (std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; }))
+  // as sure as the Document's island reparse; a whole-file reparse may have moved them, so the region
+  // is lowered again as a whole.
+  if (doc.lastEditReparsedFile() &&
+      std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; }))
     return std::nullopt;
   const ByteRange oldSpan = region.functions[fn].range;
   // File-level diagnostics (TVS010 at the first implicit `R.`) are made while lowering the whole file:
@@ -263,7 +265,7 @@ std::optional<size_t> followOneEdit(const syntax::Document& doc, FileResult& fil
     return std::nullopt;
   // Other functions resolve `cls.name` against the module's names while they are lowered (TVS003):
   // a renamed function changes what they say, so it is lowered again as a whole.
-  const std::string oldName = fn < region.module->functions.size() ? region.module->functions[fn].name : "";
+  const std::string oldName = region.functions[fn].name;
   const Shift shift{edit.end, static_cast<int64_t>(newLength) - static_cast<int64_t>(edit.end - edit.begin)};
 
   // The edited function's names, ranges and diagnostics go (its IR is replaced); everything after moves.
@@ -282,10 +284,13 @@ std::optional<size_t> followOneEdit(const syntax::Document& doc, FileResult& fil
   // definitions and the region's list of functions is no longer this one.
   if (region.functions[fn].range.end != shift.at(oldSpan.end) || region.functions[fn].range.begin != oldSpan.begin)
     return std::nullopt;
-  // A function the edit broke: a whole lowering recovers more of it (lowerDocument's chunked recovery)
-  // than its island alone shows, and the two must agree.
-  if (region.functions[fn].broken) return std::nullopt;
-  if (fn >= region.module->functions.size() || region.module->functions[fn].name != oldName) return std::nullopt;
+  // A function the edit broke, after a whole-file reparse: a whole lowering may recover more of it
+  // (lowerDocument's chunked recovery). A broken island of a module class is what a whole lowering
+  // shows too; a broken standalone function, or one in a file with file-level diagnostics (its uses
+  // of `R.` without an import are not seen while it is broken), is lowered whole.
+  if (region.functions[fn].broken && (doc.lastEditReparsedFile() || region.module->standalone || !file.diagnostics.empty()))
+    return std::nullopt;
+  if (region.functions[fn].name != oldName) return std::nullopt;
   return regionIndex;
 }
 

@@ -140,6 +140,9 @@ struct Region {
   // Lowered by error recovery (recovery.h: the class split by indentation, each function parsed on its
   // own): its names come from separate trees, so an edit lowers it again as a whole.
   bool recovered = false;
+  // Statements of the class body at another column that no function holds (lower_module.cpp:
+  // misindentedFunctions): the functions after them were not lowered, so an edit lowers it again.
+  bool misindented = false;
   bool formattable() const;    // no syntax errors, no unsupported constructs, nothing kept as written
 };
 
@@ -175,6 +178,9 @@ std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange range
 // Re-lowers function `index` of `region` after an edit inside it, leaving the other functions' IR
 // (and their analysis) untouched. Returns false when the function can no longer be found.
 bool relowerFunction(const syntax::Document& doc, Region& region, size_t index);
+// The imports and Python names of the file (what lowering a function reads besides its own text).
+class Aliases;
+Aliases fileAliases(const syntax::Document& doc);
 
 // Follows one edit that replaced the old bytes `edit` by `newLength` bytes (`doc` already holds the
 // new text): when the edit lies strictly inside one function of a class region, that function is

@@ -1,6 +1,7 @@
 // Region discovery, modules and function structure.
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "compiler/frontend/builder_program.h"
 #include "compiler/frontend/lowerer.h"
@@ -149,7 +150,17 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
   };
   std::vector<Member> functions;
   std::vector<TSNode> others;
-  for (TSNode skeleton : doc_.statementsOf(body)) {
+  std::vector<TSNode> statements = doc_.statementsOf(body);
+  auto misindented = misindentedFunctions(statements);
+  for (size_t k = 0; k < statements.size(); ++k) {
+    TSNode skeleton = statements[k];
+    if (auto it = misindented.find(k); it != misindented.end()) {
+      if (it->second) {
+        functions.push_back({std::nullopt, it->second, brokenFunctionName(it->second->range)});
+        globalNames_.insert(functions.back().name);
+      }
+      continue;
+    }
     if (auto b = doc_.brokenIslandAt(skeleton)) {
       b->range.begin = ts_node_start_byte(skeleton);  // spans start at the decorator, like the others
       functions.push_back({std::nullopt, b, brokenFunctionName(b->range)});
@@ -179,7 +190,52 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
 
 void Lowerer::lowerBrokenMember(const syntax::Document::BrokenIsland& b) {
   region_.functions.push_back({brokenFunctionName(b.range), b.range, true});
+  reportBrokenIsland(b);
+}
+
+void Lowerer::reportBrokenIsland(const syntax::Document::BrokenIsland& b) {
   if (auto d = firstSyntaxError(doc_, b.root, b.range)) region_.diagnostics.push_back(*d);
+  else if (b.indentError) region_.diagnostics.push_back(indentationError(doc_, *b.indentError, b.range.begin - doc_.lines().lineStart(doc_.lines().lineOf(b.range.begin))));
+}
+
+// CPython reads a class body at one column; tree-sitter also accepts statements at other columns (a
+// function's body line dedented part way reads as the end of the function, then more statements of the
+// class). Each such statement is CPython's IndentationError, and the function before it, with what
+// follows up to the next definition, is one broken function (as the Document's island for that
+// function says after the same edit). The result, by the index of the statements it swallows: at the
+// group's first statement the broken function (none when no definition precedes it: the error is then
+// reported here), every other index maps to nothing.
+std::map<size_t, std::optional<syntax::Document::BrokenIsland>> Lowerer::misindentedFunctions(const std::vector<TSNode>& statements) {
+  std::map<size_t, std::optional<syntax::Document::BrokenIsland>> out;
+  if (statements.empty()) return out;
+  const uint32_t column = ts_node_start_point(statements[0]).column;
+  auto definitionAtColumn = [&](size_t k) {
+    TSNode n = statements[k];
+    return (isType(n, "decorated_definition") || isType(n, "function_definition")) && ts_node_start_point(n).column == column;
+  };
+  for (size_t i = 0; i < statements.size(); ++i) {
+    if (out.count(i) || ts_node_start_point(statements[i]).column == column) continue;
+    size_t first = i;
+    while (first > 0 && !out.count(first - 1) && !definitionAtColumn(first)) --first;
+    size_t last = i;
+    while (last + 1 < statements.size() && !definitionAtColumn(last + 1)) ++last;
+    uint32_t at = ts_node_start_byte(statements[i]);
+    if (!definitionAtColumn(first)) {
+      region_.diagnostics.push_back(indentationError(doc_, at, column));
+      region_.misindented = true;
+      first = i;
+    }
+    for (size_t k = first; k <= last; ++k) out[k] = std::nullopt;
+    if (definitionAtColumn(first)) {
+      TSNode root = statements[first];
+      while (!ts_node_is_null(ts_node_parent(root))) root = ts_node_parent(root);
+      uint32_t end = ts_node_end_byte(statements[last]);
+      ByteRange range{ts_node_start_byte(statements[first]), doc_.lines().lineEnd(doc_.lines().lineOf(end > 0 ? end - 1 : 0))};
+      out[first] = syntax::Document::BrokenIsland{range, root, at};
+    }
+    i = last;
+  }
+  return out;
 }
 
 void Lowerer::lowerMember(const FunctionNode& f, const std::string& name) {
@@ -342,7 +398,7 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
     std::erase_if(mod_.functions, [&](auto& mf) { return mf.name == old; });
     b->range.begin = ts_node_start_byte(node);
     span = FunctionSpan{brokenFunctionName(b->range), b->range, true};
-    if (auto d = firstSyntaxError(doc_, b->root, b->range)) region_.diagnostics.push_back(*d);
+    reportBrokenIsland(*b);
     return true;
   }
   node = doc_.definitionAt(node);
@@ -730,10 +786,15 @@ FileResult lowerDocument(const syntax::Document& doc) {
   return result;
 }
 
-bool relowerFunction(const syntax::Document& doc, Region& region, size_t index) {
+Aliases fileAliases(const syntax::Document& doc) {
   Aliases aliases;
   std::vector<TSNode> decorated;
   scanStatements(doc, doc.root(), aliases, decorated, 0);
+  return aliases;
+}
+
+bool relowerFunction(const syntax::Document& doc, Region& region, size_t index) {
+  Aliases aliases = fileAliases(doc);
   TSNode node = ts_node_descendant_for_byte_range(doc.root(), region.range.begin, region.range.begin);
   while (!ts_node_is_null(node) && !isType(node, "decorated_definition")) node = ts_node_parent(node);
   if (ts_node_is_null(node)) return false;
@@ -743,7 +804,9 @@ bool relowerFunction(const syntax::Document& doc, Region& region, size_t index) 
   ByteRange old = region.functions[index].range;
   std::erase_if(region.diagnostics, [&](auto& d) { return d.range.begin >= old.begin && d.range.begin < old.end; });
   Lowerer lowerer(doc, aliases, region);
-  return lowerer.relower(node, index);
+  // A use of `R.` without its import is reported once, at the file's first (TVS010): only a whole
+  // lowering knows which is first.
+  return lowerer.relower(node, index) && aliases.implicitUses().empty();
 }
 
 }  // namespace tvms::frontend

@@ -135,6 +135,8 @@ class Lowerer {
   void anchorDecorators(const void* key, TSNode decorated);
   void lowerMember(const FunctionNode& f, const std::string& name);
   void lowerBrokenMember(const syntax::Document::BrokenIsland& b);
+  void reportBrokenIsland(const syntax::Document::BrokenIsland& b);
+  std::map<size_t, std::optional<syntax::Document::BrokenIsland>> misindentedFunctions(const std::vector<TSNode>& statements);
   void defineName(NameRef::Kind k, TSNode n, const std::string& name, const void* target);
   void useName(NameRef::Kind k, TSNode n, const std::string& name, const void* target);
   std::string text(TSNode n) const { return std::string(doc_.nodeText(n)); }

@@ -196,4 +196,12 @@ void renumberEmptyBodyErrors(std::vector<diag::Diagnostic>& ds, const syntax::Do
   }
 }
 
+diag::Diagnostic indentationError(const syntax::Document& doc, uint32_t at, uint32_t blockColumn) {
+  auto& lines = doc.lines();
+  uint32_t line = lines.lineOf(at);
+  uint32_t column = at - lines.lineStart(line);
+  ByteRange r{at, std::max(at + 1, lines.lineEnd(line))};
+  return diag::make("TVS001", r, column > blockColumn ? "unexpected indent" : "unindent does not match any outer indentation level");
+}
+
 }  // namespace tvms::frontend

@@ -19,5 +19,8 @@ std::optional<diag::Diagnostic> emptyBodyError(const syntax::Document& doc, TSNo
 // Its message names the definition's line: after an edit added or removed lines above it, the line
 // its range now starts on.
 void renumberEmptyBodyErrors(std::vector<diag::Diagnostic>& ds, const syntax::Document& doc);
+// A statement at `at` in a block indented at `blockColumn` that starts at another column, CPython's
+// IndentationError ("unexpected indent" deeper, "unindent does not match ..." shallower), on its line.
+diag::Diagnostic indentationError(const syntax::Document& doc, uint32_t at, uint32_t blockColumn);
 
 }  // namespace tvms::frontend

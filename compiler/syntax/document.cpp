@@ -235,8 +235,21 @@ bool Document::parseIsland(Island& island, TSTree* old) {
   // A parse with a syntax error stays bounded to the island too (it is reported as one broken
   // function) as long as the island still starts with its definition; a clean parse that is not one
   // definition means the function's extent changed, and only the whole file can say how.
-  bool broken = !ok && ts_node_has_error(root) && defs >= 1 && isDefinition(ts_node_named_child(scope, 0)) &&
-                ts_node_start_byte(ts_node_named_child(scope, 0)) >= island.range.begin;
+  bool startsWithDefinition = defs >= 1 && isDefinition(ts_node_named_child(scope, 0)) &&
+                              ts_node_start_byte(ts_node_named_child(scope, 0)) >= island.range.begin;
+  bool broken = !ok && ts_node_has_error(root) && startsWithDefinition;
+  // A body line dedented part way (to the class body's column, then deeper lines) ends the function in
+  // tree-sitter's reading, which accepts the deeper lines as more statements of the class; CPython
+  // stops there ("unexpected indent"). The function is broken, and the error stays in it.
+  std::optional<uint32_t> indentError;
+  if (!ok && !broken && !extraAtTop && startsWithDefinition) {
+    uint32_t column = ts_node_start_point(ts_node_named_child(scope, 0)).column;
+    for (uint32_t i = 1; i < ts_node_named_child_count(scope) && !indentError; ++i) {
+      TSNode c = ts_node_named_child(scope, i);
+      if (!isType(c, "comment") && ts_node_start_point(c).column != column) indentError = ts_node_start_byte(c);
+    }
+    broken = indentError.has_value();
+  }
   if (!ok && !broken) {
     ts_tree_delete(fresh);
     return false;
@@ -244,6 +257,7 @@ bool Document::parseIsland(Island& island, TSTree* old) {
   if (island.tree && island.tree != old) ts_tree_delete(island.tree);
   island.tree = fresh;
   island.broken = broken;
+  island.indentError = indentError;
   return true;
 }
 
@@ -276,7 +290,7 @@ std::optional<Document::BrokenIsland> Document::brokenIslandAt(TSNode skeletonNo
   uint32_t begin = ts_node_start_byte(skeletonNode);
   for (auto& i : islands_)
     if (i.tree && i.broken && begin >= i.range.begin && begin < i.range.end)
-      return BrokenIsland{i.range, ts_tree_root_node(i.tree)};
+      return BrokenIsland{i.range, ts_tree_root_node(i.tree), i.indentError};
   return std::nullopt;
 }
 
@@ -348,6 +362,7 @@ std::vector<TSNode> Document::statementsOf(TSNode body) const {
 
 std::vector<ByteRange> Document::wholeFileEdit(const TSInputEdit& edit, bool treeEdited) {
   ++wholeFileReparses_;
+  lastEditReparsedFile_ = true;
   TSTree* old = tree_;
   if (!treeEdited) ts_tree_edit(old, &edit);
   TSTree* fresh = parseText(parser_, old, text_);
@@ -368,6 +383,7 @@ std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view new
   range.begin = std::min(range.begin, range.end);
   const int64_t delta = static_cast<int64_t>(newText.size()) - (range.end - range.begin);
   lastSpan_.reset();
+  lastEditReparsedFile_ = false;
 
   TSInputEdit edit{};
   edit.start_byte = range.begin;

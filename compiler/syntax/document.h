@@ -64,6 +64,9 @@ class Document {
   struct BrokenIsland {
     ByteRange range;
     TSNode root;
+    // Where a statement after the definition stands at another column than the class body's
+    // (CPython: "unexpected indent"): tree-sitter's tree has no error node for it.
+    std::optional<uint32_t> indentError;
   };
   std::optional<BrokenIsland> brokenIslandAt(TSNode skeletonNode) const;
   // The statements of `body` (its named children but comments) as they stand: the skeleton's, except
@@ -88,6 +91,8 @@ class Document {
   // The span the last edit reparsed (this text's offsets), when it reparsed one: what changed there
   // is which functions the class has; everything outside it is as it was, moved by the edit.
   std::optional<ByteRange> lastSpan() const { return lastSpan_; }
+  // Whether the last edit reparsed the whole file (then the islands were found again).
+  bool lastEditReparsedFile() const { return lastEditReparsedFile_; }
 
  private:
   struct Island {
@@ -97,6 +102,7 @@ class Document {
                           // change the indentation that decides where the function ends
     TSTree* tree = nullptr;
     bool broken = false;  // its own parse holds a syntax error that tree-sitter put beside the definition
+    std::optional<uint32_t> indentError;  // ... or statements at another column (BrokenIsland::indentError)
   };
   // Text of one class body reparsed as a whole (see above), from a line start to the end of a function.
   struct Span {
@@ -121,6 +127,7 @@ class Document {
   std::vector<Span> spans_;      // sorted by range, disjoint; each holds the islands inside it
   size_t wholeFileReparses_ = 0, islandReparses_ = 0, spanReparses_ = 0;
   std::optional<ByteRange> lastSpan_;
+  bool lastEditReparsedFile_ = false;
 };
 
 ByteRange rangeOf(TSNode n);

@@ -34,4 +34,18 @@ Lowered lower(const std::string& text) {
   return l;
 }
 
+bool cleanForCPython(const syntax::Document& doc) {
+  TSNode root = doc.root();
+  if (ts_node_has_error(root)) return false;
+  for (uint32_t k = 0; k < ts_node_named_child_count(root); ++k) {
+    TSNode top = ts_node_named_child(root, k);
+    TSNode cls = std::string(ts_node_type(top)) == "decorated_definition" ? ts_node_child_by_field_name(top, "definition", 10) : top;
+    if (std::string(ts_node_type(cls)) != "class_definition") continue;
+    auto statements = doc.statementsOf(ts_node_child_by_field_name(cls, "body", 4));
+    for (TSNode s : statements)
+      if (ts_node_start_point(s).column != ts_node_start_point(statements.front()).column) return false;
+  }
+  return true;
+}
+
 }  // namespace tvms::test

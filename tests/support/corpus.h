@@ -22,4 +22,10 @@ struct Lowered {
 };
 Lowered lower(const std::string& text);
 
+// Whether CPython would parse the text as tree-sitter did: no error node, and every column-0 class's
+// body at one column (tree-sitter also reads a body line dedented part way as more class statements,
+// CPython's IndentationError). Where it would not, an incrementally edited Document keeps the error
+// inside the edited function and legitimately differs from a fresh parse of the whole file.
+bool cleanForCPython(const syntax::Document& doc);
+
 }  // namespace tvms::test

@@ -133,6 +133,7 @@ TEST_CASE("fmt: every corpus file is laid out idempotently, keeping every token,
     // ends at its `def` line) are left as written; everything else, TVM constructs tvms does not
     // model and TVMScript reading Python values included, is laid out.
     bool syntaxError = path.find("syntax_error") != std::string::npos || path.find("empty_body") != std::string::npos ||
+                       path.find("dedented_body_line") != std::string::npos ||
                        path.find("internal_error_stoll") != std::string::npos;
     if (!syntaxError) CHECK(once.notes.empty());
     else CHECK_FALSE(once.notes.empty());
