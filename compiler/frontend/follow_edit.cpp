@@ -1,6 +1,5 @@
 // followEdit: keeps a FileResult true after a one-function edit without lowering the file again.
 #include <algorithm>
-#include <cctype>
 #include <iterator>
 #include <map>
 #include <set>
@@ -69,14 +68,6 @@ void shiftOtherRegions(FileResult& file, size_t regionIndex, const Shift& shift)
       other.map.operands.update([&](ByteRange& r) { r = shift.of(r); return true; });
       shiftDiagnostics(other.diagnostics, shift);
     }
-}
-
-// Whether `text` holds `name` as a whole identifier.
-bool mentions(std::string_view text, const std::string& name) {
-  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1))
-    if ((at == 0 || !word(text[at - 1])) && (at + name.size() >= text.size() || !word(text[at + name.size()]))) return true;
-  return false;
 }
 
 // The region a follow may update: a top-level module class written in the file, lowered from its own
@@ -184,16 +175,25 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
   std::vector<std::string> changed;
   std::set_symmetric_difference(goneNames.begin(), goneNames.end(), freshNames.begin(), freshNames.end(), std::back_inserter(changed));
   if (!changed.empty()) {
-    std::vector<TSNode> statements = doc.statementsOf(field(classDef, "body"));
+    // Where kept functions resolved a name that went (a function use) or failed to resolve one that
+    // came (TVS003 "module ... has no function"): `cls.name` is the only way a function's lowering
+    // reads the others' names (Lowerer::isGlobal).
+    std::vector<ByteRange> dependent;  // new offsets
+    std::set<std::string> changedNames(changed.begin(), changed.end());
+    for (auto& n : region.map.names)
+      if (n.kind == NameRef::Kind::Function && !n.isDefinition && changedNames.count(n.name)) dependent.push_back(shift.of(n.range));
+    for (auto& d : region.diagnostics)
+      if (d.code == "TVS003" && changedNames.count(std::string(doc.slice(shift.of(d.range))))) dependent.push_back(shift.of(d.range));
+    std::vector<TSNode> statements = dependent.empty() ? std::vector<TSNode>{} : doc.statementsOf(field(classDef, "body"));
     for (size_t i = 0; i < kept.size();) {
-      std::string_view text = doc.slice(kept[i].range);
-      if (std::none_of(changed.begin(), changed.end(), [&](auto& n) { return mentions(text, n); })) { ++i; continue; }
-      if (std::count_if(kept.begin(), kept.end(), [&](auto& k) { return k.name == kept[i].name; }) > 1) return std::nullopt;
-      auto stmt = std::find_if(statements.begin(), statements.end(), [&](TSNode n) { return ts_node_start_byte(n) == kept[i].range.begin; });
+      ByteRange k = kept[i].range;
+      if (std::none_of(dependent.begin(), dependent.end(), [&](ByteRange r) { return r.begin >= k.begin && r.end <= k.end; })) { ++i; continue; }
+      if (std::count_if(kept.begin(), kept.end(), [&](auto& other) { return other.name == kept[i].name; }) > 1) return std::nullopt;
+      auto stmt = std::find_if(statements.begin(), statements.end(), [&](TSNode n) { return ts_node_start_byte(n) == k.begin; });
       if (stmt == statements.end()) return std::nullopt;
       fresh.push_back(*stmt);
       // its old range, for forgetting what it held
-      auto old = std::find_if(region.functions.begin(), region.functions.end(), [&](auto& f) { return shift.of(f.range) == kept[i].range; });
+      auto old = std::find_if(region.functions.begin(), region.functions.end(), [&](auto& f) { return shift.of(f.range) == k; });
       gone.push_back(old->range);
       goneNames.insert(kept[i].name);
       kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
