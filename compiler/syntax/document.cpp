@@ -242,12 +242,21 @@ bool Document::parseIsland(Island& island, TSTree* old) {
   // tree-sitter's reading, which accepts the deeper lines as more statements of the class; CPython
   // stops there ("unexpected indent"). The function is broken, and the error stays in it.
   std::optional<uint32_t> indentError;
+  // (Only when no other definition starts at the body's column among them: then the frontend's reading
+  // of the whole file's tree, the function up to the next definition, is the same broken function.)
   if (!ok && !broken && !extraAtTop && startsWithDefinition) {
     uint32_t column = ts_node_start_point(ts_node_named_child(scope, 0)).column;
-    for (uint32_t i = 1; i < ts_node_named_child_count(scope) && !indentError; ++i) {
+    bool another = false;
+    for (uint32_t i = 1; i < ts_node_named_child_count(scope); ++i) {
       TSNode c = ts_node_named_child(scope, i);
-      if (!isType(c, "comment") && ts_node_start_point(c).column != column) indentError = ts_node_start_byte(c);
+      if (isType(c, "comment")) continue;
+      if (ts_node_start_point(c).column != column) {
+        if (!indentError) indentError = ts_node_start_byte(c);
+      } else {
+        another |= isDefinition(c);
+      }
     }
+    if (another) indentError.reset();
     broken = indentError.has_value();
   }
   if (!ok && !broken) {

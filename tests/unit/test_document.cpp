@@ -341,3 +341,15 @@ TEST_CASE("document: a body line dedented to the class body's column breaks only
   CHECK(doc.wholeFileReparses() == 0);
   CHECK_FALSE(doc.brokenIslandAt(functionNamed(doc, "second")).has_value());
 }
+
+TEST_CASE("document: a dedented body line that starts another definition reparses the whole file") {
+  // `def h(): pass` at the class body's column, `return z` still deeper: the frontend reads the whole
+  // file's tree as `second`, then `h` broken by the unexpected indent; an island of `second` alone
+  // could not say the same, so the file is reparsed.
+  Document doc(kTwoFunctions);
+  std::string text = doc.text();
+  uint32_t line = static_cast<uint32_t>(text.find("        z = R.multiply(x, x)"));
+  doc.applyEdit(ByteRange{line, line + static_cast<uint32_t>(std::string("        z = R.multiply(x, x)").size())}, "    def h(): pass");
+  CHECK(doc.wholeFileReparses() == 1);
+  CHECK_FALSE(doc.brokenIslandAt(functionNamed(doc, "second")).has_value());
+}
