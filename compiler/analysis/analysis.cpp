@@ -3,6 +3,7 @@
 #include "compiler/analysis/analysis.h"
 
 #include <algorithm>
+#include <string_view>
 #include <unordered_map>
 
 #include "compiler/analysis/checks.h"
@@ -65,15 +66,27 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
   };
   // Signatures: a reused function keeps its printed one (printing 500 signatures per keystroke was a
   // tenth of the language server's time).
-  std::unordered_map<std::string, std::string> signatures;
+  // (By pointer: copying 500 signatures per keystroke cost more than the rest of the reuse.)
+  std::vector<std::string> printed;  // signatures printed now, for functions not reused
+  printed.reserve(m.functions.size());
   std::vector<const std::shared_ptr<const FunctionAnalysis>*> candidates;
+  std::vector<const std::string*> signatureFor;
   for (const auto& f : m.functions) {
     candidates.push_back(reusable(f));
-    signatures[f.name] = candidates.back() ? (*candidates.back())->signatureKey : signatureKey(m, f);
+    if (candidates.back()) {
+      signatureFor.push_back(&(*candidates.back())->signatureKey);
+    } else {
+      printed.push_back(signatureKey(m, f));
+      signatureFor.push_back(&printed.back());
+    }
   }
-  auto signatureOf = [&](const std::string& name) {
+  std::unordered_map<std::string_view, const std::string*> signatures;
+  signatures.reserve(m.functions.size());
+  for (size_t i = 0; i < m.functions.size(); ++i) signatures[m.functions[i].name] = signatureFor[i];
+  static const std::string kUndefined;
+  auto signatureOf = [&](const std::string& name) -> const std::string& {
     auto it = signatures.find(name);
-    return it == signatures.end() ? std::string() : it->second;
+    return it == signatures.end() ? kUndefined : *it->second;
   };
   for (size_t i = 0; i < m.functions.size(); ++i) {
     const auto& f = m.functions[i];
@@ -86,7 +99,7 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     }
     auto fa = deduceFunction(ctx, *f.relax);
     fa->owner = f.relax;
-    fa->signatureKey = signatures[f.name];
+    fa->signatureKey = *signatureFor[i];
     fa->deviceKey = devices;
     for (auto& name : fa->globalsUsed) fa->signaturesUsed.emplace_back(name, signatureOf(name));
     // The chains served the function's own diagnostics (already made); kept, their ranges would have to

@@ -388,10 +388,8 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
   for (auto& f : region_.functions) globalNames_.insert(f.name);
   for (auto& b : mod_.moduleBindings) globalNames_.insert(b);
   // The function's decorated definition starts where its span starts (an edit inside it moves only its end).
-  TSNode node{};
-  for (TSNode stmt : doc_.statementsOf(field(classDef, "body")))
-    if (isType(stmt, "decorated_definition") && ts_node_start_byte(stmt) == region_.functions.at(index).range.begin) node = stmt;
-  if (ts_node_is_null(node)) return false;
+  TSNode node = doc_.statementAt(field(classDef, "body"), region_.functions.at(index).range.begin);
+  if (!isType(node, "decorated_definition")) return false;
   if (auto b = doc_.brokenIslandAt(node)) {
     auto& span = region_.functions.at(index);
     std::string old = span.name;

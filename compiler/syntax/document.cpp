@@ -331,6 +331,23 @@ std::vector<Document::TreePart> Document::treesIn(ByteRange range) const {
   return out;
 }
 
+TSNode Document::statementAt(TSNode body, uint32_t start) const {
+  auto [cls, top] = columnZeroClassOf(body);
+  if (!ts_node_is_null(cls)) {
+    uint32_t headerBegin = lines_.lineStart(lines_.lineOf(ts_node_start_byte(top)));
+    for (auto& sp : spans_)
+      if (sp.header.begin == headerBegin && start >= sp.range.begin && start < sp.range.end) {
+        TSNode spanTop = ts_node_named_child(ts_tree_root_node(sp.tree), 0);
+        TSNode spanClass = isType(spanTop, "decorated_definition") ? ts_node_child_by_field_name(spanTop, "definition", 10) : spanTop;
+        body = ts_node_child_by_field_name(spanClass, "body", 4);
+        break;
+      }
+  }
+  TSNode n = ts_node_descendant_for_byte_range(body, start, start);
+  while (!ts_node_is_null(n) && !ts_node_eq(ts_node_parent(n), body)) n = ts_node_parent(n);
+  return !ts_node_is_null(n) && ts_node_start_byte(n) == start ? n : TSNode{};
+}
+
 std::vector<TSNode> Document::statementsOf(TSNode body) const {
   std::vector<TSNode> out;
   auto [cls, top] = columnZeroClassOf(body);

@@ -73,6 +73,9 @@ class Document {
   // that in a reparsed span of a class body the span's own statements replace the skeleton's stale
   // ones. Any node but the body of a column-0 class has no spans: its named children but comments.
   std::vector<TSNode> statementsOf(TSNode body) const;
+  // The one statement of statementsOf(body) that starts at `start`, found without listing the others
+  // (a null node when none does).
+  TSNode statementAt(TSNode body, uint32_t start) const;
 
   // Replaces the bytes in `range` (clamped to the text) by `newText` and reparses incrementally.
   // Returns the byte ranges whose syntax changed.
