@@ -158,8 +158,8 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
       }))
     return std::nullopt;
 
-  // Names: every function's name resolves `cls.name` in the others. A kept function that mentions a
-  // name that came or went is lowered again too.
+  // Names: every function's name resolves `cls.name` in the others. A kept function that used a name
+  // that went, or failed on one that came, is lowered again too.
   std::set<std::string> names, goneNames, freshNames;
   for (auto& f : region.functions)
     if (std::find(gone.begin(), gone.end(), f.range) != gone.end()) goneNames.insert(f.name);
