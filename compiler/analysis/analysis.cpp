@@ -65,8 +65,7 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     return it != earlier.end() && (*it->second)->analyzes(f.relax) ? it->second : nullptr;
   };
   // Signatures: a reused function keeps its printed one (printing 500 signatures per keystroke was a
-  // tenth of the language server's time).
-  // (By pointer: copying 500 signatures per keystroke cost more than the rest of the reuse.)
+  // tenth of the language server's time), and the map points at them (copying them cost ~0.25 ms).
   std::vector<std::string> printed;  // signatures printed now, for functions not reused
   printed.reserve(m.functions.size());
   std::vector<const std::shared_ptr<const FunctionAnalysis>*> candidates;

@@ -88,13 +88,6 @@ std::optional<size_t> followableRegion(const FileResult& file, ByteRange edit) {
   return std::nullopt;
 }
 
-// The class's decorated definition in the skeleton (whose body Document::statementsOf lists).
-TSNode classNodeOf(const syntax::Document& doc, const Region& region) {
-  TSNode node = ts_node_descendant_for_byte_range(doc.root(), region.range.begin, region.range.begin);
-  while (!ts_node_is_null(node) && !isType(node, "decorated_definition")) node = ts_node_parent(node);
-  return node;
-}
-
 // An edit that changed which functions the class has (the Document reparsed `span`, new offsets):
 // the functions the span holds are lowered, the others keep their IR (and so their analysis).
 std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& file, ByteRange edit, uint32_t newLength,
@@ -104,7 +97,7 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
   Region& region = file.regions[*regionIndex];
   if (region.module->standalone) return std::nullopt;
   const Shift shift{edit.end, static_cast<int64_t>(newLength) - static_cast<int64_t>(edit.end - edit.begin)};
-  TSNode decorated = classNodeOf(doc, region);
+  TSNode decorated = regionNode(doc, region);
   TSNode classDef = field(decorated, "definition");
   if (!isType(classDef, "class_definition") || shift.at(region.range.end) != ts_node_end_byte(decorated) ||
       span.begin < ts_node_start_byte(decorated) || span.end > ts_node_end_byte(decorated))
@@ -112,8 +105,9 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
 
   // The span's old extent: what was lowered from there goes, but for what the edit left as it was.
   const ByteRange oldSpan{span.begin, static_cast<uint32_t>(span.end - (shift.delta))};
+  const std::vector<TSNode> statements = doc.statementsOf(field(classDef, "body"));
   std::vector<TSNode> fresh;
-  for (TSNode stmt : doc.statementsOf(field(classDef, "body")))
+  for (TSNode stmt : statements)
     if (ts_node_start_byte(stmt) >= span.begin && ts_node_start_byte(stmt) < span.end) fresh.push_back(stmt);
   std::vector<ByteRange> gone, keptInSpan;  // old offsets
   auto untouched = [&](ByteRange r) { return r.end <= edit.begin || r.begin >= edit.end; };
@@ -184,7 +178,6 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
       if (n.kind == NameRef::Kind::Function && !n.isDefinition && changedNames.count(n.name)) dependent.push_back(shift.of(n.range));
     for (auto& d : region.diagnostics)
       if (d.code == "TVS003" && changedNames.count(std::string(doc.slice(shift.of(d.range))))) dependent.push_back(shift.of(d.range));
-    std::vector<TSNode> statements = dependent.empty() ? std::vector<TSNode>{} : doc.statementsOf(field(classDef, "body"));
     for (size_t i = 0; i < kept.size();) {
       ByteRange k = kept[i].range;
       if (std::none_of(dependent.begin(), dependent.end(), [&](ByteRange r) { return r.begin >= k.begin && r.end <= k.end; })) { ++i; continue; }

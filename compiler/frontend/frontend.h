@@ -178,6 +178,9 @@ std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange range
 // Re-lowers function `index` of `region` after an edit inside it, leaving the other functions' IR
 // (and their analysis) untouched. Returns false when the function can no longer be found.
 bool relowerFunction(const syntax::Document& doc, Region& region, size_t index);
+// The region's decorated definition in the whole-file tree (a module class: the body that
+// Document::statementsOf lists).
+TSNode regionNode(const syntax::Document& doc, const Region& region);
 // The imports and Python names of the file (what lowering a function reads besides its own text).
 class Aliases;
 Aliases fileAliases(const syntax::Document& doc);

@@ -791,10 +791,15 @@ Aliases fileAliases(const syntax::Document& doc) {
   return aliases;
 }
 
-bool relowerFunction(const syntax::Document& doc, Region& region, size_t index) {
-  Aliases aliases = fileAliases(doc);
+TSNode regionNode(const syntax::Document& doc, const Region& region) {
   TSNode node = ts_node_descendant_for_byte_range(doc.root(), region.range.begin, region.range.begin);
   while (!ts_node_is_null(node) && !isType(node, "decorated_definition")) node = ts_node_parent(node);
+  return node;
+}
+
+bool relowerFunction(const syntax::Document& doc, Region& region, size_t index) {
+  Aliases aliases = fileAliases(doc);
+  TSNode node = regionNode(doc, region);
   if (ts_node_is_null(node)) return false;
   region.range = rangeOf(node);
   // Diagnostics of the function being replaced go; the others stay.

@@ -149,6 +149,14 @@ void follow(ByteRange& r, ByteRange edit, int64_t delta) {
   }
 }
 
+// The body of the class that is a header + lines tree's first statement (an island's or a span's tree
+// holds its class header first); a null node when that statement is not a class with a body.
+TSNode firstClassBody(TSNode root) {
+  TSNode top = ts_node_named_child(root, 0);
+  TSNode cls = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
+  return isType(cls, "class_definition") ? ts_node_child_by_field_name(cls, "body", 4) : TSNode{};
+}
+
 // The class definition whose body is `body`, and the node at column 0 that holds it (its decorated
 // definition, or itself), when `body` is the body of a column-0 class; null nodes otherwise.
 std::pair<TSNode, TSNode> columnZeroClassOf(TSNode body) {
@@ -212,11 +220,9 @@ bool Document::parseIsland(Island& island, TSTree* old) {
   TSNode scope = root;
   bool extraAtTop = false;  // the island's lines also produced statements outside the class
   if (island.header.end > island.header.begin) {
-    TSNode top = ts_node_named_child(root, 0);
-    TSNode def = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
-    scope = ts_node_child_by_field_name(def, "body", 4);
+    scope = firstClassBody(root);
     extraAtTop = ts_node_named_child_count(root) != 1;
-    if (ts_node_is_null(scope) || !isType(def, "class_definition")) {
+    if (ts_node_is_null(scope)) {
       ts_tree_delete(fresh);
       return false;
     }
@@ -331,18 +337,22 @@ std::vector<Document::TreePart> Document::treesIn(ByteRange range) const {
   return out;
 }
 
-TSNode Document::statementAt(TSNode body, uint32_t start) const {
+std::vector<const Document::Span*> Document::spansOf(TSNode body) const {
+  std::vector<const Span*> out;
   auto [cls, top] = columnZeroClassOf(body);
-  if (!ts_node_is_null(cls)) {
-    uint32_t headerBegin = lines_.lineStart(lines_.lineOf(ts_node_start_byte(top)));
-    for (auto& sp : spans_)
-      if (sp.header.begin == headerBegin && start >= sp.range.begin && start < sp.range.end) {
-        TSNode spanTop = ts_node_named_child(ts_tree_root_node(sp.tree), 0);
-        TSNode spanClass = isType(spanTop, "decorated_definition") ? ts_node_child_by_field_name(spanTop, "definition", 10) : spanTop;
-        body = ts_node_child_by_field_name(spanClass, "body", 4);
-        break;
-      }
-  }
+  if (ts_node_is_null(cls)) return out;
+  uint32_t headerBegin = lines_.lineStart(lines_.lineOf(ts_node_start_byte(top)));
+  for (auto& sp : spans_)
+    if (sp.header.begin == headerBegin) out.push_back(&sp);
+  return out;
+}
+
+TSNode Document::statementAt(TSNode body, uint32_t start) const {
+  for (const Span* sp : spansOf(body))
+    if (start >= sp->range.begin && start < sp->range.end) {
+      body = firstClassBody(ts_tree_root_node(sp->tree));
+      break;
+    }
   TSNode n = ts_node_descendant_for_byte_range(body, start, start);
   while (!ts_node_is_null(n) && !ts_node_eq(ts_node_parent(n), body)) n = ts_node_parent(n);
   return !ts_node_is_null(n) && ts_node_start_byte(n) == start ? n : TSNode{};
@@ -350,12 +360,7 @@ TSNode Document::statementAt(TSNode body, uint32_t start) const {
 
 std::vector<TSNode> Document::statementsOf(TSNode body) const {
   std::vector<TSNode> out;
-  auto [cls, top] = columnZeroClassOf(body);
-  uint32_t headerBegin = ts_node_is_null(top) ? 0 : lines_.lineStart(lines_.lineOf(ts_node_start_byte(top)));
-  std::vector<const Span*> spans;
-  if (!ts_node_is_null(cls))
-    for (auto& sp : spans_)
-      if (sp.header.begin == headerBegin) spans.push_back(&sp);
+  std::vector<const Span*> spans = spansOf(body);
   size_t next = 0;
   // Named children but comments (comments are trivia, found through treesIn), by cursor: indexing
   // named children is linear in the index.
@@ -370,9 +375,7 @@ std::vector<TSNode> Document::statementsOf(TSNode body) const {
     ts_tree_cursor_delete(&cursor);
   };
   auto emitSpan = [&](const Span& sp) {
-    TSNode spanTop = ts_node_named_child(ts_tree_root_node(sp.tree), 0);
-    TSNode spanClass = isType(spanTop, "decorated_definition") ? ts_node_child_by_field_name(spanTop, "definition", 10) : spanTop;
-    eachStatement(ts_node_child_by_field_name(spanClass, "body", 4), [&](TSNode c) {
+    eachStatement(firstClassBody(ts_tree_root_node(sp.tree)), [&](TSNode c) {
       if (ts_node_start_byte(c) >= sp.range.begin && ts_node_start_byte(c) < sp.range.end) out.push_back(c);
     });
   };
@@ -490,25 +493,18 @@ uint32_t Document::indentAt(uint32_t lineStart) const {
   return p - lineStart;
 }
 
-// The indentation of the first line of code (not blank, not only a comment) from the line holding
-// `from`; none at the end of the text or when it is indented with a tab.
+// The indentation of the first line of code (neither blank nor only a comment) from the line holding
+// `from` on. Spans start below a class header, never on the first line (nothing there: no span).
 std::optional<uint32_t> Document::codeIndentFrom(uint32_t from) const {
-  for (uint32_t line = lines_.lineOf(from); line < lines_.lineCount(); ++line) {
-    uint32_t start = lines_.lineStart(line), indent = indentAt(start), at = start + indent;
-    if (at >= lines_.lineEnd(line) || text_[at] == '#') continue;
-    if (text_[at] == '\t') return std::nullopt;
-    return indent;
-  }
-  return std::nullopt;
+  uint32_t line = lines_.lineOf(from);
+  return line == 0 ? std::nullopt : lines_.nextCodeLineIndent(line - 1);
 }
 
 // Whether the code after a function's last line (ending at `end`) starts at `column` or left of it.
 // tree-sitter accepts a class body's statements at deeper columns too; such a line would join the
 // function when an edit made it able to, which only a parse of more than the function can tell.
 bool Document::nothingDeeperAfter(uint32_t end, uint32_t column) const {
-  uint32_t line = lines_.lineOf(end) + 1;
-  if (line >= lines_.lineCount()) return true;
-  auto indent = codeIndentFrom(lines_.lineStart(line));
+  auto indent = lines_.nextCodeLineIndent(lines_.lineOf(end));
   return !indent || *indent <= column;
 }
 
@@ -563,11 +559,9 @@ std::optional<ByteRange> Document::reparseSpan(ByteRange oldEdit, int64_t delta)
   // One class whose body ends with the function after the edit, unchanged; a syntax error only inside
   // the definitions before it (each is then a broken island, as an island's own error is).
   TSNode root = ts_tree_root_node(tree);
-  TSNode top = ts_node_named_child(root, 0);
-  TSNode cls = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
-  TSNode body = ts_node_child_by_field_name(cls, "body", 4);
+  TSNode body = firstClassBody(root);
   std::vector<TSNode> statements;
-  bool bounded = ts_node_named_child_count(root) == 1 && isType(cls, "class_definition") && !ts_node_is_null(body);
+  bool bounded = ts_node_named_child_count(root) == 1 && !ts_node_is_null(body);
   uint32_t brokenDefinitions = 0;
   if (bounded)
     for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {

@@ -119,6 +119,7 @@ class Document {
   std::optional<ByteRange> reparseSpan(ByteRange oldEdit, int64_t delta);
   uint32_t indentAt(uint32_t lineStart) const;
   std::optional<uint32_t> codeIndentFrom(uint32_t from) const;
+  std::vector<const Span*> spansOf(TSNode body) const;  // the spans of the column-0 class `body` belongs to
   bool nothingDeeperAfter(uint32_t end, uint32_t column) const;
   std::vector<ByteRange> wholeFileEdit(const TSInputEdit& edit, bool treeEdited);
 
