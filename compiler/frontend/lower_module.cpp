@@ -251,10 +251,15 @@ void Lowerer::lowerMember(const FunctionNode& f, const std::string& name) {
   region_.functions.push_back(span);
 }
 
-bool Lowerer::lowerMembers(const std::vector<TSNode>& statements, const std::set<std::string>& functionNames) {
+bool Lowerer::isGlobal(const std::string& name) const {
+  auto named = [&](auto& list) { return std::any_of(list.begin(), list.end(), [&](auto& f) { return f.name == name; }); };
+  return globalNames_.count(name) || (externalGlobals_ && externalGlobals_->count(name)) || named(region_.functions) ||
+         named(mod_.functions) || std::find(mod_.moduleBindings.begin(), mod_.moduleBindings.end(), name) != mod_.moduleBindings.end();
+}
+
+bool Lowerer::lowerMembers(const std::vector<TSNode>& statements, const std::set<std::string>& names) {
   className_ = mod_.name;
-  globalNames_ = functionNames;
-  for (auto& b : mod_.moduleBindings) globalNames_.insert(b);
+  globalNames_ = names;
   for (TSNode stmt : statements) {
     if (auto b = doc_.brokenIslandAt(stmt)) {
       b->range.begin = ts_node_start_byte(stmt);
@@ -384,9 +389,6 @@ bool Lowerer::relower(TSNode decorated, size_t index) {
   TSNode classDef = field(decorated, "definition");
   if (!isType(classDef, "class_definition")) return false;
   className_ = mod_.name;
-  for (auto& f : mod_.functions) globalNames_.insert(f.name);
-  for (auto& f : region_.functions) globalNames_.insert(f.name);
-  for (auto& b : mod_.moduleBindings) globalNames_.insert(b);
   // The function's decorated definition starts where its span starts (an edit inside it moves only its end).
   TSNode node = doc_.statementAt(field(classDef, "body"), region_.functions.at(index).range.begin);
   if (!isType(node, "decorated_definition")) return false;

@@ -30,16 +30,17 @@ class Lowerer {
   // Re-lowers one function of an already lowered module in place.
   bool relower(TSNode decorated, size_t index);
   // Lowers `statements` of the module's class body (Document::statementsOf's nodes), each a function,
-  // appending them to the region's functions and the module's; `functionNames` are all the module's
-  // functions after the edit (what `cls.name` resolves against). False when one is not a function.
-  bool lowerMembers(const std::vector<TSNode>& statements, const std::set<std::string>& functionNames);
+  // appending them to the region's functions and the module's; `names` are the functions they define
+  // (with the region's functions, what `cls.name` resolves against). False when one is not a function.
+  bool lowerMembers(const std::vector<TSNode>& statements, const std::set<std::string>& names);
   void finish();  // comments -> trivia, after everything is lowered
   // Module functions this lowering does not see but which exist (error recovery lowers functions one
   // at a time: `cls.other` must still resolve). The set is the caller's and must outlive the lowering.
   void declareGlobals(const std::set<std::string>* names) { externalGlobals_ = names; }
-  bool isGlobal(const std::string& name) const {
-    return globalNames_.count(name) || (externalGlobals_ && externalGlobals_->count(name));
-  }
+  // Whether `cls.name` names a function (or module binding) of the module: the names this lowering
+  // declared, the caller's, and the region's and module's as they stand (scanned: `cls.name` uses are
+  // few, and copying ~500 names into a set per keystroke cost more than every scan together).
+  bool isGlobal(const std::string& name) const;
 
   // Decorator helpers shared with region discovery.
   ir::AttrList decoratorArgs(TSNode decoratorCall);

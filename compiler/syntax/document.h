@@ -29,6 +29,7 @@
 
 #include "compiler/syntax/line_index.h"
 #include "compiler/syntax/position.h"
+#include "compiler/syntax/shifted_tree.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
 
@@ -103,7 +104,7 @@ class Document {
     ByteRange range;      // the definition, whole lines
     uint32_t bodyBegin;   // start of the first body line: edits before it (decorators, the def line) may
                           // change the indentation that decides where the function ends
-    TSTree* tree = nullptr;
+    ShiftedTree tree;     // its own parse (header + range), when an edit reparsed it
     bool broken = false;  // its own parse holds a syntax error that tree-sitter put beside the definition
     std::optional<uint32_t> indentError;  // ... or statements at another column (BrokenIsland::indentError)
   };
@@ -111,7 +112,7 @@ class Document {
   struct Span {
     ByteRange header;  // the class's header lines, as for its islands
     ByteRange range;
-    TSTree* tree = nullptr;
+    ShiftedTree tree;
   };
   void findIslands();
   void dropIslandTrees();
