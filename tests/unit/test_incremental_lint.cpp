@@ -284,6 +284,26 @@ TEST_CASE("incremental lint: adding or deleting a function re-deduces only it an
   CHECK(doc.wholeFileReparses() == 0);
 }
 
+TEST_CASE("incremental lint: deleting twenty functions at once re-deduces none of the others") {
+  // The earlier analyses are found near the last one found; twenty gone at once is past that window.
+  std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n";
+  for (int i = 0; i < 60; ++i)
+    text += "    @R.function\n    def g" + std::to_string(i) +
+            "(x: R.Tensor((4,), \"float32\")) -> R.Tensor((4,), \"float32\"):\n        y = R.add(x, x)\n        return y\n\n";
+  syntax::Document doc(text);
+  auto r = analysis::lintDocument(doc);
+  REQUIRE(r.analyses[0].deduced == 60);
+  uint32_t from = static_cast<uint32_t>(text.find("    @R.function\n    def g10("));
+  uint32_t to = static_cast<uint32_t>(text.find("    @R.function\n    def g30("));
+  syntax::ByteRange range{from, to};
+  doc.applyEdit(range, "");
+  REQUIRE(analysis::followEdit(r, doc, range, 0));
+  analysis::finishLint(r, doc);
+  CHECK(r.analyses[0].deduced == 0);
+  CHECK(r.analyses[0].functions.size() == 40);
+  CHECK(describe(r) == describe(analysis::lintDocument(syntax::Document(doc.text()))));
+}
+
 TEST_CASE("incremental lint: a body line dedented out of its function is one unexpected indent, followed without lowering the file") {
   std::string text = callingModule(12);
   syntax::Document doc(text);
