@@ -149,6 +149,9 @@ TEST_CASE("schedule: the CPU GEMM tile follows the target's vector width") {
   CHECK(narrow.nr == 16);
   // Accumulators + two vectors of B + A's broadcast fit AVX2's 16 registers.
   CHECK(narrow.accumulatorRegisters() + 3 <= 16);
+  // A task's group of panels spans 128 columns at either width (A is read once per group).
+  CHECK(wide.group * wide.nr == 128);
+  CHECK(narrow.group * narrow.nr == 128);
   auto doubles = schedule::cpuGemmTile(avx512, tir::ScalarType::F64);
   CHECK(doubles.accumulatorRegisters() + 3 <= 32);
 }
