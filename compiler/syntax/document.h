@@ -104,7 +104,7 @@ class Document {
     ByteRange range;      // the definition, whole lines
     uint32_t bodyBegin;   // start of the first body line: edits before it (decorators, the def line) may
                           // change the indentation that decides where the function ends
-    ShiftedTree tree;     // its own parse (header + range), when an edit reparsed it
+    ShiftedTree tree;     // its own parse (header + range), or a copy of its span's tree, once reparsed
     bool broken = false;  // its own parse holds a syntax error that tree-sitter put beside the definition
     std::optional<uint32_t> indentError;  // ... or statements at another column (BrokenIsland::indentError)
   };

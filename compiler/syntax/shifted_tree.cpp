@@ -11,7 +11,6 @@ namespace {
 // tree-sitter's own arithmetic for points after an edit (a point's column is relative to the row's start).
 TSPoint pointSub(TSPoint a, TSPoint b) { return a.row > b.row ? TSPoint{a.row - b.row, a.column} : TSPoint{0, a.column - b.column}; }
 TSPoint pointAdd(TSPoint a, TSPoint b) { return b.row > 0 ? TSPoint{a.row + b.row, b.column} : TSPoint{a.row, a.column + b.column}; }
-bool samePlace(TSPoint a, TSPoint b) { return a.row == b.row && a.column == b.column; }
 
 }  // namespace
 
@@ -27,6 +26,10 @@ ShiftedTree::ShiftedTree(TSTree* tree, const std::vector<ByteRange>& ranges, con
   end_ = {textSize, textSize, {end.line, end.column}, {end.line, end.column}};
   seen_ = now_;
   seenEnd_ = end_;
+}
+
+bool ShiftedTree::sameStart(const Place& a, const Place& b) {
+  return a.begin == b.begin && a.beginPoint.row == b.beginPoint.row && a.beginPoint.column == b.beginPoint.column;
 }
 
 // The same rule ts_tree_edit applies to a tree's included ranges.
@@ -64,13 +67,13 @@ void ShiftedTree::edit(const TSInputEdit& e) {
 
 bool ShiftedTree::pending() const {
   for (uint8_t k = 0; k < count_; ++k)
-    if (seen_[k].begin != now_[k].begin || !samePlace(seen_[k].beginPoint, now_[k].beginPoint)) return true;
-  return seenEnd_.begin != end_.begin || !samePlace(seenEnd_.beginPoint, end_.beginPoint);
+    if (!sameStart(seen_[k], now_[k])) return true;
+  return !sameStart(seenEnd_, end_);
 }
 
 TSTree* ShiftedTree::get() const {
   for (uint8_t k = 0; k < count_; ++k) {
-    if (seen_[k].begin == now_[k].begin && samePlace(seen_[k].beginPoint, now_[k].beginPoint)) continue;
+    if (sameStart(seen_[k], now_[k])) continue;
     // The text before range k (from the end of range k-1, where the tree already has it) was
     // replaced: one edit moves the range, and the ones after it, to where they are.
     TSInputEdit gap{};
@@ -84,7 +87,7 @@ TSTree* ShiftedTree::get() const {
     for (uint8_t j = k; j < count_; ++j) move(seen_[j], gap);
     move(seenEnd_, gap);
   }
-  if (count_ > 0 && (seenEnd_.begin != end_.begin || !samePlace(seenEnd_.beginPoint, end_.beginPoint))) {
+  if (count_ > 0 && !sameStart(seenEnd_, end_)) {
     // The text after the last range (where the tree's root ends, at the end of the text).
     TSInputEdit tail{};
     tail.start_byte = now_[count_ - 1].end;

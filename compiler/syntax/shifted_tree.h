@@ -48,6 +48,7 @@ class ShiftedTree {
     TSPoint beginPoint{}, endPoint{};
   };
   static void move(Place& p, const TSInputEdit& e);
+  static bool sameStart(const Place& a, const Place& b);  // the same begin byte and point
 
   mutable TSTree* tree_ = nullptr;
   uint8_t count_ = 0;
