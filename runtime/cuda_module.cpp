@@ -1,5 +1,7 @@
 #include "runtime/cuda_module.h"
 
+#include "runtime/shape_math.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -9,11 +11,6 @@ namespace tvms::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'V', 'M', 'S', 'C', 'U', '0', '1'};
-
-int64_t floorDiv(int64_t a, int64_t b) {
-  if (b == 0) throw std::runtime_error("a launch's grid size divides by zero");
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
 
 struct Out {
   std::vector<char> bytes;
@@ -66,11 +63,11 @@ int64_t evalDimProgram(const std::vector<int64_t>& program, const int64_t* dims,
     stack.pop_back();
     int64_t& a = stack.back();
     switch (op) {
-      case DimOp::Add: a += b; break;
-      case DimOp::Sub: a -= b; break;
-      case DimOp::Mul: a *= b; break;
-      case DimOp::FloorDiv: a = floorDiv(a, b); break;
-      case DimOp::FloorMod: a = a - floorDiv(a, b) * b; break;
+      case DimOp::Add: a = shapeAdd(a, b, "a launch's grid size"); break;
+      case DimOp::Sub: a = shapeSub(a, b, "a launch's grid size"); break;
+      case DimOp::Mul: a = shapeMul(a, b, "a launch's grid size"); break;
+      case DimOp::FloorDiv: a = shapeFloorDiv(a, b, "a launch's grid size"); break;
+      case DimOp::FloorMod: a = shapeFloorMod(a, b, "a launch's grid size"); break;
       case DimOp::Min: a = std::min(a, b); break;
       case DimOp::Max: a = std::max(a, b); break;
       default: throw std::runtime_error("damaged grid program (op)");

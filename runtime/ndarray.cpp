@@ -1,6 +1,7 @@
 #include "runtime/ndarray.h"
 
 #include "runtime/device_api.h"
+#include "runtime/shape_math.h"
 
 namespace tvms::runtime {
 
@@ -13,9 +14,17 @@ Storage::~Storage() {
 }
 
 int64_t NDArray::numel() const {
+  for (auto d : shape) {
+    if (d < 0) throw std::runtime_error("shape " + shapeText() + " has a negative dimension");
+    if (d == 0) return 0;
+  }
   int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape) n = shapeMul(n, d, ("the element count of shape " + shapeText()).c_str());
   return n;
+}
+
+size_t NDArray::bytes() const {
+  return static_cast<size_t>(shapeMul(numel(), static_cast<int64_t>(dtypeBytes(dtype)), ("the byte size of shape " + shapeText()).c_str()));
 }
 
 std::string NDArray::shapeText() const {

@@ -34,8 +34,9 @@ struct NDArray {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
 
+  // Both throw std::runtime_error for a negative dimension or a count past int64 (runtime/shape_math.h).
   int64_t numel() const;
-  size_t bytes() const { return static_cast<size_t>(numel()) * dtypeBytes(dtype); }
+  size_t bytes() const;
   int slot() const { return storage ? storage->slot : -1; }
   void* data() const { return static_cast<char*>(storage->data) + offset; }
   std::string shapeText() const;  // "(2, 3)"

@@ -13,13 +13,21 @@ namespace tvms::runtime {
 
 namespace {
 
+constexpr const char* kCpuKinds[] = {"llvm", "c", "cpu"};
+
+bool isCpuKind(const std::string& kind) {
+  for (const char* k : kCpuKinds)
+    if (kind == k) return true;
+  return false;
+}
+
 struct Registries {
   std::mutex mutex;
   std::map<std::string, DeviceFactory> devices;
   std::map<std::string, ModuleLoader> loaders;
   std::map<std::string, LibraryFunction> functions;
   Registries() {
-    for (const char* kind : {"llvm", "c", "cpu"}) {
+    for (const char* kind : kCpuKinds) {
       devices[kind] = [](int index, const DeviceOptions& o) {
         return makeCpuDevice(index, o.pinnedHostMemory ? HostMemory::Pinned : HostMemory::Pageable);
       };
@@ -56,6 +64,8 @@ std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index, const 
   }
   return factory(index, options);
 }
+
+bool sameKernelFamily(const std::string& a, const std::string& b) { return a == b || (isCpuKind(a) && isCpuKind(b)); }
 
 bool hasDeviceKind(const std::string& kind) {
   auto& r = registries();

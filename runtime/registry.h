@@ -28,6 +28,8 @@ void registerDevice(const std::string& kind, DeviceFactory factory);
 std::unique_ptr<DeviceAPI> openDevice(const std::string& kind, int index, const DeviceOptions& options = {});
 // Whether a device factory is registered for `kind`.
 bool hasDeviceKind(const std::string& kind);
+// Whether kernels built for kind `a` run on a device of kind `b`: the same kind, or two CPU kinds.
+bool sameKernelFamily(const std::string& a, const std::string& b);
 
 // A library function the VM calls for R.call_dps_packed (OffloadLibraries' cuBLAS / cuDNN calls):
 // `args` are its tensors, the output last, all on `device`; `name` is the full name, whose text after

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "runtime/registry.h"
+#include "runtime/shape_math.h"
 
 namespace tvms::runtime {
 
@@ -17,15 +18,11 @@ int64_t operand(const std::vector<int64_t>& heap, int64_t isSlot, int64_t value)
 
 int64_t computeDim(int64_t op, int64_t a, int64_t b) {
   switch (op) {
-    case '+': return a + b;
-    case '-': return a - b;
-    case '*': return a * b;
-    case '/':  // floor division, as TIR's floordiv
-      if (b == 0) throw std::runtime_error("shape arithmetic divides by zero");
-      return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-    case '%':
-      if (b == 0) throw std::runtime_error("shape arithmetic divides by zero");
-      return ((a % b) + b) % b;
+    case '+': return shapeAdd(a, b);
+    case '-': return shapeSub(a, b);
+    case '*': return shapeMul(a, b);
+    case '/': return shapeFloorDiv(a, b);  // floor division, as TIR's floordiv
+    case '%': return shapeFloorMod(a, b);
   }
   throw std::runtime_error("bad shape arithmetic in the bytecode");
 }
@@ -234,7 +231,9 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
         break;
       case Opcode::AllocStorage: {
         int slot = static_cast<int>(a[0]);
-        r[in.dst] = std::make_shared<Storage>(devices_.at(slot), slot, static_cast<size_t>(operand(heap, a[1], a[2])));
+        int64_t bytes = operand(heap, a[1], a[2]);
+        if (bytes < 0) throw std::runtime_error("a storage of " + std::to_string(bytes) + " bytes: a negative dimension in the shape");
+        r[in.dst] = std::make_shared<Storage>(devices_.at(slot), slot, static_cast<size_t>(bytes));
         break;
       }
       case Opcode::AllocTensor: {
@@ -283,7 +282,17 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
       case Opcode::CallFunc: {
         std::vector<Value> callArgs;
         for (size_t k = 1; k < a.size(); ++k) callArgs.push_back(r[a[k]]);
-        r[in.dst] = run(exe_.functions.at(a[0]), std::move(callArgs));
+        const VMFunction& callee = exe_.functions.at(a[0]);
+        // Recursion without an end would overflow the stack (a segfault): a clear error instead.
+        if (callDepth_ >= kMaxCallDepth)
+          throw std::runtime_error("calls between the module's functions nest deeper than " + std::to_string(kMaxCallDepth) + " (" +
+                                   f.name + " calls " + callee.name + " there): a recursion without an end?");
+        ++callDepth_;
+        struct Leave {
+          int& depth;
+          ~Leave() { --depth; }
+        } leave{callDepth_};
+        r[in.dst] = run(callee, std::move(callArgs));
         break;
       }
       case Opcode::IfNot: {
@@ -322,7 +331,13 @@ DeviceChoice deviceFor(const DeviceSlot& slot, const std::map<std::string, std::
   const std::string& to = it != remap.end() ? it->second : slot.builtFor;
   auto c = parseDevice(to, own.index);
   if (!c) throw std::runtime_error("--device " + slot.spelling + "=" + to + ": expected cpu, a kind, or KIND:INDEX such as cuda:0");
-  // Kernels built for the CPU cannot run on a GPU, nor the reverse.
+  // Kernels built for the CPU cannot run on a GPU, nor the reverse. An artifact built without a remap
+  // holds the slot's kernels for its own kind (PTX for a cuda slot): another kind of device cannot
+  // run them (launching PTX as a host function would jump into data).
+  if (it != remap.end() && slot.builtFor.empty() && !sameKernelFamily(slot.kind, c->kind))
+    throw std::runtime_error("--device " + slot.spelling + "=" + to + ": this artifact's kernels for " + slot.spelling + " are " +
+                             slot.kind + " code, which a " + to + " device cannot run; build it for " + to +
+                             " (tvms build --device " + slot.spelling + "=" + to + "), or run the module's .py with this --device");
   if (it != remap.end() && !slot.builtFor.empty()) {
     auto built = parseDevice(slot.builtFor, own.index);
     if (built && built->kind != c->kind)

@@ -63,6 +63,9 @@ class VirtualMachine {
   NDArray hostCopy(const NDArray& a);
 
  private:
+  // How deep calls between the module's functions may nest (each level is a frame of run()).
+  static constexpr int kMaxCallDepth = 1000;
+  int callDepth_ = 0;
   Value run(const VMFunction& f, std::vector<Value> args);
   void callKernel(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap);
   void callLibrary(const std::vector<int64_t>& a, const std::vector<Value>& r);

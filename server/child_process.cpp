@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,11 +24,41 @@ ChildProcess::~ChildProcess() {
 
 std::shared_ptr<ChildProcess> ChildProcess::start(boost::asio::io_context& io, const std::vector<std::string>& argv,
                                                   std::chrono::milliseconds timeout, LineFn onStderrLine, DoneFn onDone,
-                                                  std::string* error) {
+                                                  std::string* error, const std::string* stdinText) {
+  int input = -1;
+  if (stdinText) {
+    input = ::memfd_create("tvms-child-stdin", MFD_CLOEXEC);
+    size_t done = 0;
+    while (input >= 0 && done < stdinText->size()) {
+      ssize_t n = ::write(input, stdinText->data() + done, stdinText->size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<size_t>(n);
+    }
+    if (input < 0 || done != stdinText->size() || ::lseek(input, 0, SEEK_SET) != 0) {
+      *error = std::string("cannot hold the child's input: ") + std::strerror(errno);
+      if (input >= 0) ::close(input);
+      return nullptr;
+    }
+  }
+  // The environment plus this process's pid: a tvms child asks the kernel to end it when its parent
+  // ends (tools/tvms/main.cpp), so a killed server leaves no run behind.
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, kParentPidVariable, std::strlen(kParentPidVariable)) != 0) env.emplace_back(*e);
+  env.push_back(std::string(kParentPidVariable) + "=" + std::to_string(::getpid()));
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
   int outPipe[2], errPipe[2];
-  if (::pipe2(outPipe, O_CLOEXEC) != 0) { *error = std::string("pipe: ") + std::strerror(errno); return nullptr; }
+  if (::pipe2(outPipe, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    if (input >= 0) ::close(input);
+    return nullptr;
+  }
   if (::pipe2(errPipe, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
+    if (input >= 0) ::close(input);
     ::close(outPipe[0]);
     ::close(outPipe[1]);
     return nullptr;
@@ -35,7 +66,8 @@ std::shared_ptr<ChildProcess> ChildProcess::start(boost::asio::io_context& io, c
   // posix_spawn, not fork: the server has other threads, and only exec is safe after fork there.
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (input >= 0) posix_spawn_file_actions_adddup2(&actions, input, STDIN_FILENO);
+  else posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, outPipe[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, errPipe[1], STDERR_FILENO);
   posix_spawnattr_t attr;
@@ -46,7 +78,8 @@ std::shared_ptr<ChildProcess> ChildProcess::start(boost::asio::io_context& io, c
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
+  int rc = ::posix_spawn(&pid, args[0], &actions, &attr, args.data(), envp.data());
+  if (input >= 0) ::close(input);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   ::close(outPipe[1]);

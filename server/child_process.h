@@ -25,10 +25,14 @@ class ChildProcess : public std::enable_shared_from_this<ChildProcess> {
   using LineFn = std::function<void(const std::string&)>;
   using DoneFn = std::function<void(const Result&)>;
 
-  // Starts argv[0] with argv; stdin is /dev/null. Returns null and sets *error when it cannot start.
+  // Starts argv[0] with argv. Its stdin is `stdinText` when given (an anonymous in-memory file, so
+  // nothing is left on disk whatever happens to either process; the child may open /dev/stdin by
+  // name), else /dev/null. It learns this process's pid (kParentPidVariable), so a tvms child ends
+  // when the server does. Returns null and sets *error when it cannot start.
   static std::shared_ptr<ChildProcess> start(boost::asio::io_context& io, const std::vector<std::string>& argv,
                                              std::chrono::milliseconds timeout, LineFn onStderrLine, DoneFn onDone,
-                                             std::string* error);
+                                             std::string* error, const std::string* stdinText = nullptr);
+  static constexpr const char* kParentPidVariable = "TVMS_PARENT_PID";
   void cancel();
   ~ChildProcess();
 

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "compiler/frontend/aliases.h"
+#include "compiler/frontend/frontend.h"
 #include "server/features.h"
 #include "server/features_util.h"
 
@@ -111,6 +113,10 @@ RenameResult renameAt(const Snapshot& s, uint32_t offset, const std::string& new
     return renameVDevice(s, region, static_cast<const ir::VDevice*>(n->target), newName);
   }
   if (!isIdentifier(newName)) return {{}, "'" + newName + "' is not a Python identifier"};
+  // A name TVMScript reads as a namespace (R, I, T, cls, or whatever the file's imports bind) would
+  // be shadowed: every `R.add` after the rename would look up the variable.
+  if (newName == "R" || newName == "I" || newName == "T" || newName == "cls" || frontend::fileAliases(*s.doc).binds(newName))
+    return {{}, "'" + newName + "' would shadow a name TVMScript reads (the R, I and T namespaces, cls, and the file's imports)"};
   RenameResult out;
   if (n->kind == NameRef::Kind::Function) {
     for (auto& f : region.module->functions)

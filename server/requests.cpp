@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 
 #include <boost/asio/post.hpp>
@@ -300,24 +301,39 @@ void Server::viewIR(const json& id, const json& params, const std::string&, cons
   if (pass != "parsed")
     for (auto& d : s.lint.diagnostics)
       if (d.severity == diag::Severity::Error) return error(id, RequestFailed, "the module has errors; fix them to see it after " + pass);
-  // The modules are immutable and shared: the passes run on them in the background.
-  std::vector<std::shared_ptr<ir::IRModule>> modules;
-  for (auto& region : s.lint.file.regions)
-    if (region.module) modules.push_back(region.module);
-  boost::asio::post(background_, [this, id, pass, modules = std::move(modules)] {
-    std::string out, why;
-    for (auto& m : modules) {
-      if (pass == "parsed") { out += ir::printModule(*m, ir::PrintOptions{}) + "\n"; continue; }
-      // The module after a pass of `tvms build`'s pipeline (no kernels compiled).
-      std::string text = driver::printAfter(*m, pass, &why);
-      if (text.empty()) break;
-      out += text + "\n";
-    }
-    boost::asio::post(io_, [this, id, pass, out = std::move(out), why = std::move(why)] {
-      if (!why.empty()) return error(id, RequestFailed, why);
-      reply(id, {{"text", out}, {"pass", pass}});
+  if (pass == "parsed") {
+    // Printing only: the modules are immutable and shared, printed in the background.
+    std::vector<std::shared_ptr<ir::IRModule>> modules;
+    for (auto& region : s.lint.file.regions)
+      if (region.module) modules.push_back(region.module);
+    boost::asio::post(background_, [this, id, pass, modules = std::move(modules)] {
+      std::string out;
+      for (auto& m : modules) out += ir::printModule(*m, ir::PrintOptions{}) + "\n";
+      boost::asio::post(io_, [this, id, pass, out = std::move(out)] { reply(id, {{"text", out}, {"pass", pass}}); });
     });
-  });
+    return;
+  }
+  // The passes run in a child `tvms parse --dump-ir --after PASS` on the snapshot's text, as runs do:
+  // whatever a module does to the compiler (a crash, a hang, memory) ends the child, never the server.
+  std::vector<std::string> argv{runExecutable_, "parse", "--dump-ir", "--after", pass, "/dev/stdin"};
+  const std::string text(s.doc->text());
+  constexpr int64_t kViewIRTimeoutMs = 120000;
+  std::string why;
+  auto child = ChildProcess::start(
+      io_, argv, std::chrono::milliseconds(kViewIRTimeoutMs), nullptr,
+      [this, id, pass](const ChildProcess::Result& r) {
+        std::string err = r.err;
+        while (!err.empty() && err.back() == '\n') err.pop_back();
+        if (r.timedOut)
+          return error(id, RequestFailed, "the passes up to " + pass + " did not finish within " + std::to_string(kViewIRTimeoutMs / 1000) + " s");
+        if (r.signal)
+          return error(id, RequestFailed, "the compiler crashed (" + std::string(::strsignal(r.signal)) + ") running the passes up to " + pass +
+                                              " on this module; the language server is unaffected" + (err.empty() ? "" : "\n" + err));
+        if (r.exitCode != 0) return error(id, RequestFailed, err.empty() ? "the passes up to " + pass + " failed" : err);
+        reply(id, {{"text", r.out}, {"pass", pass}});
+      },
+      &why, &text);
+  if (!child) error(id, RequestFailed, "cannot run the passes: " + why);
 }
 
 // Formatting works on the reader's text (tvms fmt's code): it needs no analysis. A range formats the

@@ -18,8 +18,10 @@ namespace {
 
 constexpr int64_t kDefaultTimeoutMs = 300000;
 const std::string kProgressPrefix = "tvms-progress: ";
+// An open document reaches the child on its stdin (an in-memory file), which it reads by this name.
+const std::string kDocumentOnStdin = "/dev/stdin";
 
-// The child's stderr as the user should see it: no progress lines, the temporary file named as the document.
+// The child's stderr as the user should see it: no progress lines, /dev/stdin named as the document.
 std::string childErrors(const std::string& err, const std::string& tempFile, const std::string& shownAs) {
   std::string out, line;
   std::istringstream in(err);
@@ -59,17 +61,13 @@ void Server::executeCommand(const json& id, const json& params) {
   if (!inputs.is_object() || !device.is_object()) return error(id, InvalidParams, "tvms.run: inputs and device are objects of strings");
   if (timeoutMs <= 0) return error(id, InvalidParams, "tvms.run: timeoutMs must be positive");
 
-  // The document as the user sees it (unsaved edits included), or the file when it is not open.
-  std::string source = pathOfUri(uri), temp;
+  // The document as the user sees it (unsaved edits included) on the child's stdin, read as the file
+  // /dev/stdin (nothing is written to disk), or the file when it is not open.
+  std::string source = pathOfUri(uri);
+  const std::string* text = nullptr;
   if (auto d = docs_.find(uri); d != docs_.end()) {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tvms-run-XXXXXX").string();
-    int fd = ::mkstemp(tmpl.data());
-    if (fd < 0) return error(id, RequestFailed, std::string("tvms.run: cannot write a temporary file: ") + std::strerror(errno));
-    std::string_view text = d->second->text;
-    bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    ::close(fd);
-    if (!ok) { std::filesystem::remove(tmpl); return error(id, RequestFailed, "tvms.run: cannot write a temporary file"); }
-    temp = source = tmpl;
+    text = &d->second->text;
+    source = kDocumentOnStdin;
   } else if (source.empty() || !std::filesystem::exists(source)) {
     return error(id, InvalidParams, "tvms.run: not open and not a file: " + uri);
   }
@@ -83,7 +81,7 @@ void Server::executeCommand(const json& id, const json& params) {
   if (runs_.count(key)) return error(id, InvalidRequest, "a request with this id is already running");
   RunningCommand& run = runs_[key];
   run.id = id;
-  run.tempFile = temp;
+  run.source = source;
   run.function = function;
   const std::string shownAs = pathOfUri(uri).empty() ? uri : pathOfUri(uri);
   std::string why;
@@ -92,9 +90,8 @@ void Server::executeCommand(const json& id, const json& params) {
       [this, key](const std::string& line) {
         if (line.rfind(kProgressPrefix, 0) == 0) reportProgress(key, "report", line.substr(kProgressPrefix.size()));
       },
-      [this, key, shownAs, timeoutMs](const ChildProcess::Result& r) { runFinished(key, r, shownAs, timeoutMs); }, &why);
+      [this, key, shownAs, timeoutMs](const ChildProcess::Result& r) { runFinished(key, r, shownAs, timeoutMs); }, &why, text);
   if (!run.child) {
-    if (!temp.empty()) std::filesystem::remove(temp);
     runs_.erase(key);
     return error(id, RequestFailed, "tvms.run: " + why);
   }
@@ -131,12 +128,11 @@ void Server::runFinished(const std::string& key, const ChildProcess::Result& r, 
   auto it = runs_.find(key);
   if (it == runs_.end()) return;
   const json id = it->second.id;
-  const std::string function = it->second.function, temp = it->second.tempFile;
+  const std::string function = it->second.function, source = it->second.source;
   bool ok = !r.cancelled && !r.timedOut && r.signal == 0 && r.exitCode == 0;
   reportProgress(key, "end", ok ? "done" : "failed");
   runs_.erase(it);  // the child object stays alive until this callback returns
-  if (!temp.empty()) std::filesystem::remove(temp);
-  std::string errors = childErrors(r.err, temp, shownAs);
+  std::string errors = childErrors(r.err, source, shownAs);
   if (r.cancelled) return error(id, RequestCancelled, "tvms.run: cancelled; the run of " + function + " was stopped");
   if (r.timedOut)
     return error(id, RequestFailed, "tvms.run: " + function + " did not finish within " + std::to_string(timeoutMs) +

@@ -117,7 +117,11 @@ void Server::onMessage(const std::string& body) {
       if (isRequest) error(id, ServerNotInitialized, "the server is not initialized yet");
       return;
     }
-    if (method == "initialize") return initialize(id, params);
+    if (method == "initialize") {
+      // The LSP allows one: a second is an error, and the session stays as the first one made it.
+      if (initialized_) return error(id, InvalidRequest, "the server is already initialized");
+      return initialize(id, params);
+    }
     if (method == "$/cancelRequest") return cancel(params);
     if (method == "initialized") {
       // pyproject.toml's [tool.tvms] changes the rules: ask the client to tell us when it changes.

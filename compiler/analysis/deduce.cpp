@@ -6,7 +6,9 @@
 #include <algorithm>
 
 #include "compiler/analysis/relation.h"
+#include "compiler/ir/printer.h"
 #include "compiler/op/registry.h"
+#include "runtime/dtype.h"
 
 namespace tvms::analysis {
 
@@ -14,6 +16,31 @@ using namespace ir;
 using diag::Related;
 
 namespace {
+
+// A tensor whose static shape holds more bytes than a 64-bit size can count (TVS108): no device can
+// hold it, and a wrapped count would allocate a few bytes that kernels then write far past. Shapes
+// with symbolic dims are checked when the VM allocates them.
+std::optional<std::string> tooLarge(const StructInfo* s) {
+  if (!s) return std::nullopt;
+  if (s->kind == StructInfo::Kind::Tuple) {
+    for (auto& f : s->fields)
+      if (auto why = tooLarge(f.get())) return why;
+    return std::nullopt;
+  }
+  if (s->kind != StructInfo::Kind::Tensor || !s->shape) return std::nullopt;
+  auto dt = runtime::dtypeFromName(s->dtype);
+  int64_t bytes = dt ? static_cast<int64_t>(runtime::dtypeBytes(*dt)) : 1;
+  bool overflows = false;
+  for (auto& d : *s->shape) {
+    if (!d || d->kind != PrimExpr::Kind::Int) return std::nullopt;
+    if (d->value == 0) return std::nullopt;
+    if (d->value > 0) overflows |= __builtin_mul_overflow(bytes, d->value, &bytes);
+  }
+  if (!overflows) return std::nullopt;
+  std::string shape;
+  for (auto& d : *s->shape) shape += (shape.empty() ? "" : ", ") + ir::printPrimExpr(d);
+  return "a tensor of shape (" + shape + ") and dtype " + s->dtype + " holds more bytes than a 64-bit size can count";
+}
 
 constexpr size_t kMaxChain = 4;
 
@@ -35,6 +62,7 @@ class Deducer {
       if (placedOn(f.sinfo.get()))
         f.placement.push_back({where(p.get()), "'" + p->name + "' is on '" + f.sinfo->vdevice->spelling +
                                                       "' (its annotation)"});
+      if (auto why = tooLarge(f.sinfo.get())) out_.diagnostics.push_back(diag::make("TVS108", where(p.get()), "parameter '" + p->name + "': " + *why));
       out_.vars[p.get()] = std::move(f);
     }
     if (!fn.body) return;
@@ -385,6 +413,7 @@ class Deducer {
     std::vector<Related> origin;
     StructInfoPtr value = expr(b.value, origin);
     ByteRange valueRange = ctx_.map.operand(&b, 0);
+    if (auto why = tooLarge(value.get())) out_.diagnostics.push_back(diag::make("TVS108", where(&b), *why));
     if (b.kind == Binding::Kind::Unpack) {
       bool tuple = value && value->kind == StructInfo::Kind::Tuple;
       if (tuple && value->fields.size() != b.vars.size())

@@ -62,7 +62,48 @@ fs::path defaultRoot() {
   return {};
 }
 
-bool isTemporary(const fs::path& p) { return p.filename().string().find(".tmp") != std::string::npos; }
+// What the cache may hold: one folder per section, each holding entries with one suffix. A backend that
+// caches something new adds its section here; nothing else under the root is ever touched.
+struct Section {
+  std::string_view name, suffix;
+};
+constexpr Section kSections[] = {{"cpu", ".so"}, {"cuda", ".ptx"}};
+
+constexpr const char* kMarker = ".tvms-cache";
+constexpr const char* kMarkerText = "tvms kernel cache: compiled kernels, safe to delete with `tvms cache clear`\n";
+// https://bford.info/cachedir/: tools that honour it (tar --exclude-caches, backup programs) skip the folder.
+constexpr const char* kCacheDirTag =
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by tvms.\n"
+    "# For information about cache directory tags, see https://bford.info/cachedir/\n";
+
+const Section* sectionNamed(std::string_view name) {
+  for (auto& s : kSections)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+bool isHex32(std::string_view s) {
+  return s.size() == 32 && std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// `<32 hex><suffix>` is an entry; `<entry>.tmp<pid>` the temporary a store renames into place.
+enum class EntryName { No, Entry, Temporary };
+EntryName classify(std::string_view file, const Section& section) {
+  if (file.size() < 32 + section.suffix.size() || !isHex32(file.substr(0, 32)) || file.substr(32, section.suffix.size()) != section.suffix)
+    return EntryName::No;
+  std::string_view rest = file.substr(32 + section.suffix.size());
+  if (rest.empty()) return EntryName::Entry;
+  if (rest.size() > 4 && rest.substr(0, 4) == ".tmp" && std::all_of(rest.begin() + 4, rest.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return EntryName::Temporary;
+  return EntryName::No;
+}
+
+bool writeSmallFile(const fs::path& p, std::string_view text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+  return static_cast<bool>(out.flush());
+}
 
 }  // namespace
 
@@ -78,6 +119,57 @@ KernelCache KernelCache::fromEnvironment() {
   return KernelCache(defaultRoot(), maxBytes);
 }
 
+bool KernelCache::owned() const {
+  std::error_code ec;
+  return enabled() && fs::is_regular_file(root_ / kMarker, ec);
+}
+
+template <class F>
+void KernelCache::forEachEntry(F&& visit) const {
+  for (auto& section : kSections) {
+    std::error_code ec;
+    fs::path dir = root_ / std::string(section.name);
+    if (!fs::is_directory(fs::symlink_status(dir, ec))) continue;  // a link out of the cache is not followed
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      EntryName kind = classify(it->path().filename().string(), section);
+      std::error_code sec;
+      if (kind != EntryName::No && it->is_regular_file(sec) && !it->is_symlink(sec)) visit(it->path(), kind);
+    }
+  }
+}
+
+std::optional<std::string> KernelCache::notACache() const {
+  if (!enabled() || owned()) return std::nullopt;
+  std::error_code ec;
+  auto st = fs::symlink_status(root_, ec);
+  if (!fs::exists(st)) return std::nullopt;  // made, and marked, at the first store
+  if (!fs::is_directory(fs::status(root_, ec))) return root_.string() + " is not a directory";
+  // A cache of an earlier tvms (before the marker): only section folders holding entries. Adopted.
+  bool onlyOurs = true, empty = true;
+  for (auto it = fs::directory_iterator(root_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    empty = false;
+    const Section* section = sectionNamed(it->path().filename().string());
+    std::error_code sec;
+    if (!section || !it->is_directory(sec) || it->is_symlink(sec)) { onlyOurs = false; break; }
+    for (auto e = fs::directory_iterator(it->path(), sec); !sec && e != fs::directory_iterator(); e.increment(sec))
+      if (classify(e->path().filename().string(), *section) == EntryName::No) { onlyOurs = false; break; }
+    if (!onlyOurs) break;
+  }
+  if (ec) return root_.string() + " cannot be read: " + ec.message();
+  if (empty || onlyOurs) return std::nullopt;
+  return root_.string() + " is not a tvms cache (it holds other files and no " + kMarker +
+         " marker); point TVMS_CACHE_DIR at a folder of its own";
+}
+
+bool KernelCache::claim() const {
+  if (owned()) return true;
+  if (notACache()) return false;
+  std::error_code ec;
+  fs::create_directories(root_, ec);
+  if (ec) return false;
+  return writeSmallFile(root_ / "CACHEDIR.TAG", kCacheDirTag) && writeSmallFile(root_ / kMarker, kMarkerText);
+}
+
 KernelCacheStats& KernelCache::stats() {
   static KernelCacheStats s;
   return s;
@@ -90,9 +182,12 @@ fs::path KernelCache::entryPath(std::string_view section, std::string_view key, 
 // The entry's payload when it is whole (a damaged entry is removed, so the next build writes a good
 // one); a hit refreshes the entry's time, so it is evicted last.
 std::optional<std::string> KernelCache::verified(const fs::path& entry) const {
+  std::error_code ec;
+  // Only a marked cache is read, and only regular files in it: a folder or link where an entry should
+  // be is not ours to remove; the kernels are compiled and used without the cache.
+  if (!owned() || !fs::is_regular_file(fs::symlink_status(entry, ec))) return std::nullopt;
   auto bytes = readFile(entry);
   if (!bytes) return std::nullopt;
-  std::error_code ec;
   auto payload = payloadOf(*bytes);
   if (!payload) {
     fs::remove(entry, ec);  // damaged (a crash mid-copy, a disk error, an edit): compiled again
@@ -116,10 +211,13 @@ std::optional<std::string> KernelCache::read(std::string_view section, std::stri
 
 std::optional<fs::path> KernelCache::store(std::string_view section, std::string_view key, std::string_view suffix,
                                            std::string_view payload) const {
-  if (!enabled()) return std::nullopt;
+  const Section* known = sectionNamed(section);
+  if (!enabled() || !known || known->suffix != suffix || !claim()) return std::nullopt;
   fs::path entry = entryPath(section, key, suffix);
   std::error_code ec;
   fs::create_directories(entry.parent_path(), ec);
+  if (fs::exists(fs::symlink_status(entry, ec)) && !fs::is_regular_file(fs::symlink_status(entry, ec)))
+    return std::nullopt;  // something else stands where the entry goes: left alone, nothing cached
   fs::path tmp = entry;
   tmp += ".tmp" + std::to_string(::getpid());
   {
@@ -152,13 +250,14 @@ void KernelCache::evictToFit() const {
   std::vector<Entry> entries;
   uint64_t total = 0;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(root_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec) || isTemporary(it->path())) continue;
-    uint64_t size = it->file_size(ec);
-    if (ec) continue;
-    entries.push_back({it->last_write_time(ec), size, it->path()});
+  forEachEntry([&](const fs::path& p, EntryName kind) {
+    if (kind != EntryName::Entry) return;
+    std::error_code fec;
+    uint64_t size = fs::file_size(p, fec);
+    if (fec) return;
+    entries.push_back({fs::last_write_time(p, fec), size, p});
     total += size;
-  }
+  });
   if (total <= maxBytes_) return;
   // Down to three quarters, so the next stores do not each pay for a scan that evicts one entry.
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.time < b.time; });
@@ -170,19 +269,54 @@ void KernelCache::evictToFit() const {
 
 KernelCache::Usage KernelCache::usage() const {
   Usage u;
-  std::error_code ec;
   if (!enabled()) return u;
-  for (auto it = fs::recursive_directory_iterator(root_, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec) || isTemporary(it->path())) continue;
-    ++u.entries;
-    u.bytes += it->file_size(ec);
+  if (auto why = notACache()) {
+    u.error = *why;
+    return u;
   }
+  forEachEntry([&](const fs::path& p, EntryName kind) {
+    if (kind != EntryName::Entry) return;
+    std::error_code ec;
+    ++u.entries;
+    u.bytes += fs::file_size(p, ec);
+  });
   return u;
 }
 
-void KernelCache::clear() const {
+KernelCache::Usage KernelCache::clear() const {
+  Usage removed;
+  if (!enabled()) return removed;
+  if (auto why = notACache()) {
+    removed.error = *why + "; nothing removed";
+    return removed;
+  }
   std::error_code ec;
-  if (enabled()) fs::remove_all(root_, ec);
+  if (!fs::exists(root_, ec)) return removed;
+  forEachEntry([&](const fs::path& p, EntryName kind) {
+    std::error_code rec;
+    uint64_t size = fs::file_size(p, rec);
+    if (kind == EntryName::Entry) {  // an entry's name and its footer both say tvms wrote it
+      auto bytes = readFile(p);
+      if (!bytes || !payloadOf(*bytes)) return;
+    }
+    if (fs::remove(p, rec)) {
+      if (kind == EntryName::Entry) ++removed.entries, removed.bytes += size;
+    }
+  });
+  // The folders and markers it made go when nothing else is left in them (fs::remove of a folder
+  // removes only an empty one).
+  for (auto& section : kSections) fs::remove(root_ / std::string(section.name), ec);
+  bool onlyMarkers = true;
+  for (auto it = fs::directory_iterator(root_, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (name != kMarker && name != "CACHEDIR.TAG") onlyMarkers = false;
+  }
+  if (!ec && onlyMarkers) {
+    fs::remove(root_ / "CACHEDIR.TAG", ec);
+    fs::remove(root_ / kMarker, ec);
+    fs::remove(root_, ec);
+  }
+  return removed;
 }
 
 std::string digest128(std::string_view text) {

@@ -9,6 +9,11 @@
 // renamed, so concurrent processes see a whole entry or none. A damaged entry is removed and rebuilt.
 // Size: at most $TVMS_CACHE_MAX_MB (default 512) MiB; storing past it removes the least recently used
 // entries (a hit refreshes an entry's time).
+// Ownership: the cache owns only what it made. Its root is marked (`CACHEDIR.TAG`, so backup tools skip
+// it, and `.tvms-cache`) when tvms creates it or finds it empty; a root that holds anything else and
+// no marker (TVMS_CACHE_DIR=$HOME, a typo) is not a cache: nothing is read, stored, evicted or
+// cleared there. Inside a marked root only files named as entries are ever removed (`<32 hex><suffix>`
+// in a section folder, or such a name's temporary), and `clear` also checks each one's footer.
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -40,12 +45,19 @@ class KernelCache {
   std::optional<std::filesystem::path> store(std::string_view section, std::string_view key, std::string_view suffix,
                                              std::string_view payload) const;
 
-  // Entries and bytes under the root (tvms cache), and removing them all.
+  // Why the root is not a tvms cache (it holds files and no marker), or nothing when it is one, is
+  // empty, or does not exist yet.
+  std::optional<std::string> notACache() const;
+
+  // Entries and bytes under the root (tvms cache), and removing them all. Both refuse a root that is
+  // not a cache (`error` says why); clear removes only entries, temporaries and, when nothing else
+  // is left, the folders and markers it made.
   struct Usage {
     uint64_t entries = 0, bytes = 0;
+    std::string error;
   };
   Usage usage() const;
-  void clear() const;
+  Usage clear() const;
 
   // What this process took from the cache and compiled (tvms run's report).
   static KernelCacheStats& stats();
@@ -54,6 +66,11 @@ class KernelCache {
   std::filesystem::path entryPath(std::string_view section, std::string_view key, std::string_view suffix) const;
   std::optional<std::string> verified(const std::filesystem::path& entry) const;
   void evictToFit() const;
+  // Marks the root when it is new or empty; false when it is not a cache (nothing may be stored).
+  bool claim() const;
+  bool owned() const;  // the root holds the marker
+  template <class F>
+  void forEachEntry(F&& visit) const;  // every file named as an entry or its temporary, in the sections
   std::filesystem::path root_;
   uint64_t maxBytes_;
 };

@@ -59,6 +59,10 @@ const std::vector<Rule> kRules = {
      "struct info and silently drops the annotated vdevice or shape. Use R.to_vdevice or R.match_cast."},
     {"TVS107", S::Error, "call-tir-mismatch",
      "R.call_tir to a prim_func whose buffers do not match the arguments or out_sinfo."},
+    {"TVS108", S::Error, "shape-too-large",
+     "A tensor whose shape holds more elements (times its element size) than a 64-bit integer can count. No "
+     "device can allocate it, and the count would wrap to a small number: tvms refuses to build it, and checks "
+     "shapes known only at run time when it allocates them."},
     {"TVS201", S::Error, "undeclared-vdevice",
      "A vdevice string that names no declared entry. \"kind:i\" is the i-th entry of that kind in the module's "
      "global_infos vdevice list (not the device id). TVM silently drops such a vdevice, or fails when the module "

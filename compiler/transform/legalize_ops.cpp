@@ -73,6 +73,14 @@ class Legalize : public Rewriter {
     op::LegalizeInput in{*def, *c, {}, {}, *result, "", target};
     for (auto& a : c->args) {
       in.scalars.push_back(scalarValue(a));
+      if (auto* k = as<Constant>(a); k && !scalarValue(a)) {
+        // A tensor constant (R.const of a list, a numpy array, a metadata entry or a name) is no
+        // kernel operand yet: said, not read as a scalar of the wrong shape.
+        out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name +
+                              "'): a tensor constant operand (R.const of a list, array or name) cannot be compiled yet; "
+                              "pass it as a parameter");
+        return Rewriter::binding(b, out);
+      }
       if (auto* k = as<Constant>(a)) {
         holders.push_back(tensorSInfo(std::vector<PrimExprPtr>{}, k->dtype.empty() ? result->dtype : k->dtype));
         in.args.push_back(holders.back().get());

@@ -184,7 +184,11 @@ class FunctionLowering {
       runtime::DimOperand o = dimOperand(d);
       args.push_back(o.isSlot);
       args.push_back(o.value);
-      if (o.isSlot) staticSize = false; else bytes *= o.value;
+      if (o.isSlot) staticSize = false;
+      else if (o.value < 0 || __builtin_mul_overflow(bytes, o.value, &bytes)) {
+        error("'" + owner->name + "': its shape has " + (o.value < 0 ? "a negative dimension" : "more bytes than a 64-bit size holds"));
+        return newReg();
+      }
     }
     int storageReg = -1;
     if (staticSize && into < 0)

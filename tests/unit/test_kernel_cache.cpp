@@ -144,8 +144,41 @@ TEST_CASE("kernel cache: processes writing the same entry at once leave one whol
   }
   codegen::KernelCache cache(scratch.dir);
   CHECK(cache.read("cpu", "shared key", ".so") == payload);
-  auto files = filesUnder(scratch.dir);
+  auto files = filesUnder(scratch.dir / "cpu");
   CHECK(files.size() == 1);
+}
+
+TEST_CASE("kernel cache: it owns only what it made: an unmarked folder of other files is never read, written, evicted or cleared") {
+  ScratchCache scratch("ownership");
+  fs::create_directories(scratch.dir / "cpu");
+  // A user's folder that happens to hold files with entry names and footers tvms would accept.
+  codegen::KernelCache elsewhere(scratch.dir.string() + "-elsewhere");
+  auto made = elsewhere.store("cpu", "k", ".so", std::string(2000, 'a'));
+  REQUIRE(made);
+  fs::copy_file(*made, scratch.dir / "cpu" / made->filename());
+  std::ofstream(scratch.dir / "thesis.tex") << "years of work";
+  fs::remove_all(scratch.dir.string() + "-elsewhere");
+
+  codegen::KernelCache cache(scratch.dir, 1);  // a bound of one byte: any store would evict everything
+  REQUIRE(cache.notACache());
+  CHECK_FALSE(cache.read("cpu", "k", ".so"));
+  CHECK_FALSE(cache.store("cpu", "other", ".so", std::string(100, 'b')));
+  CHECK_FALSE(cache.usage().error.empty());
+  CHECK_FALSE(cache.clear().error.empty());
+  CHECK(slurp(scratch.dir / "thesis.tex") == "years of work");
+  CHECK(fs::exists(scratch.dir / "cpu" / made->filename()));
+  CHECK_FALSE(fs::exists(scratch.dir / ".tvms-cache"));
+
+  // A cache of an earlier tvms (section folders of entries, no marker) is adopted, then marked.
+  fs::remove(scratch.dir / "thesis.tex");
+  codegen::KernelCache old(scratch.dir);
+  CHECK_FALSE(old.notACache());
+  CHECK(old.store("cpu", "new", ".so", std::string(10, 'c')));
+  CHECK(fs::exists(scratch.dir / ".tvms-cache"));
+  CHECK(old.read("cpu", "k", ".so") == std::string(2000, 'a'));
+  // Unknown sections and suffixes are not stored (nothing but kSections lands under the root).
+  CHECK_FALSE(old.store("../outside", "x", ".so", "y"));
+  CHECK_FALSE(old.store("cpu", "x", ".txt", "y"));
 }
 
 TEST_CASE("kernel cache: off with TVMS_NO_CACHE=1, keys tell builds of tvms apart") {

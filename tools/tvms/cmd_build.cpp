@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "compiler/analysis/lint.h"
+#include "compiler/codegen/kernel_cache.h"
 #include "compiler/driver/pipeline.h"
 #include "config/project_config.h"
 #include "compiler/frontend/frontend.h"
@@ -64,6 +65,10 @@ std::optional<int64_t> count(const std::string& s) {
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0) return std::nullopt;
   return v;
 }
+
+// --repeat keeps one time per call (and, with --trace, every call's spans): a bound keeps that memory
+// and the run's length finite.
+constexpr int64_t kMaxRepeat = 1'000'000, kMaxTracedRepeat = 10'000;
 
 std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage) {
   BuildArgs b;
@@ -126,8 +131,13 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (run && a == "--output" && value(b.outputDir)) continue;
     if (run && a == "--trace" && value(b.trace)) continue;
     if (run && a == "--repeat" && value(v)) {
-      b.repeat = std::atoll(v.c_str());
-      if (b.repeat < 1) { std::cerr << "tvms: --repeat takes a count of calls (1 or more)\n"; return std::nullopt; }
+      // The whole text, a plain decimal count: "1e3", "5x" and counts past the bound are errors.
+      auto n = count(v);
+      if (!n || *n < 1 || *n > kMaxRepeat) {
+        std::cerr << "tvms: --repeat " << v << ": give a count of calls from 1 to " << kMaxRepeat << "\n";
+        return std::nullopt;
+      }
+      b.repeat = *n;
       continue;
     }
     if (run && a == "--format" && value(b.format) && (b.format == "text" || b.format == "json")) continue;
@@ -147,6 +157,17 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     return std::nullopt;
   }
   if (b.file.empty()) { std::cerr << usage; return std::nullopt; }
+  if (!b.trace.empty() && b.repeat > kMaxTracedRepeat) {
+    std::cerr << "tvms: --repeat " << b.repeat << " with --trace: the trace keeps every call's spans; trace at most "
+              << kMaxTracedRepeat << " calls\n";
+    return std::nullopt;
+  }
+  // No output may replace an input: the module's file or an input tensor's .npy.
+  std::vector<std::string> inputFiles{b.file};
+  for (auto& [name, spec] : b.inputs)
+    if (spec.rfind("random", 0) != 0) inputFiles.push_back(spec);
+  if (!b.output.empty() && outputIsAnInput("-o", b.output, inputFiles)) return std::nullopt;
+  if (!b.trace.empty() && outputIsAnInput("--trace", b.trace, inputFiles)) return std::nullopt;
   for (auto& p : b.printAfter) {
     if (p == "FoldVDeviceScopeChange" && !b.foldScopeChange) {
       std::cerr << "tvms: FoldVDeviceScopeChange runs only when asked for: add --fold-vdevice-scope-change\n";
@@ -202,6 +223,9 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
     for (auto& p : b.printAfter) wanted |= p == pass;
     if (wanted) std::cout << "# after " << pass << "\n" << text << (text.empty() || text.back() == '\n' ? "" : "\n") << "\n";
   };
+  // A cache folder that is not the cache's (TVMS_CACHE_DIR=$HOME) is left alone: said once here.
+  if (auto why = codegen::KernelCache::fromEnvironment().notACache())
+    std::cerr << "tvms: warning: the kernel cache is off: " << *why << "\n";
   driver::BuildResult r = driver::build(*module, o);
   std::cout << r.kernelText;
   for (auto& e : r.errors) std::cerr << "tvms: " << b.file << ": " << e << "\n";
@@ -238,19 +262,18 @@ const char* kRunUsage =
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...)\n";
 
-// A --device whose left side names no vdevice of the module (a typo such as cuda:7 would otherwise
-// remap nothing, silently): the message lists the module's vdevices.
-bool remapNamesVDevices(const runtime::Executable& exe, const std::map<std::string, std::string>& remap) {
+// A --device whose left side names no vdevice of the module is said (a typo such as cuda:7 would
+// otherwise remap nothing, silently), as a warning: one command line may serve a folder of modules
+// of which only some have that vdevice. The message lists the module's vdevices.
+void warnUnknownRemaps(const runtime::Executable& exe, const std::map<std::string, std::string>& remap) {
   for (auto& [from, to] : remap) {
     bool known = false;
     for (auto& d : exe.devices) known |= d.spelling == from;
     if (known) continue;
-    std::cerr << "tvms: --device " << from << "=" << to << ": the module has no vdevice " << from << " (its vdevices:";
+    std::cerr << "tvms: warning: --device " << from << "=" << to << ": the module has no vdevice " << from << " (its vdevices:";
     for (auto& d : exe.devices) std::cerr << " " << d.spelling;
-    std::cerr << ")\n";
-    return false;
+    std::cerr << "); ignored\n";
   }
-  return true;
 }
 
 }  // namespace
@@ -260,7 +283,7 @@ int runBuild(const Args& args) {
   if (!b) return 2;
   auto r = compileFile(*b, !b->output.empty(), false);
   if (!r) return 1;
-  if (!remapNamesVDevices(*r->exe, b->remap)) return 2;
+  warnUnknownRemaps(*r->exe, b->remap);
   if (!b->output.empty()) {
     runtime::saveExecutable(*r->exe, b->output);
     std::cerr << "tvms: wrote " << b->output << " (" << r->exe->kernels.size() << " kernels, " << r->exe->functions.size()
@@ -304,7 +327,7 @@ int runOnVM(const BuildArgs& b) {
     report.kernelModulesCompiled = r->kernelModulesCompiled;
   }
   double compileSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (!remapNamesVDevices(*exe, b.remap)) return 2;
+  warnUnknownRemaps(*exe, b.remap);
   const runtime::VMFunction* f = exe->function(b.entry);
   if (!f) {
     std::cerr << "tvms: no function '" << b.entry << "' in " << b.file << " (functions:";
@@ -390,7 +413,13 @@ int runOnVM(const BuildArgs& b) {
       for (size_t i = 0; i < (*tup)->fields.size(); ++i) collect((*tup)->fields[i], name + "_" + std::to_string(i));
   };
   collect(result, base);
-  if (!b.outputDir.empty()) std::filesystem::create_directories(b.outputDir);
+  if (!b.outputDir.empty()) {
+    std::vector<std::string> inputFiles{b.file};
+    for (auto& [name, spec] : b.inputs) inputFiles.push_back(spec);
+    for (auto& [name, t] : outs)
+      if (outputIsAnInput("--output", b.outputDir + "/" + name + ".npy", inputFiles)) return 2;
+    std::filesystem::create_directories(b.outputDir);
+  }
   for (auto& [name, t] : outs) {
     runtime::NDArray h = vm.hostCopy(t);
     OutputReport o = describeOutput(name, h, t.slot() >= 0 ? exe->devices[t.slot()].spelling : "host");

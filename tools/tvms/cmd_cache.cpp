@@ -26,11 +26,20 @@ int runCache(const Args& args) {
     return 0;
   }
   if (!args.empty()) {
-    cache.clear();
-    std::cout << "tvms: removed " << cache.root().string() << "\n";
+    auto removed = cache.clear();
+    if (!removed.error.empty()) {
+      std::cerr << "tvms cache clear: " << removed.error << "\n";
+      return 2;
+    }
+    std::cout << "tvms: removed " << removed.entries << " entries (" << removed.bytes << " bytes) from " << cache.root().string()
+              << "\n";
     return 0;
   }
   auto u = cache.usage();
+  if (!u.error.empty()) {
+    std::cerr << "tvms cache: " << u.error << "\n";
+    return 2;
+  }
   std::cout << cache.root().string() << ": " << u.entries << " entries, " << u.bytes << " bytes\n";
   return 0;
 }

@@ -51,6 +51,7 @@ int runConvert(const Args& args) {
     std::cerr << kUsage;
     return 2;
   }
+  if (!out.empty() && outputIsAnInput("-o", out, {path})) return 2;
   auto src = readSource(path);
   if (!src) return 2;
   syntax::Document doc(src->text);
@@ -87,12 +88,7 @@ int runConvert(const Args& args) {
   if (out.empty()) {
     std::cout << text;
   } else {
-    std::ofstream f(out, std::ios::binary);
-    f << text;
-    if (!f) {
-      std::cerr << "tvms convert: cannot write " << out << "\n";
-      return 2;
-    }
+    if (!writeFile(out, text)) return 2;
   }
   return errors ? 1 : 0;
 }

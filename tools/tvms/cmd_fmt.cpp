@@ -75,7 +75,7 @@ int runFmt(const Args& args) {
     if (path == "-") {
       if (!check && !diff) std::cout << r.text;
     } else if (r.changed && !check && !diff) {
-      if (!writeFile(path, r.text)) ok = false;
+      if (!rewriteFile(path, src->text, src->stamp, r.text)) ok = false;
     }
     if (r.changed) {
       ++wouldChange;

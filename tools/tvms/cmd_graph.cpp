@@ -2,7 +2,12 @@
 // function's dataflow as a Graphviz graph, each value coloured by the vdevice it lives on (after
 // RealizeVDevice by default: where things run), each copy between vdevices labelled with its bytes.
 // SVG is drawn by Graphviz's `dot` (Debian's graphviz package); DOT needs nothing.
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
 
 #include <cstdio>
 #include <fstream>
@@ -146,6 +151,7 @@ int runGraph(const Args& args) {
     std::cerr << kUsage;
     return 2;
   }
+  if (!out.empty() && outputIsAnInput("-o", out, {path})) return 2;
   auto src = readSource(path);
   if (!src) return 2;
   syntax::Document doc(src->text);
@@ -173,10 +179,25 @@ int runGraph(const Args& args) {
   }
   bool svg = out.size() > 4 && out.substr(out.size() - 4) == ".svg";
   if (!svg) return writeFile(out, dot) ? 0 : 2;
-  std::string dotFile = out + ".dot.tmp";
-  if (!writeFile(dotFile, dot)) return 2;
-  std::string command = "dot -Tsvg '" + dotFile + "' -o '" + out + "'";
-  int rc = std::system(command.c_str());
+  // dot reads a temporary of our own (never a name beside the output that a user file may have) and
+  // is started without a shell, so no path is ever read as shell text.
+  std::string dotFile = (std::filesystem::temp_directory_path() / "tvms-graph-XXXXXX").string();
+  int fd = ::mkstemp(dotFile.data());
+  if (fd < 0 || ::write(fd, dot.data(), dot.size()) != static_cast<ssize_t>(dot.size())) {
+    if (fd >= 0) ::close(fd), std::remove(dotFile.c_str());
+    std::cerr << "tvms graph: cannot write a temporary file for dot\n";
+    return 2;
+  }
+  ::close(fd);
+  const char* argv[] = {"dot", "-Tsvg", dotFile.c_str(), "-o", out.c_str(), nullptr};
+  pid_t pid = 0;
+  int rc = ::posix_spawnp(&pid, "dot", nullptr, nullptr, const_cast<char* const*>(argv), environ);
+  if (rc == 0) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  }
   std::remove(dotFile.c_str());
   if (rc != 0) {
     std::cerr << "tvms graph: drawing the SVG needs Graphviz's dot (apt install graphviz); write -o "

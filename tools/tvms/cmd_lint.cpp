@@ -91,7 +91,8 @@ int applyFixes(std::string& text, const std::vector<diag::Diagnostic>& ds, bool 
 }
 
 // ruff's closing line: "Found 3 errors and 1 warning." and how many the fixes would clear.
-std::string summaryLine(const std::vector<LintedFile>& files, bool unsafe) {
+// `allRead`: every file was read (and, with --fix, written); else "All checks passed!" would be a lie.
+std::string summaryLine(const std::vector<LintedFile>& files, bool unsafe, bool allRead) {
   int counts[3] = {0, 0, 0}, fixable = 0, unsafeOnly = 0;
   for (auto& f : files)
     for (auto& d : f.diagnostics) {
@@ -100,7 +101,8 @@ std::string summaryLine(const std::vector<LintedFile>& files, bool unsafe) {
       fixable += safe;
       unsafeOnly += !safe && !d.fixes.empty();
     }
-  if (!counts[0] && !counts[1] && !counts[2]) return "All checks passed!\n";
+  if (!counts[0] && !counts[1] && !counts[2])
+    return allRead ? "All checks passed!\n" : "No findings in the files checked; some could not be read or written (above).\n";
   static const char* names[3][2] = {{"error", "errors"}, {"warning", "warnings"}, {"note", "notes"}};
   std::vector<std::string> parts;
   for (int i = 0; i < 3; ++i)
@@ -219,12 +221,13 @@ int runLint(const Args& args) {
       if (!mayHoldTvmScript(src->text) && !verify) continue;
       std::string text = src->text;
       if (fix) {
+        int fixedHere = 0;
         for (int round = 0; round < 10; ++round) {
           syntax::Document doc(text);
           auto r = analysis::lintDocument(doc, rules);
           int n = applyFixes(text, r.diagnostics, unsafe);
           if (!n) break;
-          fixed += n;
+          fixedHere += n;
         }
         if (text != src->text) {
           std::string shown = path == "-" && !stdinName.empty() ? stdinName : displayPath(path);
@@ -232,8 +235,14 @@ int runLint(const Args& args) {
             std::cout << tvms::format::unifiedDiff(src->text, text, shown);
             ++diffs;
           } else if (path == "-") std::cout << text;
-          else if (!writeFile(path, text)) { ok = false; continue; }
+          else if (!rewriteFile(path, src->text, src->stamp, text)) {
+            // Not written: the file's findings are those of what it still holds, and nothing was applied.
+            ok = false;
+            text = src->text;
+            fixedHere = 0;
+          }
         }
+        fixed += fixedHere;
         if (diff) continue;
       }
       syntax::Document doc(text);
@@ -275,7 +284,7 @@ int runLint(const Args& args) {
         diag::TextSource ts{f.path, f.text, &f.lines};
         for (auto& d : f.diagnostics) report << diag::renderText(d, ts, color);
       }
-      report << summaryLine(files, unsafe);
+      report << summaryLine(files, unsafe, ok);
     }
     if (!ok) return 2;
     if (exitZero) return 0;

@@ -1,5 +1,11 @@
 // tvms: one binary for TVMScript (Relax with virtual devices): lint, fmt, parse, explain, run.
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "server/server.h"
 #include "tools/tvms/commands.h"
@@ -30,7 +36,20 @@ Every command takes --help. Colour: --color auto|always|never on lint, or NO_COL
 
 }  // namespace
 
+// A child of the language server (server/child_process.h names its parent in TVMS_PARENT_PID) ends
+// when the server ends, however it ends: the kernel sends SIGKILL when the parent goes. When the
+// parent went before this line ran, this process already has another parent and stops now.
+void endWithParent() {
+  const char* parent = std::getenv("TVMS_PARENT_PID");
+  if (!parent || !*parent) return;
+  std::string pid = parent;
+  ::unsetenv("TVMS_PARENT_PID");
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (std::to_string(::getppid()) != pid) std::_Exit(1);
+}
+
 int main(int argc, char** argv) {
+  endWithParent();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
     std::cout << kUsage;

@@ -1,5 +1,7 @@
 #include "tools/tvms/source_io.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,23 +27,36 @@ bool fail(const std::string& path, const std::string& why) {
 }  // namespace
 
 std::optional<Source> readSource(const std::string& path) {
-  Source s{path, {}};
+  Source s{path, {}, {}};
   if (path == "-") {
     std::ostringstream ss;
     ss << std::cin.rdbuf();
     s.text = ss.str();
   } else {
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) { fail(path, "is a directory"); return std::nullopt; }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) { fail(path, std::string("cannot read: ") + std::strerror(errno)); return std::nullopt; }
-    auto size = fs::file_size(path, ec);
-    if (!ec && size > kMaxFileBytes) {
-      fail(path, "is " + std::to_string(size >> 20) + " MiB; files over " + std::to_string(kMaxFileBytes >> 20) +
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { fail(path, std::string("cannot read: ") + std::strerror(errno)); return std::nullopt; }
+    struct stat st {};
+    ::fstat(fd, &st);
+    if (S_ISDIR(st.st_mode)) { ::close(fd); fail(path, "is a directory"); return std::nullopt; }
+    if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxFileBytes) {
+      ::close(fd);
+      fail(path, "is " + std::to_string(st.st_size >> 20) + " MiB; files over " + std::to_string(kMaxFileBytes >> 20) +
                      " MiB are not analysed");
       return std::nullopt;
     }
-    s.text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (S_ISREG(st.st_mode))
+      s.stamp = {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino), static_cast<long long>(st.st_size),
+                 static_cast<long long>(st.st_mtim.tv_sec), static_cast<long long>(st.st_mtim.tv_nsec)};
+    char buf[1 << 16];
+    for (;;) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) { ::close(fd); fail(path, std::string("cannot read: ") + std::strerror(errno)); return std::nullopt; }
+      if (n == 0) break;
+      s.text.append(buf, static_cast<size_t>(n));
+      if (s.text.size() > kMaxFileBytes) break;  // a file that grows while read (or a pipe) stops here
+    }
+    ::close(fd);
   }
   if (s.text.size() > kMaxFileBytes) {
     fail(path, "is over " + std::to_string(kMaxFileBytes >> 20) + " MiB; not analysed");
@@ -62,21 +77,43 @@ std::optional<Source> readSource(const std::string& path) {
   return s;
 }
 
+namespace {
+// The .py files under `dir`, skipping hidden and build folders; a folder that cannot be read is an
+// error (said, and `ok` false), never skipped without a word.
+void pythonFilesUnder(const fs::path& dir, std::vector<std::string>& found, bool& ok) {
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  if (ec) {
+    fail(dir.string(), "cannot read directory: " + ec.message());
+    ok = false;
+    return;
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      fail(dir.string(), "cannot read directory: " + ec.message());
+      ok = false;
+      return;
+    }
+    std::error_code sec;
+    std::string name = it->path().filename().string();
+    // A link to a folder is not followed (it could loop, or lead out of the tree).
+    if (it->is_directory(sec) && !it->is_symlink(sec)) {
+      if (name.starts_with(".") || name == "node_modules" || name == "build" || name == "__pycache__") continue;
+      pythonFilesUnder(it->path(), found, ok);
+    } else if (it->is_regular_file(sec) && it->path().extension() == ".py") {
+      found.push_back(it->path().string());
+    }
+  }
+}
+}  // namespace
+
 std::vector<std::string> expandPaths(const std::vector<std::string>& paths, bool& ok) {
   std::vector<std::string> out;
   for (auto& p : paths) {
     std::error_code ec;
     if (p != "-" && fs::is_directory(p, ec)) {
       std::vector<std::string> found;
-      fs::recursive_directory_iterator it(p, fs::directory_options::skip_permission_denied, ec), end;
-      for (; !ec && it != end; it.increment(ec)) {
-        std::string name = it->path().filename().string();
-        if (it->is_directory(ec) && (name.starts_with(".") || name == "node_modules" || name == "build" || name == "__pycache__")) {
-          it.disable_recursion_pending();
-          continue;
-        }
-        if (it->is_regular_file(ec) && it->path().extension() == ".py") found.push_back(it->path().string());
-      }
+      pythonFilesUnder(p, found, ok);
       std::sort(found.begin(), found.end());
       out.insert(out.end(), found.begin(), found.end());
     } else if (p != "-" && !fs::exists(p, ec)) {
@@ -95,10 +132,24 @@ bool mayHoldTvmScript(const std::string& text) {
 }
 
 bool writeFile(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tvms-tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << text)) return fail(path, "cannot write");
+  // A temporary of tvms's own beside the output (never a name a user file may have), renamed over it.
+  std::string tmp = path + ".tvms-XXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return fail(path, std::string("cannot write: ") + std::strerror(errno));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  mode_t mask = ::umask(0);
+  ::umask(mask);
+  bool ok = done == text.size() && ::fchmod(fd, 0666 & ~mask) == 0;  // an output's usual mode, not mkstemp's 0600
+  ::close(fd);
+  if (!ok) {
+    ::unlink(tmp.c_str());
+    return fail(path, "cannot write");
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);  // atomic: an interrupted write never leaves half a file
@@ -107,6 +158,26 @@ bool writeFile(const std::string& path, const std::string& text) {
     return fail(path, "cannot replace: " + ec.message());
   }
   return true;
+}
+
+bool outputIsAnInput(const std::string& flag, const std::string& output, const std::vector<std::string>& inputs) {
+  std::error_code ec;
+  fs::path out = fs::weakly_canonical(output, ec);
+  for (auto& input : inputs) {
+    if (input.empty() || input == "-") continue;
+    std::error_code iec;
+    bool same = fs::exists(output, iec) && fs::equivalent(output, input, iec);
+    if (!same) {
+      fs::path in = fs::weakly_canonical(input, iec);
+      same = !ec && !iec && in == out;
+    }
+    if (same) {
+      std::cerr << "tvms: " << flag << " " << output << ": is the input " << input
+                << "; writing it would replace the input (give another path)\n";
+      return true;
+    }
+  }
+  return false;
 }
 
 std::optional<ColorChoice> parseColorChoice(const std::string& value) {

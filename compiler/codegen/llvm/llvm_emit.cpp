@@ -188,6 +188,32 @@ class FunctionEmitter {
     auto callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32 : f64, llvm::FunctionType::get(ty, {ty, ty}, false));
     return b_.CreateCall(callee, {a, b});
   }
+  // Integer division never traps (x86's idiv raises SIGFPE for a zero divisor and for INT_MIN / -1):
+  // as NumPy defines them, x / 0 == 0, x % 0 == 0, INT_MIN / -1 == INT_MIN (wrapping) and x % -1 == 0.
+  // A constant divisor other than 0 and -1 (every index computation) keeps the plain instruction.
+  bool plainDivisor(Value* b) {
+    auto* c = llvm::dyn_cast<llvm::ConstantInt>(b);
+    return c && !c->isZero() && !c->isMinusOne();
+  }
+  Value* divisorOrOne(Value* b, Value*& zeroOrMinusOne) {
+    auto* ty = b->getType();
+    zeroOrMinusOne = b_.CreateOr(b_.CreateICmpEQ(b, llvm::ConstantInt::get(ty, 0)), b_.CreateICmpEQ(b, llvm::ConstantInt::getSigned(ty, -1)));
+    return b_.CreateSelect(zeroOrMinusOne, llvm::ConstantInt::get(ty, 1), b);
+  }
+  Value* safeSDiv(Value* a, Value* b) {
+    if (plainDivisor(b)) return b_.CreateSDiv(a, b);
+    Value* special = nullptr;
+    Value* q = b_.CreateSDiv(a, divisorOrOne(b, special));
+    Value* zero = llvm::ConstantInt::get(a->getType(), 0);
+    Value* byMinusOne = b_.CreateSub(zero, a);  // wrapping: INT_MIN stays INT_MIN
+    return b_.CreateSelect(special, b_.CreateSelect(b_.CreateICmpEQ(b, zero), zero, byMinusOne), q);
+  }
+  Value* safeSRem(Value* a, Value* b) {
+    if (plainDivisor(b)) return b_.CreateSRem(a, b);
+    Value* special = nullptr;
+    Value* r = b_.CreateSRem(a, divisorOrOne(b, special));  // x % 1 == 0: already the answer for 0 and -1
+    return r;
+  }
   Value* binaryOp(BinOp op, Value* a, Value* b, ScalarType t) {
     bool f = isFloat(t);
     using P = llvm::CmpInst::Predicate;
@@ -199,21 +225,21 @@ class FunctionEmitter {
       case BinOp::Add: return f ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
       case BinOp::Sub: return f ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
       case BinOp::Mul: return f ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
-      case BinOp::Div: return f ? b_.CreateFDiv(a, b) : b_.CreateSDiv(a, b);
-      case BinOp::Mod: return f ? b_.CreateFRem(a, b) : b_.CreateSRem(a, b);
+      case BinOp::Div: return f ? b_.CreateFDiv(a, b) : safeSDiv(a, b);
+      case BinOp::Mod: return f ? b_.CreateFRem(a, b) : safeSRem(a, b);
       case BinOp::Pow:
         if (!f) throw std::runtime_error("integer power is not supported");
         return intrinsic(llvm::Intrinsic::pow, {a, b});
       case BinOp::FloorDiv: {
         if (f) return intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(a, b)});
-        Value* q = b_.CreateSDiv(a, b);
-        Value* r = b_.CreateSRem(a, b);
+        Value* q = safeSDiv(a, b);
+        Value* r = safeSRem(a, b);
         Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero()), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero()), b_.CreateICmpSLT(b, zero())));
         return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
       }
       case BinOp::FloorMod: {
         if (f) return b_.CreateFSub(a, b_.CreateFMul(b, intrinsic(llvm::Intrinsic::floor, {b_.CreateFDiv(a, b)})));
-        Value* r = b_.CreateSRem(a, b);
+        Value* r = safeSRem(a, b);
         Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero()), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero()), b_.CreateICmpSLT(b, zero())));
         return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
       }
