@@ -127,7 +127,7 @@ TEST_CASE("data safety: tvms cache refuses a folder it did not make (a user's fo
   CHECK_FALSE(fs::exists(s.dir / "mine" / "CACHEDIR.TAG"));
 }
 
-TEST_CASE("data safety: tvms cache clear removes its entries and only them; a user's file inside the cache stays") {
+TEST_CASE("data safety: tvms cache clear removes its entries and only them, and a user's file inside the cache stays") {
   Scratch s("cache-clear");
   std::string root = (s.dir / "cache").string();
   REQUIRE(runWith("TVMS_CACHE_DIR", root, {"run", corpus("run/multi_cpu.py")}).exitCode == 0);
@@ -156,7 +156,7 @@ TEST_CASE("data safety: tvms cache clear removes its entries and only them; a us
   CHECK_FALSE(fs::exists(root));
 }
 
-TEST_CASE("data safety: a folder where a cache entry goes is left alone; the run compiles and uses its kernels") {
+TEST_CASE("data safety: a folder where a cache entry goes is left alone, and the run compiles and uses its kernels") {
   Scratch s("cache-folder-entry");
   std::string root = (s.dir / "cache").string();
   REQUIRE(runWith("TVMS_CACHE_DIR", root, {"run", corpus("run/multi_cpu.py")}).exitCode == 0);

@@ -75,7 +75,7 @@ class Module:
 
 }  // namespace
 
-TEST_CASE("lsp isolation: a pass that crashes the compiler under Show IR after pass is an error answer; the server stays up") {
+TEST_CASE("lsp isolation: a pass that crashes the compiler under Show IR after pass is an error answer, and the server stays up") {
   setenv("TVMS_FAULT_INJECT", "segv-in-passes", 1);  // inherited by the server and by its children
   Client c;
   unsetenv("TVMS_FAULT_INJECT");

@@ -597,7 +597,12 @@ TEST_CASE("devices: a vdevice remapped to another device of a kind, or to the CP
   auto shared = runtime::deviceFor(slot, {{"cuda:1", "cuda:0"}});
   CHECK(shared.kind == "cuda");
   CHECK(shared.index == 0);
-  CHECK(runtime::deviceFor(slot, {{"cuda:1", "cpu"}}).kind == "llvm");
+  // Kernels built for cuda (an artifact built without the remap) never go to a CPU device; built
+  // for the CPU (the remap given when compiling), they do.
+  CHECK_THROWS_WITH(runtime::deviceFor(slot, {{"cuda:1", "cpu"}}), doctest::Contains("are cuda code, which a cpu device cannot run"));
+  runtime::DeviceSlot builtForCpu = slot;
+  builtForCpu.builtFor = "cpu";
+  CHECK(runtime::deviceFor(builtForCpu, {{"cuda:1", "cpu"}}).kind == "llvm");
   CHECK_THROWS_WITH(runtime::deviceFor(slot, {{"cuda:1", "cuda:x"}}), doctest::Contains("expected cpu, a kind, or KIND:INDEX"));
   // The two-GPU pipeline on the CPU equals the same MLP on one device.
   std::string two = test::readFile(std::string(TVMS_SOURCE_DIR) + "/examples/mlp_two_gpus.py");
