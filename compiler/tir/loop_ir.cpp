@@ -1,5 +1,8 @@
 #include "compiler/tir/loop_ir.h"
 
+#include <cmath>
+#include <limits>
+
 #include <algorithm>
 
 #include <cctype>
@@ -128,7 +131,12 @@ ExprP floatImm(double v, ScalarType t) {
   e->kind = isFloat(t) ? Expr::Kind::Float : Expr::Kind::Int;
   e->type = t;
   e->floatValue = v;
-  e->intValue = static_cast<int64_t>(v);
+  // An integer immediate of a float value saturates (a reduction's -inf start on an integer type is
+  // the type's lowest value; converting an out-of-range double is undefined behaviour); NaN is 0.
+  if (std::isnan(v)) e->intValue = 0;
+  else if (v <= -9223372036854775808.0) e->intValue = std::numeric_limits<int64_t>::min();
+  else if (v >= 9223372036854775808.0) e->intValue = std::numeric_limits<int64_t>::max();
+  else e->intValue = static_cast<int64_t>(v);
   return e;
 }
 ExprP binary(BinOp op, ExprP a, ExprP b) {

@@ -1,5 +1,7 @@
 #include "compiler/transform/legalize_ops.h"
 
+#include <cstdio>
+
 #include <algorithm>
 
 #include <map>
@@ -88,6 +90,15 @@ class Legalize : public Rewriter {
         in.args.push_back(sinfoOf(a));
       }
     }
+    // A call the same as an earlier one in everything its kernel builder reads (the op, its attributes,
+    // its operands' struct info and compile-time scalars, its result, the target) gets that call's
+    // kernel without building, scheduling and printing it again: a 100,000-binding function spent
+    // most of its build printing kernels only to find them equal.
+    std::string callKey = callKeyOf(*c, in, target);
+    if (auto same = kernelByCall_.find(callKey); same != kernelByCall_.end()) {
+      out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, same->second.name, same->second.bufferArgs)));
+      return;
+    }
     std::string base = def->name.substr(6);
     for (auto& ch : base) if (ch == '.') ch = '_';
     int n = counts_[base]++;
@@ -110,23 +121,12 @@ class Legalize : public Rewriter {
       for (auto& d : buf.shape) key += d + ",";
       key += ")";
     }
-    std::vector<ExprPtr> operands;
-    for (size_t i : r.bufferArgs) operands.push_back(expr(c->args[i]));
     auto same = kernelByKey_.find(key);
     bool reused = same != kernelByKey_.end();
     if (reused) --counts_[base];
-    auto call = std::make_shared<Call>();
-    call->def = &op::builtin::callTir();
-    call->op = call->def->name;
-    call->args = {std::make_shared<GlobalVar>(reused ? same->second : name), std::make_shared<Tuple>(operands)};
-    if (result->kind == StructInfo::Kind::Tuple) {
-      call->sinfoArgs = result->fields;
-      call->sinfoArgsAsList = true;
-    } else {
-      call->sinfoArgs = {b.vars[0]->annotation};
-    }
-    call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
-    out.push_back(copyBinding(b, call));
+    std::string kernel = reused ? same->second : name;
+    kernelByCall_[callKey] = {kernel, r.bufferArgs};
+    out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, kernel, r.bufferArgs)));
     if (reused) return;
     kernelByKey_[key] = name;
     auto prim = std::make_shared<PrimFunc>();
@@ -140,6 +140,49 @@ class Legalize : public Rewriter {
   }
 
  private:
+  // `R.call_tir(kernel, (buffer operands...), out_sinfo=result)` for `c`.
+  std::shared_ptr<Call> callTirOf(const Call& c, const Var& var, const StructInfo& result, const std::string& kernel, const std::vector<size_t>& bufferArgs) {
+    std::vector<ExprPtr> operands;
+    for (size_t i : bufferArgs) operands.push_back(expr(c.args[i]));
+    auto call = std::make_shared<Call>();
+    call->def = &op::builtin::callTir();
+    call->op = call->def->name;
+    call->args = {std::make_shared<GlobalVar>(kernel), std::make_shared<Tuple>(operands)};
+    if (result.kind == StructInfo::Kind::Tuple) {
+      call->sinfoArgs = result.fields;
+      call->sinfoArgsAsList = true;
+    } else {
+      call->sinfoArgs = {var.annotation};
+    }
+    call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
+    return call;
+  }
+
+  // Everything of a call its kernel builder can read (op::LegalizeInput), as text: operands that are
+  // variables by their struct info (their names do not matter), any other operand as written.
+  std::string callKeyOf(const Call& c, const op::LegalizeInput& in, const tir::Target& target) const {
+    std::string key = c.op + "|" + target.key() + "|";
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      if (as<Var>(c.args[i])) key += in.args[i] ? printStructInfo(std::make_shared<StructInfo>(*in.args[i]), m_) : "?";
+      else key += printExpr(c.args[i], m_);
+      if (in.scalars[i]) {
+        char exact[32];
+        std::snprintf(exact, sizeof exact, "=%.17g", *in.scalars[i]);
+        key += exact;
+      }
+      key += ";";
+    }
+    for (auto& a : c.attrs) key += a.name + "=" + printValue(a.value, m_) + ";";
+    for (auto& si : c.sinfoArgs) key += (si ? printStructInfo(si, m_) : "?") + ";";
+    key += "->" + printStructInfo(std::make_shared<StructInfo>(in.out), m_);
+    return key;
+  }
+
+  struct KernelForCall {
+    std::string name;
+    std::vector<size_t> bufferArgs;
+  };
+
   static TirParam bufferParam(const std::string& name, const StructInfo* s) {
     TirParam p;
     p.name = name;
@@ -158,6 +201,7 @@ class Legalize : public Rewriter {
   const DeviceRemap& remap_;
   std::map<std::string, int> counts_;
   std::unordered_map<std::string, std::string> kernelByKey_;
+  std::unordered_map<std::string, KernelForCall> kernelByCall_;
 
  public:
   std::vector<ModuleFunction> prims;  // added after the walk (the module's function list is being rewritten)

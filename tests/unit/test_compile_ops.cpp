@@ -7,6 +7,8 @@
 #include <cmath>
 #include <algorithm>
 #include <functional>
+#include <limits>
+#include <type_traits>
 #include <string>
 
 #include "tests/support/run_helpers.h"
@@ -499,4 +501,48 @@ TEST_CASE("compile and run: atan2, log_add_exp, isnan / isinf / isfinite, bitwis
     CHECK(I(ri.outputs.at(4), k) == static_cast<int32_t>(static_cast<uint32_t>(p) << q));
     CHECK(I(ri.outputs.at(5), k) == (p >> q));
   }
+}
+
+// Issue 36: integer division and modulo never trap (x86's idiv raises SIGFPE for a zero divisor and
+// for INT_MIN / -1) and give NumPy's results on every device: x // 0 == 0, x % 0 == 0,
+// INT_MIN // -1 == INT_MIN (wrapping), x % -1 == 0; elsewhere floor semantics (truncation for divide).
+TEST_CASE("compile and run: integer division and modulo by zero, by -1 and of INT_MIN follow NumPy (int32 and int64)") {
+  test::Host h;
+  auto run = [&](runtime::DType dtype, const char* name, auto minValue) {
+    using V = decltype(minValue);
+    std::vector<V> xs = {7, -7, minValue, minValue, 7, -7, 0, 9, -9, minValue};
+    std::vector<V> ys = {0, 0, -1, 0, 2, 2, -1, -4, 4, 1};
+    const int n = static_cast<int>(xs.size());
+    runtime::NDArray x, y;
+    for (auto* a : {&x, &y}) {
+      a->dtype = dtype;
+      a->shape = {n};
+      a->storage = std::make_shared<runtime::Storage>(h.device, -1, a->bytes());
+    }
+    std::copy(xs.begin(), xs.end(), static_cast<V*>(x.data()));
+    std::copy(ys.begin(), ys.end(), static_cast<V*>(y.data()));
+    std::string t = T("(" + std::to_string(n) + ",)", std::string("\"") + name + "\"");
+    test::Run r = compileAndRun(module("x: " + t + ", y: " + t, "R.Tuple(" + t + ", " + t + ", " + t + ")",
+                                       "        a = R.floor_divide(x, y)\n        b = R.floor_mod(x, y)\n        c = R.divide(x, y)\n"
+                                       "        return (a, b, c)\n"),
+                                {x, y});
+    auto got = [&](int out, int k) { return static_cast<const V*>(r.outputs.at(out).data())[k]; };
+    for (int k = 0; k < n; ++k) {
+      V a = xs[k], b = ys[k];
+      V floorDiv = 0, floorMod = 0, trunc = 0;
+      if (b == -1) {
+        floorDiv = trunc = static_cast<V>(V(0) - static_cast<std::make_unsigned_t<V>>(a));  // wraps at INT_MIN
+      } else if (b != 0) {
+        trunc = a / b;
+        floorDiv = trunc - ((a % b != 0) && ((a < 0) != (b < 0)));
+        floorMod = a - floorDiv * b;
+      }
+      INFO(name << ": " << a << " and " << b);
+      CHECK(got(0, k) == floorDiv);
+      CHECK(got(1, k) == floorMod);
+      CHECK(got(2, k) == trunc);
+    }
+  };
+  run(runtime::DType::I32, "int32", std::numeric_limits<int32_t>::min());
+  run(runtime::DType::I64, "int64", std::numeric_limits<int64_t>::min());
 }
