@@ -21,3 +21,5 @@ echo
 python3 bench/lsp/bench_lsp.py "$BUILD_DIR/bin/tvms" "$GEN/module_10000.py" 300
 echo
 python3 bench/vm/bench_vm.py "$BUILD_DIR" examples/multi_cpu.py
+echo
+python3 bench/lint/bench_scale.py "$BUILD_DIR/bin/tvms" 1 4 50
