@@ -4,7 +4,13 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +61,41 @@ class Module:
         f = R.matmul(e, b)
         return f
 )";
+
+// Builds `text` once into the tests' kernel cache (the server's children inherit TVMS_CACHE_DIR), so a
+// run reaches its kernels quickly: a deadline then falls while a kernel runs, not while LLVM compiles
+// it (which alone took longer than that in the AddressSanitizer build).
+void primeKernelCache(const std::string& text, const std::string& name) {
+  std::string path = (std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()) + ".py")).string();
+  std::ofstream(path) << text;
+  REQUIRE(std::system(("'" + std::string(TVMS_BINARY) + "' build '" + path + "' -o '" + path + ".tvmx' > /dev/null 2>&1").c_str()) == 0);
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".tvmx");
+}
+
+// The pids whose parent is `parent` (from /proc/<pid>/stat's fourth field).
+std::vector<pid_t> childrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  for (auto& e : std::filesystem::directory_iterator("/proc")) {
+    std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string stat = tvms::test::readFile(e.path().string() + "/stat");
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == parent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// Gone, or a zombie nobody has reaped yet: either way it runs no more.
+bool ended(pid_t pid) {
+  std::string stat = tvms::test::readFile("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.empty()) return true;
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && (stat[close + 2] == 'Z' || stat[close + 2] == 'X');
+}
 
 }  // namespace
 
@@ -170,14 +211,7 @@ TEST_CASE("lsp: a crash in the run is an error answer: the server stays up") {
 }
 
 TEST_CASE("lsp: a run past its timeout is stopped, a cancelled run is stopped: the server stays up") {
-  // The module's kernels built once beforehand into the tests' kernel cache (the child inherits
-  // TVMS_CACHE_DIR), so the deadline falls while the kernel runs, not while LLVM compiles it
-  // (which alone took longer than that in the AddressSanitizer build).
-  std::string path = (std::filesystem::temp_directory_path() / ("tvms_long_run_" + std::to_string(::getpid()) + ".py")).string();
-  std::ofstream(path) << kLongRun;
-  REQUIRE(std::system(("'" + std::string(TVMS_BINARY) + "' build '" + path + "' -o '" + path + ".tvmx' > /dev/null 2>&1").c_str()) == 0);
-  std::filesystem::remove(path);
-  std::filesystem::remove(path + ".tvmx");
+  primeKernelCache(kLongRun, "tvms_long_run_");
   Client c;
   c.initialize();
   open(c, kLongRun);
@@ -209,4 +243,33 @@ TEST_CASE("lsp: a run past its timeout is stopped, a cancelled run is stopped: t
   CHECK(cancelled["error"]["code"] == -32800);
   c.request(4, "tvms/status");
   CHECK(c.response(4).contains("result"));
+}
+
+TEST_CASE("lsp: a run's child ends when the server is killed, and the document reached it without a temporary file") {
+  primeKernelCache(kLongRun, "tvms_orphan_");
+  auto runTemporaries = [] {
+    int n = 0;
+    for (auto& e : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+      n += e.path().filename().string().rfind("tvms-run-", 0) == 0;
+    return n;
+  };
+  int temporaries = runTemporaries();
+  Client c;
+  c.initialize();
+  open(c, kLongRun);
+  c.request(2, "workspace/executeCommand", {{"command", "tvms.run"}, {"workDoneToken", "orphan"},
+                                            {"arguments", json::array({{{"uri", kUri}}})}});
+  bool running = false;
+  for (json m = c.next(60); !m.is_null() && !running; m = c.next(60))
+    running = m.value("method", "") == "$/progress" && m["params"]["value"].value("message", "") == "running main";
+  REQUIRE(running);
+  std::vector<pid_t> children = childrenOf(c.pid());
+  REQUIRE(children.size() == 1);
+  CHECK(runTemporaries() == temporaries);  // the document is the child's stdin, an in-memory file
+  ::kill(c.pid(), SIGKILL);                // the server, this test's own child
+  CHECK(c.waitExit() == 128 + SIGKILL);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!ended(children[0]) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(ended(children[0]));
+  if (!ended(children[0])) ::kill(children[0], SIGKILL);
 }
