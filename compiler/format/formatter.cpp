@@ -201,7 +201,11 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
         skip.insert(i);
         continue;
       }
-      reps.push_back({lines, withLineEnding(std::move(*printed), lineEndingAt(doc, lines.begin)), i});
+      std::string replacement = withLineEnding(std::move(*printed), lineEndingAt(doc, lines.begin));
+      // A region already laid out needs no replacement, and no check: its text stays byte for byte.
+      // (`fmt --check` of formatted files then costs one lowering, not two.)
+      if (doc.slice(lines) == replacement) continue;
+      reps.push_back({lines, std::move(replacement), i});
     }
     if (reps.empty()) return result;
     std::string candidate = applyReplacements(text, reps);
