@@ -14,6 +14,7 @@
 #include "compiler/diagnostics/render_text.h"
 #include "compiler/format/formatter.h"
 #include "tools/tvms/commands.h"
+#include "tools/tvms/lint_files.h"
 #include "config/project_config.h"
 #include "tools/tvms/report_formats.h"
 #include "tools/tvms/source_io.h"
@@ -58,36 +59,6 @@ std::string displayPath(const std::string& path) {
   auto rel = std::filesystem::relative(path, std::filesystem::current_path(), ec);
   if (ec || rel.empty() || rel.string().rfind("..", 0) == 0) return path;
   return rel.generic_string();
-}
-
-// Applies one round of fixes; returns how many were applied. Fixes whose edits overlap an
-// already-chosen one wait for the next round.
-int applyFixes(std::string& text, const std::vector<diag::Diagnostic>& ds, bool unsafe) {
-  std::vector<const diag::Fix*> chosen;
-  std::vector<syntax::ByteRange> taken;
-  auto overlaps = [&](syntax::ByteRange r) {
-    for (auto& t : taken)
-      if (r.begin < t.end && t.begin < r.end) return true;
-      else if (r.begin == r.end && t.begin <= r.begin && r.begin <= t.end) return true;
-    return false;
-  };
-  for (auto& d : ds) {
-    for (auto& f : d.fixes) {
-      if (!f.safe && !unsafe) continue;
-      if (std::any_of(f.edits.begin(), f.edits.end(), [&](auto& e) { return overlaps(e.range); })) break;
-      chosen.push_back(&f);
-      for (auto& e : f.edits) taken.push_back(e.range);
-      break;
-    }
-  }
-  std::vector<diag::TextEdit> edits;
-  for (auto* f : chosen) edits.insert(edits.end(), f->edits.begin(), f->edits.end());
-  std::sort(edits.begin(), edits.end(), [](auto& a, auto& b) { return a.range.begin > b.range.begin; });
-  for (auto& e : edits) {
-    if (e.range.end > text.size() || e.range.begin > e.range.end) continue;
-    text.replace(e.range.begin, e.range.end - e.range.begin, e.newText);
-  }
-  return static_cast<int>(chosen.size());
 }
 
 // ruff's closing line: "Found 3 errors and 1 warning." and how many the fixes would clear.
@@ -214,49 +185,51 @@ int runLint(const Args& args) {
     int diffs = 0;
     std::vector<LintedFile> files;
     int findings = 0, verifyFailures = 0, fixed = 0;
-    for (auto& path : expandPaths(paths, ok)) {
-      if (config::excluded(project, path)) continue;
-      auto src = readSource(path);
-      if (!src) { ok = false; continue; }
-      if (!mayHoldTvmScript(src->text) && !verify) continue;
-      std::string text = src->text;
-      if (fix) {
-        int fixedHere = 0;
-        for (int round = 0; round < 10; ++round) {
-          syntax::Document doc(text);
-          auto r = analysis::lintDocument(doc, rules);
-          int n = applyFixes(text, r.diagnostics, unsafe);
-          if (!n) break;
-          fixedHere += n;
-        }
-        if (text != src->text) {
+    LintOptions options{rules, fix, unsafe, verify, !diff};
+    // Files are read, and fixes written and reports printed, in order here; the lint of each batch of
+    // files runs on every core the process may use (lint_files.h). A batch bounds the texts held.
+    std::vector<std::string> all = expandPaths(paths, ok);
+    const size_t batch = std::max<size_t>(8, 4 * size_t(workers()));
+    for (size_t first = 0; first < all.size(); first += batch) {
+      std::vector<std::pair<std::string, Source>> read;
+      for (size_t i = first; i < std::min(all.size(), first + batch); ++i) {
+        const std::string& path = all[i];
+        if (config::excluded(project, path)) continue;
+        auto src = readSource(path);
+        if (!src) { ok = false; continue; }
+        if (!mayHoldTvmScript(src->text) && !verify) continue;
+        read.emplace_back(path, std::move(*src));
+      }
+      std::vector<TextLint> linted(read.size());
+      forEachInParallel(read.size(), [&](size_t i) { linted[i] = lintText(read[i].second.text, options); });
+      for (size_t i = 0; i < read.size(); ++i) {
+        const std::string& path = read[i].first;
+        const Source& src = read[i].second;
+        TextLint& l = linted[i];
+        if (fix && l.text != src.text) {
           std::string shown = path == "-" && !stdinName.empty() ? stdinName : displayPath(path);
           if (diff) {
-            std::cout << tvms::format::unifiedDiff(src->text, text, shown);
+            std::cout << tvms::format::unifiedDiff(src.text, l.text, shown);
             ++diffs;
-          } else if (path == "-") std::cout << text;
-          else if (!rewriteFile(path, src->text, src->stamp, text)) {
+          } else if (path == "-") std::cout << l.text;
+          else if (!rewriteFile(path, src.text, src.stamp, l.text)) {
             // Not written: the file's findings are those of what it still holds, and nothing was applied.
             ok = false;
-            text = src->text;
-            fixedHere = 0;
+            l = lintText(src.text, LintOptions{rules, false, false, verify, true});
           }
         }
-        fixed += fixedHere;
+        fixed += l.fixes;
         if (diff) continue;
+        if (verify) {
+          for (auto& p : l.verifyProblems) std::cout << displayPath(path) << ": " << p << "\n";
+          if (!l.verifyProblems.empty()) ++verifyFailures;
+          continue;
+        }
+        LintedFile f{path == "-" && !stdinName.empty() ? stdinName : displayPath(path), std::move(l.text), {}, std::move(l.diagnostics)};
+        for (auto& d : f.diagnostics)
+          if (d.severity == diag::Severity::Error || (errorOnWarning && d.severity == diag::Severity::Warning)) ++findings;
+        files.push_back(std::move(f));
       }
-      syntax::Document doc(text);
-      auto r = analysis::lintDocument(doc, rules);
-      if (verify) {
-        auto problems = analysis::verifyExpectations(r, doc.lines());
-        for (auto& p : problems) std::cout << displayPath(path) << ": " << p << "\n";
-        if (!problems.empty()) ++verifyFailures;
-        continue;
-      }
-      LintedFile f{path == "-" && !stdinName.empty() ? stdinName : displayPath(path), text, {}, r.diagnostics};
-      for (auto& d : f.diagnostics)
-        if (d.severity == diag::Severity::Error || (errorOnWarning && d.severity == diag::Severity::Warning)) ++findings;
-      files.push_back(std::move(f));
     }
     // A LineIndex views the text it indexes: index each file's own copy, now that `files` no longer
     // moves (indexing the loop's local `text` read freed memory under AddressSanitizer).

@@ -1,0 +1,94 @@
+#include "tools/tvms/lint_files.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace tvms::cli {
+
+int applyFixes(std::string& text, const std::vector<diag::Diagnostic>& ds, bool unsafe) {
+  std::vector<const diag::Fix*> chosen;
+  std::vector<syntax::ByteRange> taken;
+  auto overlaps = [&](syntax::ByteRange r) {
+    for (auto& t : taken)
+      if (r.begin < t.end && t.begin < r.end) return true;
+      else if (r.begin == r.end && t.begin <= r.begin && r.begin <= t.end) return true;
+    return false;
+  };
+  for (auto& d : ds) {
+    for (auto& f : d.fixes) {
+      if (!f.safe && !unsafe) continue;
+      if (std::any_of(f.edits.begin(), f.edits.end(), [&](auto& e) { return overlaps(e.range); })) break;
+      chosen.push_back(&f);
+      for (auto& e : f.edits) taken.push_back(e.range);
+      break;
+    }
+  }
+  std::vector<diag::TextEdit> edits;
+  for (auto* f : chosen) edits.insert(edits.end(), f->edits.begin(), f->edits.end());
+  std::sort(edits.begin(), edits.end(), [](auto& a, auto& b) { return a.range.begin > b.range.begin; });
+  for (auto& e : edits) {
+    if (e.range.end > text.size() || e.range.begin > e.range.end) continue;
+    text.replace(e.range.begin, e.range.end - e.range.begin, e.newText);
+  }
+  return static_cast<int>(chosen.size());
+}
+
+TextLint lintText(const std::string& text, const LintOptions& options) {
+  TextLint out;
+  out.text = text;
+  if (options.fix) {
+    for (int round = 0; round < 10; ++round) {
+      syntax::Document doc(out.text);
+      auto r = analysis::lintDocument(doc, options.rules);
+      int n = applyFixes(out.text, r.diagnostics, options.unsafe);
+      if (!n) break;
+      out.fixes += n;
+    }
+    if (!options.lintAfterFix) return out;
+  }
+  syntax::Document doc(out.text);
+  auto r = analysis::lintDocument(doc, options.rules);
+  if (options.verify) out.verifyProblems = analysis::verifyExpectations(r, doc.lines());
+  else out.diagnostics = std::move(r.diagnostics);
+  return out;
+}
+
+unsigned workers() {
+  if (const char* env = std::getenv("TVMS_NUM_THREADS"); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void forEachInParallel(size_t n, const std::function<void(size_t)>& job) {
+  size_t threads = std::min<size_t>(workers(), n);
+  if (threads <= 1) {
+    for (size_t i = 0; i < n; ++i) job(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;  // the first job that threw, rethrown here once every thread is done
+  std::mutex failureMutex;
+  auto worker = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) try {
+        job(i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failureMutex);
+        if (!failure) failure = std::current_exception();
+      }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace tvms::cli
