@@ -174,14 +174,7 @@ class Deducer {
       if (v->items.empty()) break;
       v = &v->items[0];
     }
-    std::string dt = c.dtype;
-    if (dt.empty() && !c.pythonLiteral) {
-      if (v->kind == Value::Kind::Bool) dt = "bool";
-      else if (v->kind == Value::Kind::Int) dt = "int32";
-      else if (v->kind == Value::Kind::Float) dt = "float32";
-    }
-    if (c.pythonLiteral && v->kind == Value::Kind::Bool) dt = "bool";
-    return tensorSInfo(dims, dt);
+    return tensorSInfo(dims, constantDType(c));
   }
 
   StructInfoPtr call(const Call& c, std::vector<Related>& origin) {

@@ -58,6 +58,19 @@ struct Constant : Expr {
   std::optional<std::vector<int64_t>> arrayShape;
 };
 
+// A constant written as a (nested) list of numbers, R.const([[0, 1], [2, 3]], "int64"): its shape
+// (every row as long as the first), its dtype (as written, else what R.const infers from the first
+// element: bool, int32, float32) and its elements row-major. Nothing for any other constant, or a
+// ragged or non-numeric list.
+struct ListConstant {
+  std::vector<int64_t> shape;
+  std::string dtype;
+  std::vector<const Value*> elements;
+};
+std::optional<ListConstant> listConstant(const Constant& c);
+// The dtype R.const gives `c`: as written, else inferred from its (first) element; "" when unknown.
+std::string constantDType(const Constant& c);
+
 struct PrimValue : Expr {
   static constexpr Kind kKind = Kind::PrimValue;
   explicit PrimValue(PrimExprPtr v) : Expr(kKind), value(std::move(v)) {}

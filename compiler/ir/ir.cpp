@@ -165,4 +165,43 @@ bool sameDeclaredEntry(const IRModule& m, const VDeviceRef& a, const VDeviceRef&
   return a.device && a.device == b.device && !a.isInline && m.indexOf(a.device.get()) >= 0;
 }
 
+std::string constantDType(const Constant& c) {
+  const Value* v = &c.value;
+  while (v->kind == Value::Kind::List && !v->items.empty()) v = &v->items[0];
+  if (c.pythonLiteral && v->kind == Value::Kind::Bool) return "bool";  // `x + True`
+  if (!c.dtype.empty()) return c.dtype;
+  if (c.pythonLiteral) return "";
+  if (v->kind == Value::Kind::Bool) return "bool";
+  if (v->kind == Value::Kind::Int) return "int32";
+  if (v->kind == Value::Kind::Float) return "float32";
+  return "";
+}
+
+namespace {
+// Appends the elements of `v` at nesting depth `depth`, checking each level against `shape`.
+bool flattenRows(const Value& v, size_t depth, ListConstant& out) {
+  if (depth == out.shape.size()) {
+    if (v.kind != Value::Kind::Int && v.kind != Value::Kind::Float && v.kind != Value::Kind::Bool) return false;
+    out.elements.push_back(&v);
+    return true;
+  }
+  if (v.kind != Value::Kind::List || static_cast<int64_t>(v.items.size()) != out.shape[depth]) return false;
+  for (auto& item : v.items)
+    if (!flattenRows(item, depth + 1, out)) return false;
+  return true;
+}
+}  // namespace
+
+std::optional<ListConstant> listConstant(const Constant& c) {
+  if (c.value.kind != Value::Kind::List || c.metadataIndex >= 0 || c.arrayShape) return std::nullopt;
+  ListConstant out;
+  for (const Value* v = &c.value; v->kind == Value::Kind::List; v = &v->items[0]) {
+    out.shape.push_back(static_cast<int64_t>(v->items.size()));
+    if (v->items.empty()) break;
+  }
+  out.dtype = constantDType(c);
+  if (out.dtype.empty() || !flattenRows(c.value, 0, out)) return std::nullopt;
+  return out;
+}
+
 }  // namespace tvms::ir

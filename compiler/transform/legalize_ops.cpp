@@ -76,12 +76,20 @@ class Legalize : public Rewriter {
     for (auto& a : c->args) {
       in.scalars.push_back(scalarValue(a));
       if (auto* k = as<Constant>(a); k && !scalarValue(a)) {
-        // A tensor constant (R.const of a list, a numpy array, a metadata entry or a name) is no
-        // kernel operand yet: said, not read as a scalar of the wrong shape.
-        out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name +
-                              "'): a tensor constant operand (R.const of a list, array or name) cannot be compiled yet; "
-                              "pass it as a parameter");
-        return Rewriter::binding(b, out);
+        // A tensor constant written as a list is a buffer of its own shape (LowerToVM loads its data);
+        // one whose values are not in the text (a numpy array, a metadata entry, a name) cannot run.
+        auto list = listConstant(*k);
+        if (!list) {
+          out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name +
+                                "'): a tensor constant operand whose values are not written in the module (a numpy "
+                                "array, a metadata entry or a name) cannot be compiled yet; pass it as a parameter");
+          return Rewriter::binding(b, out);
+        }
+        std::vector<PrimExprPtr> dims;
+        for (int64_t d : list->shape) dims.push_back(primInt(d));
+        holders.push_back(tensorSInfo(dims, list->dtype));
+        in.args.push_back(holders.back().get());
+        continue;
       }
       if (auto* k = as<Constant>(a)) {
         holders.push_back(tensorSInfo(std::vector<PrimExprPtr>{}, k->dtype.empty() ? result->dtype : k->dtype));

@@ -148,22 +148,43 @@ class FunctionLowering {
     return newReg();
   }
 
+  // One element of a constant, stored as `dt` at `at` (integers exactly, not through a double).
+  static void storeElement(const Value& v, runtime::DType dt, char* at) {
+    double real = v.kind == Value::Kind::Float ? v.real : v.kind == Value::Kind::Bool ? (v.boolean ? 1.0 : 0.0) : static_cast<double>(v.integer);
+    int64_t whole = v.kind == Value::Kind::Float ? static_cast<int64_t>(std::clamp(v.real, -9.2e18, 9.2e18))
+                                                 : v.kind == Value::Kind::Bool ? int64_t(v.boolean) : v.integer;
+    switch (dt) {
+      case runtime::DType::F32: { float x = static_cast<float>(real); memcpy(at, &x, 4); break; }
+      case runtime::DType::F64: memcpy(at, &real, 8); break;
+      case runtime::DType::I32: { int32_t x = static_cast<int32_t>(whole); memcpy(at, &x, 4); break; }
+      case runtime::DType::I64: memcpy(at, &whole, 8); break;
+      case runtime::DType::F16: { uint16_t x = runtime::floatToHalf(static_cast<float>(real)); memcpy(at, &x, 2); break; }
+      case runtime::DType::BF16: { uint16_t x = runtime::floatToBf16(static_cast<float>(real)); memcpy(at, &x, 2); break; }
+      case runtime::DType::Bool: *at = real != 0; break;
+    }
+  }
+
+  // A scalar, or a tensor written as a list (R.const([[0, 1], [2, 3]], "int64")): its data in the
+  // executable, loaded once per device slot.
   int constant(const Constant& c, int slot) {
     runtime::ConstantData d;
-    auto dt = runtime::dtypeFromName(c.dtype.empty() ? "float32" : c.dtype);
-    if (!dt || (c.value.kind != Value::Kind::Int && c.value.kind != Value::Kind::Float && c.value.kind != Value::Kind::Bool)) {
-      error("only scalar constants are supported in the VM yet");
+    auto list = listConstant(c);
+    bool scalar = c.value.kind == Value::Kind::Int || c.value.kind == Value::Kind::Float || c.value.kind == Value::Kind::Bool;
+    auto dt = runtime::dtypeFromName(list ? list->dtype : c.dtype.empty() ? "float32" : c.dtype);
+    if (!dt || (!scalar && !list)) {
+      error("a constant whose values are not written in the module (a numpy array, a metadata entry or a name) cannot run in "
+            "the VM yet");
       return newReg();
     }
     d.dtype = *dt;
-    double v = c.value.kind == Value::Kind::Float ? c.value.real : static_cast<double>(c.value.integer);
-    d.bytes.resize(runtime::dtypeBytes(*dt));
-    switch (*dt) {
-      case runtime::DType::F32: { float x = static_cast<float>(v); memcpy(d.bytes.data(), &x, 4); break; }
-      case runtime::DType::F64: memcpy(d.bytes.data(), &v, 8); break;
-      case runtime::DType::I32: { int32_t x = static_cast<int32_t>(v); memcpy(d.bytes.data(), &x, 4); break; }
-      case runtime::DType::I64: { int64_t x = static_cast<int64_t>(v); memcpy(d.bytes.data(), &x, 8); break; }
-      default: d.bytes[0] = v != 0; break;
+    size_t width = runtime::dtypeBytes(*dt);
+    if (list) {
+      d.shape = list->shape;
+      d.bytes.resize(list->elements.size() * width);
+      for (size_t i = 0; i < list->elements.size(); ++i) storeElement(*list->elements[i], *dt, d.bytes.data() + i * width);
+    } else {
+      d.bytes.resize(width);
+      storeElement(c.value, *dt, d.bytes.data());
     }
     out_.exe.constants.push_back(std::move(d));
     int r = newReg();
@@ -312,8 +333,6 @@ class FunctionLowering {
     auto* g = as<GlobalVar>(c.args[0]);
     auto it = g ? kernelIndex_.find(g->name) : kernelIndex_.end();
     if (it == kernelIndex_.end()) return error("'" + var->name + "': R.call_tir of a prim func tvms did not build (user T.prim_func bodies are not compiled yet)");
-    std::vector<int64_t> regs;
-    if (auto* t = as<Tuple>(c.args[1])) for (auto& a : t->fields) regs.push_back(valueReg(a));
     const StructInfo* outS = var->annotation.get();
     std::vector<const StructInfo*> outputs;
     if (outS && outS->kind == StructInfo::Kind::Tensor) outputs.push_back(outS);
@@ -323,6 +342,10 @@ class FunctionLowering {
       return error("'" + var->name + "': a kernel's outputs must be a tensor or a tuple of tensors");
     // The call site binds (kernel, device slot): one kernel may run on several devices of its target.
     int slot = slotOf(outputs[0]);
+    // Operands; a constant is loaded on the kernel's own device.
+    std::vector<int64_t> regs;
+    if (auto* t = as<Tuple>(c.args[1]))
+      for (auto& a : t->fields) regs.push_back(as<Constant>(a) ? constant(*as<Constant>(a), slot) : valueReg(a));
     const tir::Kernel& k = out_.kernels[it->second];
     if (outputs.size() == 1 && outS->kind == StructInfo::Kind::Tensor) {
       regs.push_back(allocTensor(*outS, var));

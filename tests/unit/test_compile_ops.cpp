@@ -546,3 +546,41 @@ TEST_CASE("compile and run: integer division and modulo by zero, by -1 and of IN
   run(runtime::DType::I32, "int32", std::numeric_limits<int32_t>::min());
   run(runtime::DType::I64, "int64", std::numeric_limits<int64_t>::min());
 }
+
+// Tensor constants written as lists (issue 31's "only scalar constants"): kernel operands of their own
+// shape, their values exact (int64 beyond 2^53 too), loaded on the device of the kernel that reads them.
+TEST_CASE("compile and run: tensor constants written as lists are kernel operands, with exact values") {
+  test::Host h;
+  std::mt19937 rng(11);
+  auto x = h.tensor({2, 3}, rng);
+  std::string t = T("(2, 3)");
+  test::Run r = compileAndRun(module("x: " + t, t,
+                                     "        y = R.add(x, R.const([[1.5, 2.5, 3.5], [4.0, 5.0, 6.0]], \"float32\"))\n"
+                                     "        z = R.multiply(y, R.const([10, 20, 30], \"float32\"))\n        return z\n"),
+                              {x});
+  const double c1[2][3] = {{1.5, 2.5, 3.5}, {4.0, 5.0, 6.0}}, c2[3] = {10, 20, 30};
+  std::vector<double> want;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) want.push_back((at(x, i * 3 + j) + c1[i][j]) * c2[j]);
+  checkClose(r.outputs.at(0), want, 1e-6);
+
+  // int64 values past 2^53 survive (they are not stored through a double), as gather indices too.
+  runtime::NDArray table;
+  table.dtype = runtime::DType::I64;
+  table.shape = {4};
+  table.storage = std::make_shared<runtime::Storage>(h.device, -1, table.bytes());
+  for (int k = 0; k < 4; ++k) static_cast<int64_t*>(table.data())[k] = 100 + k;
+  std::string it = T("(4,)", "\"int64\""), ot = T("(2, 2)", "\"int64\"");
+  test::Run g = compileAndRun(module("t: " + it, "R.Tuple(" + ot + ", " + ot + ")",
+                                     "        a = R.take(t, R.const([[3, 0], [2, 1]], \"int64\"), axis=0)\n"
+                                     "        b = R.add(a, R.const([[9007199254740993, 0], [0, -9007199254740993]], \"int64\"))\n"
+                                     "        return (a, b)\n"),
+                              {table});
+  auto I = [](const runtime::NDArray& a, int k) { return static_cast<const int64_t*>(a.data())[k]; };
+  CHECK(I(g.outputs.at(0), 0) == 103);
+  CHECK(I(g.outputs.at(0), 1) == 100);
+  CHECK(I(g.outputs.at(0), 2) == 102);
+  CHECK(I(g.outputs.at(0), 3) == 101);
+  CHECK(I(g.outputs.at(1), 0) == 9007199254740993LL + 103);
+  CHECK(I(g.outputs.at(1), 3) == -9007199254740993LL + 101);
+}
