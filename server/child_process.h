@@ -33,6 +33,8 @@ class ChildProcess : public std::enable_shared_from_this<ChildProcess> {
                                              std::chrono::milliseconds timeout, LineFn onStderrLine, DoneFn onDone,
                                              std::string* error, const std::string* stdinText = nullptr);
   static constexpr const char* kParentPidVariable = "TVMS_PARENT_PID";
+  // The name a child opens its `stdinText` by (an argument in place of a file path).
+  static constexpr const char* kStdinPath = "/dev/stdin";
   void cancel();
   ~ChildProcess();
 

@@ -315,7 +315,7 @@ void Server::viewIR(const json& id, const json& params, const std::string&, cons
   }
   // The passes run in a child `tvms parse --dump-ir --after PASS` on the snapshot's text, as runs do:
   // whatever a module does to the compiler (a crash, a hang, memory) ends the child, never the server.
-  std::vector<std::string> argv{runExecutable_, "parse", "--dump-ir", "--after", pass, "/dev/stdin"};
+  std::vector<std::string> argv{runExecutable_, "parse", "--dump-ir", "--after", pass, ChildProcess::kStdinPath};
   const std::string text(s.doc->text());
   constexpr int64_t kViewIRTimeoutMs = 120000;
   std::string why;

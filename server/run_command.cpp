@@ -18,8 +18,6 @@ namespace {
 
 constexpr int64_t kDefaultTimeoutMs = 300000;
 const std::string kProgressPrefix = "tvms-progress: ";
-// An open document reaches the child on its stdin (an in-memory file), which it reads by this name.
-const std::string kDocumentOnStdin = "/dev/stdin";
 
 // The child's stderr as the user should see it: no progress lines, /dev/stdin named as the document.
 std::string childErrors(const std::string& err, const std::string& tempFile, const std::string& shownAs) {
@@ -67,7 +65,7 @@ void Server::executeCommand(const json& id, const json& params) {
   const std::string* text = nullptr;
   if (auto d = docs_.find(uri); d != docs_.end()) {
     text = &d->second->text;
-    source = kDocumentOnStdin;
+    source = ChildProcess::kStdinPath;
   } else if (source.empty() || !std::filesystem::exists(source)) {
     return error(id, InvalidParams, "tvms.run: not open and not a file: " + uri);
   }

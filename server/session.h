@@ -151,7 +151,7 @@ class Server {
   struct RunningCommand {
     json id, token;  // token: null until progress may be reported
     bool progressBegun = false;
-    std::string source, function;  // source: the path the child read (kDocumentOnStdin for an open document)
+    std::string source, function;  // source: the path the child read (ChildProcess::kStdinPath for an open document)
     std::shared_ptr<ChildProcess> child;
   };
   std::map<std::string, RunningCommand> runs_;  // by the request id's JSON

@@ -164,6 +164,12 @@ class FunctionLowering {
     }
   }
 
+  // The register of an operand of a call that runs on `slot`: a constant is loaded on that device.
+  int operandOn(const ExprPtr& a, int slot) {
+    if (auto* k = as<Constant>(a)) return constant(*k, slot);
+    return valueReg(a);
+  }
+
   // A scalar, or a tensor written as a list (R.const([[0, 1], [2, 3]], "int64")): its data in the
   // executable, loaded once per device slot.
   int constant(const Constant& c, int slot) {
@@ -342,10 +348,9 @@ class FunctionLowering {
       return error("'" + var->name + "': a kernel's outputs must be a tensor or a tuple of tensors");
     // The call site binds (kernel, device slot): one kernel may run on several devices of its target.
     int slot = slotOf(outputs[0]);
-    // Operands; a constant is loaded on the kernel's own device.
     std::vector<int64_t> regs;
     if (auto* t = as<Tuple>(c.args[1]))
-      for (auto& a : t->fields) regs.push_back(as<Constant>(a) ? constant(*as<Constant>(a), slot) : valueReg(a));
+      for (auto& a : t->fields) regs.push_back(operandOn(a, slot));
     const tir::Kernel& k = out_.kernels[it->second];
     if (outputs.size() == 1 && outS->kind == StructInfo::Kind::Tensor) {
       regs.push_back(allocTensor(*outS, var));
@@ -375,7 +380,7 @@ class FunctionLowering {
       return error("'" + var->name + "': R.call_dps_packed runs in the VM only for a named library function with one tensor output");
     std::vector<int64_t> regs;
     if (c.args.size() > 1)
-      if (auto* t = as<Tuple>(c.args[1])) for (auto& a : t->fields) regs.push_back(valueReg(a));
+      if (auto* t = as<Tuple>(c.args[1])) for (auto& a : t->fields) regs.push_back(operandOn(a, slotOf(outS)));
     auto& names = out_.exe.libraryFunctions;
     auto it = std::find(names.begin(), names.end(), f->symbol);
     int64_t index = it - names.begin();

@@ -22,17 +22,6 @@ bool fail(const std::string& path, const std::string& why) {
 
 std::string errnoText() { return std::strerror(errno); }
 
-bool writeAll(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 std::optional<std::string> readAll(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
@@ -95,6 +84,17 @@ bool writeInPlace(const std::string& path, const std::string& target, const std:
 }
 
 }  // namespace
+
+bool writeAll(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
 
 bool rewriteFile(const std::string& path, const std::string& asRead, const FileStamp& stamp, const std::string& text) {
   // Through every symbolic link to the file itself: the link stays, its target gets the text.

@@ -19,6 +19,9 @@ struct FileStamp {
   bool known() const { return size >= 0; }
 };
 
+// Writes all of `text` to `fd` (retrying short writes and EINTR); false on an error.
+bool writeAll(int fd, const std::string& text);
+
 // Replaces the contents of `path` (read as `asRead`, stamped `stamp`) with `text`. On failure prints
 // "tvms: <path>: <why>" to stderr and returns false; the file is then unchanged.
 bool rewriteFile(const std::string& path, const std::string& asRead, const FileStamp& stamp, const std::string& text);

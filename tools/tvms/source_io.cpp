@@ -136,16 +136,9 @@ bool writeFile(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tvms-XXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) return fail(path, std::string("cannot write: ") + std::strerror(errno));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
   mode_t mask = ::umask(0);
   ::umask(mask);
-  bool ok = done == text.size() && ::fchmod(fd, 0666 & ~mask) == 0;  // an output's usual mode, not mkstemp's 0600
+  bool ok = writeAll(fd, text) && ::fchmod(fd, 0666 & ~mask) == 0;  // an output's usual mode, not mkstemp's 0600
   ::close(fd);
   if (!ok) {
     ::unlink(tmp.c_str());

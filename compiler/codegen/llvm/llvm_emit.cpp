@@ -210,9 +210,8 @@ class FunctionEmitter {
   }
   Value* safeSRem(Value* a, Value* b) {
     if (plainDivisor(b)) return b_.CreateSRem(a, b);
-    Value* special = nullptr;
-    Value* r = b_.CreateSRem(a, divisorOrOne(b, special));  // x % 1 == 0: already the answer for 0 and -1
-    return r;
+    Value* special = nullptr;  // x % 1 == 0: already the answer for a divisor of 0 or -1
+    return b_.CreateSRem(a, divisorOrOne(b, special));
   }
   Value* binaryOp(BinOp op, Value* a, Value* b, ScalarType t) {
     bool f = isFloat(t);
