@@ -121,8 +121,16 @@ async function main() {
     await page.screenshot({ path: path.join(out, "1-squiggle.png") });
 
     step("Ctrl+. on it offers the fix that declares the vdevice; apply it");
-    const box = await squiggle.boundingBox();
-    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    // The code lens and the inlay hints arrive after the squiggle and move the lines (the lens adds a
+    // row above main): wait for them before measuring where to click, and check the caret landed on
+    // the squiggle's line (12) before asking for fixes.
+    await editor.locator(".codelens-decoration a", { hasText: "Run main" }).first().waitFor();
+    const caretOnLine12 = page.locator(".statusbar-item", { hasText: /Ln 12, Col/ }).first();
+    for (let attempt = 0; ; ++attempt) {
+      const box = await squiggle.boundingBox();
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      try { await caretOnLine12.waitFor({ timeout: 5000 }); break; } catch (e) { if (attempt == 5) throw e; }
+    }
     await page.keyboard.press("Control+.");
     const fix = page.locator(".action-widget .monaco-list-row", { hasText: 'Declare I.vdevice("llvm", 1)' });
     await fix.waitFor();
