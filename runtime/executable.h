@@ -11,6 +11,8 @@
 #include "runtime/kernel_library.h"
 #include "runtime/ndarray.h"
 
+#include "runtime/target_kind.h"
+
 namespace tvms::runtime {
 
 struct DeviceSlot {
@@ -81,7 +83,7 @@ struct VMFunction {
 // kernel serves every device of its target kind.
 struct KernelRef {
   std::string name;
-  std::string kind = "llvm";  // the target kind it is built for: which library holds it
+  std::string kind{kHostKind};  // the target kind it is built for: which library holds it
 };
 
 // The kernels of one target kind as the artifact stores them (llvm: a shared library).

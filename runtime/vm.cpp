@@ -311,7 +311,6 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
 }
 
 std::optional<DeviceChoice> parseDevice(const std::string& spelling, int index) {
-  if (spelling == "cpu") return DeviceChoice{"llvm", index};
   DeviceChoice c{spelling, index};
   if (size_t colon = spelling.find(':'); colon != std::string::npos) {
     // "cuda:0": another device of a kind (two vdevices on one GPU are two streams of that GPU).
@@ -319,8 +318,10 @@ std::optional<DeviceChoice> parseDevice(const std::string& spelling, int index) 
     if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
     c = {spelling.substr(0, colon), std::stoi(digits)};
   }
-  if (c.kind == "cpu") c.kind = "llvm";
-  if (!hasDeviceKind(c.kind)) return std::nullopt;
+  // An alias ("cpu", "gpu") names its kind.
+  const TargetKind* kind = targetKindSpelled(c.kind);
+  if (!kind || !kind->openDevice) return std::nullopt;
+  c.kind = kind->name;
   return c;
 }
 
@@ -351,7 +352,8 @@ std::vector<std::shared_ptr<DeviceAPI>> openDevices(const Executable& exe, const
   std::vector<std::shared_ptr<DeviceAPI>> out;
   // A module with cuda slots keeps its host tensors in pinned memory (DMA-speed copies).
   DeviceOptions options;
-  for (auto& d : exe.devices) options.pinnedHostMemory |= deviceFor(d, remap).kind == "cuda";
+  for (auto& d : exe.devices)
+    if (const TargetKind* k = findTargetKind(deviceFor(d, remap).kind)) options.pinnedHostMemory |= k->pinsHostMemory;
   for (size_t i = 0; i < exe.devices.size(); ++i) {
     const DeviceSlot& d = exe.devices[i];
     DeviceChoice choice = deviceFor(d, remap);

@@ -8,6 +8,7 @@
 #include "compiler/diagnostics/catalogue.h"
 #include "compiler/ir/printer.h"
 #include "compiler/op/registry.h"
+#include "runtime/target_kind.h"
 #include "server/features_util.h"
 
 namespace tvms::server {
@@ -188,8 +189,13 @@ std::vector<Completion> completionsAt(const Snapshot& s, uint32_t offset) {
       }
       if (ns == "R")
         for (const char* k : {"function", "Tensor", "Tuple", "Shape", "Prim", "Object", "Callable", "dataflow", "output",
-                              "const", "shape", "prim_value", "str", "dtype", "match_cast", "func_attr", "device", "cpu", "cuda"})
+                              "const", "shape", "prim_value", "str", "dtype", "match_cast", "func_attr", "device"})
           out.push_back({k, "R." + std::string(k), "", Completion::Kind::Keyword});
+      // R.cpu(0), R.cuda(1): the device constructors of the kinds tvms runs.
+      if (ns == "R")
+        for (const runtime::TargetKind* kind : runtime::targetKinds())
+          if (kind->openDevice && !kind->deviceFunction.empty())
+            out.push_back({kind->deviceFunction, "R." + kind->deviceFunction, "", Completion::Kind::Keyword});
     } else if (ns == "I") {
       for (const char* k : {"ir_module", "module_global_infos", "module_attrs", "vdevice"})
         out.push_back({k, "I." + std::string(k), "", Completion::Kind::Keyword});

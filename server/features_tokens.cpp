@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "compiler/op/registry.h"
+#include "runtime/target_kind.h"
 #include "server/features.h"
 #include "server/features_util.h"
 
@@ -13,12 +14,20 @@ namespace {
 
 enum Type : uint32_t { Namespace, Function, Variable, Parameter, TypeParameter, TypeName, VDeviceString };
 enum Modifier : uint32_t { Declaration, DefaultLibrary, Dataflow, FirstDevice };
-// The device kinds with a modifier of their own; any other kind gets "device_other".
-const char* const kDeviceKinds[] = {"cuda", "llvm", "rocm", "metal", "vulkan", "opencl", "webgpu", "hexagon"};
+// Every kind of the target-kind table has a modifier of its own ("device_" + its name, in table
+// order, fixed when the legend is first asked for); any other kind gets "device_other".
+const std::vector<std::string>& deviceKinds() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const runtime::TargetKind* k : runtime::targetKinds()) out.push_back(k->name);
+    return out;
+  }();
+  return names;
+}
 
 uint32_t deviceBit(const std::string& kind) {
   uint32_t i = 0;
-  for (const char* k : kDeviceKinds) {
+  for (const std::string& k : deviceKinds()) {
     if (kind == k) return 1u << (FirstDevice + i);
     ++i;
   }
@@ -84,7 +93,7 @@ const std::vector<std::string>& semanticTokenTypes() {
 const std::vector<std::string>& semanticTokenModifiers() {
   static const std::vector<std::string> k = [] {
     std::vector<std::string> m = {"declaration", "defaultLibrary", "dataflow"};
-    for (const char* d : kDeviceKinds) m.push_back(std::string("device_") + d);
+    for (const std::string& d : deviceKinds()) m.push_back("device_" + d);
     m.push_back("device_other");
     return m;
   }();

@@ -8,12 +8,23 @@
 #include "compiler/analysis/checks.h"
 #include "compiler/analysis/relation.h"
 #include "compiler/op/registry.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::analysis {
 
 using namespace ir;
 
 namespace {
+
+// "llvm" or "cuda": the kinds tvms runs, each with its own device constructor (not "c", llvm's twin).
+std::string kindExamples() {
+  std::string out;
+  for (const runtime::TargetKind* k : runtime::targetKinds()) {
+    if (!k->openDevice || k->deviceFunction.empty()) continue;
+    out += (out.empty() ? "\"" : " or \"") + k->name + "\"";
+  }
+  return out;
+}
 
 // The vdevice strings, I.vdevice(...) values and hint_on_device calls of one function, in text order.
 struct UseCollector {
@@ -298,14 +309,13 @@ class VDeviceChecker {
     if (at.end <= at.begin) return;
     if (v.target.kind.empty()) {
       out_.push_back(diag::make("TVS205", at, v.target.writtenAsDict() ? "the target config has no \"kind\" string"
-                                                                       : "I.vdevice needs a target kind such as \"llvm\" or \"cuda\""));
+                                                                       : "I.vdevice needs a target kind such as " + kindExamples()));
     } else if (!isKnownTargetKind(v.target.kind)) {
-      static const char* kinds[] = {"llvm", "cuda", "metal", "opencl", "vulkan", "rocm", "c", "webgpu", "hexagon"};
       std::string best;
       size_t bestScore = 99;
-      for (auto* k : kinds) {
-        size_t score = op::editDistance(v.target.kind, k);
-        if (score < bestScore) { bestScore = score; best = k; }
+      for (const runtime::TargetKind* k : runtime::targetKinds()) {
+        size_t score = op::editDistance(v.target.kind, k->name);
+        if (score < bestScore) { bestScore = score; best = k->name; }
       }
       auto d = diag::make("TVS205", at, "unknown target kind '" + v.target.kind + "'" + (bestScore <= 2 ? "; did you mean '" + best + "'?" : ""));
       std::string t = text(at);
@@ -331,9 +341,8 @@ class VDeviceChecker {
       hinted_.push_back(v);
       return;
     }
-    std::string kind;
-    for (auto* k : {"llvm", "cuda", "opencl", "vulkan", "metal", "rocm", "webgpu", "hexagon"})
-      if (deviceTypeOfKind(k) == h.deviceType) { kind = k; break; }
+    const runtime::TargetKind* hintedKind = runtime::targetKindOfDeviceType(h.deviceType);
+    std::string kind = hintedKind ? hintedKind->name : "";
     auto d = diag::make("TVS206", at, "no declared vdevice matches this hint (device type " + std::to_string(h.deviceType) +
                                           ", id " + std::to_string(h.index) + ", scope \"" + scope +
                                           "\"): RealizeVDevice will fail (\"Expected to find device with type ...\")");

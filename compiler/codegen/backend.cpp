@@ -14,6 +14,7 @@
 #include "compiler/codegen/kernel_cache.h"
 #include "runtime/cpu_module.h"
 #include "runtime/self_path.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::codegen {
 
@@ -108,19 +109,20 @@ class LlvmBackend : public Backend {
     return runtime::loadCpuLibrary(std::vector<char>(so.begin(), so.end()));
   }
   std::string emit(const std::vector<tir::Kernel>& kernels, const tir::Target& target, const std::string& what) const override {
-    if (what == "llvm") return cpuBackend().optimizedIR(kernels, target);
+    if (what == "llvm") return cpuBackend().optimizedIR(kernels, target);  // --emit's format, not a target kind
     if (what == "asm") return cpuBackend().assembly(kernels, target);
     throw std::invalid_argument("the llvm backend prints --emit=llvm or --emit=asm, not '" + what + "'");
   }
 };
 
+// The code generators by name; a target kind names its own (runtime/target_kind.h's `codegen`).
 struct Registry {
   std::mutex mutex;
-  std::map<std::string, const Backend*> byKind;
+  std::map<std::string, const Backend*, std::less<>> byName;
   Registry() {
     static const LlvmBackend llvm;
-    for (const char* kind : {"llvm", "c", "cpu"}) byKind[kind] = &llvm;
-    byKind["cuda"] = &cudaBackend();
+    byName.emplace(runtime::codegens::llvm, &llvm);
+    byName.emplace(runtime::codegens::cuda, &cudaBackend());
   }
 };
 Registry& registry() {
@@ -131,16 +133,18 @@ Registry& registry() {
 }  // namespace
 
 const Backend* backendFor(const std::string& kind) {
+  const runtime::TargetKind* k = runtime::targetKindSpelled(kind);
+  if (!k || k->codegen.empty()) return nullptr;
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.byKind.find(kind);
-  return it == r.byKind.end() ? nullptr : it->second;
+  auto it = r.byName.find(k->codegen);
+  return it == r.byName.end() ? nullptr : it->second;
 }
 
-void registerBackend(const std::string& kind, const Backend* backend) {
+void registerBackend(const std::string& codegen, const Backend* backend) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.byKind[kind] = backend;
+  r.byName[codegen] = backend;
 }
 
 }  // namespace tvms::codegen

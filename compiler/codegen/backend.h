@@ -1,7 +1,8 @@
 #pragma once
-// The code generators, one per target kind, behind one interface: LowerToVM's kernels are grouped by
-// the kind of their target and each group goes to the backend registered for that kind. "llvm" (and
-// its aliases "c", "cpu") is the LLVM plugin; a kind with no backend is a clear build error.
+// The code generators behind one interface: LowerToVM's kernels are grouped by the kind of their
+// target and each group goes to the code generator its kind names in the target-kind table
+// (runtime/target_kind.h: the CPU kinds name the LLVM plugin, cuda names CUDA C + NVRTC); a kind
+// with none is a clear build error.
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,9 +25,11 @@ class Backend {
   virtual std::string emit(const std::vector<tir::Kernel>& kernels, const tir::Target& target, const std::string& what) const = 0;
 };
 
-// The backend of a target kind, or null when tvms has none for it.
+// The backend of the target kind `kind` spells (the code generator its table entry names), or null
+// when tvms has none for it.
 const Backend* backendFor(const std::string& kind);
-// Adds (or replaces) the backend of a kind; the registry does not own it.
-void registerBackend(const std::string& kind, const Backend* backend);
+// Adds (or replaces) a code generator under a name a target kind's `codegen` may give; the registry
+// does not own it.
+void registerBackend(const std::string& codegen, const Backend* backend);
 
 }  // namespace tvms::codegen

@@ -1,4 +1,5 @@
 #include "compiler/codegen/kernel_cache.h"
+#include "runtime/target_kind.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -67,7 +68,8 @@ fs::path defaultRoot() {
 struct Section {
   std::string_view name, suffix;
 };
-constexpr Section kSections[] = {{"cpu", ".so"}, {"cuda", ".ptx"}};
+// Sections are named after the code generator that fills them ("cpu" for the LLVM plugin's, from before).
+constexpr Section kSections[] = {{"cpu", ".so"}, {runtime::codegens::cuda, ".ptx"}};
 
 constexpr const char* kMarker = ".tvms-cache";
 constexpr const char* kMarkerText = "tvms kernel cache: compiled kernels, safe to delete with `tvms cache clear`\n";

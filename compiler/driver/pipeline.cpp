@@ -9,6 +9,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/transform/lower_to_vm.h"
 #include "compiler/transform/passes.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::driver {
 
@@ -98,7 +99,8 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
     // The code generator of a kind failed (LLVM, or NVRTC missing or refusing): say which vdevice's
     // kernels, and how to build them for the CPU instead.
     std::string where = firstVDevice.count(kind) ? firstVDevice[kind] : kind;
-    std::string hint = kind == "cuda" ? "; `--device " + where + "=cpu` builds its kernels for the CPU instead" : "";
+    const runtime::TargetKind* k = runtime::findTargetKind(kind);
+    std::string hint = k && !k->isCpu() ? "; `--device " + where + "=cpu` builds its kernels for the CPU instead" : "";
     r.errors.push_back(std::string(e.what()) + hint);
     return r;
   }

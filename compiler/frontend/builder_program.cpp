@@ -10,6 +10,7 @@
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/python_eval.h"
 #include "compiler/op/registry.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::frontend {
 
@@ -915,11 +916,15 @@ class Program final : public PythonEvaluator::Hooks {
                    const Region& r) {
     if (vdevices.empty()) return;
     std::string kind = p.target.substr(0, p.target.find(' '));
-    bool cpuTarget = kind == "llvm" || kind == "c";
+    auto isCpuKind = [](const std::string& k) {
+      const runtime::TargetKind* entry = runtime::findTargetKind(k);
+      return entry && entry->isCpu();
+    };
+    bool cpuTarget = isCpuKind(kind);
     bool scheduled = std::count(p.passes.begin(), p.passes.end(), "DefaultGPUSchedule") > 0;
     for (auto& v : vdevices) {
       const std::string& vk = v->target.kind;
-      bool gpu = vk != "llvm" && vk != "c" && !vk.empty();
+      bool gpu = !vk.empty() && !isCpuKind(vk);
       std::vector<diag::Related> rel;
       if (const ByteRange* at2 = r.map.find(v.get())) rel.push_back({*at2, "the '" + vk + "' vdevice"});
       if (cpuTarget && gpu && !scheduled) {

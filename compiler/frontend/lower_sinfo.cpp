@@ -5,6 +5,7 @@
 
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/python_eval.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::frontend {
 
@@ -496,14 +497,16 @@ std::optional<DeviceHint> Lowerer::lowerDevice(TSNode n) {
     TSNode i = !ts_node_is_null(indexKw) ? indexKw : (pos.size() > 1 ? pos[1] : TSNode{});
     if (ts_node_is_null(t)) return std::nullopt;
     int type = 0;
-    if (auto s = stringLiteral(doc_, t)) type = deviceTypeOfKind(*s == "cpu" ? "llvm" : *s);
+    if (auto s = stringLiteral(doc_, t)) type = deviceTypeSpelled(*s);
     else if (auto x = intOf(t, 0)) type = *x;
     auto index = intOf(i, 0);
     if (!type || !index) return std::nullopt;
     return DeviceHint{type, *index};
   }
-  int type = member == "cpu" ? 1 : deviceTypeOfKind(member);
-  if (!type || member == "llvm" || member == "c") return std::nullopt;
+  // R.cpu(0), R.cuda(1): the kind whose device constructor is named.
+  const runtime::TargetKind* kind = runtime::targetKindOfDeviceFunction(member);
+  if (!kind) return std::nullopt;
+  int type = kind->dlDeviceType;
   auto index = intOf(!ts_node_is_null(indexKw) ? indexKw : (pos.empty() ? TSNode{} : pos[0]), 0);
   if (!index) return std::nullopt;
   return DeviceHint{type, *index};

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "compiler/ir/printer.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::frontend {
 
@@ -750,7 +751,8 @@ std::optional<PyValue> PythonEvaluator::valueCall(const std::string& name, const
         v->target.kind = t->text.substr(0, space);
         if (space != std::string::npos) v->target.options = t->text.substr(space);
       } else if (t->kind == PyValue::Kind::Device) {
-        v->target.kind = t->device.deviceType == 1 ? "llvm" : t->device.deviceType == 2 ? "cuda" : "";
+        const runtime::TargetKind* kind = runtime::targetKindOfDeviceType(t->device.deviceType);
+        v->target.kind = kind ? kind->name : "";
       } else if (auto cfg = toAttributeValue(*t)) {
         v->target.config = *cfg;
       } else {
@@ -786,19 +788,22 @@ std::optional<PyValue> PythonEvaluator::valueCall(const std::string& name, const
     if (t && t->kind == PyValue::Kind::Str) return *t;
     return PyValue::unknown("a target not known statically");
   }
-  // tvm.cpu(0), tvm.cuda(1), tvm.device("cuda", 0)
+  // tvm.cpu(0), tvm.cuda(1), tvm.gpu(1) (TVM's old name of tvm.cuda), tvm.device("cuda", 0)
   std::string member = name.substr(name.rfind('.') + 1);
   bool tvmDevice = name.rfind("tvm.", 0) == 0 && std::count(name.begin(), name.end(), '.') == 1;
-  if (tvmDevice && (member == "cpu" || member == "cuda" || member == "gpu" || member == "device")) {
+  const runtime::TargetKind* constructed = runtime::targetKindOfDeviceFunction(member);
+  if (const runtime::TargetKind* k = runtime::targetKindSpelled(member); !constructed && k && k->name != member)
+    constructed = k;  // an alias: tvm.gpu
+  if (tvmDevice && (constructed || member == "device")) {
     PyValue d;
     d.kind = PyValue::Kind::Device;
     size_t indexAt = member == "device" ? 1 : 0;
     if (member == "device") {
       const PyValue* kind = args.get(0, "dev_type");
       if (!kind || kind->kind != PyValue::Kind::Str) return PyValue::unknown("a device not known statically");
-      d.device.deviceType = ir::deviceTypeOfKind(kind->text == "cpu" ? "llvm" : kind->text == "gpu" ? "cuda" : kind->text);
+      d.device.deviceType = ir::deviceTypeSpelled(kind->text);
     } else {
-      d.device.deviceType = member == "cpu" ? 1 : 2;
+      d.device.deviceType = constructed->dlDeviceType;
     }
     if (const PyValue* i = args.get(indexAt, "dev_id")) {
       if (i->kind != PyValue::Kind::Int) return PyValue::unknown("a device index not known statically");

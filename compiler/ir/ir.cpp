@@ -3,22 +3,19 @@
 
 #include "compiler/ir/module.h"
 #include "compiler/ir/structural_equal.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::ir {
 
-namespace {
-struct KindCode {
-  std::string_view kind;
-  int code;
-};
-constexpr KindCode kKinds[] = {{"llvm", 1},   {"c", 1},       {"cuda", 2},  {"opencl", 4},   {"vulkan", 7},
-                               {"metal", 8},  {"rocm", 10},   {"webgpu", 15}, {"hexagon", 16}};
-}  // namespace
-
 int deviceTypeOfKind(std::string_view kind) {
-  for (auto& k : kKinds) if (k.kind == kind) return k.code;
-  return 0;
+  const runtime::TargetKind* k = runtime::findTargetKind(kind);
+  return k ? k->dlDeviceType : 0;
 }
+int deviceTypeSpelled(std::string_view spelling) {
+  const runtime::TargetKind* k = runtime::targetKindSpelled(spelling);
+  return k ? k->dlDeviceType : 0;
+}
+
 bool isKnownTargetKind(std::string_view kind) { return deviceTypeOfKind(kind) != 0; }
 
 bool sameValue(const VDevice& a, const VDevice& b) {

@@ -20,8 +20,11 @@ struct VDevice {
   std::string memoryScope = "global";
 };
 
-// DLPack device type code of a target kind (cpu/llvm/c = 1, cuda = 2, ...); 0 when unknown.
+// DLPack device type code of a target kind (llvm/c = 1, cuda = 2, ...: runtime/target_kind.h); 0
+// when the table has no kind of that name.
 int deviceTypeOfKind(std::string_view kind);
+// The same for a kind's name or alias (R.device("cpu", 0), tvm.device("gpu")).
+int deviceTypeSpelled(std::string_view spelling);
 bool isKnownTargetKind(std::string_view kind);
 
 // A use of a vdevice from a tensor annotation, R.to_vdevice or similar.

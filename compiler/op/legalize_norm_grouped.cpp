@@ -75,7 +75,7 @@ LegalizeResult groupedNorm(const LegalizeInput& in, GroupedNorm op) {
   auto reducedNest = [&](const std::string& tag, const std::function<StmtP(const std::vector<ExprP>&, const ExprP& ch)>& leaf) {
     std::vector<int> inner(static_cast<size_t>(rank), -1);
     for (int d : reduced) inner[static_cast<size_t>(d)] = kb.loopVar(tag + std::to_string(d));
-    int within = group ? kb.loopVar(tag + "c") : -1;
+    int within = group ? kb.loopVar(tag + "c") : -1;  // the channel loop's name, not a target kind
     auto idx = index(inner, within);
     StmtP s = leaf(idx, idx[static_cast<size_t>(channel)]);
     for (int d = rank; d-- > 0;) {

@@ -104,7 +104,7 @@ void applyCpu(Kernel& k) {
 
 void apply(Kernel& k) {
   if (k.target.isCpu()) applyCpu(k);
-  else if (k.target.kind == "cuda") applyGpu(k);
+  else if (k.target.isGpu()) applyGpu(k);
 }
 
 }  // namespace tvms::schedule

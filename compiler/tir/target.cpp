@@ -21,7 +21,7 @@ int hostVectorBits() {
 
 Target Target::host() {
   Target t;
-  t.kind = "llvm";
+  t.kind = runtime::kHostKind;
   t.vectorBits = hostVectorBits();
   if (const char* env = std::getenv("TVMS_CPU_VECTOR_BITS")) {
     std::string_view v = env;
@@ -33,12 +33,20 @@ Target Target::host() {
 
 Target Target::forKind(const std::string& kind) {
   Target t;
-  t.kind = kind;
-  if (t.isCpu()) {
-    t = host();
-    t.kind = kind == "cpu" ? "llvm" : kind;
-  }
+  const runtime::TargetKind* k = runtime::targetKindSpelled(kind);
+  t.kind = k ? k->name : kind;
+  if (k && k->isCpu()) t.vectorBits = host().vectorBits;
   return t;
+}
+
+bool Target::isCpu() const {
+  const runtime::TargetKind* k = runtime::findTargetKind(kind);
+  return k && k->isCpu();
+}
+
+bool Target::isGpu() const {
+  const runtime::TargetKind* k = runtime::findTargetKind(kind);
+  return k && k->deviceClass == runtime::DeviceClass::Gpu;
 }
 
 }  // namespace tvms::tir

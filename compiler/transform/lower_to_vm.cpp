@@ -11,6 +11,7 @@
 #include "compiler/op/registry.h"
 #include "compiler/transform/rewriter.h"
 #include "compiler/transform/targets.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::transform {
 
@@ -425,7 +426,8 @@ LoweredVM lowerToVM(LegalizedModule legalized) {
   out.kernels = std::move(legalized.kernels);
   out.errors = std::move(legalized.errors);
   if (m.vdevices.empty()) {
-    out.exe.devices.push_back({"llvm", 1, 0, "global", "llvm:0", ""});
+    const std::string host(runtime::kHostKind);
+    out.exe.devices.push_back({host, deviceTypeOfKind(host), 0, "global", host + ":0", ""});
   } else {
     for (auto& v : m.vdevices) {
       std::string spelling = analysis::spellingOf(m, v.get());

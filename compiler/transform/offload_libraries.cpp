@@ -10,6 +10,8 @@
 #include "compiler/transform/passes.h"
 #include "compiler/transform/rewriter.h"
 #include "compiler/transform/targets.h"
+#include "runtime/cuda_libraries.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::transform {
 
@@ -38,10 +40,11 @@ class Offload : public Rewriter {
     if (!c || c->callee || !c->def || b.vars.size() != 1) return Rewriter::binding(b, out);
     const StructInfo* result = b.vars[0]->annotation.get();
     if (!result || result->kind != StructInfo::Kind::Tensor) return Rewriter::binding(b, out);
-    if (targetOf(m_, executionVDevice(m_, result), remap_).kind != "cuda") return Rewriter::binding(b, out);
+    const runtime::TargetKind* kind = runtime::findTargetKind(targetOf(m_, executionVDevice(m_, result), remap_).kind);
+    if (!kind) return Rewriter::binding(b, out);
     std::string function;
-    if (c->def == matmul_) function = matmulFunction(*c, *result);
-    if (c->def == conv2d_) function = conv2dFunction(*c, *result);
+    if (c->def == matmul_ && kind->offers(runtime::kCublasMatmul)) function = matmulFunction(*c, *result);
+    if (c->def == conv2d_ && kind->offers(runtime::kCudnnConv2d)) function = conv2dFunction(*c, *result);
     if (function.empty()) return Rewriter::binding(b, out);
     auto call = std::make_shared<Call>();
     call->def = &op::builtin::callDpsPacked();
@@ -63,7 +66,7 @@ class Offload : public Rewriter {
     if (!floatTensor(a, out.dtype, true) || !floatTensor(b, out.dtype, true) || a->rank() < 2 || b->rank() < 2) return "";
     if (b->rank() != 2 && b->rank() != a->rank()) return "";
     if (auto d = op::infer::stringAttr(c.attr("out_dtype") ? &c.attr("out_dtype")->value : nullptr); d && !d->empty() && *d != out.dtype) return "";
-    return "tvms.cublas.matmul";
+    return std::string(runtime::kCublasMatmul);
   }
 
   // cuDNN: 2-D, float32/float64, NCHW + OIHW or NHWC + OHWI, the output in the data's layout,
@@ -84,7 +87,7 @@ class Offload : public Rewriter {
     if (strides.size() != 2 || dilation.size() != 2 || padding.size() != 4) return "";
     if (padding[0] != padding[2] || padding[1] != padding[3]) return "";  // cuDNN pads both sides alike
     int64_t groups = op::infer::intAttr(c.attr("groups") ? &c.attr("groups")->value : nullptr).value_or(1);
-    return "tvms.cudnn.conv2d?layout=" + data + "&stride=" + joinInts(strides) + "&pad=" + joinInts({padding[0], padding[1]}) +
+    return std::string(runtime::kCudnnConv2d) + "?layout=" + data + "&stride=" + joinInts(strides) + "&pad=" + joinInts({padding[0], padding[1]}) +
            "&dilation=" + joinInts(dilation) + "&groups=" + std::to_string(groups);
   }
 

@@ -1,6 +1,7 @@
 #include "compiler/transform/targets.h"
 
 #include "compiler/analysis/analysis.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::transform {
 
@@ -12,11 +13,11 @@ const ir::VDevice* executionVDevice(const ir::IRModule& m, const ir::StructInfo*
 }
 
 tir::Target targetOf(const ir::IRModule& m, const ir::VDevice* v, const DeviceRemap& remap) {
-  if (!v) return tir::Target::forKind("llvm");
+  if (!v) return tir::Target::forKind(std::string(runtime::kHostKind));
   auto it = remap.find(analysis::spellingOf(m, v));
   if (it == remap.end()) return tir::Target::forKind(v->target.kind);
-  if (it->second == "cpu") return tir::Target::forKind("llvm");
-  return tir::Target::forKind(it->second.substr(0, it->second.find(':')));  // "cuda:0": the kind of that device
+  // "cpu" (an alias of the host's kind) or "cuda:0": the kind of that device.
+  return tir::Target::forKind(it->second.substr(0, it->second.find(':')));
 }
 
 }  // namespace tvms::transform

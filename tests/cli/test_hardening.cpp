@@ -150,7 +150,7 @@ TEST_CASE("hardening: bad run arguments are exit 2 with the valid spellings (no 
       {{"--input", "x=random:abc"}, "a seed is a non-negative integer"},
       {{"--dim", "n=-1"}, "a dimension is a non-negative integer"},
       {{"--dim", "n=12abc"}, "a dimension is a non-negative integer"},
-      {{"--device", "cuda:0=gpu"}, "cpu, cuda:N or llvm:N"},
+      {{"--device", "cuda:0=tpu"}, "cpu, cuda:N or llvm:N"},
   };
   for (auto& c : cases) {
     std::vector<std::string> args{"run", path};

@@ -7,6 +7,9 @@ those lists; the runtime includes nothing of compiler/; only server/ and tools/t
 LSP headers (nlohmann, Boost). A room listed as depending on "(everything)" (tests/) is not checked.
 Ops are used by identity: no kernel builder (compiler/op/legalize_*.cpp) reads its op's name and no
 pass compares a call's op name (they compare Call::def with op::builtin).
+Target kinds are declared once, in runtime/target_kind.{h,cpp}: no other file of a checked room
+holds a string literal that is a kind's name ("cuda", "llvm", ...); a literal that means something
+else (an --emit format) says so with `not a target kind` in a comment on its line.
 Exits 1 listing every violation, 0 when the code keeps to the table.
 """
 import os
@@ -52,6 +55,46 @@ def reachable(room):
     return seen
 
 
+KIND_TABLE = ("runtime/target_kind.h", "runtime/target_kind.cpp")
+table_source = open(os.path.join(root, KIND_TABLE[1]), encoding="utf-8").read()
+kind_names = set(re.findall(r'push_back\(\{"(\w+)"', table_source)) | set(re.findall(r'\{"(\w+)", \d+\}', table_source))
+if not {"llvm", "cuda"} <= kind_names:
+    sys.exit(f"check_layering: read only {sorted(kind_names)} as target kinds from {KIND_TABLE[1]}; is the table still there?")
+
+
+def string_literals(source):
+    """(line, text) of each ordinary string literal of C++ source, comments and raw strings skipped."""
+    out, i, line, n = [], 0, 1, len(source)
+    while i < n:
+        c = source[i]
+        if c == "\n":
+            line += 1
+            i += 1
+        elif source.startswith("//", i):
+            i = source.find("\n", i) if source.find("\n", i) >= 0 else n
+        elif source.startswith("/*", i):
+            end = source.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            line += source.count("\n", i, end)
+            i = end
+        elif c == "R" and source.startswith('R"', i) and (i == 0 or not (source[i - 1].isalnum() or source[i - 1] == "_")):
+            open_paren = source.find("(", i)
+            close = source.find(")" + source[i + 2:open_paren] + '"', open_paren)
+            end = n if close < 0 else close + len(source[i + 2:open_paren]) + 2
+            line += source.count("\n", i, end)
+            i = end
+        elif c in "\"'":
+            j = i + 1
+            while j < n and source[j] != c and source[j] != "\n":
+                j += 2 if source[j] == "\\" else 1
+            if c == '"':
+                out.append((line, source[i + 1:j]))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
 problems = []
 checked = 0
 for dirpath, dirnames, files in os.walk(root):
@@ -78,6 +121,11 @@ for dirpath, dirnames, files in os.walk(root):
             if (header.startswith("nlohmann/") or header.startswith("boost/")) and room not in ("server", "tools/tvms"):
                 problems.append(f"{path}: includes {header}; only server/ and tools/tvms speak JSON/LSP")
 
+        if path not in KIND_TABLE:
+            lines = source.split("\n")
+            for line, literal in string_literals(source):
+                if literal in kind_names and "not a target kind" not in lines[line - 1]:
+                    problems.append(f'{path}:{line}: the target kind "{literal}" spelled outside {KIND_TABLE[1]} (ask the table: runtime/target_kind.h)')
         if re.match(r"compiler/op/legalize_", path) and re.search(r"def\.name|scriptName\(\)\s*==", source):
             problems.append(f"{path}: a kernel builder reads its op's name (bind a builder per op in the registry)")
         if room in ("compiler/transform", "compiler/analysis") and re.search(r'(->|\.)op\s*[!=]=\s*"', source):

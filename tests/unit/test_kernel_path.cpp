@@ -262,18 +262,23 @@ TEST_CASE("runtime: a copy from a device waits for that copy's event and never f
   dev.free(on);
 }
 
-TEST_CASE("runtime: devices and module loaders come from registries by target kind") {
+TEST_CASE("runtime: devices and module loaders come from the target-kind table") {
   CHECK(runtime::openDevice("llvm", 0) != nullptr);
   CHECK(runtime::openDevice("no-such-kind", 0) == nullptr);
   CHECK_THROWS_WITH(runtime::loadModule("no-such-kind", {}), "the artifact holds no-such-kind kernels, which this build of tvms cannot load");
   // A registered kind opens: the VM then runs the module's slot on it, timed by its own events.
   int opened = 0;
   bool pinned = true;
-  runtime::registerDevice("recording", [&opened, &pinned](int, const runtime::DeviceOptions& o) {
+  runtime::TargetKind recording;
+  recording.name = "recording";
+  recording.dlDeviceType = 99;
+  recording.openDevice = [&opened, &pinned](int, const runtime::DeviceOptions& o) {
     ++opened;
     pinned = o.pinnedHostMemory;
     return std::make_unique<RecordingDevice>();
-  });
+  };
+  runtime::registerTargetKind(recording);
+  CHECK_THROWS_AS(runtime::registerTargetKind(recording), std::invalid_argument);  // a name is declared once
   runtime::Executable exe;
   exe.devices.push_back({"recording", 99, 0, "global", "recording:0", ""});
   auto devices = runtime::openDevices(exe, {});

@@ -5,6 +5,7 @@
 #include "compiler/codegen/cuda/cuda_emit.h"
 #include "compiler/codegen/cuda/nvrtc.h"
 #include "compiler/codegen/kernel_cache.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::codegen {
 
@@ -22,14 +23,14 @@ runtime::CudaModuleImage compile(const std::vector<tir::Kernel>& kernels) {
   image.kernels = std::move(src.kernels);
   KernelCache cache = KernelCache::fromEnvironment();
   std::string key = std::string("tvms ptx v2\n") + kPtxArch + "\n" + image.source;
-  if (auto hit = cache.read("cuda", key, ".ptx")) {
+  if (auto hit = cache.read(runtime::codegens::cuda, key, ".ptx")) {
     ++KernelCache::stats().hits;
     image.ptx = std::move(*hit);
     return image;
   }
   ++KernelCache::stats().misses;
   image.ptx = cuda::compileToPtx(image.source, kPtxArch);
-  cache.store("cuda", key, ".ptx", image.ptx);
+  cache.store(runtime::codegens::cuda, key, ".ptx", image.ptx);
   return image;
 }
 
@@ -42,7 +43,7 @@ class CudaBackend : public Backend {
     return std::make_unique<runtime::CudaLibrary>(compile(kernels));
   }
   std::string emit(const std::vector<tir::Kernel>& kernels, const tir::Target&, const std::string& what) const override {
-    if (what == "cuda") return cuda::emitCuda(kernels).source;
+    if (what == "cuda") return cuda::emitCuda(kernels).source;  // --emit's format, not a target kind
     if (what == "ptx") return cuda::compileToPtx(cuda::emitCuda(kernels).source, kPtxArch);
     throw std::invalid_argument("the cuda backend prints --emit=cuda or --emit=ptx, not '" + what + "'");
   }
