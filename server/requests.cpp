@@ -10,6 +10,7 @@
 
 #include "compiler/format/formatter.h"
 #include "compiler/ir/printer.h"
+#include "compiler/driver/pass_list.h"
 #include "compiler/driver/pipeline.h"
 #include "server/session.h"
 
@@ -297,7 +298,7 @@ void Server::viewIR(const json& id, const json& params, const std::string&, cons
   std::string pass = params.value("pass", "parsed");
   bool known = pass == "parsed";
   for (auto& p : driver::passNames()) known |= p == pass;
-  if (!known) return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed, Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM)");
+  if (!known) return error(id, InvalidParams, "unknown pass '" + pass + "' (available: parsed, " + driver::passNamesText() + ")");
   if (pass != "parsed")
     for (auto& d : s.lint.diagnostics)
       if (d.severity == diag::Severity::Error) return error(id, RequestFailed, "the module has errors; fix them to see it after " + pass);

@@ -6,6 +6,7 @@
 
 #include "compiler/codegen/backend.h"
 #include "compiler/codegen/kernel_cache.h"
+#include "compiler/driver/pass_list.h"
 #include "compiler/ir/printer.h"
 #include "compiler/transform/lower_to_vm.h"
 #include "compiler/transform/passes.h"
@@ -13,66 +14,34 @@
 
 namespace tvms::driver {
 
-const std::vector<std::string>& passNames() {
-  static const std::vector<std::string> names = {"UpdateVDevice", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps",
-                                                 "FoldVDeviceScopeChange", "LowerToVM"};
-  return names;
+namespace {
+
+// What --print-after shows after a pass: the module as TVMScript, or after LowerToVM the bytecode.
+std::string printed(const PipelineState& s) {
+  if (s.vm) return runtime::disassemble(s.vm->exe);
+  return ir::printModule(s.legal.module, {.canonical = true, .importHeader = true});
 }
 
-BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
-  BuildResult r;
-  auto show = [&](const char* pass, const ir::IRModule& m) {
-    if (options.afterPass) options.afterPass(pass, ir::printModule(m, {.canonical = true, .importHeader = true}));
-  };
-  ir::IRModule m = input;
-  for (auto& [index, vdevice] : options.updateVDevice) {
-    if (index >= m.vdevices.size()) {
-      r.errors.push_back("UpdateVDevice: index " + std::to_string(index) + " is past the module's vdevice list (" +
-                         std::to_string(m.vdevices.size()) + " entries)");
-      return r;
-    }
-    m = transform::updateVDevice(m, vdevice, index);
-  }
-  if (!options.updateVDevice.empty()) show("UpdateVDevice", m);
-  m = transform::normalize(m);
-  show("Normalize", m);
-  std::vector<diag::Diagnostic> conflicts;
-  m = transform::realizeVDevice(m, &conflicts);
-  show("RealizeVDevice", m);
-  if (options.offload) m = transform::offloadLibraries(m, options.remap);
-  show("OffloadLibraries", m);
-  transform::LegalizedModule legal = transform::legalizeOps(m, options.remap);
-  show("LegalizeOps", legal.module);
-  if (options.foldVDeviceScopeChange) {
-    legal.module = transform::foldVDeviceScopeChange(legal.module);
-    show("FoldVDeviceScopeChange", legal.module);
-  }
-  std::vector<std::string> kernelVDevices = legal.kernelVDevices;
-  transform::LoweredVM vm = transform::lowerToVM(std::move(legal));
-  for (auto& slot : vm.exe.devices)  // the artifact remembers which vdevices were built for another device
-    if (auto it = options.remap.find(slot.spelling); it != options.remap.end()) slot.builtFor = it->second;
-  r.storageAllocations = vm.storageAllocations;
-  r.storageReuses = vm.storageReuses;
-  if (options.afterPass) options.afterPass("LowerToVM", runtime::disassemble(vm.exe));
-  r.errors = std::move(vm.errors);
-  if (!r.errors.empty()) return r;
-  // The kernels by target kind, each group to the backend of its kind.
+// The kernels by target kind, each group to the code generator of its kind: loaded into this process
+// (compileKernels), built into module blobs (buildModules), printed (emit). Errors go to `r.errors`.
+void generateCode(transform::LoweredVM& vm, const std::vector<std::string>& kernelVDevices, const BuildOptions& options,
+                  BuildResult& r) {
   std::map<std::string, std::vector<tir::Kernel>> byKind;
   std::map<std::string, tir::Target> targets;
   std::map<std::string, std::string> firstVDevice;  // per kind, for messages
   for (size_t i = 0; i < vm.kernels.size(); ++i) {
     const tir::Kernel& k = vm.kernels[i];
+    const std::string& where = i < kernelVDevices.size() ? kernelVDevices[i] : k.target.kind;
     if (!codegen::backendFor(k.target.kind)) {
-      const std::string& where = kernelVDevices[i];
       r.errors.push_back("kernel " + k.name + " runs on vdevice \"" + where + "\" (" + k.target.kind + "): tvms has no " + k.target.kind +
                          " code generator yet; `--device " + where + "=cpu` runs it on the CPU");
       continue;
     }
     byKind[k.target.kind].push_back(k);
     targets[k.target.kind] = k.target;
-    firstVDevice.emplace(k.target.kind, kernelVDevices[i]);
+    firstVDevice.emplace(k.target.kind, where);
   }
-  if (!r.errors.empty()) return r;
+  if (!r.errors.empty()) return;
   std::string kind;
   codegen::KernelCacheStats before = codegen::KernelCache::stats();
   auto codegenStart = std::chrono::steady_clock::now();
@@ -93,7 +62,7 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
     }
     if (!options.emit.empty() && r.kernelText.empty() && !cannotEmit.empty()) {
       r.errors.push_back(cannotEmit);
-      return r;
+      return;
     }
   } catch (const std::exception& e) {
     // The code generator of a kind failed (LLVM, or NVRTC missing or refusing): say which vdevice's
@@ -102,12 +71,56 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
     const runtime::TargetKind* k = runtime::findTargetKind(kind);
     std::string hint = k && !k->isCpu() ? "; `--device " + where + "=cpu` builds its kernels for the CPU instead" : "";
     r.errors.push_back(std::string(e.what()) + hint);
-    return r;
+    return;
   }
   r.codegenMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - codegenStart).count();
   r.kernelModulesCached = codegen::KernelCache::stats().hits - before.hits;
   r.kernelModulesCompiled = codegen::KernelCache::stats().misses - before.misses;
-  r.exe = std::move(vm.exe);
+}
+
+}  // namespace
+
+const std::vector<std::string>& passNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Pass& p : passList()) out.emplace_back(p.name);
+    return out;
+  }();
+  return names;
+}
+
+BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
+  BuildResult r;
+  std::string why;
+  std::vector<const Pass*> plan = planPasses(options, &why);
+  if (!why.empty()) {
+    r.errors.push_back(why);
+    return r;
+  }
+  PipelineState s;
+  s.legal.module = input;
+  for (const Pass* p : plan) {
+    p->run(s, options);
+    if (!s.errors.empty()) {
+      r.errors = std::move(s.errors);
+      return r;
+    }
+    if (options.afterPass) options.afterPass(std::string(p->name), printed(s));
+  }
+  if (s.vm) {
+    r.storageAllocations = s.vm->storageAllocations;
+    r.storageReuses = s.vm->storageReuses;
+    r.errors = std::move(s.vm->errors);
+  } else {
+    r.errors = std::move(s.legal.errors);  // ops LegalizeOps could not lower, when the build stopped after it
+  }
+  if (!r.errors.empty()) return r;
+  if (!s.vm || !options.passes.empty() || !options.stopAfter.empty()) {
+    r.stopped = true;
+    return r;
+  }
+  generateCode(*s.vm, s.legal.kernelVDevices, options, r);
+  if (r.errors.empty()) r.exe = std::move(s.vm->exe);
   return r;
 }
 
@@ -115,14 +128,10 @@ std::string printAfter(const ir::IRModule& m, const std::string& pass, std::stri
   std::string found;
   BuildOptions o;
   o.compileKernels = false;
+  o.stopAfter = pass;
   o.afterPass = [&](const std::string& p, const std::string& text) { if (p == pass) found = text; };
   BuildResult r = build(m, o);
-  if (found.empty() && error) {
-    *error = "unknown pass '" + pass + "' (passes: Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM; "
-             "UpdateVDevice and FoldVDeviceScopeChange when asked for: `tvms build --update-vdevice`, "
-             "`--fold-vdevice-scope-change`)";
-    if (!r.errors.empty()) *error = r.errors.front();
-  }
+  if (found.empty() && error) *error = r.errors.empty() ? "the build did not reach " + pass : r.errors.front();
   return found;
 }
 

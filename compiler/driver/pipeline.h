@@ -1,9 +1,10 @@
 #pragma once
-// The build pipeline shared by `tvms build`, `tvms run` and the language server's tvms/viewIR:
-// [UpdateVDevice] -> Normalize -> RealizeVDevice -> OffloadLibraries -> LegalizeOps -> [FoldVDeviceScopeChange]
-// -> LowerToVM (the passes in brackets only when asked for), printable after each pass, then the
-// kernels of each target kind through the backend registered for it (compiler/codegen/backend.h):
-// loaded into this process, and/or as one module blob per kind for a .tvmx artifact.
+// The build pipeline shared by `tvms build`, `tvms run` and the language server's tvms/viewIR: the
+// passes of compiler/driver/pass_list.h in order ([UpdateVDevice] -> Normalize -> RealizeVDevice ->
+// OffloadLibraries -> LegalizeOps -> [FoldVDeviceScopeChange] -> LowerToVM, those in brackets only
+// when asked for), printable after each, then the kernels of each target kind through the code
+// generator its kind names (compiler/codegen/backend.h): loaded into this process, and/or as one
+// module blob per kind for a .tvmx artifact.
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,7 +17,8 @@
 
 namespace tvms::driver {
 
-const std::vector<std::string>& passNames();  // in pipeline order; UpdateVDevice and FoldVDeviceScopeChange run only when asked for
+// The pass names in pipeline order (compiler/driver/pass_list.h).
+const std::vector<std::string>& passNames();
 
 struct BuildOptions {
   std::map<std::string, std::string> remap;  // "cuda:0" -> "cpu": its kernels are built for the CPU
@@ -30,10 +32,15 @@ struct BuildOptions {
   // UpdateVDevice(vdevice, index), TVM's pass, applied first in order when given (`--update-vdevice`).
   std::vector<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> updateVDevice;
   bool foldVDeviceScopeChange = false;  // TVM's FoldVDeviceScopeChange after LegalizeOps (its texture pipeline's)
+  // `--passes`: exactly these passes, in this order, then stop (no code generation); empty: the pipeline.
+  std::vector<std::string> passes;
+  // Stop after this pass (no later pass, no code generation): `--print-after` without -o, tvms/viewIR.
+  std::string stopAfter;
 };
 
 struct BuildResult {
-  std::optional<runtime::Executable> exe;
+  std::optional<runtime::Executable> exe;  // unset on errors, and when the build stopped before code generation
+  bool stopped = false;                    // it did (BuildOptions::passes / stopAfter), without errors
   std::vector<std::string> errors;
   int64_t storageAllocations = 0, storageReuses = 0;
   std::string kernelText;  // BuildOptions::emit
@@ -46,7 +53,7 @@ struct BuildResult {
 // Never throws for a bad module: problems come back in `errors`.
 BuildResult build(const ir::IRModule& m, const BuildOptions& options);
 
-// The module after `pass` as text (tvms/viewIR), or an error message.
+// The module after `pass` as text (tvms/viewIR), or an error message; the build stops after the pass.
 std::string printAfter(const ir::IRModule& m, const std::string& pass, std::string* error);
 
 }  // namespace tvms::driver

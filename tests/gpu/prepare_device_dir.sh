@@ -3,13 +3,14 @@
 # LLVM and no tree-sitter: a stripped tvms and tvms_compile_tests with the shared libraries they need,
 # the cuda artifacts and bench/gpu modules built here, the scripts, and on_device.sh, which runs the
 # `gpu` CTest entries' commands, the artifact check against CPU runs and bench/gpu in one call:
-#   tests/gpu/prepare_device_dir.sh [DIR]      here, after ./dev build
+#   tests/gpu/prepare_device_dir.sh [DIR]      here (builds what it packs)
 #   bash DIR/on_device.sh                      there (the device tool: carry DIR)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:-.gpu}
 rm -rf "$dir/art" "$dir/bench"
 mkdir -p "$dir/tests"
+cmake --build build --target tvms tvms_llvm_backend tvms_compile_tests | grep -v '^\[' || true
 for exe in tvms tvms_compile_tests; do cp build/bin/$exe "$dir/" && strip "$dir/$exe"; done
 for lib in libtree-sitter.so.0 libmimalloc.so.2; do cp -L "$(ldconfig -p | awk -v l=$lib '$1 == l {print $NF; exit}')" "$dir/"; done
 cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_gpu.py tests/gpu/on_device.sh "$dir/tests/"

@@ -16,6 +16,7 @@
 
 #include "compiler/analysis/lint.h"
 #include "compiler/codegen/kernel_cache.h"
+#include "compiler/driver/pass_list.h"
 #include "compiler/driver/pipeline.h"
 #include "config/project_config.h"
 #include "compiler/frontend/frontend.h"
@@ -34,7 +35,7 @@ struct BuildArgs {
   std::string file, output, entry = "main", outputDir, emit, format = "text", trace;
   bool progress = false, randomMissing = false, offload = true, foldScopeChange = false;
   int64_t repeat = 0;
-  std::vector<std::string> printAfter;
+  std::vector<std::string> printAfter, passes;
   bool printAll = false;
   std::map<std::string, std::string> remap, inputs;
   std::map<std::string, int64_t> dims;
@@ -87,6 +88,11 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a == "-o" && !run && value(b.output)) continue;
     if (a.rfind("--print-after=", 0) == 0) { b.printAfter.push_back(a.substr(14)); continue; }
     if (a == "--print-after-all") { b.printAll = true; continue; }
+    if (!run && a.rfind("--passes=", 0) == 0) {
+      std::stringstream names(a.substr(9));
+      for (std::string name; std::getline(names, name, ',');) b.passes.push_back(name);
+      continue;
+    }
     if (a == "--no-offload") { b.offload = false; continue; }
     if (a == "--fold-vdevice-scope-change") { b.foldScopeChange = true; continue; }
     if (a.rfind("--update-vdevice=", 0) == 0) {
@@ -168,16 +174,14 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (spec.rfind("random", 0) != 0) inputFiles.push_back(spec);
   if (!b.output.empty() && outputIsAnInput("-o", b.output, inputFiles)) return std::nullopt;
   if (!b.trace.empty() && outputIsAnInput("--trace", b.trace, inputFiles)) return std::nullopt;
-  for (auto& p : b.printAfter) {
-    if (p == "FoldVDeviceScopeChange" && !b.foldScopeChange) {
-      std::cerr << "tvms: FoldVDeviceScopeChange runs only when asked for: add --fold-vdevice-scope-change\n";
+  for (auto& p : b.printAfter)
+    if (!driver::findPass(p)) {
+      std::cerr << "tvms: unknown pass '" << p << "' (passes: " << driver::passNamesText() << ")\n";
       return std::nullopt;
     }
-  }
-  for (auto& p : b.printAfter) {
-    bool known = false;
-    for (auto& n : driver::passNames()) known |= n == p;
-    if (!known) { std::cerr << "tvms: unknown pass '" << p << "' (passes: Normalize, RealizeVDevice, OffloadLibraries, LegalizeOps, LowerToVM)\n"; return std::nullopt; }
+  if (!b.passes.empty() && !b.output.empty()) {
+    std::cerr << "tvms: --passes runs those passes and prints the module; it compiles nothing to write with -o\n";
+    return std::nullopt;
   }
   return b;
 }
@@ -202,13 +206,15 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   o.remap = b.remap;
   o.updateVDevice = b.updateVDevice;
   if (pipeline && o.updateVDevice.empty()) o.updateVDevice = pipeline->updateVDevice;
-  for (auto& p : b.printAfter)
-    if (p == "UpdateVDevice" && o.updateVDevice.empty()) {
-      std::cerr << "tvms: UpdateVDevice runs only when asked for: add --update-vdevice=INDEX:KIND[:ID][:SCOPE] (or call "
-                   "relax.transform.UpdateVDevice in the file's program)\n";
-      return std::nullopt;
-    }
   o.foldVDeviceScopeChange = b.foldScopeChange;
+  o.passes = b.passes;
+  std::vector<std::string> printAfter = b.printAfter;
+  // --passes prints the module after its last pass; --print-after without -o (or --emit, or a run)
+  // stops after the last pass it prints.
+  if (!b.passes.empty() && printAfter.empty() && !b.printAll) printAfter.push_back(b.passes.back());
+  if (!buildModules && !jit && b.emit.empty() && b.passes.empty() && !b.printAll)
+    for (const driver::Pass& p : driver::passList())
+      if (std::find(printAfter.begin(), printAfter.end(), p.name) != printAfter.end()) o.stopAfter = p.name;
   o.compileKernels = jit;
   o.buildModules = buildModules;
   // --no-offload, else `offload = false` in [tool.tvms] of the nearest pyproject.toml.
@@ -220,16 +226,26 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   o.emit = b.emit;
   o.afterPass = [&](const std::string& pass, const std::string& text) {
     bool wanted = b.printAll;
-    for (auto& p : b.printAfter) wanted |= p == pass;
+    for (auto& p : printAfter) wanted |= p == pass;
     if (wanted) std::cout << "# after " << pass << "\n" << text << (text.empty() || text.back() == '\n' ? "" : "\n") << "\n";
   };
   // A cache folder that is not the cache's (TVMS_CACHE_DIR=$HOME) is left alone: said once here.
   if (auto why = codegen::KernelCache::fromEnvironment().notACache())
     std::cerr << "tvms: warning: the kernel cache is off: " << *why << "\n";
+  // A pass printed after must run: one the options leave out says how to ask for it.
+  for (auto& name : printAfter) {
+    std::string why;
+    driver::BuildOptions probe = o;
+    probe.stopAfter = name;
+    if (driver::planPasses(probe, &why).empty()) {
+      std::cerr << "tvms: " << why << "\n";
+      return std::nullopt;
+    }
+  }
   driver::BuildResult r = driver::build(*module, o);
   std::cout << r.kernelText;
   for (auto& e : r.errors) std::cerr << "tvms: " << b.file << ": " << e << "\n";
-  if (!r.exe) return std::nullopt;
+  if (!r.exe && !r.stopped) return std::nullopt;
   return r;
 }
 
@@ -254,7 +270,7 @@ void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--update-vdevice=INDEX:KIND[:ID]] [--fold-vdevice-scope-change] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-cache]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--passes=PASS,...] [--update-vdevice=INDEX:KIND[:ID]] [--fold-vdevice-scope-change] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-cache]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
@@ -283,6 +299,10 @@ int runBuild(const Args& args) {
   if (!b) return 2;
   auto r = compileFile(*b, !b->output.empty(), false);
   if (!r) return 1;
+  if (r->stopped) {
+    std::cerr << "tvms: " << b->file << ": stopped after the pass printed; nothing compiled\n";
+    return 0;
+  }
   warnUnknownRemaps(*r->exe, b->remap);
   if (!b->output.empty()) {
     runtime::saveExecutable(*r->exe, b->output);

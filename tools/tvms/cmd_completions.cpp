@@ -20,7 +20,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& commands() 
       {"parse", {"--dump-ir", "--help"}},
       {"convert", {"-o", "--help"}},
       {"explain", {"--markdown", "--ops", "--help"}},
-      {"build", {"-o", "--print-after", "--print-after-all", "--update-vdevice", "--fold-vdevice-scope-change", "--emit", "--device",
+      {"build", {"-o", "--print-after", "--print-after-all", "--passes", "--update-vdevice", "--fold-vdevice-scope-change", "--emit", "--device",
                  "--no-offload", "--no-cache", "--help"}},
       {"run", {"--entry", "--input", "--dim", "--output", "--device", "--print-after", "--format", "--progress", "--random-missing",
                "--no-offload", "--no-cache", "--repeat", "--trace", "--help"}},

@@ -23,7 +23,7 @@ commands:
   parse --dump-ir FILE     print the parsed module canonically (deterministic)
   convert FILE [-o OUT.py] write the module a Python program builds (IRBuilder, BlockBuilder) as TVMScript
   explain CODE             explain a diagnostic code (e.g. TVS201)
-  build FILE [-o X.tvmx]   compile the module (--print-after=PASS, --print-after-all)
+  build FILE [-o X.tvmx]   compile the module (--print-after=PASS, --print-after-all, --passes=A,B)
   run FILE [--input ...]   compile (or load a .tvmx) and run a function on the vdevices
   cache [clear]            where compiled kernels are kept, and emptying it
   graph FILE [-o X.svg]    a function's dataflow coloured by vdevice, copies labelled with bytes (DOT / SVG)
