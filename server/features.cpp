@@ -67,7 +67,8 @@ std::vector<QuickFix> quickFixes(const Snapshot& s, syntax::ByteRange range) {
     if (d.range.end < range.begin || d.range.begin > range.end) continue;
     for (size_t i = 0; i < d.fixes.size(); ++i) out.push_back({d.fixes[i].title, &d, d.fixes[i].edits, i == 0 && d.fixes[i].safe});
     uint32_t lineEnd = static_cast<uint32_t>(std::min(text.find('\n', d.range.begin), text.size()));
-    out.push_back({"Add `# noqa: " + d.code + "`", &d, {{{lineEnd, lineEnd}, "  # noqa: " + d.code}}, false});
+    std::string code(diag::codeName(d.code));
+    out.push_back({"Add `# noqa: " + code + "`", &d, {{{lineEnd, lineEnd}, "  # noqa: " + code}}, false});
   }
   return out;
 }

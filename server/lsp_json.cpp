@@ -38,15 +38,16 @@ std::string ruleAnchor(std::string_view code) {
 json lspDiagnostic(const diag::Diagnostic& d, const syntax::LineIndex& lines, syntax::Encoding enc,
                    const std::string& uri, const std::string& rulesDoc) {
   int severity = d.severity == diag::Severity::Error ? 1 : d.severity == diag::Severity::Warning ? 2 : 3;
-  json out = {{"range", lspRange(d.range, lines, enc)}, {"severity", severity}, {"code", d.code}, {"source", "tvms"},
+  std::string code(diag::codeName(d.code));
+  json out = {{"range", lspRange(d.range, lines, enc)}, {"severity", severity}, {"code", code}, {"source", "tvms"},
               {"message", d.message}};
-  if (!rulesDoc.empty()) out["codeDescription"] = {{"href", rulesDoc + "#" + ruleAnchor(d.code)}};
+  if (!rulesDoc.empty()) out["codeDescription"] = {{"href", rulesDoc + "#" + ruleAnchor(code)}};
   if (!d.related.empty()) {
     json rel = json::array();
     for (auto& r : d.related) rel.push_back({{"location", {{"uri", uri}, {"range", lspRange(r.range, lines, enc)}}}, {"message", r.message}});
     out["relatedInformation"] = rel;
   }
-  if (d.code == "TVS900") out["tags"] = json::array({1});  // unnecessary
+  if (d.code == diag::Code::TVS900) out["tags"] = json::array({1});  // unnecessary
   return out;
 }
 

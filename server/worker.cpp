@@ -132,7 +132,7 @@ void AnalysisWorker::process(const std::string& uri, Job job) {
     Snapshot& s = a->snapshot;
     s.doc = std::make_unique<syntax::Document>(std::string());
     s.lint = analysis::LintResult{};
-    s.lint.diagnostics.push_back(diag::make("TVS902", {0, 0},
+    s.lint.diagnostics.push_back(diag::make(diag::Code::TVS902, {0, 0},
                                             "this file is " + std::to_string(job.text.size() >> 20) + " MiB; the language server analyses files up to " +
                                                 std::to_string(kMaxAnalysedBytes >> 20) + " MiB (`tvms lint` reads up to 64 MiB)"));
     a->tooLarge = true;

@@ -62,7 +62,7 @@ class Deducer {
       if (placedOn(f.sinfo.get()))
         f.placement.push_back({where(p.get()), "'" + p->name + "' is on '" + f.sinfo->vdevice->spelling +
                                                       "' (its annotation)"});
-      if (auto why = tooLarge(f.sinfo.get())) out_.diagnostics.push_back(diag::make("TVS108", where(p.get()), "parameter '" + p->name + "': " + *why));
+      if (auto why = tooLarge(f.sinfo.get())) out_.diagnostics.push_back(diag::make(diag::Code::TVS108, where(p.get()), "parameter '" + p->name + "': " + *why));
       out_.vars[p.get()] = std::move(f);
     }
     if (!fn.body) return;
@@ -73,7 +73,7 @@ class Deducer {
     if (ann && body && fn.body->body) {
       if (auto why = contradiction(*ann, *body)) {
         ByteRange at = ctx_.map.operand(fn.body.get(), 0);
-        auto d = diag::make("TVS105", at, "the returned value does not fit the return annotation: " + *why);
+        auto d = diag::make(diag::Code::TVS105, at, "the returned value does not fit the return annotation: " + *why);
         if (const ByteRange* r = ctx_.map.find(fn.retAnnotation.get())) d.related.push_back({*r, "the return annotation"});
         for (auto& o : origin) d.related.push_back(o);
         out_.diagnostics.push_back(std::move(d));
@@ -138,7 +138,7 @@ class Deducer {
         auto t = expr(g->tuple, origin);
         if (!t || t->kind != StructInfo::Kind::Tuple) return nullptr;
         if (g->index < 0 || g->index >= static_cast<int>(t->fields.size())) {
-          out_.diagnostics.push_back(diag::make("TVS103", where(e.get()),
+          out_.diagnostics.push_back(diag::make(diag::Code::TVS103, where(e.get()),
                                                 "index " + std::to_string(g->index) + " is out of range for a tuple of " +
                                                     std::to_string(t->fields.size())));
           return nullptr;
@@ -193,7 +193,7 @@ class Deducer {
     for (auto& issue : r.issues) report(c, issue, args, origins);
     if (!r.issues.empty()) {
       bool error = false;
-      for (auto& i : r.issues) error |= i.code != "TVS214";
+      for (auto& i : r.issues) error |= i.code != diag::Code::TVS214;
       if (error) return nullptr;
     }
     // The result's vdevice came from the operand that carries it (or from the op: to_vdevice).
@@ -212,7 +212,7 @@ class Deducer {
     if (def->deviceRule == op::DeviceRule::ToVDevice && !args.empty() && placedOn(args[0].get()) &&
         placedOn(args[0].get()) == placedOn(r.sinfo.get())) {
       ByteRange x = ctx_.map.operand(&c, 0);
-      auto d = diag::make("TVS207", where(&c), "R.to_vdevice onto '" + r.sinfo->vdevice->spelling +
+      auto d = diag::make(diag::Code::TVS207, where(&c), "R.to_vdevice onto '" + r.sinfo->vdevice->spelling +
                                                      "', where the value already is: a copy for nothing");
       for (auto& o : origins[0]) d.related.push_back(o);
       if (x.end > x.begin)
@@ -239,11 +239,11 @@ class Deducer {
       if (v && std::find(declared.begin(), declared.end(), v) == declared.end()) declared.push_back(v);
     }
     // Where each vdevice involved is declared ("cuda:0" may be a surprise: it counts entries).
-    if (issue.code == "TVS203" || issue.code == "TVS214")
+    if (issue.code == diag::Code::TVS203 || issue.code == diag::Code::TVS214)
       for (const VDevice* v : declared)
         if (const ByteRange* r = ctx_.map.find(v)) d.related.push_back({*r, "vdevice '" + spellingOf(ctx_.module, v) + "' declared here"});
     // A vdevice conflict offers to move the second operand onto the first one's vdevice.
-    if ((issue.code == "TVS203" || issue.code == "TVS214") && issue.operands.size() == 2) {
+    if ((issue.code == diag::Code::TVS203 || issue.code == diag::Code::TVS214) && issue.operands.size() == 2) {
       int keep = issue.operands[0], move = issue.operands[1];
       const VDevice* target = placedOn(args[keep].get());
       ByteRange r = ctx_.map.operand(&c, static_cast<size_t>(move));
@@ -266,7 +266,7 @@ class Deducer {
     if (!f || !f->relax) return nullptr;
     const Function& callee = *f->relax;
     if (args.size() != callee.params.size()) {
-      out_.diagnostics.push_back(diag::make("TVS005", where(&c),
+      out_.diagnostics.push_back(diag::make(diag::Code::TVS005, where(&c),
                                             "'" + callee.name + "' takes " + std::to_string(callee.params.size()) +
                                                 " arguments, " + std::to_string(args.size()) + " given"));
       return nullptr;
@@ -280,7 +280,7 @@ class Deducer {
       const VDevice* pv = placedOn(param.get());
       const VDevice* av = placedOn(args[i].get());
       if (pv && av && pv != av) {
-        auto d = diag::make("TVS203", at, "argument " + std::to_string(i) + " is on '" + args[i]->vdevice->spelling +
+        auto d = diag::make(diag::Code::TVS203, at, "argument " + std::to_string(i) + " is on '" + args[i]->vdevice->spelling +
                                               "' but parameter '" + callee.params[i]->name + "' of '" + callee.name +
                                               "' is on '" + param->vdevice->spelling + "'");
         d.related.push_back(declared);
@@ -297,7 +297,7 @@ class Deducer {
       if (!why && pv && !av && args[i]->kind == StructInfo::Kind::Tensor)
         why = "the parameter is on '" + param->vdevice->spelling + "' and the argument has no vdevice";
       if (why) {
-        auto d = diag::make("TVS104", at, "argument " + std::to_string(i) + " does not fit parameter '" +
+        auto d = diag::make(diag::Code::TVS104, at, "argument " + std::to_string(i) + " does not fit parameter '" +
                                               callee.params[i]->name + "' of '" + callee.name + "': " + *why);
         d.related.push_back(declared);
         out_.diagnostics.push_back(std::move(d));
@@ -315,7 +315,7 @@ class Deducer {
     if (!sig || sig->kind != StructInfo::Kind::Func) return nullptr;
     Related declared{where(&callee), "'" + callee.name + "' is defined here"};
     if (sig->params && sig->params->size() != args.size()) {
-      auto d = diag::make("TVS104", where(&c), "'" + callee.name + "' takes " + std::to_string(sig->params->size()) +
+      auto d = diag::make(diag::Code::TVS104, where(&c), "'" + callee.name + "' takes " + std::to_string(sig->params->size()) +
                                                   " arguments, " + std::to_string(args.size()) + " given");
       d.related.push_back(declared);
       out_.diagnostics.push_back(std::move(d));
@@ -325,7 +325,7 @@ class Deducer {
       StructInfoPtr param = placedOnly((*sig->params)[i]);
       if (!param || !args[i]) continue;
       if (auto why = contradiction(*param, *args[i])) {
-        auto d = diag::make("TVS104", operandRange(c, static_cast<int>(i)),
+        auto d = diag::make(diag::Code::TVS104, operandRange(c, static_cast<int>(i)),
                             "argument " + std::to_string(i) + " does not fit parameter " + std::to_string(i) + " of '" +
                                 callee.name + "': " + *why);
         d.related.push_back(declared);
@@ -381,7 +381,7 @@ class Deducer {
       std::string passes = std::to_string(inputs) + " input" + (inputs == 1 ? "" : "s") + " and " +
                            std::to_string(outputs) + " output" + (outputs == 1 ? "" : "s");
       if (tirVars) passes += " and " + std::to_string(tirVars) + " tir_vars";
-      auto d = diag::make("TVS107", where(&c),
+      auto d = diag::make(diag::Code::TVS107, where(&c),
                           "'" + pf.name + "' takes " + std::to_string(slots.size()) + " parameters, but the call passes " +
                               passes);
       d.related.push_back(sig);
@@ -393,7 +393,7 @@ class Deducer {
       auto want = tensorSInfo(slots[i]->shape, slots[i]->dtype);
       if (auto why = contradiction(*want, *actual[i])) {
         bool output = i >= inputs;
-        auto d = diag::make("TVS107", output ? where(&c) : operandRange(c, 1),
+        auto d = diag::make(diag::Code::TVS107, output ? where(&c) : operandRange(c, 1),
                             "buffer '" + slots[i]->name + "' of '" + pf.name + "' does not match the " +
                                 (output ? "out_sinfo" : "argument") + ": " + *why);
         d.related.push_back(sig);
@@ -406,11 +406,11 @@ class Deducer {
     std::vector<Related> origin;
     StructInfoPtr value = expr(b.value, origin);
     ByteRange valueRange = ctx_.map.operand(&b, 0);
-    if (auto why = tooLarge(value.get())) out_.diagnostics.push_back(diag::make("TVS108", where(&b), *why));
+    if (auto why = tooLarge(value.get())) out_.diagnostics.push_back(diag::make(diag::Code::TVS108, where(&b), *why));
     if (b.kind == Binding::Kind::Unpack) {
       bool tuple = value && value->kind == StructInfo::Kind::Tuple;
       if (tuple && value->fields.size() != b.vars.size())
-        out_.diagnostics.push_back(diag::make("TVS104", where(&b),
+        out_.diagnostics.push_back(diag::make(diag::Code::TVS104, where(&b),
                                               "unpacks " + std::to_string(b.vars.size()) + " names from a tuple of " +
                                                   std::to_string(value->fields.size())));
       for (size_t i = 0; i < b.vars.size(); ++i) {
@@ -428,7 +428,7 @@ class Deducer {
       StructInfoPtr cast = placedOnly(b.castSInfo);
       if (cast && value)
         if (auto why = contradiction(*cast, *value))
-          out_.diagnostics.push_back(diag::make("TVS104", valueRange.end > valueRange.begin ? valueRange : where(&b),
+          out_.diagnostics.push_back(diag::make(diag::Code::TVS104, valueRange.end > valueRange.begin ? valueRange : where(&b),
                                                 "R.match_cast can never succeed: " + *why));
       fact.sinfo = cast;
       out_.vars[&var] = std::move(fact);
@@ -442,7 +442,7 @@ class Deducer {
       bool fresh = b.value && b.value->kind == Expr::Kind::Call;
       if (value) {
         if (auto why = contradiction(*ann, *value)) {
-          auto d = diag::make("TVS104", annRange, "the annotation of '" + var.name + "' contradicts its deduced struct info: " + *why);
+          auto d = diag::make(diag::Code::TVS104, annRange, "the annotation of '" + var.name + "' contradicts its deduced struct info: " + *why);
           d.related.push_back({valueRange, "deduced from this value"});
           for (auto& o : origin) d.related.push_back(o);
           out_.diagnostics.push_back(std::move(d));
@@ -458,7 +458,7 @@ class Deducer {
           fact.placement = {{annRange, "'" + var.name + "' is annotated on '" + ann->vdevice->spelling + "'"}};
       } else if (value) {
         if (auto lost = droppedByAnnotation(*ann, *value)) {
-          auto d = diag::make("TVS106", annRange,
+          auto d = diag::make(diag::Code::TVS106, annRange,
                               "TVM keeps the struct info of the right side and drops the annotated " + *lost + " of '" +
                                   var.name + "': the right side is already typed");
           std::string rhs(ctx_.text.substr(valueRange.begin, valueRange.end - valueRange.begin));
@@ -486,7 +486,7 @@ std::shared_ptr<FunctionAnalysis> deduceFunction(const DeduceContext& ctx, const
   // info checks would judge values tvms does not know, so they are not reported.
   Deducer(ctx, *out).run(fn);
   if (fn.capturesPython)
-    std::erase_if(out->diagnostics, [](const diag::Diagnostic& d) { return d.code.rfind("TVS1", 0) == 0; });
+    std::erase_if(out->diagnostics, [](const diag::Diagnostic& d) { return diag::codeName(d.code).starts_with("TVS1"); });
   return out;
 }
 

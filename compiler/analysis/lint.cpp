@@ -148,28 +148,29 @@ void assemble(LintResult& out, const syntax::Document& doc, const RuleSelection&
   std::sort(all.begin(), all.end(), [](auto& a, auto& b) {
     return a.range.begin != b.range.begin ? a.range.begin < b.range.begin : a.code < b.code;
   });
-  std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
+  std::set<std::tuple<diag::Code, uint32_t, uint32_t>> seen;
   for (auto& d : all) {
     if (!seen.insert({d.code, d.range.begin, d.range.end}).second) continue;
     if (!rules.enabled(d.code)) continue;
     if (fileNoqa) continue;
     uint32_t line = lines.lineOf(d.range.begin);
     bool suppressed = false;
+    std::string name(diag::codeName(d.code));  // as a `# noqa:` comment spells it
     for (auto& n : noqas) {
       if (n.line != line) continue;
       if (n.bare) { n.usedBare = true; suppressed = true; }
-      else if (std::find(n.codes.begin(), n.codes.end(), d.code) != n.codes.end()) { n.used.insert(d.code); suppressed = true; }
+      else if (std::find(n.codes.begin(), n.codes.end(), name) != n.codes.end()) { n.used.insert(name); suppressed = true; }
     }
     if (!suppressed) out.diagnostics.push_back(d);
   }
-  if (!fileNoqa && rules.enabled("TVS900")) {
+  if (!fileNoqa && rules.enabled(diag::Code::TVS900)) {
     for (auto& n : noqas) {
       std::vector<std::string> unused;
       if (n.bare && !n.usedBare) unused.push_back("");
       for (auto& code : n.codes)
         if (code.rfind("TVS", 0) == 0 && !n.used.count(code)) unused.push_back(code);
       for (auto& code : unused) {
-        auto d = diag::make("TVS900", n.comment.range,
+        auto d = diag::make(diag::Code::TVS900, n.comment.range,
                             code.empty() ? "this `# noqa` suppresses nothing" : "`# noqa: " + code + "` suppresses nothing on this line");
         // The whole comment can go when nothing of it is used and it holds only the directive.
         bool onlyDirective = n.comment.text.find('#', 1) == std::string::npos;
@@ -240,7 +241,7 @@ void finishLint(LintResult& r, const syntax::Document& doc, const RuleSelection&
 
 std::vector<std::string> verifyExpectations(const LintResult& r, const syntax::LineIndex& lines) {
   std::map<uint32_t, std::vector<std::string>> got;
-  for (auto& d : r.diagnostics) got[lines.lineOf(d.range.begin)].push_back(d.code);
+  for (auto& d : r.diagnostics) got[lines.lineOf(d.range.begin)].emplace_back(diag::codeName(d.code));
   std::vector<std::string> problems;
   std::set<uint32_t> linesSeen;
   for (auto& [l, _] : got) linesSeen.insert(l);

@@ -14,7 +14,8 @@ struct RuleSelection {
   std::vector<std::string> select;        // code prefixes; empty: the default rules
   std::vector<std::string> extendSelect;  // added to select (or to the defaults)
   std::vector<std::string> ignore;        // code prefixes dropped
-  bool enabled(std::string_view code) const;
+  bool enabled(std::string_view code) const;  // a code or a prefix of codes, as selections spell them
+  bool enabled(diag::Code code) const { return enabled(diag::codeName(code)); }
 };
 
 struct LintResult {

@@ -107,7 +107,7 @@ class Placement {
       if (!tie(var, u, first, second)) continue;
       ByteRange where = range(&b);
       if (alreadyReported(where)) return;
-      auto d = diag::make("TVS204", where,
+      auto d = diag::make(diag::Code::TVS204, where,
                           "two devices meet here: \"" + spellingOf(ctx_.module, first.device) + "\" and \"" +
                               spellingOf(ctx_.module, second.device) + "\"; RealizeVDevice lets one win silently");
       d.related.push_back(first.origin);
@@ -124,7 +124,7 @@ class Placement {
 
   bool alreadyReported(ByteRange where) const {
     for (auto& d : reported_)
-      if ((d.code == "TVS203" || d.code == "TVS214") && d.range.begin >= where.begin && d.range.end <= where.end) return true;
+      if ((d.code == diag::Code::TVS203 || d.code == diag::Code::TVS214) && d.range.begin >= where.begin && d.range.end <= where.end) return true;
     return false;
   }
 

@@ -234,7 +234,7 @@ class VDeviceChecker {
       std::string written = text(urange);
       written = written.substr(0, written.find('('));  // I.vdevice, tvm.ir.VDevice, VDevice
       if (written.empty() || written.size() > 40) written = "I.vdevice";
-      auto d = diag::make("TVS202", urange,
+      auto d = diag::make(diag::Code::TVS202, urange,
                           "a " + written + "(...) written in a function body is a new object, not the declared entry: TVM "
                           "fails at build with \"The vdevice is not in the ir_module.\"");
       if (consumer)
@@ -266,7 +266,7 @@ class VDeviceChecker {
       if (pos != std::string::npos && u.ref->spelling.compare(0, pos, "vdevice") != 0) {
         int64_t i = std::atoll(u.ref->spelling.c_str() + pos + 1);
         if (i != u.ref->device->vdeviceId) {
-          auto d = diag::make("TVS208", urange, "\"" + u.ref->spelling + "\" counts the '" + u.ref->device->target.kind +
+          auto d = diag::make(diag::Code::TVS208, urange, "\"" + u.ref->spelling + "\" counts the '" + u.ref->device->target.kind +
                                                      "' entries of the list (index " + std::to_string(i) +
                                                      "); it is not a device id: this entry's vdevice_id is " +
                                                      std::to_string(u.ref->device->vdeviceId));
@@ -291,7 +291,7 @@ class VDeviceChecker {
             (n == 1 ? "y" : "ies") + (n ? " (\"" + kind + ":0\"" + (n > 1 ? " to \"" + kind + ":" + std::to_string(n - 1) + "\"" : "") + ")" : "") +
             "; TVM silently drops the vdevice";
     }
-    auto d = diag::make("TVS201", urange, msg);
+    auto d = diag::make(diag::Code::TVS201, urange, msg);
     for (auto& v : m_.vdevices) d.related.push_back({range(v.get()), "declared: \"" + spellingOf(m_, v.get()) + "\""});
     if (kind != "vdevice" && isKnownTargetKind(kind) && index == kindCount(kind)) {
       int64_t id = 0;
@@ -308,7 +308,7 @@ class VDeviceChecker {
   void checkDecl(const VDevice& v, ByteRange at) {
     if (at.end <= at.begin) return;
     if (v.target.kind.empty()) {
-      out_.push_back(diag::make("TVS205", at, v.target.writtenAsDict() ? "the target config has no \"kind\" string"
+      out_.push_back(diag::make(diag::Code::TVS205, at, v.target.writtenAsDict() ? "the target config has no \"kind\" string"
                                                                        : "I.vdevice needs a target kind such as " + kindExamples()));
     } else if (!isKnownTargetKind(v.target.kind)) {
       std::string best;
@@ -317,20 +317,20 @@ class VDeviceChecker {
         size_t score = op::editDistance(v.target.kind, k->name);
         if (score < bestScore) { bestScore = score; best = k->name; }
       }
-      auto d = diag::make("TVS205", at, "unknown target kind '" + v.target.kind + "'" + (bestScore <= 2 ? "; did you mean '" + best + "'?" : ""));
+      auto d = diag::make(diag::Code::TVS205, at, "unknown target kind '" + v.target.kind + "'" + (bestScore <= 2 ? "; did you mean '" + best + "'?" : ""));
       std::string t = text(at);
       auto p = t.find("\"" + v.target.kind + "\"");
       if (bestScore <= 2 && p != std::string::npos)
         d.fixes.push_back({"Use '" + best + "'", {{{at.begin + static_cast<uint32_t>(p), at.begin + static_cast<uint32_t>(p + v.target.kind.size() + 2)}, "\"" + best + "\""}}, false});
       out_.push_back(std::move(d));
     }
-    if (v.vdeviceId < 0) out_.push_back(diag::make("TVS205", at, "vdevice_id is the physical device ordinal and cannot be negative"));
+    if (v.vdeviceId < 0) out_.push_back(diag::make(diag::Code::TVS205, at, "vdevice_id is the physical device ordinal and cannot be negative"));
   }
 
   void checkHint(const Call& c) {
     ByteRange at = range(&c);
     if (!c.args.empty() && c.args[0] && c.args[0]->kind != Expr::Kind::Var)
-      out_.push_back(diag::make("TVS213", ctx_.map.operand(&c, 0).end > ctx_.map.operand(&c, 0).begin ? ctx_.map.operand(&c, 0) : at,
+      out_.push_back(diag::make(diag::Code::TVS213, ctx_.map.operand(&c, 0).end > ctx_.map.operand(&c, 0).begin ? ctx_.map.operand(&c, 0) : at,
                                 "R.hint_on_device of a value that is not a variable: TVM records no placement for it"));
     const CallAttr* dev = c.attr("device");
     if (!dev || dev->value.kind != Value::Kind::Device || m_.standalone) return;
@@ -343,7 +343,7 @@ class VDeviceChecker {
     }
     const runtime::TargetKind* hintedKind = runtime::targetKindOfDeviceType(h.deviceType);
     std::string kind = hintedKind ? hintedKind->name : "";
-    auto d = diag::make("TVS206", at, "no declared vdevice matches this hint (device type " + std::to_string(h.deviceType) +
+    auto d = diag::make(diag::Code::TVS206, at, "no declared vdevice matches this hint (device type " + std::to_string(h.deviceType) +
                                           ", id " + std::to_string(h.index) + ", scope \"" + scope +
                                           "\"): RealizeVDevice will fail (\"Expected to find device with type ...\")");
     for (auto& v : m_.vdevices) d.related.push_back({range(v.get()), "declared: \"" + spellingOf(m_, v.get()) + "\""});
@@ -364,7 +364,7 @@ class VDeviceChecker {
       for (size_t j = 0; j < i; ++j) {
         const VDevice& w = *m_.vdevices[j];
         if (sameValue(v, w)) {
-          auto d = diag::make("TVS210", range(&v), "this vdevice equals entry " + std::to_string(j) +
+          auto d = diag::make(diag::Code::TVS210, range(&v), "this vdevice equals entry " + std::to_string(j) +
                                                        " (target, id and scope): \"" + v.target.kind + "\" strings can only reach it by index");
           d.related.push_back({range(&w), "the first equal entry"});
           out_.push_back(std::move(d));
@@ -373,7 +373,7 @@ class VDeviceChecker {
       }
       // Entry 0 is the default device of every tensor without a vdevice: never unused.
       if (i == 0 || ctx_.incomplete || std::count(used.begin(), used.end(), &v)) continue;
-      auto d = diag::make("TVS209", range(&v), "vdevice \"" + spellingOf(m_, &v) + "\" is declared but nothing uses it");
+      auto d = diag::make(diag::Code::TVS209, range(&v), "vdevice \"" + spellingOf(m_, &v) + "\" is declared but nothing uses it");
       if (auto fix = removal(i)) d.fixes.push_back(*fix);
       out_.push_back(std::move(d));
     }
@@ -381,7 +381,7 @@ class VDeviceChecker {
       if (f.relax)
         for (auto& p : f.relax->params)
           if (const VDevice* v = placedOn(p->annotation.get()); v && m_.indexOf(v) != 0) {
-            out_.push_back(diag::make("TVS211", range(p.get()), "parameter '" + p->name + "' is on \"" + spellingOf(m_, v) +
+            out_.push_back(diag::make(diag::Code::TVS211, range(p.get()), "parameter '" + p->name + "' is on \"" + spellingOf(m_, v) +
                                                                    "\", but TVM's set_input copies every input to device slot 0"));
           }
   }

@@ -9,7 +9,8 @@
 namespace tvms::diag {
 
 struct Rule {
-  std::string_view code;
+  std::string_view code;  // its name, diag::Code::TVS201
+  Code id;
   Severity severity;
   std::string_view title;        // short name, e.g. "undeclared-vdevice"
   std::string_view explanation;  // one paragraph
@@ -17,6 +18,7 @@ struct Rule {
 };
 
 const Rule* findRule(std::string_view code);
+const Rule& ruleOf(Code code);
 const std::vector<Rule>& allRules();
 
 }  // namespace tvms::diag

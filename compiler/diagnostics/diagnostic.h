@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/diagnostics/codes.h"
 #include "compiler/syntax/position.h"
 
 namespace tvms::diag {
@@ -33,7 +34,7 @@ struct Fix {
 };
 
 struct Diagnostic {
-  std::string code;  // "TVS201"
+  Code code = Code::TVS001;
   Severity severity = Severity::Error;
   ByteRange range;
   std::string message;
@@ -42,6 +43,6 @@ struct Diagnostic {
 };
 
 // A diagnostic with the code's default severity from the catalogue.
-Diagnostic make(std::string_view code, ByteRange range, std::string message);
+Diagnostic make(Code code, ByteRange range, std::string message);
 
 }  // namespace tvms::diag

@@ -35,7 +35,7 @@ std::string renderText(const Diagnostic& d, const TextSource& src, bool color) {
   const char* sevColor = d.severity == Severity::Error ? "\x1b[1;31m" : d.severity == Severity::Warning ? "\x1b[1;33m" : "\x1b[1;36m";
   std::string out = location(src, d.range.begin) + ": ";
   if (color) out += sevColor;
-  out += std::string(severityName(d.severity)) + "[" + d.code + "]";
+  out += std::string(severityName(d.severity)) + "[" + std::string(codeName(d.code)) + "]";
   if (color) out += "\x1b[0m\x1b[1m";
   out += ": " + d.message;
   if (color) out += "\x1b[0m";

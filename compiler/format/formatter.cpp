@@ -92,7 +92,7 @@ std::string lineNote(const syntax::Document& doc, const frontend::Region& r, con
 }
 
 bool hasSyntaxError(const frontend::Region& r) {
-  return std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; });
+  return std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == diag::Code::TVS001; });
 }
 
 // Why a region cannot be reprinted at all, or "" when it can. The canonical printer needs the whole
@@ -117,7 +117,7 @@ std::string whyLeftAsWritten(const syntax::Document& doc, const frontend::Region
   if (!canonical) return "";
   if (r.readsPython) return "it reads Python values of the file, which reprinting would replace by their values";
   if (r.formattable()) return "";
-  bool unsupported = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == "TVS002"; });
+  bool unsupported = std::any_of(r.diagnostics.begin(), r.diagnostics.end(), [](auto& d) { return d.code == diag::Code::TVS002; });
   return unsupported ? "it has a construct TVMScript does not allow" : "it has a construct tvms does not model yet, TVS011";
 }
 

@@ -157,8 +157,8 @@ class Program final : public PythonEvaluator::Hooks {
     for (auto& r : regions_) {
       if (!r->builtByProgram) continue;
       for (auto& d : py_.diagnostics())
-        if (d.code == "TVS011" && d.range.begin >= r->range.begin && d.range.begin < r->range.end) r->partial = true;
-      for (auto& d : r->diagnostics) r->partial |= d.code == "TVS011";
+        if (d.code == diag::Code::TVS011 && d.range.begin >= r->range.begin && d.range.begin < r->range.end) r->partial = true;
+      for (auto& d : r->diagnostics) r->partial |= d.code == diag::Code::TVS011;
     }
     // Modules built in one file get distinct class names (Module, Module_1, ...), as `tvms convert`
     // writes them side by side.
@@ -878,7 +878,7 @@ class Program final : public PythonEvaluator::Hooks {
     return list;
   }
 
-  void report(std::string_view code, TSNode at, std::string message, std::vector<diag::Related> related = {}) {
+  void report(diag::Code code, TSNode at, std::string message, std::vector<diag::Related> related = {}) {
     auto d = diag::make(code, rangeOf(at), std::move(message));
     d.related = std::move(related);
     py_.diagnostics().push_back(std::move(d));
@@ -898,7 +898,7 @@ class Program final : public PythonEvaluator::Hooks {
     if (const PyValue* t = args.get(1, "target")) {
       TSNode tnode = args.nodeOf(1, "target");
       if (t->kind == PyValue::Kind::Dict) {
-        report("TVS303", tnode,
+        report(diag::Code::TVS303, tnode,
                "relax.build takes one target (a string or tvm.target.Target), not a dict of targets as the old Relay "
                "build did: TVM fails on it. Each tensor's vdevice already names its target; pass the host target "
                "(\"llvm\") or none");
@@ -928,7 +928,7 @@ class Program final : public PythonEvaluator::Hooks {
       std::vector<diag::Related> rel;
       if (const ByteRange* at2 = r.map.find(v.get())) rel.push_back({*at2, "the '" + vk + "' vdevice"});
       if (cpuTarget && gpu && !scheduled) {
-        report("TVS304", at,
+        report(diag::Code::TVS304, at,
                "relax.build(target=\"" + p.target + "\") compiles with the CPU pipeline: the kernels LegalizeOps binds to "
                "the '" + vk + "' vdevice get no GPU schedule there (TVM's dlight GPU pipeline runs only for a GPU target), "
                "so their build fails. Apply tvm.s_tir.transform.DefaultGPUSchedule() before relax.build, or pass target=\"" +
@@ -937,7 +937,7 @@ class Program final : public PythonEvaluator::Hooks {
         return;
       }
       if (!cpuTarget && gpu && vk != kind) {
-        report("TVS304", at, "relax.build(target=\"" + p.target + "\") names a '" + kind + "' target, but the module's vdevices are on '" +
+        report(diag::Code::TVS304, at, "relax.build(target=\"" + p.target + "\") names a '" + kind + "' target, but the module's vdevices are on '" +
                                  vk + "'", rel);
         return;
       }
@@ -945,7 +945,7 @@ class Program final : public PythonEvaluator::Hooks {
     if (!cpuTarget) {
       bool named = std::any_of(vdevices.begin(), vdevices.end(), [&](auto& v) { return v->target.kind == kind; });
       if (!named)
-        report("TVS304", at, "relax.build(target=\"" + p.target + "\") names a '" + kind + "' target that no vdevice of the module is on");
+        report(diag::Code::TVS304, at, "relax.build(target=\"" + p.target + "\") names a '" + kind + "' target that no vdevice of the module is on");
     }
   }
 
@@ -980,7 +980,7 @@ class Program final : public PythonEvaluator::Hooks {
       std::vector<diag::Related> rel;
       if (const ByteRange* made = r.map.find(&v)) rel.push_back({*made, "vdevice entry " + std::to_string(i)});
       if (i >= list.size()) {
-        report("TVS301", at,
+        report(diag::Code::TVS301, at,
                "the VirtualMachine gets " + std::to_string(list.size()) + " device(s)" +
                    (appended ? " (with the tvm.cpu() TVM appends)" : "") + " but the module's vdevice list has " +
                    std::to_string(vdevices.size()) + " entries: a tensor on entry " + std::to_string(i) +
@@ -991,7 +991,7 @@ class Program final : public PythonEvaluator::Hooks {
       }
       int type = deviceTypeOfKind(v.target.kind);
       if (type && (list[i].deviceType != type || list[i].index != v.vdeviceId)) {
-        report("TVS302", at,
+        report(diag::Code::TVS302, at,
                "device " + std::to_string(i) + " of the VirtualMachine is " + deviceText(list[i]) +
                    " but vdevice entry " + std::to_string(i) + " is '" + v.target.kind + "' id " + std::to_string(v.vdeviceId) +
                    ": TVM allocates entry " + std::to_string(i) + "'s tensors on device " + std::to_string(i) +

@@ -203,7 +203,7 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
     for (auto& n : region.map.names)
       if (n.kind == NameRef::Kind::Function && !n.isDefinition && changedNames.count(n.name)) dependent.push_back(shift.of(n.range));
     for (auto& d : region.diagnostics)
-      if (d.code == "TVS003" && changedNames.count(std::string(doc.slice(shift.of(d.range))))) dependent.push_back(shift.of(d.range));
+      if (d.code == diag::Code::TVS003 && changedNames.count(std::string(doc.slice(shift.of(d.range))))) dependent.push_back(shift.of(d.range));
     for (size_t i = 0; i < kept.size();) {
       ByteRange k = kept[i].range;
       if (std::none_of(dependent.begin(), dependent.end(), [&](ByteRange r) { return r.begin >= k.begin && r.end <= k.end; })) { ++i; continue; }
@@ -272,7 +272,7 @@ std::optional<size_t> followOneEdit(const syntax::Document& doc, FileResult& fil
   // as sure as the Document's island reparse; a whole-file reparse may have moved them, so the region
   // is lowered again as a whole.
   if (doc.lastEditReparsedFile() &&
-      std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; }))
+      std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& d) { return d.code == diag::Code::TVS001; }))
     return std::nullopt;
   const ByteRange oldSpan = region.functions[fn].range;
   // File-level diagnostics (TVS010 at the first implicit `R.`) are made while lowering the whole file:

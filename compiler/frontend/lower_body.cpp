@@ -133,7 +133,7 @@ struct BodyBuilder {
     l.verbatim_.push_back({begin, ts_node_end_byte(stmt)});
     l.region_.map.ranges.set(b.get(), rangeOf(stmt));
     l.anchor(b.get(), stmt);
-    l.report("TVS011", rangeOf(field(f.def, "name")),
+    l.report(diag::Code::TVS011, rangeOf(field(f.def, "name")),
              "not checked: the body of the nested @R.function '" + name + "' (a closure); its calls are checked "
              "against its signature");
     block.bindings.push_back(b);
@@ -142,7 +142,7 @@ struct BodyBuilder {
   void funcAttr(TSNode stmt, TSNode call) {
     auto args = namedChildren(field(call, "arguments"));
     if (args.size() != 1 || !isType(args[0], "dictionary")) {
-      l.report("TVS005", rangeOf(call), "R.func_attr takes one dict argument");
+      l.report(diag::Code::TVS005, rangeOf(call), "R.func_attr takes one dict argument");
       return;
     }
     fn.hasFuncAttr = true;
@@ -210,7 +210,7 @@ struct BodyBuilder {
     if (isType(right, "call") && l.canonicalName(field(right, "function")) == "R.match_cast") {
       auto args = namedChildren(field(right, "arguments"));
       if (args.size() != 2) {
-        l.report("TVS005", rangeOf(right), "R.match_cast(value, struct_info) takes two arguments");
+        l.report(diag::Code::TVS005, rangeOf(right), "R.match_cast(value, struct_info) takes two arguments");
         return;
       }
       b->kind = Binding::Kind::MatchCast;
@@ -305,7 +305,7 @@ struct BodyBuilder {
         std::string n = l.text(a);
         auto it = l.scopes_.back().find(n);
         if (std::find(bound.begin(), bound.end(), n) == bound.end() || it == l.scopes_.back().end()) {
-          l.report("TVS003", rangeOf(a), "R.output names '" + n + "', which the block does not bind");
+          l.report(diag::Code::TVS003, rangeOf(a), "R.output names '" + n + "', which the block does not bind");
           continue;
         }
         l.useName(NameRef::Kind::Var, a, n, it->second.get());
@@ -397,7 +397,7 @@ void Lowerer::lowerParameters(TSNode params, Function& fn) {
       ann = lowerSInfo(tk.empty() ? type : tk[0]);
     } else if (isType(p, "identifier")) {
       nameNode = p;
-      report("TVS002", rangeOf(p), "parameter '" + text(p) + "' needs a struct info annotation, e.g. R.Tensor((2, 3), \"float32\")");
+      report(diag::Code::TVS002, rangeOf(p), "parameter '" + text(p) + "' needs a struct info annotation, e.g. R.Tensor((2, 3), \"float32\")");
     } else {
       reportUnsupported(p, "R.function parameters are `name: annotation` (no defaults, no *args or **kwargs)");
       continue;
@@ -423,7 +423,7 @@ SeqExprPtr Lowerer::lowerBody(TSNode block, Function& fn) {
   // Drop empty plain blocks (opened before a dataflow block or at the end).
   std::erase_if(b.seq->blocks, [](auto& blk) { return !blk->dataflow && blk->bindings.empty(); });
   for (auto& [i, r] : b.symbolicAnchors) anchor(&fn.symbolicVars[i], r);
-  if (!b.returned) report("TVS008", rangeOf(block), "function '" + fn.name + "' has no `return`");
+  if (!b.returned) report(diag::Code::TVS008, rangeOf(block), "function '" + fn.name + "' has no `return`");
   return b.seq;
 }
 

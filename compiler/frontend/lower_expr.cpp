@@ -24,7 +24,7 @@ ExprPtr Lowerer::useOfName(TSNode ident) {
     }
   }
   if (auto it = expiredDataflow_.find(name); it != expiredDataflow_.end()) {
-    auto d = diag::make("TVS007", rangeOf(ident),
+    auto d = diag::make(diag::Code::TVS007, rangeOf(ident),
                         "'" + name + "' is a dataflow variable of an earlier R.dataflow() block, and the block does not "
                         "pass it to R.output");
     d.related.push_back({it->second, "the block that binds '" + name + "'"});
@@ -65,7 +65,7 @@ ExprPtr Lowerer::useOfName(TSNode ident) {
       if (d < best && common > 0) { best = d; hint = k; }
     }
   }
-  report("TVS003", rangeOf(ident), "undefined name '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  report(diag::Code::TVS003, rangeOf(ident), "undefined name '" + name + "'" + (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
   return opaque(ident);
 }
 
@@ -149,7 +149,7 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     std::string member = dotted.substr(dotted.find('.') + 1);
     if (isModuleName(head) && member.find('.') == std::string::npos) {
       if (!isGlobal(member))
-        report("TVS003", rangeOf(field(n, "attribute")), "module '" + className_ + "' has no function '" + member + "'");
+        report(diag::Code::TVS003, rangeOf(field(n, "attribute")), "module '" + className_ + "' has no function '" + member + "'");
       else
         useName(NameRef::Kind::Function, field(n, "attribute"), member, nullptr);
       out = std::make_shared<GlobalVar>(member);
@@ -161,7 +161,7 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
         // x.ty, x.struct_info, ...: the Python API's attributes, which TVM's parser evaluates.
         notChecked(n, "`" + dotted + "`: attributes of Relax values (the Python API) are not checked");
       } else {
-        report("TVS003", rangeOf(n), "undefined name '" + dotted + "'");
+        report(diag::Code::TVS003, rangeOf(n), "undefined name '" + dotted + "'");
       }
       return opaque(n);
     }
@@ -310,7 +310,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     auto c = std::make_shared<Constant>();
     auto pos = positional();
     if (pos.empty()) {
-      report("TVS005", rangeOf(n), "R.const(value, dtype) needs a value");
+      report(diag::Code::TVS005, rangeOf(n), "R.const(value, dtype) needs a value");
       return opaque(n);
     }
     c->value = literalOrOpaque(pos[0]);
@@ -325,14 +325,14 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
       if (isType(a, "keyword_argument") && text(field(a, "name")) == "dtype") dt = field(a, "value");
     if (!ts_node_is_null(dt)) {
       if (auto s = stringValue(dt)) c->dtype = *s;
-      else if (!capturedPython(dt)) report("TVS005", rangeOf(dt), "the dtype of R.const is a string such as \"float32\"");
+      else if (!capturedPython(dt)) report(diag::Code::TVS005, rangeOf(dt), "the dtype of R.const is a string such as \"float32\"");
     }
     return c;
   }
   if (name == "R.shape" || name == "R.ShapeExpr") {  // R.ShapeExpr: the Python API's constructor of the same node
     auto pos = positional();
     if (pos.size() != 1) {
-      report("TVS005", rangeOf(n), name + " takes one list of dimensions");
+      report(diag::Code::TVS005, rangeOf(n), name + " takes one list of dimensions");
       return opaque(n);
     }
     auto dims = lowerShapeDims(pos[0]);
@@ -341,7 +341,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
   if (name == "R.prim_value") {
     auto pos = positional();
     if (pos.size() != 1) {
-      report("TVS005", rangeOf(n), "R.prim_value takes one value");
+      report(diag::Code::TVS005, rangeOf(n), "R.prim_value takes one value");
       return opaque(n);
     }
     return std::make_shared<PrimValue>(lowerDim(pos[0]));
@@ -350,7 +350,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     auto pos = positional();
     auto s = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt;
     if (!s) {
-      report("TVS005", rangeOf(n), name + " takes one string");
+      report(diag::Code::TVS005, rangeOf(n), name + " takes one string");
       return opaque(n);
     }
     if (name == "R.str") return std::make_shared<StringImm>(*s);
@@ -369,7 +369,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     auto pos = positional();
     auto s = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt;
     if (!s) {
-      report("TVS005", rangeOf(n), "R.ExternFunc takes the function's name as a string");
+      report(diag::Code::TVS005, rangeOf(n), "R.ExternFunc takes the function's name as a string");
       return opaque(n);
     }
     return std::make_shared<ExternFunc>(*s);
@@ -378,7 +378,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     auto pos = positional();
     auto idx = pos.size() == 2 ? integerLiteral(doc_, pos[1]) : std::nullopt;
     if (!idx) {
-      report("TVS005", rangeOf(n), "R.TupleGetItem(tuple, index) takes a tuple and a constant index");
+      report(diag::Code::TVS005, rangeOf(n), "R.TupleGetItem(tuple, index) takes a tuple and a constant index");
       return opaque(n);
     }
     return std::make_shared<TupleGetItem>(lowerExpr(pos[0]), static_cast<int>(*idx));
@@ -404,7 +404,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
       return lowerUnmodelledCall(opName, args);
     }
     if (op::isKnownOpName(opName)) return lowerUnmodelledCall(opName, args);
-    auto d = diag::make("TVS004", rangeOf(fnNode), "unknown op `" + dotted + "`");
+    auto d = diag::make(diag::Code::TVS004, rangeOf(fnNode), "unknown op `" + dotted + "`");
     auto near = op::closestOpNames(opName, 1);
     if (!near.empty()) {
       std::string script = "R." + near[0].substr(6);
@@ -424,7 +424,7 @@ ExprPtr Lowerer::lowerLinear(TSNode n, TSNode args) {
   auto given = matchArguments(args, {"data", "weight", "bias", "out_dtype"}, "R.linear");
   TSNode data = given[0], weight = given[1], bias = given[2], outDType = given[3];
   if (ts_node_is_null(data) || ts_node_is_null(weight)) {
-    report("TVS005", rangeOf(n), "R.linear needs data and weight: R.linear(data, weight, bias=None, out_dtype=None)");
+    report(diag::Code::TVS005, rangeOf(n), "R.linear needs data and weight: R.linear(data, weight, bias=None, out_dtype=None)");
     return opaque(n);
   }
   AttrList matmulAttrs;
@@ -472,7 +472,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
       std::string key = text(field(a, "name"));
       const op::Param* p = def.param(key);
       if (!p) {
-        auto d = diag::make("TVS005", rangeOf(a), script + " has no parameter '" + key + "'; its parameters are " + paramNames());
+        auto d = diag::make(diag::Code::TVS005, rangeOf(a), script + " has no parameter '" + key + "'; its parameters are " + paramNames());
         d.related.push_back({rangeOf(field(callNode, "function")), "signature: " + def.signature()});
         region_.diagnostics.push_back(d);
         continue;
@@ -480,7 +480,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
       if (!p->eraAlias.empty() && key == p->eraAlias) mod_.era = Era::V026;
       bool dup = std::any_of(given.begin(), given.end(), [&](auto& g) { return g.first == p; });
       if (dup) {
-        report("TVS005", rangeOf(a), script + " got '" + p->name + "' twice");
+        report(diag::Code::TVS005, rangeOf(a), script + " got '" + p->name + "' twice");
         continue;
       }
       given.emplace_back(p, field(a, "value"));
@@ -491,7 +491,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
       continue;
     }
     if (nextPositional >= def.params.size()) {
-      report("TVS005", rangeOf(a), script + " takes " + std::to_string(def.params.size()) + " argument" +
+      report(diag::Code::TVS005, rangeOf(a), script + " takes " + std::to_string(def.params.size()) + " argument" +
                                        (def.params.size() == 1 ? "" : "s") + ": " + def.signature());
       continue;
     }
@@ -522,7 +522,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
     if (p.kind == op::ParamKind::SInfo) {
       if (!present) {
         if (p.required()) {
-          report("TVS005", rangeOf(callNode), script + " needs '" + p.name + "' (the result's struct info)");
+          report(diag::Code::TVS005, rangeOf(callNode), script + " needs '" + p.name + "' (the result's struct info)");
         }
         continue;
       }
@@ -540,7 +540,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
     if (op::isExpressionKind(p.kind)) {
       if (!present) {
         if (p.required()) {
-          report("TVS005", rangeOf(callNode), script + " needs argument '" + p.name + "': " + def.signature());
+          report(diag::Code::TVS005, rangeOf(callNode), script + " needs argument '" + p.name + "': " + def.signature());
         }
         call->args.push_back(nullptr);
         continue;
@@ -553,7 +553,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
     // An attribute.
     if (!present) {
       if (!p.defaultValue) {
-        report("TVS005", rangeOf(callNode), script + " needs argument '" + p.name + "': " + def.signature());
+        report(diag::Code::TVS005, rangeOf(callNode), script + " needs argument '" + p.name + "': " + def.signature());
         continue;
       }
       call->attrs.push_back({p.name, *p.defaultValue, false, p.positional});
@@ -623,7 +623,7 @@ std::optional<Value> Lowerer::symbolicIntValue(TSNode arg, bool list) {
 
 std::optional<Value> Lowerer::attributeForKind(const op::Param& p, TSNode arg, const op::OpDef& def) {
   auto wrong = [&](const std::string& got) -> std::optional<Value> {
-    auto d = diag::make("TVS005", rangeOf(arg), "argument '" + p.name + "' of " + def.scriptName() + " must be " +
+    auto d = diag::make(diag::Code::TVS005, rangeOf(arg), "argument '" + p.name + "' of " + def.scriptName() + " must be " +
                                                     std::string(op::kindName(p.kind)) + ", got " + got);
     d.related.push_back({rangeOf(arg), "signature: " + def.signature()});
     region_.diagnostics.push_back(d);

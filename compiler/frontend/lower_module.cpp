@@ -13,12 +13,12 @@ namespace tvms::frontend {
 Lowerer::Lowerer(const syntax::Document& doc, const Aliases& aliases, Region& region)
     : doc_(doc), aliases_(aliases), region_(region), mod_(*region.module) {}
 
-void Lowerer::report(std::string_view code, ByteRange range, std::string message) {
+void Lowerer::report(diag::Code code, ByteRange range, std::string message) {
   region_.diagnostics.push_back(diag::make(code, range, std::move(message)));
 }
 
 void Lowerer::reportUnsupported(TSNode n, const std::string& what) {
-  report("TVS002", rangeOf(n), what);
+  report(diag::Code::TVS002, rangeOf(n), what);
 }
 
 bool Lowerer::capturedPython(TSNode n) {
@@ -57,7 +57,7 @@ void Lowerer::notChecked(TSNode n, const std::string& what) {
   region_.keepAsWritten = true;
   std::string kind = what.substr(0, std::min(what.find(':'), what.find(" (")));
   if (!notedConstructs_.insert(kind).second) return;
-  report("TVS011", rangeOf(n), "not checked: " + what);
+  report(diag::Code::TVS011, rangeOf(n), "not checked: " + what);
 }
 
 void Lowerer::defineName(NameRef::Kind k, TSNode n, const std::string& name, const void* target) {
@@ -294,7 +294,7 @@ void Lowerer::lowerModuleStatement(TSNode stmt) {
         bool& seen = infos ? globalInfosSeen_ : attrsSeen_;
         ByteRange& first = infos ? globalInfosRange_ : attrsRange_;
         if (seen) {
-          auto d = diag::make("TVS006", rangeOf(stmt), "a second " + name + " in module '" + className_ + "'");
+          auto d = diag::make(diag::Code::TVS006, rangeOf(stmt), "a second " + name + " in module '" + className_ + "'");
           d.related.push_back({first, "the first " + name + " is here"});
           region_.diagnostics.push_back(d);
           return;
@@ -302,7 +302,7 @@ void Lowerer::lowerModuleStatement(TSNode stmt) {
         seen = true;
         first = rangeOf(stmt);
         if (args.size() != 1 || !isType(args[0], "dictionary")) {
-          report("TVS005", rangeOf(e), name + " takes one dict argument");
+          report(diag::Code::TVS005, rangeOf(e), name + " takes one dict argument");
           return;
         }
         if (!infos) {
@@ -322,7 +322,7 @@ void Lowerer::lowerModuleStatement(TSNode stmt) {
           auto key = stringLiteral(doc_, field(pair, "key"));
           TSNode value = field(pair, "value");
           if (!key) {
-            report("TVS005", rangeOf(field(pair, "key")), "global_infos keys are strings");
+            report(diag::Code::TVS005, rangeOf(field(pair, "key")), "global_infos keys are strings");
             continue;
           }
           if (*key != "vdevice") {
@@ -335,7 +335,7 @@ void Lowerer::lowerModuleStatement(TSNode stmt) {
             continue;
           }
           if (!isType(value, "list") && !isType(value, "tuple")) {
-            report("TVS005", rangeOf(value), "\"vdevice\" takes a list of I.vdevice(...)");
+            report(diag::Code::TVS005, rangeOf(value), "\"vdevice\" takes a list of I.vdevice(...)");
             continue;
           }
           for (TSNode item : namedChildren(value)) {
@@ -552,7 +552,7 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
 
 bool Region::formattable() const {
   return !keepAsWritten && std::none_of(diagnostics.begin(), diagnostics.end(),
-                      [](auto& d) { return d.code == "TVS001" || d.code == "TVS002"; });
+                      [](auto& d) { return d.code == diag::Code::TVS001 || d.code == diag::Code::TVS002; });
 }
 
 std::vector<diag::Diagnostic> FileResult::all() const {
@@ -686,7 +686,7 @@ void lowerCandidate(const syntax::Document& doc, Aliases& aliases, TSNode candid
     return;
   }
   lowerer.finish();
-  bool broken = std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& x) { return x.code == "TVS001"; });
+  bool broken = std::any_of(region.diagnostics.begin(), region.diagnostics.end(), [](auto& x) { return x.code == diag::Code::TVS001; });
   if (!broken && ts_node_has_error(d)) {
     // An error outside every function and statement (in the class header, between statements).
     if (auto e = firstSyntaxError(doc, d, rangeOf(d))) {
@@ -760,7 +760,7 @@ FileResult lowerDocument(const syntax::Document& doc) {
   result.diagnostics = std::move(program.diagnostics);
 
   if (aliases.hasFutureAnnotations() && !result.regions.empty())
-    result.diagnostics.push_back(diag::make("TVS009", aliases.futureAnnotationsRange(),
+    result.diagnostics.push_back(diag::make(diag::Code::TVS009, aliases.futureAnnotationsRange(),
                                             "`from __future__ import annotations` makes the functions' annotations strings at run time "
                                             "(TVM's parser reads the source, so TVMScript still parses)"));
   static const std::map<std::string, std::string> kModules = {
@@ -769,7 +769,7 @@ FileResult lowerDocument(const syntax::Document& doc) {
   for (auto& [head, where] : aliases.implicitUses()) {
     if (result.regions.empty()) break;
     result.diagnostics.push_back(diag::make(
-        "TVS010", where, "`" + head + ".` is used without an import; assuming `" + kModules.at(head) + "`"));
+        diag::Code::TVS010, where, "`" + head + ".` is used without an import; assuming `" + kModules.at(head) + "`"));
   }
   // A file that imports tvm is ours: report syntax errors outside the regions too, once. When
   // tree-sitter's recovery swallowed the imports and the module into one error, the text still says

@@ -76,7 +76,7 @@ void Lowerer::declarePythonVDevices(const PyValue& list, TSNode where) {
   for (size_t i = 0; i < list.items->size(); ++i) {
     const PyValue& item = (*list.items)[i];
     if (item.kind != PyValue::Kind::VDevice) {
-      report("TVS005", rangeOf(where), "\"vdevice\" takes a list of I.vdevice(...); entry " + std::to_string(i) + " is " +
+      report(diag::Code::TVS005, rangeOf(where), "\"vdevice\" takes a list of I.vdevice(...); entry " + std::to_string(i) + " is " +
                                            describe(item));
       continue;
     }

@@ -186,12 +186,12 @@ std::vector<TSNode> Lowerer::matchArguments(TSNode args, const std::vector<std::
     if (isType(a, "keyword_argument")) {
       std::string key = text(field(a, "name"));
       auto at = std::find(names.begin(), names.end(), key);
-      if (at == names.end()) report("TVS005", rangeOf(a), callName + " has no parameter '" + key + "'; it takes " + list);
+      if (at == names.end()) report(diag::Code::TVS005, rangeOf(a), callName + " has no parameter '" + key + "'; it takes " + list);
       else given[static_cast<size_t>(at - names.begin())] = field(a, "value");
       continue;
     }
     if (index < names.size()) given[index++] = a;
-    else report("TVS005", rangeOf(a), callName + " takes at most " + std::to_string(names.size()) + " arguments: " + list);
+    else report(diag::Code::TVS005, rangeOf(a), callName + " takes at most " + std::to_string(names.size()) + " arguments: " + list);
   }
   return given;
 }
@@ -219,17 +219,17 @@ StructInfoPtr Lowerer::lowerTensorSInfo(TSNode args) {
   std::string dt;
   if (!ts_node_is_null(dtype) && !isType(dtype, "none")) {
     if (auto s = stringValue(dtype)) dt = *s;
-    else if (!capturedPython(dtype)) report("TVS005", rangeOf(dtype), "a tensor dtype is a string such as \"float32\"");
+    else if (!capturedPython(dtype)) report(diag::Code::TVS005, rangeOf(dtype), "a tensor dtype is a string such as \"float32\"");
   }
   std::shared_ptr<const VDeviceRef> vd;
   if (!ts_node_is_null(vdevice) && !isType(vdevice, "none")) {
     vd = lowerVDeviceUse(vdevice);
-    if (!vd) report("TVS005", rangeOf(vdevice), "a tensor vdevice is a string such as \"cuda:0\"");
+    if (!vd) report(diag::Code::TVS005, rangeOf(vdevice), "a tensor vdevice is a string such as \"cuda:0\"");
   }
   int rank = -1;
   if (!ts_node_is_null(ndim)) {
     if (auto v = literal(ndim); v && v->kind == Value::Kind::Int) rank = static_cast<int>(v->integer);
-    else report("TVS005", rangeOf(ndim), "ndim is an int");
+    else report(diag::Code::TVS005, rangeOf(ndim), "ndim is an int");
   }
   return tensorSInfo(std::move(dims), dt, vd, rank);
 }
@@ -277,7 +277,7 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
       if (inSignature_) {
         symbolic_.insert(name);  // TVM also accepts a bare name that a string declared before; be lenient
       } else {
-        report("TVS003", rangeOf(n), "undefined symbolic variable '" + name + "'; declare it with `" + name +
+        report(diag::Code::TVS003, rangeOf(n), "undefined symbolic variable '" + name + "'; declare it with `" + name +
                                          " = T.int64()` or name it as a string (\"" + name + "\") in the signature");
       }
     }
@@ -391,7 +391,7 @@ PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
     // A TIR expression TVM evaluates ("T.max(m, 20)", "T.floordiv(n, 2) + 1"): kept as written, unknown.
     bool tirCall = p.tooLarge.empty() && s.find("T.") != std::string_view::npos && s.find('(') != std::string_view::npos;
     if (!tirCall)
-      report("TVS005", where,
+      report(diag::Code::TVS005, where,
              p.tooLarge.empty() ? "the dimension \"" + std::string(s) + "\" is not a symbolic expression"
                                 : "the dimension \"" + std::string(s) + "\" holds " + p.tooLarge + ", past the 64-bit integers TVM's shapes use");
     return primOpaque(pythonString(s));
@@ -432,11 +432,11 @@ std::shared_ptr<VDevice> Lowerer::lowerVDeviceDecl(TSNode call) {
   }
   if (!ts_node_is_null(id)) {
     if (auto x = literal(id); x && x->kind == Value::Kind::Int) v->vdeviceId = x->integer;
-    else report("TVS005", rangeOf(id), "vdevice_id is an int (the physical device ordinal)");
+    else report(diag::Code::TVS005, rangeOf(id), "vdevice_id is an int (the physical device ordinal)");
   }
   if (!ts_node_is_null(scope)) {
     if (auto s = stringValue(scope)) v->memoryScope = *s;
-    else report("TVS005", rangeOf(scope), "memory_scope is a string such as \"global\"");
+    else report(diag::Code::TVS005, rangeOf(scope), "memory_scope is a string such as \"global\"");
   }
   return v;
 }

@@ -114,7 +114,7 @@ class Lowerer {
 
   // ---- shared
   std::string canonicalName(TSNode n);  // canonical dotted name of an attribute chain / identifier
-  void report(std::string_view code, ByteRange range, std::string message);
+  void report(diag::Code code, ByteRange range, std::string message);
   void reportUnsupported(TSNode n, const std::string& what);
   void notChecked(TSNode n, const std::string& what);  // TVS011, once per construct
   // A Python name of the enclosing scope used in TVMScript (`dtype`, `shape`): TVM evaluates it; tvms

@@ -134,7 +134,7 @@ PythonEvaluator::PythonEvaluator(const syntax::Document& doc, const Aliases& ali
 void PythonEvaluator::notFollowed(TSNode n, const std::string& what) {
   std::string kind = what.substr(0, std::min(what.find(':'), what.find(" (")));
   if (!notedConstructs_.insert(kind).second) return;
-  diagnostics_.push_back(diag::make("TVS011", rangeOf(n), "not checked: " + what));
+  diagnostics_.push_back(diag::make(diag::Code::TVS011, rangeOf(n), "not checked: " + what));
 }
 
 const PyValue* PythonEvaluator::lookup(const std::string& name) const {

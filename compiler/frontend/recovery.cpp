@@ -129,7 +129,7 @@ std::optional<Region> recoverBrokenModule(const syntax::Document& doc, const Ali
   for (auto& c : chunks)
     if (c.function && !lowerPart(&c)) return std::nullopt;
   // A syntax error outside every function (in a module statement or the header) is still reported.
-  if (std::none_of(merged.diagnostics.begin(), merged.diagnostics.end(), [](auto& d) { return d.code == "TVS001"; }))
+  if (std::none_of(merged.diagnostics.begin(), merged.diagnostics.end(), [](auto& d) { return d.code == diag::Code::TVS001; }))
     return std::nullopt;
   return merged;
 }

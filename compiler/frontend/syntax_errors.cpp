@@ -140,11 +140,11 @@ std::optional<diag::Diagnostic> firstSyntaxError(const syntax::Document& doc, TS
   const bool dedented = dedentedContinuationNear(doc, doc.lines().lineOf(ts_node_start_byte(err)));
   if (auto open = dedented ? std::nullopt : unclosedBracket(text, from, std::min(to, where.end))) {
     std::string br(1, text[*open]);
-    return diag::make("TVS001", {*open, *open + 1}, "'" + br + "' was never closed");
+    return diag::make(diag::Code::TVS001, {*open, *open + 1}, "'" + br + "' was never closed");
   }
   ByteRange r = rangeOf(err);
   if (ts_node_is_missing(err)) {
-    return diag::make("TVS001", {r.begin, r.begin + 1 > text.size() ? r.begin : r.begin + 1},
+    return diag::make(diag::Code::TVS001, {r.begin, r.begin + 1 > text.size() ? r.begin : r.begin + 1},
                       std::string("expected '") + ts_node_type(err) + "'");
   }
   // Report an ERROR node on its first line only: it may swallow the rest of the file.
@@ -161,7 +161,7 @@ std::optional<diag::Diagnostic> firstSyntaxError(const syntax::Document& doc, TS
   if (dedented)
     message += " (a line inside brackets starts left of the line that opened them: CPython accepts that, but "
                "tvms's parser (tree-sitter-python) does not; indent it further)";
-  return diag::make("TVS001", r, message);
+  return diag::make(diag::Code::TVS001, r, message);
 }
 
 namespace {
@@ -184,12 +184,12 @@ std::optional<diag::Diagnostic> emptyBodyError(const syntax::Document& doc, TSNo
   size_t eol = doc.text().find_first_of("\r\n", begin);  // the definition's first line
   ByteRange r{begin, static_cast<uint32_t>(std::min<size_t>(eol == std::string::npos ? doc.text().size() : eol, ts_node_end_byte(definition)))};
   if (r.end <= r.begin) r.end = r.begin + 1;
-  return diag::make("TVS001", r, std::string(kExpectedBlock) + what + kDefinitionOnLine + std::to_string(line + 1));
+  return diag::make(diag::Code::TVS001, r, std::string(kExpectedBlock) + what + kDefinitionOnLine + std::to_string(line + 1));
 }
 
 void renumberEmptyBodyErrors(std::vector<diag::Diagnostic>& ds, const syntax::Document& doc) {
   for (auto& d : ds) {
-    if (d.code != "TVS001" || !d.message.starts_with(kExpectedBlock)) continue;
+    if (d.code != diag::Code::TVS001 || !d.message.starts_with(kExpectedBlock)) continue;
     size_t at = d.message.find(kDefinitionOnLine);
     if (at == std::string::npos) continue;
     d.message = d.message.substr(0, at + std::strlen(kDefinitionOnLine)) + std::to_string(doc.lines().lineOf(d.range.begin) + 1);
@@ -201,7 +201,7 @@ diag::Diagnostic indentationError(const syntax::Document& doc, uint32_t at, uint
   uint32_t line = lines.lineOf(at);
   uint32_t column = at - lines.lineStart(line);
   ByteRange r{at, std::max(at + 1, lines.lineEnd(line))};
-  return diag::make("TVS001", r, column > blockColumn ? "unexpected indent" : "unindent does not match any outer indentation level");
+  return diag::make(diag::Code::TVS001, r, column > blockColumn ? "unexpected indent" : "unindent does not match any outer indentation level");
 }
 
 }  // namespace tvms::frontend

@@ -80,7 +80,7 @@ InferResult inferCall(const InferInput& in) {
         if (!out) { out = o.vdevice; continue; }
         if (o.vdevice->device != out->device) {
           int first = ops.front().index;
-          r.issues.push_back({"TVS203",
+          r.issues.push_back({diag::Code::TVS203,
                               def.scriptName() + ": operands are on different vdevices, " + spell(ops.front().vdevice) +
                                   " and " + spell(o.vdevice) + "; TVM rejects this (\"Binary operators with Tensor "
                                   "arguments must have the same VDevice\")",
@@ -95,7 +95,7 @@ InferResult inferCall(const InferInput& in) {
       for (auto& o : ops) {
         if (!out) { out = o.vdevice; continue; }
         if (o.vdevice->device != out->device) {
-          r.issues.push_back({"TVS214",
+          r.issues.push_back({diag::Code::TVS214,
                               def.scriptName() + ": operands are on different vdevices, " + spell(ops.front().vdevice) +
                                   " and " + spell(o.vdevice) + "; TVM gives the result no vdevice (no error), so it "
                                   "lands on the default device",

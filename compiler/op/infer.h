@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/diagnostics/codes.h"
 #include "compiler/ir/expr.h"
 
 namespace tvms::op {
@@ -26,7 +27,7 @@ struct InferInput {
 // A problem found while deducing: a catalogue code (TVS101, TVS102, TVS103, TVS203, TVS214, ...), a
 // message, and the operand it is about (-1: the call itself).
 struct InferIssue {
-  std::string code;
+  diag::Code code;
   std::string message;
   int operand = -1;
   std::vector<int> operands;  // every operand involved (vdevice conflicts: both sides)

@@ -99,7 +99,7 @@ StructInfoPtr withDType(const StructInfo& like, std::string dtype) {
 }
 
 InferResult ok(StructInfoPtr s) { return {std::move(s), {}}; }
-InferResult fail(std::string code, std::string message, int operand) {
+InferResult fail(diag::Code code, std::string message, int operand) {
   InferResult r;
   r.issues.push_back({std::move(code), std::move(message), operand, {}});
   return r;
@@ -135,7 +135,7 @@ const StructInfo* tensorOperand(const InferInput& in, size_t i, InferResult& r) 
   if (s->kind == StructInfo::Kind::Tensor) return s;
   if (s->kind != StructInfo::Kind::Object) {
     std::string name = operandName(in.def, i);
-    r.issues.push_back({"TVS005", in.def.scriptName() + " expects a tensor for '" + name + "', got " + kindText(*s),
+    r.issues.push_back({diag::Code::TVS005, in.def.scriptName() + " expects a tensor for '" + name + "', got " + kindText(*s),
                         static_cast<int>(i), {}});
   }
   return nullptr;
@@ -145,7 +145,7 @@ std::optional<std::vector<const StructInfo*>> tensorListOperand(const InferInput
   const StructInfo* s = in.arg(i);
   if (!s || s->kind != StructInfo::Kind::Tuple) {
     if (s && s->kind != StructInfo::Kind::Object)
-      r.issues.push_back({"TVS005", in.def.scriptName() + " expects a tuple of tensors, got " + kindText(*s),
+      r.issues.push_back({diag::Code::TVS005, in.def.scriptName() + " expects a tuple of tensors, got " + kindText(*s),
                           static_cast<int>(i), {}});
     return std::nullopt;
   }
@@ -195,7 +195,7 @@ std::optional<std::vector<int>> axes(const std::vector<int64_t>& written, int ra
   for (int64_t a : written) {
     auto n = normalizeAxis(a, rank);
     if (!n) {
-      r.issues.push_back({"TVS103",
+      r.issues.push_back({diag::Code::TVS103,
                           opName + ": axis " + std::to_string(a) + " is out of range for a tensor of rank " +
                               std::to_string(rank) + " (valid: " + std::to_string(-rank) + " to " +
                               std::to_string(rank - 1) + ")",
@@ -242,7 +242,7 @@ Broadcast broadcast(const StructInfo& a, const StructInfo& b) {
 
 bool sameDType(const StructInfo& a, const StructInfo& b, const std::string& opName, InferResult& r, int ia, int ib) {
   if (a.dtype.empty() || b.dtype.empty() || a.dtype == b.dtype) return true;
-  r.issues.push_back({"TVS102",
+  r.issues.push_back({diag::Code::TVS102,
                       opName + ": operands have different dtypes, " + a.dtype + " and " + b.dtype +
                           " (cast one with R.astype)",
                       ib, {ia, ib}});

@@ -40,7 +40,7 @@ bool isIntDType(const std::string& dt);
 StructInfoPtr tensor(std::optional<Dims> shape, std::string dtype, int ndim = -1);
 StructInfoPtr withDType(const StructInfo& like, std::string dtype);
 InferResult ok(StructInfoPtr s);
-InferResult fail(std::string code, std::string message, int operand = -1);
+InferResult fail(diag::Code code, std::string message, int operand = -1);
 InferResult unknown();
 
 // The name of the i-th expression parameter (Call::args index), for messages.

@@ -35,7 +35,7 @@ InferResult binaryRule(const InferInput& in, bool boolResult) {
   bool dtypeOk = boolResult || sameDType(*a, *b, name, r, 0, 1);
   Broadcast bc = broadcast(*a, *b);
   if (!bc.error.empty()) {
-    r.issues.push_back({"TVS101", name + ": " + bc.error, 1, {0, 1}});
+    r.issues.push_back({diag::Code::TVS101, name + ": " + bc.error, 1, {0, 1}});
     return r;
   }
   if (!dtypeOk) return r;
@@ -56,7 +56,7 @@ InferResult inferUnary(const InferInput& in) {
   if (!x) return r;
   std::string op = in.def.name.substr(6);
   if (kFloatUnaries.count(op) && !x->dtype.empty() && !isFloatDType(x->dtype)) {
-    r.issues.push_back({"TVS102", in.def.scriptName() + " needs a float tensor, got " + x->dtype +
+    r.issues.push_back({diag::Code::TVS102, in.def.scriptName() + " needs a float tensor, got " + x->dtype +
                                       " (cast it with R.astype)", 0, {}});
     return r;
   }

@@ -35,7 +35,7 @@ InferResult inferReshape(const InferInput& in) {
   int inferred = -1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (auto c = constInt(out[i]); c && *c == -1) {
-      if (inferred >= 0) return fail("TVS101", "R.reshape: at most one dimension may be -1", 1);
+      if (inferred >= 0) return fail(diag::Code::TVS101, "R.reshape: at most one dimension may be -1", 1);
       inferred = static_cast<int>(i);
     }
   }
@@ -47,7 +47,7 @@ InferResult inferReshape(const InferInput& in) {
     auto rest = product(known);
     if (!have || !rest) return ok(tensor(std::nullopt, x->dtype, static_cast<int>(out.size())));
     if (*rest == 0 || *have % *rest != 0)
-      return fail("TVS101", "R.reshape: " + std::to_string(*have) + " elements of " + shapeText(*x) +
+      return fail(diag::Code::TVS101, "R.reshape: " + std::to_string(*have) + " elements of " + shapeText(*x) +
                                 " cannot fill " + dimsText(*target), 1);
     out[inferred] = dim(*have / *rest);
     return ok(tensor(out, x->dtype));
@@ -55,7 +55,7 @@ InferResult inferReshape(const InferInput& in) {
   auto want = product(out);
   const int64_t haveCount = have.value_or(-1), wantCount = want.value_or(-1);
   if (haveCount >= 0 && wantCount >= 0 && haveCount != wantCount)
-    return fail("TVS101", "R.reshape changes the element count: " + shapeText(*x) + " has " + std::to_string(haveCount) +
+    return fail(diag::Code::TVS101, "R.reshape changes the element count: " + shapeText(*x) + " has " + std::to_string(haveCount) +
                               " elements, " + dimsText(out) + " has " + std::to_string(wantCount), 1);
   return ok(tensor(out, x->dtype));
 }
@@ -70,13 +70,13 @@ InferResult inferPermute(const InferInput& in) {
   std::vector<int> perm;
   if (written) {
     if (static_cast<int>(written->size()) != rank)
-      return fail("TVS103", "R.permute_dims: " + std::to_string(written->size()) + " axes for a tensor of rank " +
+      return fail(diag::Code::TVS103, "R.permute_dims: " + std::to_string(written->size()) + " axes for a tensor of rank " +
                                 std::to_string(rank));
     auto n = axes(*written, rank, "R.permute_dims", r);
     if (!n) return r;
     perm = *n;
     if (std::set<int>(perm.begin(), perm.end()).size() != perm.size())
-      return fail("TVS103", "R.permute_dims: axes repeat an axis");
+      return fail(diag::Code::TVS103, "R.permute_dims: axes repeat an axis");
   } else {
     for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
   }
@@ -144,9 +144,9 @@ InferResult inferBroadcastTo(const InferInput& in) {
   if (!target) return ok(tensor(std::nullopt, x->dtype));
   StructInfoPtr t = tensor(*target, x->dtype);
   Broadcast b = broadcast(*x, *t);
-  if (!b.error.empty()) return fail("TVS101", "R.broadcast_to: " + b.error, 1);
+  if (!b.error.empty()) return fail(diag::Code::TVS101, "R.broadcast_to: " + b.error, 1);
   if (x->shape && x->shape->size() > target->size())
-    return fail("TVS101", "R.broadcast_to: cannot broadcast " + shapeText(*x) + " to the lower rank " + dimsText(*target), 1);
+    return fail(diag::Code::TVS101, "R.broadcast_to: cannot broadcast " + shapeText(*x) + " to the lower rank " + dimsText(*target), 1);
   return ok(t);
 }
 
@@ -168,7 +168,7 @@ InferResult inferTake(const InferInput& in) {
   const StructInfo* idx = tensorOperand(in, 1, r);
   if (!idx) return r;
   if (!idx->dtype.empty() && !isIntDType(idx->dtype))
-    return fail("TVS102", "R.take: indices must be an integer tensor, got " + idx->dtype, 1);
+    return fail(diag::Code::TVS102, "R.take: indices must be an integer tensor, got " + idx->dtype, 1);
   auto axis = intAttr(in.attr("axis"));
   if (!axis) return ok(tensor(idx->shape, x->dtype, idx->shape ? -1 : idx->ndim));
   auto n = axes({*axis}, x->rank(), "R.take", r);
@@ -190,7 +190,7 @@ InferResult inferStridedSlice(const InferInput& in) {
   auto strides = intList(in.attr("strides"));
   if (!written || !begin || !end) return ok(tensor(std::nullopt, x->dtype, x->rank()));
   if (begin->size() != written->size() || end->size() != written->size() || (strides && strides->size() != written->size() && strides->size() != 1))
-    return fail("TVS005", "R.strided_slice: axes, begin, end (and strides) must have the same length");
+    return fail(diag::Code::TVS005, "R.strided_slice: axes, begin, end (and strides) must have the same length");
   auto n = axes(*written, x->rank(), "R.strided_slice", r);
   if (!n) return r;
   if (!x->shape) return ok(tensor(std::nullopt, x->dtype, x->rank()));
@@ -224,7 +224,7 @@ InferResult inferSplit(const InferInput& in) {
   std::vector<StructInfoPtr> parts;
   if (ios && ios->kind == ir::Value::Kind::Int) {
     int64_t sections = ios->integer;
-    if (sections <= 0) return fail("TVS005", "R.split: the number of sections must be positive");
+    if (sections <= 0) return fail(diag::Code::TVS005, "R.split: the number of sections must be positive");
     if (sections == 1) return ok(tupleOf({tensor(x->shape, x->dtype, x->shape ? -1 : x->rank())}));
     // As TVM: each piece is ceil(len / sections) long, the last one what is left.
     PrimExprPtr len = x->shape ? (*x->shape)[a] : nullptr;
@@ -268,7 +268,7 @@ InferResult joinRule(const InferInput& in, bool stack) {
   int rank = first.rank();
   for (auto* t : *ts)
     if (t->rank() >= 0 && rank >= 0 && t->rank() != rank)
-      return fail("TVS103", name + ": tensors of different ranks (" + std::to_string(rank) + " and " +
+      return fail(diag::Code::TVS103, name + ": tensors of different ranks (" + std::to_string(rank) + " and " +
                                 std::to_string(t->rank()) + ")", 0);
   int64_t axis = intAttr(in.attr("axis")).value_or(0);
   if (rank < 0) return ok(tensor(std::nullopt, first.dtype));
@@ -283,7 +283,7 @@ InferResult joinRule(const InferInput& in, bool stack) {
     for (int k = 0; k < rank; ++k) {
       if (!stack && k == a) continue;
       if (provablyDifferent(out[k], d[k]))
-        return fail("TVS101", name + ": shapes " + dimsText(out) + " and " + dimsText(d) + " differ in axis " +
+        return fail(diag::Code::TVS101, name + ": shapes " + dimsText(out) + " and " + dimsText(d) + " differ in axis " +
                                   std::to_string(k) + (stack ? "" : " (only the concatenation axis may differ)"), 0);
     }
     if (!stack) total = add(total, d[a]);
@@ -307,7 +307,7 @@ InferResult inferTriangle(const InferInput& in) {
   const StructInfo* x = tensorOperand(in, 0, r);
   if (!x) return r;
   if (x->rank() >= 0 && x->rank() < 2)
-    return fail("TVS103", in.def.scriptName() + " needs a tensor of rank >= 2, got rank " + std::to_string(x->rank()), 0);
+    return fail(diag::Code::TVS103, in.def.scriptName() + " needs a tensor of rank >= 2, got rank " + std::to_string(x->rank()), 0);
   return ok(withDType(*x, x->dtype));
 }
 
@@ -317,7 +317,7 @@ InferResult inferFull(const InferInput& in) {
   auto shape = shapeOperand(in, 0);
   std::string dt = stringAttr(in.attr("dtype")).value_or(fill ? fill->dtype : "");
   if (fill && fill->rank() > 0)
-    return fail("TVS103", "R.full: fill_value must be a scalar (rank 0), got rank " + std::to_string(fill->rank()), 1);
+    return fail(diag::Code::TVS103, "R.full: fill_value must be a scalar (rank 0), got rank " + std::to_string(fill->rank()), 1);
   return ok(tensor(shape, dt));
 }
 
@@ -336,7 +336,7 @@ InferResult inferArange(const InferInput& in) {
   auto start = value(0), end = value(1);
   int64_t step = intAttr(in.attr("step")).value_or(1);
   if (in.args.size() < 2 || !in.args[1]) { end = start; start = 0; }
-  if (step == 0) return fail("TVS005", "R.arange: step must not be 0");
+  if (step == 0) return fail(diag::Code::TVS005, "R.arange: step must not be 0");
   if (start && end) {
     int64_t n = std::max<int64_t>(0, (*end - *start + step + (step > 0 ? -1 : 1)) / step);
     return ok(tensor(Dims{dim(n)}, dt));
@@ -376,7 +376,7 @@ InferResult inferTopk(const InferInput& in) {
     if (x->shape) {
       shape = *x->shape;
       if (auto len = constInt((*shape)[(*n)[0]]); len && k > *len)
-        return fail("TVS101", "R.topk: k=" + std::to_string(k) + " is larger than axis " + std::to_string((*n)[0]) +
+        return fail(diag::Code::TVS101, "R.topk: k=" + std::to_string(k) + " is larger than axis " + std::to_string((*n)[0]) +
                                   " (size " + std::to_string(*len) + ")");
       if (k >= 1) (*shape)[(*n)[0]] = dim(k);
     }

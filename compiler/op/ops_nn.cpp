@@ -29,7 +29,7 @@ InferResult inferSoftmax(const InferInput& in) {
   if (auto axis = intAttr(in.attr("axis")); axis && x->rank() >= 0 && !axes({*axis}, x->rank(), in.def.scriptName(), r))
     return r;
   if (!x->dtype.empty() && !isFloatDType(x->dtype)) {
-    r.issues.push_back({"TVS102", in.def.scriptName() + " needs a float tensor, got " + x->dtype, 0, {}});
+    r.issues.push_back({diag::Code::TVS102, in.def.scriptName() + " needs a float tensor, got " + x->dtype, 0, {}});
     return r;
   }
   r.sinfo = withDType(*x, x->dtype);
@@ -95,7 +95,7 @@ InferResult inferConv(const InferInput& in) {
   for (auto [t, i, l] : {std::tuple{data, 0, &dl}, std::tuple{weight, 1, &kl}}) {
     int want = l->rank > 0 ? l->rank : dims + 2;  // a packed layout (NCHW4c) has more axes
     if (t->rank() >= 0 && t->rank() != want) {
-      r.issues.push_back({"TVS103", name + " expects " + std::to_string(want) + "-D " + (i ? "weight" : "data") +
+      r.issues.push_back({diag::Code::TVS103, name + " expects " + std::to_string(want) + "-D " + (i ? "weight" : "data") +
                                         ", got rank " + std::to_string(t->rank()), i, {}});
       return r;
     }
@@ -110,7 +110,7 @@ InferResult inferConv(const InferInput& in) {
   PrimExprPtr inChannels = x[dl.channel];
   PrimExprPtr kernelIn = transpose ? w[kl.batch] : mul(w[kl.channel], dim(groups));
   if (provablyDifferent(inChannels, kernelIn)) {
-    r.issues.push_back({"TVS101",
+    r.issues.push_back({diag::Code::TVS101,
                         name + ": data has " + dimText(inChannels) + " input channels but weight expects " +
                             dimText(kernelIn) + (groups != 1 ? " (with groups=" + std::to_string(groups) + ")" : "") +
                             " (data " + dimsText(x) + " in " + dataLayoutText + ", weight " + dimsText(w) + ")",
@@ -137,7 +137,7 @@ InferResult inferConv(const InferInput& in) {
     else
       o = add(floorDiv(sub(add(len, dim(pad[i])), dk), dim(strides[i])), dim(1));
     if (auto c = constInt(o); c && *c <= 0) {
-      r.issues.push_back({"TVS101", name + ": the kernel (" + dimText(k) + ") is larger than the padded input (" +
+      r.issues.push_back({diag::Code::TVS101, name + ": the kernel (" + dimText(k) + ") is larger than the padded input (" +
                                         dimText(len) + "): the output would be empty", 1, {0, 1}});
       return r;
     }
@@ -156,7 +156,7 @@ InferResult inferPool(const InferInput& in) {
   Layout ol = parseLayout(stringAttr(in.attr("out_layout")).value_or(layoutText), 'N', 'C', dims);
   int want = l.rank > 0 ? l.rank : dims + 2;  // a packed layout (NCHW4c) has more axes
   if (data->rank() >= 0 && data->rank() != want) {
-    r.issues.push_back({"TVS103", in.def.scriptName() + " expects " + std::to_string(want) + "-D data, got rank " +
+    r.issues.push_back({diag::Code::TVS103, in.def.scriptName() + " expects " + std::to_string(want) + "-D data, got rank " +
                                       std::to_string(data->rank()), 0, {}});
     return r;
   }
@@ -188,7 +188,7 @@ InferResult inferPool(const InferInput& in) {
     PrimExprPtr numer = sub(add(x[l.spatial[i]], dim(pad[i])), dim(dilation[i] * (poolSize[i] - 1) + 1));
     PrimExprPtr o = add(ceil ? ceilDiv(numer, dim(strides[i])) : floorDiv(numer, dim(strides[i])), dim(1));
     if (auto c = constInt(o); c && *c <= 0) {
-      r.issues.push_back({"TVS101", in.def.scriptName() + ": the pool window is larger than the padded input", 0, {}});
+      r.issues.push_back({diag::Code::TVS101, in.def.scriptName() + ": the pool window is larger than the padded input", 0, {}});
       return r;
     }
     out[ol.spatial[i]] = o;

@@ -20,7 +20,7 @@ InferResult inferMatmul(const InferInput& in) {
   if (!outDType && !sameDType(*a, *b, "R.matmul", r, 0, 1)) return r;
   std::string dt = outDType.value_or(a->dtype.empty() ? b->dtype : a->dtype);
   for (auto [t, i] : {std::pair{a, 0}, std::pair{b, 1}})
-    if (t->rank() == 0) return fail("TVS103", "R.matmul needs tensors of rank >= 1, got a scalar", i);
+    if (t->rank() == 0) return fail(diag::Code::TVS103, "R.matmul needs tensors of rank >= 1, got a scalar", i);
   if (!a->shape || !b->shape) {
     if (a->rank() < 0 || b->rank() < 0) return ok(tensor(std::nullopt, dt));
     int rank = std::max(a->rank(), b->rank()) - (a->rank() == 1) - (b->rank() == 1);
@@ -32,12 +32,12 @@ InferResult inferMatmul(const InferInput& in) {
   if (vecB) y.push_back(dim(1));
   PrimExprPtr k1 = x[x.size() - 1], k2 = y[y.size() - 2];
   if (provablyDifferent(k1, k2))
-    return fail("TVS101", "R.matmul: inner dimensions differ, " + shapeText(*a) + " @ " + shapeText(*b) + " (" +
+    return fail(diag::Code::TVS101, "R.matmul: inner dimensions differ, " + shapeText(*a) + " @ " + shapeText(*b) + " (" +
                               dimText(k1) + " vs " + dimText(k2) + ")", 1);
   // Batch dims broadcast.
   StructInfoPtr ba = tensor(Dims(x.begin(), x.end() - 2), dt), bb = tensor(Dims(y.begin(), y.end() - 2), dt);
   Broadcast batch = broadcast(*ba, *bb);
-  if (!batch.error.empty()) return fail("TVS101", "R.matmul: batch " + batch.error, 1);
+  if (!batch.error.empty()) return fail(diag::Code::TVS101, "R.matmul: batch " + batch.error, 1);
   if (!batch.shape) return ok(tensor(std::nullopt, dt, static_cast<int>(std::max(x.size(), y.size())) - vecA - vecB));
   Dims out = *batch.shape;
   if (!vecA) out.push_back(x[x.size() - 2]);
@@ -54,7 +54,7 @@ InferResult inferEinsum(const InferInput& in) {
   const std::vector<std::string>& inputs = e.inputs;
   std::string rhs = e.output;
   if (inputs.size() != ts->size())
-    return fail("TVS005", "R.einsum: the subscripts name " + std::to_string(inputs.size()) + " operands, " +
+    return fail(diag::Code::TVS005, "R.einsum: the subscripts name " + std::to_string(inputs.size()) + " operands, " +
                               std::to_string(ts->size()) + " are given", 0);
   if (e.ellipsis) return ok(tensor(std::nullopt, (*ts)[0]->dtype));
   std::map<char, PrimExprPtr> dims;
@@ -62,7 +62,7 @@ InferResult inferEinsum(const InferInput& in) {
     const StructInfo* t = (*ts)[i];
     if (!sameDType(*(*ts)[0], *t, "R.einsum", r, 0, 0)) return r;
     if (t->rank() >= 0 && t->rank() != static_cast<int>(inputs[i].size()))
-      return fail("TVS103", "R.einsum: operand " + std::to_string(i) + " has rank " + std::to_string(t->rank()) +
+      return fail(diag::Code::TVS103, "R.einsum: operand " + std::to_string(i) + " has rank " + std::to_string(t->rank()) +
                                 " but its subscript '" + inputs[i] + "' has " + std::to_string(inputs[i].size()) + " letters", 0);
     for (size_t k = 0; k < inputs[i].size(); ++k) {
       char c = inputs[i][k];
@@ -71,7 +71,7 @@ InferResult inferEinsum(const InferInput& in) {
       auto it = dims.find(c);
       if (it == dims.end()) dims[c] = d;
       else if (provablyDifferent(it->second, d))
-        return fail("TVS101", "R.einsum: index '" + std::string(1, c) + "' has size " + dimText(it->second) +
+        return fail(diag::Code::TVS101, "R.einsum: index '" + std::string(1, c) + "' has size " + dimText(it->second) +
                                   " and " + dimText(d), 0);
     }
   }
@@ -90,13 +90,13 @@ InferResult inferWhere(const InferInput& in) {
   const StructInfo* a = tensorOperand(in, 1, r);
   const StructInfo* b = tensorOperand(in, 2, r);
   if (!c || !a || !b) return r;
-  if (!c->dtype.empty() && c->dtype != "bool") return fail("TVS102", "R.where: the condition must be bool, got " + c->dtype, 0);
+  if (!c->dtype.empty() && c->dtype != "bool") return fail(diag::Code::TVS102, "R.where: the condition must be bool, got " + c->dtype, 0);
   if (!sameDType(*a, *b, "R.where", r, 1, 2)) return r;
   Broadcast ab = broadcast(*a, *b);
-  if (!ab.error.empty()) return fail("TVS101", "R.where: " + ab.error, 2);
+  if (!ab.error.empty()) return fail(diag::Code::TVS101, "R.where: " + ab.error, 2);
   StructInfoPtr t = tensor(ab.shape, a->dtype, ab.ndim);
   Broadcast all = broadcast(*c, *t);
-  if (!all.error.empty()) return fail("TVS101", "R.where: condition " + all.error, 0);
+  if (!all.error.empty()) return fail(diag::Code::TVS101, "R.where: condition " + all.error, 0);
   return ok(tensor(all.shape, a->dtype, all.shape ? -1 : all.ndim));
 }
 
@@ -111,7 +111,7 @@ InferResult inferFma(const InferInput& in) {
       bool same = t[0]->shape->size() == t[i]->shape->size();
       for (size_t k = 0; same && k < t[0]->shape->size(); ++k) same = !provablyDifferent((*t[0]->shape)[k], (*t[i]->shape)[k]);
       if (!same)
-        return fail("TVS101", "R.ewise_fma needs operands of one shape, got " + shapeText(*t[0]) + " and " + shapeText(*t[i]), i);
+        return fail(diag::Code::TVS101, "R.ewise_fma needs operands of one shape, got " + shapeText(*t[0]) + " and " + shapeText(*t[i]), i);
     }
   }
   return ok(withDType(*t[0], t[0]->dtype));
@@ -124,7 +124,7 @@ InferResult inferOuter(const InferInput& in) {
   if (!a || !b) return r;
   if (!sameDType(*a, *b, "R.outer", r, 0, 1)) return r;
   for (auto [t, i] : {std::pair{a, 0}, std::pair{b, 1}})
-    if (t->rank() >= 0 && t->rank() != 1) return fail("TVS103", "R.outer needs 1-D tensors, got rank " + std::to_string(t->rank()), i);
+    if (t->rank() >= 0 && t->rank() != 1) return fail(diag::Code::TVS103, "R.outer needs 1-D tensors, got rank " + std::to_string(t->rank()), i);
   if (!a->shape || !b->shape) return ok(tensor(std::nullopt, a->dtype, 2));
   return ok(tensor(Dims{(*a->shape)[0], (*b->shape)[0]}, a->dtype));
 }

@@ -55,7 +55,7 @@ class Flood {
     parent_[rb] = ra;
     if (!da) device_[ra] = db;
     else if (db && db != da && conflicts_)
-      conflicts_->push_back(diag::make("TVS204", {}, "two devices meet at '" + a->name + "': \"" +
+      conflicts_->push_back(diag::make(diag::Code::TVS204, {}, "two devices meet at '" + a->name + "': \"" +
                                                          analysis::spellingOf(m_, da) + "\" and \"" +
                                                          analysis::spellingOf(m_, db) + "\"; the first wins"));
   }

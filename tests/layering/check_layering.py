@@ -10,6 +10,9 @@ pass compares a call's op name (they compare Call::def with op::builtin).
 Target kinds are declared once, in runtime/target_kind.{h,cpp}: no other file of a checked room
 holds a string literal that is a kind's name ("cuda", "llvm", ...); a literal that means something
 else (an --emit format) says so with `not a target kind` in a comment on its line.
+Diagnostic codes are an enum generated from compiler/diagnostics/catalogue.def: no file of a checked
+room spells one as a string literal ("TVS201"); code strings exist only where codeName/parseCode
+convert at the edges.
 Exits 1 listing every violation, 0 when the code keeps to the table.
 """
 import os
@@ -126,6 +129,8 @@ for dirpath, dirnames, files in os.walk(root):
             for line, literal in string_literals(source):
                 if literal in kind_names and "not a target kind" not in lines[line - 1]:
                     problems.append(f'{path}:{line}: the target kind "{literal}" spelled outside {KIND_TABLE[1]} (ask the table: runtime/target_kind.h)')
+                if re.fullmatch(r"TVS\d{3}", literal):
+                    problems.append(f'{path}:{line}: the diagnostic code "{literal}" as a string (write diag::Code::{literal})')
         if re.match(r"compiler/op/legalize_", path) and re.search(r"def\.name|scriptName\(\)\s*==", source):
             problems.append(f"{path}: a kernel builder reads its op's name (bind a builder per op in the registry)")
         if room in ("compiler/transform", "compiler/analysis") and re.search(r'(->|\.)op\s*[!=]=\s*"', source):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layering check catches what it is meant to: run on a copy of the tree with a target kind
-spelled outside the table (runtime/target_kind.cpp), it fails naming the file and line; the same
-word in a comment, a raw string or a marked line passes."""
+spelled outside the table (runtime/target_kind.cpp) or a diagnostic code spelled as a string, it
+fails naming the file and line; a kind's name in a comment, a raw string or a marked line passes."""
 import os
 import shutil
 import subprocess
@@ -30,7 +30,10 @@ if clean.returncode != 0:
 spelled = run_on('\nstatic bool onGpu(const std::string& k) { return k == "cuda"; }\n')
 if spelled.returncode != 1 or 'compiler/transform/targets.cpp:' not in spelled.stdout or 'the target kind "cuda"' not in spelled.stdout:
     failures.append(f"a kind spelled outside the table was not reported (exit {spelled.returncode}):\n" + spelled.stdout)
+code = run_on('\nstatic bool isSyntax(const std::string& c) { return c == "TVS001"; }\n')
+if code.returncode != 1 or 'the diagnostic code "TVS001" as a string' not in code.stdout:
+    failures.append(f"a diagnostic code spelled as a string was not reported (exit {code.returncode}):\n" + code.stdout)
 for f in failures:
     print(f)
-print("check_layering_catches: " + ("FAILED" if failures else "the check reports a spelled kind and nothing else"))
+print("check_layering_catches: " + ("FAILED" if failures else "the check reports a spelled kind or code, and nothing else"))
 sys.exit(1 if failures else 0)

@@ -23,7 +23,7 @@ std::string readFile(const std::string& path) {
 
 std::vector<std::string> Lowered::codes() const {
   std::vector<std::string> out;
-  for (auto& d : file.all()) out.push_back(d.code);
+  for (auto& d : file.all()) out.emplace_back(diag::codeName(d.code));
   return out;
 }
 

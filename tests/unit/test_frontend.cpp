@@ -295,8 +295,8 @@ TEST_CASE("frontend: lowering an incrementally edited document equals lowering t
       for (size_t r = 0; r < mine.regions.size(); ++r)
         CHECK(ir::firstDifference(*mine.regions[r].module, *theirs.regions[r].module) == "");
       std::vector<std::string> a, b;
-      for (auto& d : mine.all()) a.push_back(d.code + "@" + std::to_string(d.range.begin));
-      for (auto& d : theirs.all()) b.push_back(d.code + "@" + std::to_string(d.range.begin));
+      for (auto& d : mine.all()) a.push_back(std::string(diag::codeName(d.code)) + "@" + std::to_string(d.range.begin));
+      for (auto& d : theirs.all()) b.push_back(std::string(diag::codeName(d.code)) + "@" + std::to_string(d.range.begin));
       CHECK(a == b);
       ++compared;
     }

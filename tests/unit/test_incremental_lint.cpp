@@ -19,7 +19,7 @@ std::string describe(const analysis::LintResult& r) {
   std::string out;
   auto range = [](syntax::ByteRange b) { return std::to_string(b.begin) + "-" + std::to_string(b.end); };
   for (auto& d : r.diagnostics) {
-    out += d.code + "@" + range(d.range) + " " + d.message + "\n";
+    out += std::string(diag::codeName(d.code)) + "@" + range(d.range) + " " + d.message + "\n";
     for (auto& rel : d.related) out += "  related " + range(rel.range) + " " + rel.message + "\n";
     for (auto& f : d.fixes) {
       out += "  fix " + f.title + "\n";
@@ -315,7 +315,7 @@ TEST_CASE("incremental lint: a body line dedented out of its function is one une
   REQUIRE(analysis::followEdit(r, doc, range, 0));
   analysis::finishLint(r, doc);
   std::vector<std::string> codes;
-  for (auto& d : r.diagnostics) codes.push_back(d.code + " " + d.message);
+  for (auto& d : r.diagnostics) codes.push_back(std::string(diag::codeName(d.code)) + " " + d.message);
   // (A broken function may use any vdevice: TVS209 is not said while one is broken.)
   CHECK(codes == std::vector<std::string>{"TVS001 unexpected indent"});
   // The same as a fresh lint of the text, where the whole file's tree reads the dedented line as a

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/diagnostics/catalogue.h"
 #include "compiler/analysis/lint.h"
 #include "tests/support/corpus.h"
 
@@ -14,7 +15,7 @@ using namespace tvms;
 
 std::multiset<std::string> codesOf(const analysis::LintResult& r) {
   std::multiset<std::string> out;
-  for (auto& d : r.diagnostics) out.insert(d.code);
+  for (auto& d : r.diagnostics) out.insert(std::string(diag::codeName(d.code)));
   return out;
 }
 
@@ -48,10 +49,11 @@ TEST_CASE("lint: every fix of every corpus diagnostic applies cleanly and remove
         auto now = codesOf(after);
         // Nothing new appears; the fixed diagnostic's code is reported once less.
         for (auto& c : now) CHECK_MESSAGE(now.count(c) <= codes.count(c), "new diagnostic " << c);
-        CHECK(now.count(d.code) < codes.count(d.code));
+        std::string code(diag::codeName(d.code));
+        CHECK(now.count(code) < codes.count(code));
         for (auto& e : after.diagnostics) CHECK(e.code != "TVS001");
         ++fixesTried;
-        codesFixed.insert(d.code);
+        codesFixed.insert(code);
       }
     }
   }
@@ -240,4 +242,20 @@ TEST_CASE("lint: an analysis is reused only for the function object it analysed,
   CHECK(fa.analyzes(fn));
   auto other = std::make_shared<ir::Function>(*fn);
   CHECK_FALSE(fa.analyzes(other));
+}
+
+TEST_CASE("diagnostics: the code enum and the rule table are one list (catalogue.def)") {
+  const auto& rules = diag::allRules();
+  REQUIRE(rules.size() >= 39);
+  for (size_t i = 0; i < rules.size(); ++i) {
+    INFO(rules[i].code);
+    CHECK(static_cast<size_t>(rules[i].id) == i);  // ruleOf(code) indexes the table by the enum
+    CHECK(&diag::ruleOf(rules[i].id) == &rules[i]);
+    CHECK(diag::codeName(rules[i].id) == rules[i].code);
+    CHECK(diag::parseCode(rules[i].code) == rules[i].id);
+  }
+  CHECK(diag::codeName(diag::Code::TVS201) == "TVS201");
+  CHECK(diag::parseCode("TVS999") == std::nullopt);
+  CHECK(diag::parseCode("TVS20") == std::nullopt);
+  CHECK(diag::make(diag::Code::TVS204, {}, "x").severity == diag::Severity::Warning);  // the catalogue's severity
 }

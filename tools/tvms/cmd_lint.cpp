@@ -92,7 +92,7 @@ std::string statistics(const std::vector<LintedFile>& files) {
   std::map<std::string, std::pair<int, bool>> byCode;
   for (auto& f : files)
     for (auto& d : f.diagnostics) {
-      auto& [n, fixable] = byCode[d.code];
+      auto& [n, fixable] = byCode[std::string(diag::codeName(d.code))];
       ++n;
       fixable |= std::any_of(d.fixes.begin(), d.fixes.end(), [](auto& x) { return x.safe; });
     }

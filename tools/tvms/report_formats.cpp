@@ -111,7 +111,7 @@ std::string renderJson(const std::vector<LintedFile>& files) {
         for (auto& e : fx.edits) edits.push_back(edit(f, e));
         fixes.push_back({{"message", fx.title}, {"applicability", fx.safe ? "safe" : "unsafe"}, {"edits", edits}});
       }
-      out.push_back({{"code", d.code},
+      out.push_back({{"code", diag::codeName(d.code)},
                      {"severity", std::string(diag::severityName(d.severity))},
                      {"message", d.message},
                      {"filename", f.path},
@@ -140,11 +140,11 @@ std::string renderSarif(const std::vector<LintedFile>& files) {
   for (auto& f : files) {
     artifacts.push_back({{"location", artifactLocation(f)}});
     for (auto& d : f.diagnostics) {
-      json res = {{"ruleId", d.code},
+      json res = {{"ruleId", diag::codeName(d.code)},
                   {"level", level(d.severity)},
                   {"message", {{"text", d.message}}},
                   {"locations", json::array({sarifLocation(f, d.range)})}};
-      if (auto it = ruleIndex.find(d.code); it != ruleIndex.end()) res["ruleIndex"] = it->second;
+      if (auto it = ruleIndex.find(std::string(diag::codeName(d.code))); it != ruleIndex.end()) res["ruleIndex"] = it->second;
       if (!d.related.empty()) {
         json rel = json::array();
         for (size_t i = 0; i < d.related.size(); ++i) {
@@ -189,7 +189,7 @@ std::string renderGithub(const std::vector<LintedFile>& files) {
       std::string kind = d.severity == diag::Severity::Error ? "error" : d.severity == diag::Severity::Warning ? "warning" : "notice";
       out += "::" + kind + " file=" + escapeProperty(f.path) + ",line=" + std::to_string(a.line + 1) + ",col=" +
              std::to_string(a.column + 1) + ",endLine=" + std::to_string(b.line + 1) + ",endColumn=" +
-             std::to_string(b.column + 1) + ",title=" + escapeProperty("tvms " + d.code) + "::" + escapeData(d.message) + "\n";
+             std::to_string(b.column + 1) + ",title=" + escapeProperty("tvms " + std::string(diag::codeName(d.code))) + "::" + escapeData(d.message) + "\n";
     }
   return out;
 }
