@@ -4,6 +4,7 @@
 #include <map>
 
 #include "compiler/frontend/builder_program.h"
+#include "compiler/frontend/lower_tir.h"
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/recovery.h"
 #include "compiler/frontend/syntax_errors.h"
@@ -545,6 +546,10 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
       }
     }
   }
+  // The body as the loop IR, for a build that calls it.
+  TirRead read = readPrimFunc(doc_, f.def, [this](TSNode n) { return canonicalName(n); });
+  pf->kernel = std::move(read.kernel);
+  pf->kernelError = std::move(read.error);
   return pf;
 }
 

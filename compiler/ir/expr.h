@@ -13,6 +13,10 @@ namespace tvms::op {
 struct OpDef;  // compiler/op/registry.h: the IR refers to an op's definition, never needs its contents
 }  // namespace tvms::op
 
+namespace tvms::tir {
+struct Kernel;  // compiler/tir/loop_ir.h: a prim_func's body as compiled
+}  // namespace tvms::tir
+
 namespace tvms::ir {
 
 struct Expr {
@@ -213,7 +217,8 @@ struct Function {
 };
 using FunctionPtr = std::shared_ptr<Function>;
 
-// T.prim_func: signature and buffers recorded; the body is kept as source text until TIR is modelled.
+// T.prim_func: signature and buffers recorded, the body kept as source text (printed back verbatim)
+// and read into the loop IR where tvms compiles it (compiler/frontend/lower_tir.h).
 struct TirBuffer {
   std::string name;
   std::vector<PrimExprPtr> shape;
@@ -233,6 +238,8 @@ struct PrimFunc {
   std::vector<TirBuffer> matchedBuffers;  // X = T.match_buffer(param, shape, dtype) in the body
   AttrList attrs;                         // T.func_attr({...})
   std::vector<std::string> bodyLines;     // the body, dedented to column 0, verbatim
+  std::shared_ptr<const tir::Kernel> kernel;  // the body as a kernel (no target yet), or null:
+  std::string kernelError;                    // why it was not read
 };
 using PrimFuncPtr = std::shared_ptr<PrimFunc>;
 

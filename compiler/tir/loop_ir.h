@@ -113,6 +113,11 @@ struct Kernel {
   std::vector<Variable> vars;
   std::vector<std::string> dims;   // the symbolic dims the caller passes, in order
   std::vector<StmtP> body;
+  // Per dim: the (parameter buffer, axis) whose extent it is, for kernels whose arguments' shapes bind
+  // their dims (a user's T.prim_func); empty: the caller passes its own symbolic dims by name.
+  std::vector<std::pair<int, int>> dimSources;
+  // Its loops were scheduled by whoever wrote it (T.parallel, T.thread_binding, ...): kept as written.
+  bool scheduledByAuthor = false;
   size_t paramCount() const;
 };
 

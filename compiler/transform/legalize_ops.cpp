@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -38,6 +39,7 @@ class Legalize : public Rewriter {
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
     auto* c = as<Call>(b.value);
     const op::OpDef* def = c && !c->callee ? c->def : nullptr;
+    if (def == &op::builtin::callTir() && b.vars.size() == 1) return userKernel(*c, b, out);
     if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || def == &op::builtin::callDpsPacked() ||
         b.vars.size() != 1)
       return Rewriter::binding(b, out);
@@ -109,8 +111,7 @@ class Legalize : public Rewriter {
     }
     std::string base = def->name.substr(6);
     for (auto& ch : base) if (ch == '.') ch = '_';
-    int n = counts_[base]++;
-    std::string name = n ? base + std::to_string(n) : base;
+    std::string name = freshName(base);
     in.kernelName = kKernelSymbolPrefix + name;
     op::LegalizeResult r = def->legalize(in);
     if (!r.kernel) {
@@ -148,7 +149,71 @@ class Legalize : public Rewriter {
   }
 
  private:
-  // `R.call_tir(kernel, (buffer operands...), out_sinfo=result)` for `c`.
+  // A kernel name no function of the module (a user's prim_func) and no earlier kernel has.
+  std::string freshName(const std::string& base) {
+    for (;;) {
+      int n = counts_[base]++;
+      std::string name = n ? base + std::to_string(n) : base;
+      if (!m_.function(name)) return name;
+    }
+  }
+
+  // R.call_tir of a prim_func of the module: its body (read by the frontend, lower_tir.h) built for
+  // the target of the call's output, scheduled by the target's default schedule unless its author
+  // scheduled it. One kernel per (prim_func, target); a prim_func called from two kinds of vdevice
+  // gets a kernel for each, the second under a fresh name.
+  void userKernel(const Call& c, const Binding& b, std::vector<BindingPtr>& out) {
+    auto* g = c.args.empty() ? nullptr : as<GlobalVar>(c.args[0]);
+    const ModuleFunction* f = g ? m_.function(g->name) : nullptr;
+    if (!f || !f->tir) return Rewriter::binding(b, out);
+    if (!f->tir->kernel) {
+      out_.errors.push_back("R.call_tir of '" + g->name + "' (bound to '" + b.vars[0]->name + "'): " + f->tir->kernelError);
+      return Rewriter::binding(b, out);
+    }
+    const StructInfo* result = b.vars[0]->annotation.get();
+    const StructInfo* first = result && result->kind == StructInfo::Kind::Tuple && !result->fields.empty() ? result->fields[0].get() : result;
+    const VDevice* placed = executionVDevice(m_, first);
+    tir::Target target = targetOf(m_, placed, remap_);
+    std::string key = g->name + "|" + target.key();
+    auto built = userKernels_.find(key);
+    if (built == userKernels_.end()) {
+      std::string name = userKernelCount_[g->name]++ ? freshName(g->name) : g->name;
+      tir::Kernel k = *f->tir->kernel;
+      k.name = kKernelSymbolPrefix + name;
+      k.target = target;
+      if (std::string why = scheduleUserKernel(k); !why.empty()) {
+        out_.errors.push_back("R.call_tir of '" + g->name + "' (bound to '" + b.vars[0]->name + "'): " + why);
+        return Rewriter::binding(b, out);
+      }
+      if (name != g->name) {
+        auto copy = std::make_shared<PrimFunc>(*f->tir);
+        copy->name = name;
+        prims.push_back({name, nullptr, copy});
+      }
+      out_.kernels.push_back(std::move(k));
+      out_.kernelVDevices.push_back(placed ? analysis::spellingOf(m_, placed) : std::string(runtime::kHostKind) + ":0");
+      built = userKernels_.emplace(key, name).first;
+    }
+    if (built->second == g->name) return Rewriter::binding(b, out);
+    auto call = std::make_shared<Call>(c);
+    call->args[0] = std::make_shared<GlobalVar>(built->second);
+    for (size_t i = 1; i < call->args.size(); ++i) call->args[i] = expr(c.args[i]);
+    out.push_back(copyBinding(b, call));
+  }
+
+  // The target's default schedule for loops nobody scheduled; an author's schedule kept where the
+  // target can run it.
+  static std::string scheduleUserKernel(tir::Kernel& k) {
+    bool bound = false;
+    std::function<void(const tir::StmtP&)> visit = [&](const tir::StmtP& s) {
+      if (s->kind == tir::Stmt::Kind::For && s->forKind == tir::ForKind::ThreadBinding) bound = true;
+      for (auto& x : s->body) visit(x);
+    };
+    for (auto& s : k.body) visit(s);
+    if (k.target.isCpu() && bound) return "its loops are bound to GPU threads (T.thread_binding); it runs on a cuda vdevice";
+    if (!k.scheduledByAuthor || (k.target.isGpu() && !bound)) schedule::apply(k);
+    return "";
+  }
   std::shared_ptr<Call> callTirOf(const Call& c, const Var& var, const StructInfo& result, const std::string& kernel, const std::vector<size_t>& bufferArgs) {
     std::vector<ExprPtr> operands;
     for (size_t i : bufferArgs) operands.push_back(expr(c.args[i]));
@@ -210,6 +275,8 @@ class Legalize : public Rewriter {
   std::map<std::string, int> counts_;
   std::unordered_map<std::string, std::string> kernelByKey_;
   std::unordered_map<std::string, KernelForCall> kernelByCall_;
+  std::unordered_map<std::string, std::string> userKernels_;  // prim_func|target -> kernel name
+  std::map<std::string, int> userKernelCount_;
 
  public:
   std::vector<ModuleFunction> prims;  // added after the walk (the module's function list is being rewritten)

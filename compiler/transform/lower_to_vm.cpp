@@ -339,7 +339,11 @@ class FunctionLowering {
   void callKernel(const Call& c, const Var* var) {
     auto* g = as<GlobalVar>(c.args[0]);
     auto it = g ? kernelIndex_.find(g->name) : kernelIndex_.end();
-    if (it == kernelIndex_.end()) return error("'" + var->name + "': R.call_tir of a prim func tvms did not build (user T.prim_func bodies are not compiled yet)");
+    if (it == kernelIndex_.end()) {
+      const ModuleFunction* f = g ? m_.function(g->name) : nullptr;
+      if (f && f->tir && !out_.errors.empty()) return;  // LegalizeOps said why it built no kernel for it
+      return error("'" + var->name + "': R.call_tir of " + (g ? "'" + g->name + "', which is not a prim_func of the module" : "a callee that is not a prim_func"));
+    }
     const StructInfo* outS = var->annotation.get();
     std::vector<const StructInfo*> outputs;
     if (outS && outS->kind == StructInfo::Kind::Tensor) outputs.push_back(outS);
@@ -362,14 +366,40 @@ class FunctionLowering {
       regs.insert(regs.end(), fields.begin(), fields.end());
       emit(Opcode::MakeTuple, regOf(var), fields);
     }
+    if (k.paramCount() != regs.size())
+      return error("'" + var->name + "': " + k.name.substr(std::string(kKernelSymbolPrefix).size()) + " takes " +
+                   std::to_string(k.paramCount()) + " buffers (inputs, then outputs); the call passes " + std::to_string(regs.size()));
     std::vector<int64_t> args{it->second, slot, static_cast<int64_t>(regs.size())};
     args.insert(args.end(), regs.begin(), regs.end());
-    for (auto& name : k.dims) {
-      auto d = dims_.find(name);
-      if (d == dims_.end()) return error("kernel " + k.name + " reads symbolic dim '" + name + "', which no parameter binds");
+    for (size_t i = 0; i < k.dims.size(); ++i) {
+      if (!k.dimSources.empty()) {
+        // A user's prim_func: its dim is the extent of an argument's axis, as TVM binds it.
+        auto [param, axis] = k.dimSources[i];
+        size_t inputs = regs.size() - outputs.size();
+        const StructInfo* s = static_cast<size_t>(param) < inputs ? operandSInfo(c, static_cast<size_t>(param)) : outputs[static_cast<size_t>(param) - inputs];
+        PrimExprPtr extent = s && s->shape && static_cast<size_t>(axis) < s->shape->size() ? (*s->shape)[static_cast<size_t>(axis)] : nullptr;
+        if (!extent) return error("'" + var->name + "': the extent of " + k.name + "'s dim '" + k.dims[i] + "' is not known from its arguments");
+        runtime::DimOperand d = dimOperand(extent);
+        if (!d.isSlot) {  // a static extent: the kernel reads its dims from the heap
+          int temp = static_cast<int>(dims_.size()) + tempDims_++;
+          emit(Opcode::ComputeDim, temp, {'+', 0, d.value, 0, 0});
+          d = {true, temp};
+        }
+        args.push_back(d.value);
+        continue;
+      }
+      auto d = dims_.find(k.dims[i]);
+      if (d == dims_.end()) return error("kernel " + k.name + " reads symbolic dim '" + k.dims[i] + "', which no parameter binds");
       args.push_back(d->second);
     }
     emit(Opcode::CallKernel, -1, args);
+  }
+
+  const StructInfo* operandSInfo(const Call& c, size_t i) const {
+    auto* t = c.args.size() > 1 ? as<Tuple>(c.args[1]) : nullptr;
+    if (!t || i >= t->fields.size()) return nullptr;
+    if (auto* v = as<Var>(t->fields[i])) return v->annotation.get();
+    return nullptr;
   }
 
   // A library function of the runtime (OffloadLibraries' calls): its tensors, then the output, on

@@ -1,0 +1,723 @@
+// The TIR reader (lower_tir.h): a T.prim_func's CST -> tir::Kernel.
+#include "compiler/frontend/lower_tir.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "compiler/frontend/cst.h"
+
+namespace tvms::frontend {
+
+namespace {
+
+using tir::ExprP;
+using tir::ScalarType;
+using tir::StmtP;
+
+// A construct the reader does not take: unwinds to readPrimFunc, which says where.
+struct NotRead : std::runtime_error {
+  NotRead(TSNode at, const std::string& what) : std::runtime_error(what), node(at) {}
+  TSNode node;
+};
+
+struct BufferInfo {
+  int id = -1;
+  ScalarType type = ScalarType::F32;
+  std::vector<ExprP> shape;
+};
+
+// What a block axis or a loop variable reads as, and (for loops) which of them feed a reduction.
+struct LoopUse {
+  bool reduction = false;  // a T.axis.reduce binding reads it
+};
+
+const std::map<std::string, tir::UnOp>& unaryIntrinsics() {
+  using U = tir::UnOp;
+  static const std::map<std::string, U> m = {
+      {"T.exp", U::Exp},   {"T.log", U::Log},     {"T.sqrt", U::Sqrt},   {"T.rsqrt", U::Rsqrt}, {"T.tanh", U::Tanh},
+      {"T.sigmoid", U::Sigmoid}, {"T.erf", U::Erf}, {"T.floor", U::Floor}, {"T.ceil", U::Ceil}, {"T.round", U::Round},
+      {"T.nearbyint", U::Round}, {"T.trunc", U::Trunc}, {"T.sin", U::Sin}, {"T.cos", U::Cos}, {"T.tan", U::Tan},
+      {"T.asin", U::Asin}, {"T.acos", U::Acos}, {"T.atan", U::Atan}, {"T.sinh", U::Sinh}, {"T.cosh", U::Cosh},
+      {"T.asinh", U::Asinh}, {"T.acosh", U::Acosh}, {"T.atanh", U::Atanh}, {"T.fabs", U::Abs}, {"T.abs", U::Abs}};
+  return m;
+}
+
+const std::map<std::string, tir::BinOp>& binaryIntrinsics() {
+  using B = tir::BinOp;
+  static const std::map<std::string, B> m = {{"T.max", B::Max},           {"T.min", B::Min},           {"T.floordiv", B::FloorDiv},
+                                             {"T.floormod", B::FloorMod}, {"T.truncdiv", B::Div},      {"T.truncmod", B::Mod},
+                                             {"T.pow", B::Pow},           {"T.atan2", B::Atan2}};
+  return m;
+}
+
+bool isInt(ScalarType t) { return !tir::isFloat(t) && t != ScalarType::Bool; }
+int bits(ScalarType t) { return static_cast<int>(runtime::dtypeBytes(t)) * 8; }
+
+class Reader {
+ public:
+  Reader(const syntax::Document& doc, const std::function<std::string(TSNode)>& canon) : doc_(doc), canon_(canon), kb_("") {}
+
+  tir::Kernel read(TSNode def) {
+    TSNode body = field(def, "body");
+    std::vector<TSNode> stmts = namedChildren(body);
+    collectSymbols(stmts);
+    readParams(field(def, "parameters"), stmts);
+    std::vector<StmtP> out = block(stmts);
+    for (auto& s : out) kb_.add(s);
+    tir::Kernel k = kb_.take();
+    k.dimSources = dimSources_;
+    return k;
+  }
+
+ private:
+  std::string text(TSNode n) const { return std::string(doc_.slice(rangeOf(n))); }
+  // The canonical dotted name ("T.grid"), or the text itself for a plain name (range).
+  std::string name(TSNode n) const {
+    std::string s = canon_(n);
+    return s.empty() ? text(n) : s;
+  }
+  [[noreturn]] void fail(TSNode at, const std::string& what) const { throw NotRead(at, what); }
+  // The i-th named child, which the grammar promises but a broken text may lack.
+  TSNode child(TSNode n, size_t i) const {
+    auto kids = namedChildren(n);
+    if (i >= kids.size()) fail(n, "the incomplete statement " + text(n));
+    return kids[i];
+  }
+  // Recursion over the CST is bounded, as the frontend's is: a deeper nest is not read (no stack overflow).
+  struct Depth {
+    explicit Depth(Reader& r, TSNode at) : r_(r) {
+      if (++r_.depth_ > kMaxDepth) r_.fail(at, "statements or expressions nested deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
+    ~Depth() { --r_.depth_; }
+    Reader& r_;
+  };
+  static constexpr int kMaxDepth = 150;
+  int depth_ = 0;
+
+  ScalarType dtype(TSNode n) const {
+    auto s = stringLiteral(doc_, n);
+    if (!s) fail(n, "a dtype here is a string such as \"float32\"");
+    auto t = tir::scalarTypeOf(*s);
+    if (!t) fail(n, "dtype \"" + *s + "\" has no kernels in tvms");
+    return *t;
+  }
+
+  // `n = T.int64()` / `n = T.int32()`: the function's symbolic dims, declared before use in shapes.
+  void collectSymbols(const std::vector<TSNode>& stmts) {
+    for (TSNode st : stmts) {
+      TSNode e = isType(st, "expression_statement") && !namedChildren(st).empty() ? namedChildren(st)[0] : TSNode{};
+      if (!isType(e, "assignment")) continue;
+      TSNode rhs = field(e, "right");
+      if (!isType(rhs, "call") || !namedChildren(field(rhs, "arguments")).empty()) continue;
+      std::string callee = name(field(rhs, "function"));
+      if (callee == "T.int64" || callee == "T.int32" || callee == "T.var") symbols_.insert(text(field(e, "left")));
+    }
+  }
+
+  // Parameters in order: T.Buffer(...) directly, or a T.handle matched in the body by
+  // `X = T.match_buffer(handle, shape, dtype)`. Each is a kernel buffer of its position.
+  void readParams(TSNode params, const std::vector<TSNode>& stmts) {
+    std::map<std::string, TSNode> matched;  // handle -> the match_buffer call
+    std::map<std::string, std::string> matchedName;
+    for (TSNode st : stmts) {
+      TSNode e = isType(st, "expression_statement") && !namedChildren(st).empty() ? namedChildren(st)[0] : TSNode{};
+      if (!isType(e, "assignment")) continue;
+      TSNode rhs = field(e, "right");
+      if (!isType(rhs, "call") || name(field(rhs, "function")) != "T.match_buffer") continue;
+      auto args = namedChildren(field(rhs, "arguments"));
+      if (args.empty()) fail(rhs, "T.match_buffer needs the handle");
+      matched[text(args[0])] = rhs;
+      matchedName[text(args[0])] = text(field(e, "left"));
+    }
+    for (TSNode p : namedChildren(params)) {
+      if (!isType(p, "typed_parameter")) fail(p, "a T.prim_func parameter needs an annotation");
+      std::string pname = text(child(p, 0));
+      TSNode type = field(p, "type");
+      TSNode ann = namedChildren(type).empty() ? type : namedChildren(type)[0];
+      std::string head = name(isType(ann, "call") ? field(ann, "function") : ann);
+      if (head == "T.Buffer" && isType(ann, "call")) {
+        declareParam(pname, field(ann, "arguments"));
+      } else if (head == "T.handle") {
+        auto it = matched.find(pname);
+        if (it == matched.end()) fail(p, "handle '" + pname + "' is never matched to a buffer (T.match_buffer)");
+        declareParam(matchedName[pname], field(it->second, "arguments"), 1);
+      } else {
+        fail(p, "parameter '" + pname + "' (" + text(type) + "): tvms compiles prim_funcs whose parameters are buffers");
+      }
+    }
+  }
+
+  // shape, dtype (positional from `first`, or shape= / dtype=), the rest ignored (strides: contiguous).
+  void declareParam(const std::string& pname, TSNode arguments, size_t first = 0) {
+    TSNode shape{}, type{};
+    auto args = namedChildren(arguments);
+    size_t positional = 0;
+    for (size_t i = 0; i < args.size(); ++i) {
+      TSNode a = args[i];
+      if (isType(a, "keyword_argument")) {
+        std::string key = text(field(a, "name"));
+        if (key == "shape") shape = field(a, "value");
+        else if (key == "dtype") type = field(a, "value");
+        else if (key == "strides" || key == "elem_offset" || key == "offset_factor") fail(a, "buffer " + key + ": tvms compiles contiguous buffers");
+        continue;
+      }
+      if (i < first) continue;
+      if (positional == 0) shape = a;
+      if (positional == 1) type = a;
+      ++positional;
+    }
+    if (ts_node_is_null(shape)) fail(arguments, "buffer '" + pname + "' needs a shape");
+    BufferInfo b;
+    b.type = ts_node_is_null(type) ? ScalarType::F32 : dtype(type);
+    std::vector<std::string> printed;
+    int paramIndex = static_cast<int>(params_);
+    std::vector<TSNode> dims = isType(shape, "tuple") || isType(shape, "list") ? namedChildren(shape) : std::vector<TSNode>{shape};
+    for (size_t axis = 0; axis < dims.size(); ++axis) {
+      TSNode d = dims[axis];
+      if (auto v = staticExtent(d)) {
+        b.shape.push_back(tir::intImm(*v));
+      } else if (isType(d, "identifier") && symbols_.count(text(d))) {
+        std::string dim = text(d);
+        if (!dimSeen_.count(dim)) {
+          dimSeen_.insert(dim);
+          dimSources_.push_back({paramIndex, static_cast<int>(axis)});
+        }
+        b.shape.push_back(kb_.dim(dim));
+      } else {
+        fail(d, "a parameter's shape is integers and symbolic dims (n = T.int64())");
+      }
+      printed.push_back(text(d));
+    }
+    b.id = kb_.param(pname, b.type, printed);
+    ++params_;
+    buffers_[pname] = b;
+  }
+
+  // 4, or T.int64(4) / T.int32(4) as TVM's printer writes shapes; nullopt for anything else.
+  std::optional<int64_t> staticExtent(TSNode d) const {
+    if (auto v = integerLiteral(doc_, d)) return v;
+    if (!isType(d, "call")) return std::nullopt;
+    std::string callee = name(field(d, "function"));
+    auto args = namedChildren(field(d, "arguments"));
+    if ((callee == "T.int64" || callee == "T.int32") && args.size() == 1) return integerLiteral(doc_, args[0]);
+    return std::nullopt;
+  }
+
+  // ---- statements ----
+
+  std::vector<StmtP> block(const std::vector<TSNode>& stmts) {
+    std::vector<StmtP> out;
+    scopes_.emplace_back();
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      TSNode st = stmts[i];
+      if (isWhere(st)) {  // T.where(cond): the rest of the block runs where cond holds
+        ExprP cond = expr(child(field(child(st, 0), "arguments"), 0));
+        std::vector<StmtP> rest = block(std::vector<TSNode>(stmts.begin() + i + 1, stmts.end()));
+        out.push_back(tir::ifThen(cond, rest));
+        break;
+      }
+      statement(st, out);
+    }
+    scopes_.pop_back();
+    return out;
+  }
+
+  bool isWhere(TSNode st) const {
+    if (!isType(st, "expression_statement") || namedChildren(st).empty()) return false;
+    TSNode e = namedChildren(st)[0];
+    return isType(e, "call") && name(field(e, "function")) == "T.where";
+  }
+
+  void statement(TSNode st, std::vector<StmtP>& out) {
+    Depth d(*this, st);
+    std::string type(typeOf(st));
+    if (type == "expression_statement") return expressionStatement(st, out);
+    if (type == "for_statement") return out.push_back(forStatement(st));
+    if (type == "with_statement") return withStatement(st, out);
+    if (type == "if_statement") return ifStatement(st, out);
+    if (type == "pass_statement") return;
+    fail(st, "a " + type + " in a prim_func");
+  }
+
+  void expressionStatement(TSNode st, std::vector<StmtP>& out) {
+    TSNode e = child(st, 0);
+    if (isType(e, "call")) {
+      std::string callee = name(field(e, "function"));
+      if (callee == "T.func_attr" || callee == "T.reads" || callee == "T.writes" || callee == "T.block_attr" || callee == "T.sblock_attr") return;
+      if (callee == "T.evaluate") {
+        auto args = namedChildren(field(e, "arguments"));
+        if (args.size() == 1 && integerLiteral(doc_, args[0])) return;  // T.evaluate(0)
+        if (args.size() == 1 && isType(args[0], "call") && name(field(args[0], "function")) == "T.tvm_storage_sync") return out.push_back(tir::barrier());
+        fail(e, "T.evaluate of " + text(args.empty() ? e : args[0]));
+      }
+      if (callee == "T.tvm_storage_sync") return out.push_back(tir::barrier());
+      fail(e, "the call " + callee + " as a statement");
+    }
+    if (isType(e, "assignment")) return assignment(e, out);
+    if (isType(e, "string")) return;  // a docstring
+    fail(e, "the statement " + text(e));
+  }
+
+  void assignment(TSNode e, std::vector<StmtP>& out) {
+    TSNode left = field(e, "left"), right = field(e, "right");
+    if (isType(left, "subscript")) return out.push_back(storeTo(left, right));
+    if (isType(left, "pattern_list") || isType(left, "tuple_pattern")) fail(e, "a tuple assignment outside a block's T.axis.remap");
+    std::string var = text(left);
+    if (symbols_.count(var) || buffers_.count(var)) return;  // n = T.int64(), X = T.match_buffer(...): read with the parameters
+    if (isType(right, "call")) {
+      std::string callee = name(field(right, "function"));
+      if (callee == "T.alloc_buffer" || callee == "T.decl_buffer" || callee == "T.sblock_alloc_buffer") return allocBuffer(var, right);
+    }
+    if (ts_node_is_null(right)) fail(e, "a declaration without a value");
+    // A let: the name stands for the value (TIR's LetStmt binds an immutable value).
+    scopes_.back()[var] = expr(right);
+  }
+
+  void allocBuffer(const std::string& var, TSNode call) {
+    TSNode shape{}, type{}, scope{};
+    size_t positional = 0;
+    for (TSNode a : namedChildren(field(call, "arguments"))) {
+      if (isType(a, "keyword_argument")) {
+        std::string key = text(field(a, "name"));
+        if (key == "shape") shape = field(a, "value");
+        if (key == "dtype") type = field(a, "value");
+        if (key == "scope") scope = field(a, "value");
+        continue;
+      }
+      if (positional == 0) shape = a;
+      if (positional == 1) type = a;
+      if (positional == 2) scope = a;
+      ++positional;
+    }
+    BufferInfo b;
+    b.type = ts_node_is_null(type) ? ScalarType::F32 : dtype(type);
+    int64_t size = 1;
+    std::vector<TSNode> dims = isType(shape, "tuple") || isType(shape, "list") ? namedChildren(shape) : std::vector<TSNode>{shape};
+    for (TSNode d : dims) {
+      auto v = staticExtent(d);
+      if (!v || *v < 0) fail(d, "an allocated buffer's shape is integers");
+      b.shape.push_back(tir::intImm(*v));
+      size *= *v;
+    }
+    std::string scopeName = ts_node_is_null(scope) ? "global" : stringLiteral(doc_, scope).value_or("");
+    tir::MemoryScope s = scopeName == "shared" || scopeName == "shared.dyn" ? tir::MemoryScope::Shared : tir::MemoryScope::Local;
+    b.id = kb_.localArray(var, b.type, size, s);
+    buffers_[var] = b;
+  }
+
+  StmtP storeTo(TSNode target, TSNode value) {
+    const BufferInfo& b = bufferOf(field(target, "value"));
+    ExprP v = expr(value);
+    return tir::store(b.id, flatIndex(b, target), tir::cast(b.type, v));
+  }
+
+  const BufferInfo& bufferOf(TSNode n) const {
+    auto it = buffers_.find(text(n));
+    if (it == buffers_.end()) fail(n, "'" + text(n) + "' is not a buffer of this prim_func");
+    return it->second;
+  }
+
+  // A[i, j] -> the row-major flat index over A's shape.
+  ExprP flatIndex(const BufferInfo& b, TSNode subscript) {
+    std::vector<TSNode> idx;
+    for (TSNode c : namedChildren(subscript))
+      if (!ts_node_eq(c, field(subscript, "value"))) idx.push_back(c);
+    if (idx.size() == 1 && (isType(idx[0], "tuple") || isType(idx[0], "expression_list"))) idx = namedChildren(idx[0]);
+    if (idx.size() != b.shape.size())
+      fail(subscript, text(field(subscript, "value")) + " has rank " + std::to_string(b.shape.size()) + ", indexed with " + std::to_string(idx.size()));
+    ExprP flat = tir::intImm(0);
+    for (size_t i = 0; i < idx.size(); ++i) {
+      if (isType(idx[i], "slice")) fail(idx[i], "a slice of a buffer");
+      flat = flat * b.shape[i] + tir::cast(ScalarType::I64, expr(idx[i]));
+    }
+    return flat;
+  }
+
+  // for i in T.grid(a, b) / range(n) / range(lo, hi) / T.serial / T.parallel / T.vectorized /
+  // T.unroll / T.thread_binding(n, thread="threadIdx.x").
+  StmtP forStatement(TSNode st) {
+    TSNode left = field(st, "left"), right = field(st, "right");
+    std::vector<std::string> vars;
+    if (isType(left, "identifier")) vars.push_back(text(left));
+    else for (TSNode v : namedChildren(left)) vars.push_back(text(v));
+    if (!isType(right, "call")) fail(right, "a loop over " + text(right));
+    std::string callee = name(field(right, "function"));
+    std::vector<TSNode> positional;
+    std::string thread;
+    for (TSNode a : namedChildren(field(right, "arguments"))) {
+      if (isType(a, "keyword_argument")) {
+        std::string key = text(field(a, "name"));
+        if (key == "thread") thread = stringLiteral(doc_, field(a, "value")).value_or("");
+        else if (key != "annotations") fail(a, "loop argument " + key);
+        continue;
+      }
+      positional.push_back(a);
+    }
+    std::vector<std::pair<ExprP, ExprP>> ranges;  // (start, extent) per variable
+    tir::ForKind kind = tir::ForKind::Serial;
+    if (callee == "T.grid") {
+      if (positional.size() != vars.size()) fail(right, "T.grid's extents and the loop variables differ in number");
+      for (TSNode a : positional) ranges.push_back({tir::intImm(0), index(a)});
+    } else {
+      static const std::map<std::string, tir::ForKind> kinds = {{"range", tir::ForKind::Serial},          {"T.serial", tir::ForKind::Serial},
+                                                               {"T.parallel", tir::ForKind::Parallel},    {"T.vectorized", tir::ForKind::Vectorized},
+                                                               {"T.unroll", tir::ForKind::Unrolled},     {"T.thread_binding", tir::ForKind::ThreadBinding}};
+      auto k = kinds.find(callee);
+      if (k == kinds.end()) fail(right, "a loop over " + callee);
+      if (vars.size() != 1) fail(left, "one loop variable over " + callee);
+      kind = k->second;
+      if (kind == tir::ForKind::ThreadBinding && !positional.empty() && isType(positional.back(), "string")) {
+        thread = stringLiteral(doc_, positional.back()).value_or("");
+        positional.pop_back();
+      }
+      if (positional.empty() || positional.size() > 2) fail(right, callee + " takes an extent or a start and an end");
+      ExprP lo = positional.size() == 2 ? index(positional[0]) : tir::intImm(0);
+      ExprP hi = index(positional.back());
+      ranges.push_back({lo, positional.size() == 2 ? hi - lo : hi});
+      if (kind == tir::ForKind::ThreadBinding) {
+        static const std::set<std::string> tags = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"};
+        if (!tags.count(thread)) fail(right, "thread tag \"" + thread + "\" is not a CUDA thread axis");
+        userScheduled_ = true;
+      }
+      if (kind != tir::ForKind::Serial) userScheduled_ = true;
+    }
+    scopes_.emplace_back();
+    std::vector<int> ids;
+    for (size_t i = 0; i < vars.size(); ++i) {
+      int id = kb_.loopVar(vars[i]);
+      ids.push_back(id);
+      scopes_.back()[vars[i]] = ranges[i].first->kind == tir::Expr::Kind::Int && ranges[i].first->intValue == 0 ? kb_.var(id) : ranges[i].first + kb_.var(id);
+    }
+    std::vector<StmtP> body = block(namedChildren(field(st, "body")));
+    scopes_.pop_back();
+    for (size_t i = vars.size(); i-- > 0;) {
+      int id = ids[i];
+      // Spatial: a block's spatial axes read it and no reduce axis does (the schedule may then run
+      // its iterations in parallel). A loop outside blocks stays serial: nothing says it may not.
+      bool spatial = spatialUse_.count(id) && !reductionUse_.count(id);
+      auto loop = std::make_shared<tir::Stmt>(*tir::forLoop(id, ranges[i].second, body, spatial));
+      if (i + 1 == vars.size() || callee != "T.grid") {
+        loop->forKind = kind;
+        loop->threadTag = thread;
+      }
+      body = {loop};
+    }
+    return body[0];
+  }
+
+  void withStatement(TSNode st, std::vector<StmtP>& out) {
+    auto items = namedChildren(child(st, 0));  // the with_clause's with_items
+    if (items.size() != 1) fail(st, "a with of several items");
+    TSNode item = items[0];
+    TSNode value = field(item, "value");
+    if (ts_node_is_null(value)) value = namedChildren(item).empty() ? item : namedChildren(item)[0];
+    if (isType(value, "as_pattern")) fail(value, "a with ... as ... in a prim_func");
+    std::string callee = isType(value, "call") ? name(field(value, "function")) : "";
+    if (callee == "T.block" || callee == "T.sblock") return blockStatement(st, out);
+    if (callee == "T.init") fail(st, "T.init outside a block");
+    fail(st, "with " + text(value));
+  }
+
+  // A block: its axes (T.axis.spatial / reduce / remap) bound to their values, T.init run when every
+  // reduce axis is at its start, the rest of its body.
+  void blockStatement(TSNode st, std::vector<StmtP>& out) {
+    std::vector<TSNode> stmts = namedChildren(field(st, "body"));
+    scopes_.emplace_back();
+    std::vector<ExprP> reduceAxes;
+    std::vector<TSNode> rest;
+    TSNode init{};
+    for (TSNode s : stmts) {
+      if (axisDefinition(s, reduceAxes)) continue;
+      if (isType(s, "with_statement")) {
+        TSNode item = child(child(s, 0), 0);
+        TSNode v = field(item, "value");
+        if (ts_node_is_null(v)) v = namedChildren(item).empty() ? item : namedChildren(item)[0];
+        if (isType(v, "call") && name(field(v, "function")) == "T.init") {
+          init = s;
+          continue;
+        }
+      }
+      rest.push_back(s);
+    }
+    std::vector<StmtP> body;
+    if (!ts_node_is_null(init)) {
+      std::vector<StmtP> initBody = block(namedChildren(field(init, "body")));
+      if (reduceAxes.empty()) {
+        body.insert(body.end(), initBody.begin(), initBody.end());
+      } else {
+        ExprP first;
+        for (auto& a : reduceAxes) {
+          ExprP atStart = tir::binary(tir::BinOp::Eq, a, tir::intImm(0));
+          first = first ? tir::binary(tir::BinOp::And, first, atStart) : atStart;
+        }
+        body.push_back(tir::ifThen(first, initBody));
+      }
+    }
+    std::vector<StmtP> main = block(rest);
+    body.insert(body.end(), main.begin(), main.end());
+    scopes_.pop_back();
+    out.push_back(tir::seq(body));
+  }
+
+  // vi = T.axis.spatial(extent, value) / T.axis.reduce(...) / vi, vj = T.axis.remap("SR", [i, j]).
+  bool axisDefinition(TSNode s, std::vector<ExprP>& reduceAxes) {
+    if (!isType(s, "expression_statement") || namedChildren(s).empty()) return false;
+    TSNode e = namedChildren(s)[0];
+    if (!isType(e, "assignment")) return false;
+    TSNode right = field(e, "right");
+    if (!isType(right, "call")) return false;
+    std::string callee = name(field(right, "function"));
+    auto args = namedChildren(field(right, "arguments"));
+    if (callee == "T.axis.remap") {
+      auto kinds = args.size() == 2 ? stringLiteral(doc_, args[0]) : std::nullopt;
+      auto names = namedChildren(field(e, "left"));
+      auto values = args.size() == 2 ? namedChildren(args[1]) : std::vector<TSNode>{};
+      if (!kinds || kinds->size() != names.size() || values.size() != names.size()) fail(e, "T.axis.remap(kinds, [loop variables]) with one kind per axis");
+      for (size_t i = 0; i < names.size(); ++i) bindAxis(text(names[i]), (*kinds)[i] == 'R', values[i], reduceAxes);
+      return true;
+    }
+    bool spatial = callee == "T.axis.spatial" || callee == "T.axis.S";
+    bool reduce = callee == "T.axis.reduce" || callee == "T.axis.R";
+    if (!spatial && !reduce) return false;
+    if (args.size() != 2) fail(e, callee + "(extent, value)");
+    bindAxis(text(field(e, "left")), reduce, args[1], reduceAxes);
+    return true;
+  }
+
+  void bindAxis(const std::string& axis, bool reduce, TSNode value, std::vector<ExprP>& reduceAxes) {
+    ExprP v = index(value);
+    std::set<int> loops;
+    usedLoops(v, loops);
+    for (int id : loops) (reduce ? reductionUse_ : spatialUse_).insert(id);
+    scopes_.back()[axis] = v;
+    if (reduce) reduceAxes.push_back(v);
+  }
+
+  void usedLoops(const ExprP& e, std::set<int>& out) const {
+    if (!e) return;
+    if (e->kind == tir::Expr::Kind::Var) out.insert(e->id);
+    usedLoops(e->a, out);
+    usedLoops(e->b, out);
+    usedLoops(e->c, out);
+  }
+
+  // if / elif / else: the condition is computed once into a local (a branch may change what it reads).
+  void ifStatement(TSNode st, std::vector<StmtP>& out) {
+    ExprP cond = expr(field(st, "condition"));
+    int flag = kb_.local("cond", ScalarType::Bool);
+    out.push_back(tir::assign(flag, tir::cast(ScalarType::Bool, cond)));
+    out.push_back(tir::ifThen(kb_.var(flag), block(namedChildren(field(st, "consequence")))));
+    std::vector<StmtP> otherwise;
+    for (TSNode c : namedChildren(st)) {
+      if (isType(c, "elif_clause")) fail(c, "elif in a prim_func (write else: if)");
+      if (isType(c, "else_clause")) otherwise = block(namedChildren(field(c, "body")));
+    }
+    if (!otherwise.empty()) out.push_back(tir::ifThen(tir::unary(tir::UnOp::Not, kb_.var(flag)), otherwise));
+  }
+
+  // ---- expressions ----
+
+  ExprP index(TSNode n) { return tir::cast(ScalarType::I64, expr(n)); }
+
+  ExprP lookup(TSNode n) {
+    std::string s = text(n);
+    for (size_t i = scopes_.size(); i-- > 0;)
+      if (auto it = scopes_[i].find(s); it != scopes_[i].end()) return it->second;
+    if (symbols_.count(s) && dimSeen_.count(s)) return kb_.dim(s);
+    if (s == "True" || s == "False") return tir::floatImm(s == "True" ? 1 : 0, ScalarType::Bool);
+    fail(n, "undefined name '" + s + "' in the prim_func");
+  }
+
+  // Two operands of one type, as TIR's arithmetic needs: a literal takes the other side's type, an
+  // integer meets a float as that float, two widths meet at the wider.
+  static std::pair<ExprP, ExprP> unify(ExprP a, ExprP b) {
+    if (a->type == b->type) return {a, b};
+    bool aLit = a->kind == tir::Expr::Kind::Int || a->kind == tir::Expr::Kind::Float;
+    bool bLit = b->kind == tir::Expr::Kind::Int || b->kind == tir::Expr::Kind::Float;
+    ScalarType t;
+    if (aLit && !bLit) t = b->type;
+    else if (bLit && !aLit) t = a->type;
+    else if (tir::isFloat(a->type) != tir::isFloat(b->type)) t = tir::isFloat(a->type) ? a->type : b->type;
+    else t = bits(a->type) >= bits(b->type) ? a->type : b->type;
+    return {tir::cast(t, a), tir::cast(t, b)};
+  }
+
+  static ExprP arith(tir::BinOp op, ExprP a, ExprP b) {
+    auto [x, y] = unify(std::move(a), std::move(b));
+    return tir::binary(op, x, y);
+  }
+
+  ExprP expr(TSNode n) {
+    Depth depth(*this, n);
+    std::string type(typeOf(n));
+    if (type == "integer") {
+      auto v = integerLiteral(doc_, n);
+      if (!v) fail(n, "the integer " + text(n));
+      return tir::intImm(*v);
+    }
+    if (type == "float") {
+      auto v = floatLiteral(doc_, n);
+      if (!v) fail(n, "the number " + text(n));
+      return tir::floatImm(*v, ScalarType::F32);
+    }
+    if (type == "true" || type == "false") return tir::floatImm(type == "true" ? 1 : 0, ScalarType::Bool);
+    if (type == "identifier") return lookup(n);
+    if (type == "parenthesized_expression") return expr(child(n, 0));
+    if (type == "subscript") {
+      const BufferInfo& b = bufferOf(field(n, "value"));
+      return kb_.load(b.id, flatIndex(b, n));
+    }
+    if (type == "binary_operator") return binaryOperator(n);
+    if (type == "unary_operator") {
+      std::string op = text(n).substr(0, 1);
+      ExprP a = expr(field(n, "argument"));
+      if (op == "-") return a->kind == tir::Expr::Kind::Int ? tir::floatImm(-static_cast<double>(a->intValue), a->type) : tir::unary(tir::UnOp::Neg, a);
+      if (op == "+") return a;
+      fail(n, "the operator " + op);
+    }
+    if (type == "not_operator") return tir::unary(tir::UnOp::Not, tir::cast(ScalarType::Bool, expr(field(n, "argument"))));
+    if (type == "boolean_operator") {
+      std::string op = text(field(n, "operator"));
+      return tir::binary(op == "and" ? tir::BinOp::And : tir::BinOp::Or, tir::cast(ScalarType::Bool, expr(field(n, "left"))),
+                         tir::cast(ScalarType::Bool, expr(field(n, "right"))));
+    }
+    if (type == "comparison_operator") return comparison(n);
+    if (type == "conditional_expression") {
+      auto kids = namedChildren(n);  // a if c else b
+      if (kids.size() != 3) fail(n, "the expression " + text(n));
+      auto [a, b] = unify(expr(kids[0]), expr(kids[2]));
+      return tir::select(tir::cast(ScalarType::Bool, expr(kids[1])), a, b);
+    }
+    if (type == "call") return call(n);
+    fail(n, "the expression " + text(n));
+  }
+
+  ExprP binaryOperator(TSNode n) {
+    std::string op = text(field(n, "operator"));
+    ExprP a = expr(field(n, "left")), b = expr(field(n, "right"));
+    using B = tir::BinOp;
+    static const std::map<std::string, B> ops = {{"+", B::Add}, {"-", B::Sub}, {"*", B::Mul}, {"/", B::Div}, {"//", B::FloorDiv},
+                                                 {"%", B::FloorMod}, {"**", B::Pow}, {"<<", B::Shl}, {">>", B::Shr},
+                                                 {"&", B::And}, {"|", B::Or}, {"^", B::Xor}};
+    auto it = ops.find(op);
+    if (it == ops.end()) fail(n, "the operator " + op);
+    return arith(it->second, a, b);
+  }
+
+  ExprP comparison(TSNode n) {
+    auto kids = namedChildren(n);
+    if (kids.size() != 2) fail(n, "a chained comparison");
+    std::string op;
+    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + text(c);
+    }
+    using B = tir::BinOp;
+    static const std::map<std::string, B> ops = {{"<", B::Lt}, {"<=", B::Le}, {">", B::Gt}, {">=", B::Ge}, {"==", B::Eq}, {"!=", B::Ne}};
+    auto it = ops.find(op);
+    if (it == ops.end()) fail(n, "the comparison " + op);
+    return arith(it->second, expr(kids[0]), expr(kids[1]));
+  }
+
+  ExprP call(TSNode n) {
+    std::string callee = name(field(n, "function"));
+    std::vector<TSNode> args;
+    std::map<std::string, TSNode> kw;
+    for (TSNode a : namedChildren(field(n, "arguments"))) {
+      if (isType(a, "keyword_argument")) kw[text(field(a, "name"))] = field(a, "value");
+      else args.push_back(a);
+    }
+    auto need = [&](size_t count) {
+      if (args.size() != count) fail(n, callee + " takes " + std::to_string(count) + " argument" + (count == 1 ? "" : "s"));
+    };
+    if (auto u = unaryIntrinsics().find(callee); u != unaryIntrinsics().end()) {
+      need(1);
+      ExprP a = expr(args[0]);
+      if (u->second != tir::UnOp::Abs && !tir::isFloat(a->type)) a = tir::cast(ScalarType::F32, a);
+      return tir::unary(u->second, a);
+    }
+    if (auto b = binaryIntrinsics().find(callee); b != binaryIntrinsics().end()) {
+      need(2);
+      return arith(b->second, expr(args[0]), expr(args[1]));
+    }
+    if (callee == "T.if_then_else" || callee == "T.Select") {
+      need(3);
+      auto [a, b] = unify(expr(args[1]), expr(args[2]));
+      return tir::select(tir::cast(ScalarType::Bool, expr(args[0])), a, b);
+    }
+    if (callee == "T.Cast") {
+      need(2);
+      return tir::cast(dtype(args[0]), expr(args[1]));
+    }
+    if (callee == "T.cast") {
+      if (args.size() == 1 && kw.count("dtype")) return tir::cast(dtype(kw["dtype"]), expr(args[0]));
+      need(2);
+      return tir::cast(dtype(args[1]), expr(args[0]));
+    }
+    if (callee == "T.max_value" || callee == "T.min_value") {
+      need(1);
+      ScalarType t = dtype(args[0]);
+      return extreme(t, callee == "T.max_value");
+    }
+    // T.float32(0), T.int64(1), T.bool(True): a value of that type.
+    if (callee.rfind("T.", 0) == 0)
+      if (auto t = tir::scalarTypeOf(callee.substr(2))) {
+        need(1);
+        ExprP v = expr(args[0]);
+        if (v->kind == tir::Expr::Kind::Int) return tir::floatImm(static_cast<double>(v->intValue), *t);
+        if (v->kind == tir::Expr::Kind::Float) return tir::floatImm(v->floatValue, *t);
+        return tir::cast(*t, v);
+      }
+    fail(n, "the call " + callee + " in a prim_func expression");
+  }
+
+  static ExprP extreme(ScalarType t, bool max) {
+    if (tir::isFloat(t)) {
+      double v = t == ScalarType::F64 ? std::numeric_limits<double>::max()
+                 : t == ScalarType::F16 ? 65504.0
+                 : t == ScalarType::BF16 ? 3.3895313892515355e38
+                                         : std::numeric_limits<float>::max();
+      return tir::floatImm(max ? v : -v, t);
+    }
+    if (t == ScalarType::Bool) return tir::floatImm(max ? 1 : 0, t);
+    int b = bits(t);
+    bool isUnsigned = runtime::dtypeName(t).starts_with("uint");
+    double hi = isUnsigned ? std::ldexp(1.0, b) - 1 : std::ldexp(1.0, b - 1) - 1;
+    double lo = isUnsigned ? 0 : -std::ldexp(1.0, b - 1);
+    return tir::floatImm(max ? hi : lo, t);
+  }
+
+  const syntax::Document& doc_;
+  const std::function<std::string(TSNode)>& canon_;
+  tir::KernelBuilder kb_;
+  std::map<std::string, BufferInfo> buffers_;
+  std::vector<std::map<std::string, ExprP>> scopes_;
+  std::set<std::string> symbols_, dimSeen_;
+  std::vector<std::pair<int, int>> dimSources_;
+  std::set<int> spatialUse_, reductionUse_;
+  size_t params_ = 0;
+
+ public:
+  bool userScheduled_ = false;
+};
+
+}  // namespace
+
+TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName) {
+  TirRead r;
+  Reader reader(doc, canonicalName);
+  try {
+    auto k = std::make_shared<tir::Kernel>(reader.read(def));
+    k->scheduledByAuthor = reader.userScheduled_;
+    r.kernel = std::move(k);
+  } catch (const NotRead& e) {
+    uint32_t line = doc.lines().lineOf(ts_node_start_byte(e.node)) + 1;
+    r.error = "line " + std::to_string(line) + ": tvms does not compile " + e.what() + " yet";
+  }
+  return r;
+}
+
+}  // namespace tvms::frontend

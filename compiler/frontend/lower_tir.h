@@ -1,0 +1,30 @@
+#pragma once
+// Reads a T.prim_func into the loop IR (compiler/tir): what tvms compiles when Relax calls a user's
+// kernel through R.call_tir. The TIR of TVM's tests and printer, in its common forms: T.Buffer and
+// T.handle + T.match_buffer parameters (static and symbolic shapes), T.grid / range / T.serial /
+// T.parallel / T.vectorized / T.unroll / T.thread_binding loops, blocks (T.block / T.sblock) with
+// T.axis.spatial / reduce / remap, T.init and T.where, T.alloc_buffer, buffer loads and stores,
+// if / else, lets, and the arithmetic, comparison, cast and math intrinsics of TIR expressions.
+// A construct it does not read leaves the function unread with the reason (`TirRead::error`, said
+// when a build needs the kernel); reading never reports a lint diagnostic.
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <tree_sitter/api.h>
+
+#include "compiler/syntax/document.h"
+#include "compiler/tir/loop_ir.h"
+
+namespace tvms::frontend {
+
+struct TirRead {
+  std::shared_ptr<const tir::Kernel> kernel;  // null when not read
+  std::string error;                           // why not, with the line
+};
+
+// `def`: the function_definition node of the prim_func. `canonicalName` resolves an attribute chain
+// or identifier to its canonical dotted name ("T.grid" whatever the module's alias of tir is).
+TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName);
+
+}  // namespace tvms::frontend

@@ -1,0 +1,281 @@
+// Users' T.prim_funcs compiled and run (compiler/frontend/lower_tir.cpp): Relax calls them through
+// R.call_tir; each kernel's results against a float64 reference computed here, on fresh random
+// inputs. With TVMS_TEST_TARGET=cuda the same modules are built for cuda:0 (the `gpu` entries).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+
+#include "compiler/driver/pipeline.h"
+#include "tests/support/corpus.h"
+#include "tests/support/run_helpers.h"
+
+namespace {
+
+using namespace tvms;
+using test::at;
+using test::checkClose;
+using test::compileAndRun;
+using test::Host;
+
+bool onCuda() {
+  const char* t = std::getenv("TVMS_TEST_TARGET");
+  return t && std::string(t) == "cuda";
+}
+
+// A module of prim_funcs (each indented 4) and a Relax main (its def line and body, indented 4),
+// importing tir as T (or, as TVM's printer does today, tirx).
+std::string tirModule(const std::string& prims, const std::string& main, bool tirx = false) {
+  std::string vdevices = onCuda() ? "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n" : "";
+  return "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import " + std::string(tirx ? "tirx" : "tir") + " as T\n\n\n"
+         "@I.ir_module\nclass Module:\n" + vdevices + prims + "\n    @R.function\n" + main;
+}
+
+const char* kBlocks = R"(    @T.prim_func(private=True)
+    def add_one(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+        T.func_attr({"tir.noalias": True})
+        for i, j in T.grid(4, 8):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj] + T.float32(1)
+
+    @T.prim_func(private=True)
+    def matmul(A: T.Buffer((4, 8), "float32"), W: T.Buffer((8, 3), "float32"), C: T.Buffer((4, 3), "float32")):
+        for i, j, k in T.grid(4, 3, 8):
+            with T.block("C"):
+                vi = T.axis.spatial(4, i)
+                vj = T.axis.spatial(3, j)
+                vk = T.axis.reduce(8, k)
+                with T.init():
+                    C[vi, vj] = T.float32(0)
+                C[vi, vj] = C[vi, vj] + A[vi, vk] * W[vk, vj]
+)";
+
+}  // namespace
+
+TEST_CASE("compile and run: user T.prim_funcs with blocks (spatial, T.init reduction) called through R.call_tir") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(kBlocks, R"(    def main(x: R.Tensor((4, 8), "float32"), w: R.Tensor((8, 3), "float32")) -> R.Tensor((4, 3), "float32"):
+        cls = Module
+        y = R.call_tir(cls.add_one, (x,), out_sinfo=R.Tensor((4, 8), "float32"))
+        z = R.call_tir(cls.matmul, (y, w), out_sinfo=R.Tensor((4, 3), "float32"))
+        return z
+)");
+  auto x = h.tensor({4, 8}, rng), w = h.tensor({8, 3}, rng);
+  auto r = compileAndRun(text, {x, w});
+  std::vector<double> want(12);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 8; ++k) want[i * 3 + j] += (double(at(x, i * 8 + k)) + 1) * at(w, k * 3 + j);
+  checkClose(r.outputs.at(0), want, 1e-5);
+  CHECK(r.exe.kernels.size() == 2);
+}
+
+TEST_CASE("compile and run: a user T.prim_func of symbolic shape binds its dims from its arguments' shapes") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  // The prim_func's n and the Relax function's m are different names: the call binds n = m.
+  std::string text = tirModule(R"(    @T.prim_func
+    def scale_rows(a: T.handle, s: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n, 4), "float32")
+        S = T.match_buffer(s, (n,), "float32")
+        B = T.match_buffer(b, (n, 4), "float32")
+        for i in range(n):
+            for j in T.serial(4):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = A[vi, vj] * S[vi]
+)",
+                               R"(    def main(x: R.Tensor(("m", 4), "float32"), s: R.Tensor(("m",), "float32")) -> R.Tensor(("m", 4), "float32"):
+        m = T.int64()
+        cls = Module
+        y = R.call_tir(cls.scale_rows, (x, s), out_sinfo=R.Tensor((m, 4), "float32"))
+        return y
+)");
+  for (int64_t m : {1, 5, 33}) {
+    auto x = h.tensor({m, 4}, rng), s = h.tensor({m}, rng);
+    auto r = compileAndRun(text, {x, s});
+    std::vector<double> want(static_cast<size_t>(m * 4));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < 4; ++j) want[static_cast<size_t>(i * 4 + j)] = double(at(x, i * 4 + j)) * at(s, i);
+    checkClose(r.outputs.at(0), want, 1e-6);
+  }
+}
+
+TEST_CASE("compile and run: a user T.prim_func without blocks: lets, if/else, intrinsics, casts, a local buffer") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def rowwise(A: T.Buffer((3, 16), "float32"), B: T.Buffer((3, 16), "float32"), M: T.Buffer((3,), "float32")):
+        acc = T.alloc_buffer((1,), "float32", scope="local")
+        for i in range(3):
+            acc[0] = T.min_value("float32")
+            for j in range(16):
+                acc[0] = T.max(acc[0], A[i, j])
+            M[i] = acc[0]
+            for j in range(16):
+                v = A[i, j] - acc[0]
+                if j % 2 == 0:
+                    B[i, j] = T.exp(v)
+                else:
+                    B[i, j] = T.if_then_else(v > T.float32(-0.5), T.Cast("float32", j), T.sqrt(-v) * 2.0)
+)",
+                               R"(    def main(x: R.Tensor((3, 16), "float32")) -> R.Tuple(R.Tensor((3, 16), "float32"), R.Tensor((3,), "float32")):
+        cls = Module
+        y = R.call_tir(cls.rowwise, (x,), out_sinfo=[R.Tensor((3, 16), "float32"), R.Tensor((3,), "float32")])
+        return y
+)");
+  auto x = h.tensor({3, 16}, rng);
+  auto r = compileAndRun(text, {x});
+  REQUIRE(r.outputs.size() == 2);
+  std::vector<double> b(48), m(3);
+  for (int i = 0; i < 3; ++i) {
+    double mx = -1e30;
+    for (int j = 0; j < 16; ++j) mx = std::max(mx, double(at(x, i * 16 + j)));
+    m[i] = mx;
+    for (int j = 0; j < 16; ++j) {
+      double v = double(at(x, i * 16 + j)) - mx;
+      b[i * 16 + j] = j % 2 == 0 ? std::exp(v) : (v > -0.5 ? double(j) : std::sqrt(-v) * 2.0);
+    }
+  }
+  checkClose(r.outputs[0], b, 1e-5);
+  checkClose(r.outputs[1], m, 0);
+}
+
+TEST_CASE("compile and run: a user T.prim_func named like a generated kernel, called twice, beside ops") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  // `add` is also the name LegalizeOps would give R.add's kernel: both must keep their own code.
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def add(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+        for i in T.parallel(8):
+            with T.block("C"):
+                vi = T.axis.spatial(8, i)
+                C[vi] = A[vi] * T.float32(10) + B[vi]
+)",
+                               R"(    def main(x: R.Tensor((8,), "float32"), y: R.Tensor((8,), "float32")) -> R.Tensor((8,), "float32"):
+        cls = Module
+        a = R.call_tir(cls.add, (x, y), out_sinfo=R.Tensor((8,), "float32"))
+        b = R.add(a, y)
+        c = R.call_tir(cls.add, (b, x), out_sinfo=R.Tensor((8,), "float32"))
+        return c
+)");
+  auto x = h.tensor({8}, rng), y = h.tensor({8}, rng);
+  auto r = compileAndRun(text, {x, y});
+  std::vector<double> want(8);
+  for (int i = 0; i < 8; ++i) {
+    double a = 10.0 * at(x, i) + at(y, i), b = a + at(y, i);
+    want[i] = 10.0 * b + at(x, i);
+  }
+  checkClose(r.outputs.at(0), want, 1e-5);
+  CHECK(r.exe.kernels.size() == 2);  // the prim_func once, R.add's kernel under another name
+}
+
+TEST_CASE("compile and run: a T.prim_func tvms does not read is a build error naming the line, never a lint error") {
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def loops(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        i = T.int32(0)
+        while i < 8:
+            B[i] = A[i]
+)",
+                               R"(    def main(x: R.Tensor((8,), "float32")) -> R.Tensor((8,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.loops, (x,), out_sinfo=R.Tensor((8,), "float32"))
+        return y
+)");
+  auto lowered = test::lower(text);
+  CHECK(lowered.codes().empty());
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  auto b = driver::build(lowered.module(), o);
+  REQUIRE(b.errors.size() == 1);
+  CHECK(b.errors[0].find("R.call_tir of 'loops' (bound to 'y'): line ") != std::string::npos);
+  CHECK(b.errors[0].find(": tvms does not compile a while_statement in a prim_func yet") != std::string::npos);
+}
+
+TEST_CASE("compile and run: a user kernel bound to GPU threads is refused on a CPU vdevice with why") {
+  if (onCuda()) return;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def copy(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+        for bx in T.thread_binding(2, thread="blockIdx.x"):
+            for tx in T.thread_binding(32, thread="threadIdx.x"):
+                B[bx * 32 + tx] = A[bx * 32 + tx]
+)",
+                               R"(    def main(x: R.Tensor((64,), "float32")) -> R.Tensor((64,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((64,), "float32"))
+        return y
+)");
+  auto lowered = test::lower(text);
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  auto b = driver::build(lowered.module(), o);
+  REQUIRE(b.errors.size() == 1);
+  CHECK(b.errors[0].find("bound to GPU threads (T.thread_binding); it runs on a cuda vdevice") != std::string::npos);
+}
+
+TEST_CASE("compile and run: prim_funcs as TVM's LegalizeOps prints them (tirx, T.sblock, T.int64 shapes, symbolic match_buffer)") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  // The broadcasting add of a (1, c, d) and an (a, b, c, 1) tensor, written the way TVM prints it.
+  std::string text = tirModule(R"(    @T.prim_func(private=True, s_tir=True)
+    def add(var_rxplaceholder: T.handle, var_rxplaceholder_1: T.handle, var_T_add: T.handle):
+        T.func_attr({"tirx.noalias": True})
+        a = T.int64()
+        b = T.int64()
+        c = T.int64()
+        d = T.int64()
+        rxplaceholder = T.match_buffer(var_rxplaceholder, [T.int64(1), c, d], dtype="float32")
+        rxplaceholder_1 = T.match_buffer(var_rxplaceholder_1, [a, b, c, T.int64(1)], dtype="float32")
+        T_add = T.match_buffer(var_T_add, [a, b, c, d], dtype="float32")
+        for i0, i1, i2, i3 in T.grid(a, b, c, d):
+            with T.sblock("T_add"):
+                ax0, ax1, ax2, ax3 = T.axis.remap("SSSS", [i0, i1, i2, i3])
+                T.reads(rxplaceholder[T.int64(0), ax2, ax3], rxplaceholder_1[ax0, ax1, ax2, T.int64(0)])
+                T.writes(T_add[ax0, ax1, ax2, ax3])
+                T_add[ax0, ax1, ax2, ax3] = rxplaceholder[T.int64(0), ax2, ax3] + rxplaceholder_1[ax0, ax1, ax2, T.int64(0)]
+
+    @T.prim_func(private=True, s_tir=True)
+    def sum(rxplaceholder: T.Buffer((T.int64(2), T.int64(3), T.int64(4), T.int64(5)), "float32"), rxplaceholder_red: T.Buffer((T.int64(2), T.int64(5)), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        for i0, i1, i2, i3 in T.grid(T.int64(2), T.int64(5), T.int64(3), T.int64(4)):
+            with T.sblock("rxplaceholder_red"):
+                ax0, ax1, k1, k2 = T.axis.remap("SSRR", [i0, i1, i2, i3])
+                T.reads(rxplaceholder[ax0, k1, k2, ax1])
+                T.writes(rxplaceholder_red[ax0, ax1])
+                with T.init():
+                    rxplaceholder_red[ax0, ax1] = T.float32(0)
+                rxplaceholder_red[ax0, ax1] = rxplaceholder_red[ax0, ax1] + rxplaceholder[ax0, k1, k2, ax1]
+)",
+                               R"(    def main(x: R.Tensor((1, "c", "d"), "float32"), y: R.Tensor(("a", "b", "c", 1), "float32"), z: R.Tensor((2, 3, 4, 5), "float32")):
+        a = T.int64()
+        b = T.int64()
+        c = T.int64()
+        d = T.int64()
+        cls = Module
+        gv = R.call_tir(cls.add, (x, y), R.Tensor((a, b, c, d), dtype="float32"))
+        s = R.call_tir(cls.sum, (z,), R.Tensor((2, 5), dtype="float32"))
+        return (gv, s)
+)",
+                               true);
+  const int64_t A = 2, B = 3, C = 4, D = 5;
+  auto x = h.tensor({1, C, D}, rng), y = h.tensor({A, B, C, 1}, rng), z = h.tensor({2, 3, 4, 5}, rng);
+  auto r = compileAndRun(text, {x, y, z});
+  REQUIRE(r.outputs.size() == 2);
+  std::vector<double> add(static_cast<size_t>(A * B * C * D)), sum(10);
+  for (int64_t i = 0; i < A; ++i)
+    for (int64_t j = 0; j < B; ++j)
+      for (int64_t k = 0; k < C; ++k)
+        for (int64_t l = 0; l < D; ++l)
+          add[static_cast<size_t>(((i * B + j) * C + k) * D + l)] = double(at(x, k * D + l)) + at(y, (i * B + j) * C + k);
+  for (int i = 0; i < 2; ++i)
+    for (int l = 0; l < 5; ++l)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 4; ++k) sum[i * 5 + l] += at(z, ((i * 3 + j) * 4 + k) * 5 + l);
+  checkClose(r.outputs[0], add, 1e-6);
+  checkClose(r.outputs[1], sum, 1e-5);
+}
