@@ -202,15 +202,31 @@ class Legalize : public Rewriter {
   }
 
   // The target's default schedule for loops nobody scheduled; an author's schedule kept where the
-  // target can run it.
+  // target can run it. On a CPU, loops bound to GPU threads run as serial loops (each thread's work in
+  // turn, as `--device cuda:0=cpu` needs), unless the threads share memory or wait at a barrier.
   static std::string scheduleUserKernel(tir::Kernel& k) {
-    bool bound = false;
+    bool bound = false, cooperating = false;
     std::function<void(const tir::StmtP&)> visit = [&](const tir::StmtP& s) {
-      if (s->kind == tir::Stmt::Kind::For && s->forKind == tir::ForKind::ThreadBinding) bound = true;
+      bound |= s->kind == tir::Stmt::Kind::For && s->forKind == tir::ForKind::ThreadBinding;
+      cooperating |= s->kind == tir::Stmt::Kind::Barrier;
       for (auto& x : s->body) visit(x);
     };
     for (auto& s : k.body) visit(s);
-    if (k.target.isCpu() && bound) return "its loops are bound to GPU threads (T.thread_binding); it runs on a cuda vdevice";
+    for (auto& b : k.buffers) cooperating |= b.scope == tir::MemoryScope::Shared;
+    if (k.target.isCpu() && bound) {
+      if (cooperating) return "its GPU threads share memory or wait at a barrier (T.tvm_storage_sync); it runs on a cuda vdevice only";
+      std::function<tir::StmtP(const tir::StmtP&)> serial = [&](const tir::StmtP& s) -> tir::StmtP {
+        auto copy = std::make_shared<tir::Stmt>(*s);
+        if (copy->kind == tir::Stmt::Kind::For && copy->forKind == tir::ForKind::ThreadBinding) {
+          copy->forKind = tir::ForKind::Serial;
+          copy->threadTag.clear();
+        }
+        for (auto& x : copy->body) x = serial(x);
+        return copy;
+      };
+      for (auto& s : k.body) s = serial(s);
+      return "";
+    }
     if (!k.scheduledByAuthor || (k.target.isGpu() && !bound)) schedule::apply(k);
     return "";
   }

@@ -626,3 +626,17 @@ TEST_CASE("cli: without a system linker tvms run still runs its kernels (JIT) an
   CHECK_FALSE(std::filesystem::exists(std::filesystem::path(dir) / "cpu"));
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("cli: users' T.prim_funcs build for a cuda vdevice: the default GPU schedule where unbound, the author's bindings kept") {
+  // NVRTC builds the PTX; no GPU is needed (tests/gpu runs this module's artifact on the GPU).
+  std::string module = corpus("run/user_prim_funcs_cuda.py");
+  auto cuda = runTvms({"build", module, "--emit=cuda"});
+  REQUIRE(cuda.exitCode == 0);
+  CHECK(cuda.out.find("__launch_bounds__(32) tvmsk_bound_l0") != std::string::npos);   // 32 threads, as written
+  CHECK(cuda.out.find("__launch_bounds__(256) tvmsk_matmul_l0") != std::string::npos);  // the default schedule's block
+  auto built = runTvms({"build", module, "-o", tempFile("user_prims.tvmx", "")});
+  CHECK(built.exitCode == 0);
+  CHECK(built.err.find("4 kernels") != std::string::npos);
+  // Remapped to the CPU, the hand-bound kernel runs its threads as serial loops.
+  CHECK(runTvms({"run", module, "--device", "cuda:0=cpu"}).exitCode == 0);
+}
