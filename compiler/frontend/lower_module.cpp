@@ -547,9 +547,11 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
     }
   }
   // The body as the loop IR, for a build that calls it.
-  TirRead read = readPrimFunc(doc_, f.def, [this](TSNode n) { return canonicalName(n); });
+  TirRead read = readPrimFunc(doc_, f.def, [this](TSNode n) { return canonicalName(n); },
+                              [this](const std::string& name) { return aliases_.isPythonName(name); });
   pf->kernel = std::move(read.kernel);
   pf->kernelError = std::move(read.error);
+  if (read.diagnostic) report(read.diagnostic->code, read.diagnostic->range, read.diagnostic->message);
   return pf;
 }
 

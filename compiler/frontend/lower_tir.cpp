@@ -18,9 +18,11 @@ using tir::ScalarType;
 using tir::StmtP;
 
 // A construct the reader does not take: unwinds to readPrimFunc, which says where.
+// With a code: a mistake TVM rejects too, reported by lint.
 struct NotRead : std::runtime_error {
-  NotRead(TSNode at, const std::string& what) : std::runtime_error(what), node(at) {}
+  NotRead(TSNode at, const std::string& what, std::optional<diag::Code> c = std::nullopt) : std::runtime_error(what), node(at), code(c) {}
   TSNode node;
+  std::optional<diag::Code> code;
 };
 
 struct BufferInfo {
@@ -58,7 +60,8 @@ int bits(ScalarType t) { return static_cast<int>(runtime::dtypeBytes(t)) * 8; }
 
 class Reader {
  public:
-  Reader(const syntax::Document& doc, const std::function<std::string(TSNode)>& canon) : doc_(doc), canon_(canon), kb_("") {}
+  Reader(const syntax::Document& doc, const std::function<std::string(TSNode)>& canon, const std::function<bool(const std::string&)>& isPython)
+      : doc_(doc), canon_(canon), isPython_(isPython), kb_("") {}
 
   tir::Kernel read(TSNode def) {
     TSNode body = field(def, "body");
@@ -80,6 +83,7 @@ class Reader {
     return s.empty() ? text(n) : s;
   }
   [[noreturn]] void fail(TSNode at, const std::string& what) const { throw NotRead(at, what); }
+  [[noreturn]] void mistake(TSNode at, diag::Code code, const std::string& what) const { throw NotRead(at, what, code); }
   // The i-th named child, which the grammar promises but a broken text may lack.
   TSNode child(TSNode n, size_t i) const {
     auto kids = namedChildren(n);
@@ -141,6 +145,7 @@ class Reader {
       if (head == "T.Buffer" && isType(ann, "call")) {
         declareParam(pname, field(ann, "arguments"));
       } else if (head == "T.handle") {
+        handles_.insert(pname);
         auto it = matched.find(pname);
         if (it == matched.end()) fail(p, "handle '" + pname + "' is never matched to a buffer (T.match_buffer)");
         declareParam(matchedName[pname], field(it->second, "arguments"), 1);
@@ -327,7 +332,9 @@ class Reader {
       if (!ts_node_eq(c, field(subscript, "value"))) idx.push_back(c);
     if (idx.size() == 1 && (isType(idx[0], "tuple") || isType(idx[0], "expression_list"))) idx = namedChildren(idx[0]);
     if (idx.size() != b.shape.size())
-      fail(subscript, text(field(subscript, "value")) + " has rank " + std::to_string(b.shape.size()) + ", indexed with " + std::to_string(idx.size()));
+      mistake(subscript, diag::Code::TVS402,
+              "buffer '" + text(field(subscript, "value")) + "' has " + std::to_string(b.shape.size()) + " dimension" +
+                  (b.shape.size() == 1 ? "" : "s") + ", indexed with " + std::to_string(idx.size()));
     ExprP flat = tir::intImm(0);
     for (size_t i = 0; i < idx.size(); ++i) {
       if (isType(idx[i], "slice")) fail(idx[i], "a slice of a buffer");
@@ -379,7 +386,8 @@ class Reader {
       ranges.push_back({lo, positional.size() == 2 ? hi - lo : hi});
       if (kind == tir::ForKind::ThreadBinding) {
         static const std::set<std::string> tags = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"};
-        if (!tags.count(thread)) fail(right, "thread tag \"" + thread + "\" is not a CUDA thread axis");
+        if (!tags.count(thread))
+          mistake(right, diag::Code::TVS403, "thread tag \"" + thread + "\" is not a CUDA thread axis (blockIdx.x/y/z, threadIdx.x/y/z, vthread)");
         userScheduled_ = true;
       }
       if (kind != tir::ForKind::Serial) userScheduled_ = true;
@@ -528,7 +536,9 @@ class Reader {
       if (auto it = scopes_[i].find(s); it != scopes_[i].end()) return it->second;
     if (symbols_.count(s) && dimSeen_.count(s)) return kb_.dim(s);
     if (s == "True" || s == "False") return tir::floatImm(s == "True" ? 1 : 0, ScalarType::Bool);
-    fail(n, "undefined name '" + s + "' in the prim_func");
+    // A name of the file's Python (a constant of the enclosing scope): TVM reads its value; tvms does not yet.
+    if (isPython_(s) || handles_.count(s) || buffers_.count(s)) fail(n, "the value of '" + s + "' here");
+    mistake(n, diag::Code::TVS401, "undefined name '" + s + "'" + (symbols_.count(s) ? ": a symbolic variable no parameter's shape binds" : ""));
   }
 
   // Two operands of one type, as TIR's arithmetic needs: a literal takes the other side's type, an
@@ -692,7 +702,9 @@ class Reader {
 
   const syntax::Document& doc_;
   const std::function<std::string(TSNode)>& canon_;
+  const std::function<bool(const std::string&)>& isPython_;
   tir::KernelBuilder kb_;
+  std::set<std::string> handles_;
   std::map<std::string, BufferInfo> buffers_;
   std::vector<std::map<std::string, ExprP>> scopes_;
   std::set<std::string> symbols_, dimSeen_;
@@ -706,16 +718,22 @@ class Reader {
 
 }  // namespace
 
-TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName) {
+TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName,
+                     const std::function<bool(const std::string&)>& isPythonName) {
   TirRead r;
-  Reader reader(doc, canonicalName);
+  Reader reader(doc, canonicalName, isPythonName);
   try {
     auto k = std::make_shared<tir::Kernel>(reader.read(def));
     k->scheduledByAuthor = reader.userScheduled_;
     r.kernel = std::move(k);
   } catch (const NotRead& e) {
     uint32_t line = doc.lines().lineOf(ts_node_start_byte(e.node)) + 1;
-    r.error = "line " + std::to_string(line) + ": tvms does not compile " + e.what() + " yet";
+    if (e.code) {
+      r.diagnostic = diag::make(*e.code, rangeOf(e.node), e.what());
+      r.error = "line " + std::to_string(line) + ": " + e.what();
+    } else {
+      r.error = "line " + std::to_string(line) + ": tvms does not compile " + e.what() + " yet";
+    }
   }
   return r;
 }

@@ -9,10 +9,12 @@
 // when a build needs the kernel); reading never reports a lint diagnostic.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <tree_sitter/api.h>
 
+#include "compiler/diagnostics/diagnostic.h"
 #include "compiler/syntax/document.h"
 #include "compiler/tir/loop_ir.h"
 
@@ -21,10 +23,15 @@ namespace tvms::frontend {
 struct TirRead {
   std::shared_ptr<const tir::Kernel> kernel;  // null when not read
   std::string error;                           // why not, with the line
+  // When why is a mistake TVM rejects too (TVS401-403), not a construct tvms does not read: the
+  // diagnostic lint reports.
+  std::optional<diag::Diagnostic> diagnostic;
 };
 
 // `def`: the function_definition node of the prim_func. `canonicalName` resolves an attribute chain
-// or identifier to its canonical dotted name ("T.grid" whatever the module's alias of tir is).
-TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName);
+// or identifier to its canonical dotted name ("T.grid" whatever the module's alias of tir is);
+// `isPythonName` says whether the file's Python binds a name (TVM's parser reads it from there).
+TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName,
+                     const std::function<bool(const std::string&)>& isPythonName);
 
 }  // namespace tvms::frontend

@@ -788,3 +788,43 @@ TEST_CASE("lsp: call hierarchy between the functions of a module (cls.f calls an
   REQUIRE(fromUse.is_array());
   CHECK(fromUse[0]["name"] == "helper");
 }
+
+TEST_CASE("lsp: a TIR mistake shows as it is typed in a T.prim_func and goes when it is fixed") {
+  Client c;
+  c.initialize();
+  std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import tir as T\n\n\n@I.ir_module\nclass Module:\n"
+      "    @T.prim_func\n    def copy(A: T.Buffer((4, 8), \"float32\"), B: T.Buffer((4, 8), \"float32\")):\n"
+      "        for i, j in T.grid(4, 8):\n            B[i, j] = A[i, j]\n";
+  const std::string uri = "file:///work/tir_live.py";
+  c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
+  json first = c.diagnosticsFor(1);
+  REQUIRE(!first.is_null());
+  CHECK(first["diagnostics"].empty());
+  // Typing ", k" into A[i, j], one character at a time: A[i, j, k] has one index too many (TVS402)
+  // once the text is whole again; each keystroke is an incremental change.
+  int version = 1;
+  size_t at = text.find("A[i, j]") + 6;
+  for (char ch : std::string(", k")) {
+    tvms::syntax::LineIndex lines(text);
+    c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", ++version}}},
+                                        {"contentChanges", json::array({changeAt(lines, static_cast<uint32_t>(at), static_cast<uint32_t>(at), std::string(1, ch))})}});
+    text.insert(at++, 1, ch);
+  }
+  json typed = c.diagnosticsFor(version);
+  REQUIRE(!typed.is_null());
+  std::vector<std::string> codes;
+  for (auto& d : typed["diagnostics"]) codes.push_back(d["code"]);
+  // Three indices of a 2-D buffer: TVS402 (the count is checked before the indices are read, so the
+  // undefined k is not a second diagnostic: one mistake of a prim_func is said at a time).
+  REQUIRE(codes.size() == 1);
+  CHECK(codes[0] == "TVS402");
+  CHECK(typed["diagnostics"][0]["range"]["start"]["line"] == 9);
+  // Deleting the three characters again: no diagnostic.
+  tvms::syntax::LineIndex lines(text);
+  c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", ++version}}},
+                                      {"contentChanges", json::array({changeAt(lines, static_cast<uint32_t>(at - 3), static_cast<uint32_t>(at), "")})}});
+  json fixed = c.diagnosticsFor(version);
+  REQUIRE(!fixed.is_null());
+  CHECK(fixed["diagnostics"].empty());
+}
