@@ -51,6 +51,7 @@ const std::map<std::string, tir::BinOp>& binaryIntrinsics() {
   using B = tir::BinOp;
   static const std::map<std::string, B> m = {{"T.max", B::Max},           {"T.min", B::Min},           {"T.floordiv", B::FloorDiv},
                                              {"T.floormod", B::FloorMod}, {"T.truncdiv", B::Div},      {"T.truncmod", B::Mod},
+                                             {"T.mod", B::Mod},
                                              {"T.pow", B::Pow},           {"T.atan2", B::Atan2}};
   return m;
 }
@@ -275,8 +276,20 @@ class Reader {
     if (isType(right, "call")) {
       std::string callee = name(field(right, "function"));
       if (callee == "T.alloc_buffer" || callee == "T.decl_buffer" || callee == "T.sblock_alloc_buffer") return allocBuffer(var, right);
+      if (callee == "T.Buffer") return bufferView(var, right);
+      if (callee == "T.decl_scalar") {  // tvms's printer: a mutable scalar local (a register tile's accumulator)
+        auto args = namedChildren(field(right, "arguments"));
+        if (args.size() != 1) fail(right, "T.decl_scalar(dtype)");
+        locals_[var] = kb_.local(var, dtype(args[0]));
+        return;
+      }
+      if (callee == "T.tvm_warp_allreduce") return out.push_back(warpReduce(var, right));
     }
     if (ts_node_is_null(right)) fail(e, "a declaration without a value");
+    if (auto it = locals_.find(var); it != locals_.end()) {
+      out.push_back(tir::assign(it->second, tir::cast(kb_.kernel().vars[static_cast<size_t>(it->second)].type, expr(right))));
+      return;
+    }
     // A let: the name stands for the value (TIR's LetStmt binds an immutable value).
     scopes_.back()[var] = expr(right);
   }
@@ -311,6 +324,46 @@ class Reader {
     tir::MemoryScope s = scopeName == "shared" || scopeName == "shared.dyn" ? tir::MemoryScope::Shared : tir::MemoryScope::Local;
     b.id = kb_.localArray(var, b.type, size, s);
     buffers_[var] = b;
+  }
+
+  // X = T.Buffer(shape, dtype, data=Y.data): another view of Y's data (TVM's flattened buffers).
+  void bufferView(const std::string& var, TSNode call) {
+    TSNode shape{}, type{}, data{};
+    size_t positional = 0;
+    for (TSNode a : namedChildren(field(call, "arguments"))) {
+      if (isType(a, "keyword_argument")) {
+        std::string key = text(field(a, "name"));
+        if (key == "shape") shape = field(a, "value");
+        else if (key == "dtype") type = field(a, "value");
+        else if (key == "data") data = field(a, "value");
+        else fail(a, "buffer view argument " + key);
+        continue;
+      }
+      if (positional == 0) shape = a;
+      if (positional == 1) type = a;
+      ++positional;
+    }
+    if (!isType(data, "attribute") || text(field(data, "attribute")) != "data") fail(call, "a T.Buffer in a body that is not a view (data=X.data) of a buffer");
+    const BufferInfo& of = bufferOf(field(data, "object"));
+    BufferInfo view;
+    view.id = of.id;
+    view.type = ts_node_is_null(type) ? of.type : dtype(type);
+    if (view.type != of.type) fail(call, "a view of another dtype than its buffer's");
+    std::vector<TSNode> dims = isType(shape, "tuple") || isType(shape, "list") ? namedChildren(shape) : std::vector<TSNode>{shape};
+    for (TSNode d : dims) view.shape.push_back(index(d));
+    buffers_[var] = view;
+  }
+
+  // x = T.tvm_warp_allreduce(x, "+"): every lane's x combined across the warp (tvms's printer).
+  StmtP warpReduce(const std::string& var, TSNode call) {
+    auto args = namedChildren(field(call, "arguments"));
+    auto local = locals_.find(var);
+    auto op = args.size() == 2 ? stringLiteral(doc_, args[1]) : std::nullopt;
+    if (local == locals_.end() || !op || text(args[0]) != var) fail(call, "T.tvm_warp_allreduce(x, op) of a declared scalar");
+    static const std::map<std::string, tir::BinOp> ops = {{"+", tir::BinOp::Add}, {"*", tir::BinOp::Mul}, {"max", tir::BinOp::Max}, {"min", tir::BinOp::Min}};
+    auto it = ops.find(*op);
+    if (it == ops.end()) fail(call, "a warp reduction by " + *op);
+    return tir::warpReduce(local->second, it->second);
   }
 
   StmtP storeTo(TSNode target, TSNode value) {
@@ -354,11 +407,13 @@ class Reader {
     std::string callee = name(field(right, "function"));
     std::vector<TSNode> positional;
     std::string thread;
+    bool keepScalar = false;
     for (TSNode a : namedChildren(field(right, "arguments"))) {
       if (isType(a, "keyword_argument")) {
         std::string key = text(field(a, "name"));
         if (key == "thread") thread = stringLiteral(doc_, field(a, "value")).value_or("");
-        else if (key != "annotations") fail(a, "loop argument " + key);
+        else if (key == "annotations") keepScalar = text(field(a, "value")).find("\"tvms.keep_scalar\": True") != std::string::npos;
+        else fail(a, "loop argument " + key);
         continue;
       }
       positional.push_back(a);
@@ -410,6 +465,7 @@ class Reader {
       if (i + 1 == vars.size() || callee != "T.grid") {
         loop->forKind = kind;
         loop->threadTag = thread;
+        loop->keepScalar = keepScalar;  // tvms's printer: a register tile's reduction loop
       }
       body = {loop};
     }
@@ -512,17 +568,20 @@ class Reader {
     usedLoops(e->c, out);
   }
 
-  // if / elif / else: the condition is computed once into a local (a branch may change what it reads).
+  // if / else: with an else, the condition is computed once into a local (the first branch may
+  // change what it reads).
   void ifStatement(TSNode st, std::vector<StmtP>& out) {
     ExprP cond = expr(field(st, "condition"));
+    TSNode alternative{};
+    for (TSNode c : namedChildren(st)) {
+      if (isType(c, "elif_clause")) fail(c, "elif in a prim_func (write else: if)");
+      if (isType(c, "else_clause")) alternative = c;
+    }
+    if (ts_node_is_null(alternative)) return out.push_back(tir::ifThen(tir::cast(ScalarType::Bool, cond), block(namedChildren(field(st, "consequence")))));
     int flag = kb_.local("cond", ScalarType::Bool);
     out.push_back(tir::assign(flag, tir::cast(ScalarType::Bool, cond)));
     out.push_back(tir::ifThen(kb_.var(flag), block(namedChildren(field(st, "consequence")))));
-    std::vector<StmtP> otherwise;
-    for (TSNode c : namedChildren(st)) {
-      if (isType(c, "elif_clause")) fail(c, "elif in a prim_func (write else: if)");
-      if (isType(c, "else_clause")) otherwise = block(namedChildren(field(c, "body")));
-    }
+    std::vector<StmtP> otherwise = block(namedChildren(field(alternative, "body")));
     if (!otherwise.empty()) out.push_back(tir::ifThen(tir::unary(tir::UnOp::Not, kb_.var(flag)), otherwise));
   }
 
@@ -532,13 +591,15 @@ class Reader {
 
   ExprP lookup(TSNode n) {
     std::string s = text(n);
+    if (auto it = locals_.find(s); it != locals_.end()) return kb_.var(it->second);
     for (size_t i = scopes_.size(); i-- > 0;)
       if (auto it = scopes_[i].find(s); it != scopes_[i].end()) return it->second;
     if (symbols_.count(s) && dimSeen_.count(s)) return kb_.dim(s);
     if (s == "True" || s == "False") return tir::floatImm(s == "True" ? 1 : 0, ScalarType::Bool);
     // A name of the file's Python (a constant of the enclosing scope): TVM reads its value; tvms does not yet.
     if (isPython_(s) || handles_.count(s) || buffers_.count(s)) fail(n, "the value of '" + s + "' here");
-    mistake(n, diag::Code::TVS401, "undefined name '" + s + "'" + (symbols_.count(s) ? ": a symbolic variable no parameter's shape binds" : ""));
+    if (symbols_.count(s)) fail(n, "the symbolic variable '" + s + "', which no parameter's shape binds (a scalar parameter)");
+    mistake(n, diag::Code::TVS401, "undefined name '" + s + "'");
   }
 
   // Two operands of one type, as TIR's arithmetic needs: a literal takes the other side's type, an
@@ -586,6 +647,7 @@ class Reader {
       ExprP a = expr(field(n, "argument"));
       if (op == "-") return a->kind == tir::Expr::Kind::Int ? tir::floatImm(-static_cast<double>(a->intValue), a->type) : tir::unary(tir::UnOp::Neg, a);
       if (op == "+") return a;
+      if (op == "~") return tir::unary(tir::UnOp::Not, a);
       fail(n, "the operator " + op);
     }
     if (type == "not_operator") return tir::unary(tir::UnOp::Not, tir::cast(ScalarType::Bool, expr(field(n, "argument"))));
@@ -676,6 +738,11 @@ class Reader {
     if (callee.rfind("T.", 0) == 0)
       if (auto t = tir::scalarTypeOf(callee.substr(2))) {
         need(1);
+        if (auto s = stringLiteral(doc_, args[0])) {  // T.float32("inf"), as TVM prints infinities
+          if (*s == "inf" || *s == "-inf" || *s == "nan")
+            return tir::floatImm(*s == "nan" ? std::nan("") : *s == "inf" ? HUGE_VAL : -HUGE_VAL, *t);
+          fail(args[0], "the value \"" + *s + "\"");
+        }
         ExprP v = expr(args[0]);
         if (v->kind == tir::Expr::Kind::Int) return tir::floatImm(static_cast<double>(v->intValue), *t);
         if (v->kind == tir::Expr::Kind::Float) return tir::floatImm(v->floatValue, *t);
@@ -705,6 +772,7 @@ class Reader {
   const std::function<bool(const std::string&)>& isPython_;
   tir::KernelBuilder kb_;
   std::set<std::string> handles_;
+  std::map<std::string, int> locals_;  // T.decl_scalar locals: assignments to them are stores
   std::map<std::string, BufferInfo> buffers_;
   std::vector<std::map<std::string, ExprP>> scopes_;
   std::set<std::string> symbols_, dimSeen_;

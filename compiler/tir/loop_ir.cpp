@@ -250,27 +250,48 @@ StmtP seq(std::vector<StmtP> body) {
 }
 
 namespace {
+// Prints a kernel as TIR text that the TIR reader (compiler/frontend/lower_tir.cpp) reads back to the
+// same loop IR: parameters are indexed through flat views (`A_flat = T.Buffer((n,), data=A.data)`,
+// as TVM's FlattenBuffer writes; the kernel's indices are flat), symbolic dims are declared
+// (`n = T.int64()`), a register tile's reduction loop carries its mark as an annotation, and
+// operators are spelled as Python and TVMScript take them.
 struct Printer {
   const Kernel& k;
   std::vector<std::string> lines;
+  std::vector<std::string> names = bufferNames(k);  // the name each buffer is indexed by
+
+  static std::vector<std::string> bufferNames(const Kernel& k) {
+    std::vector<std::string> out;
+    for (auto& b : k.buffers) out.push_back(b.param ? b.name + "_flat" : b.name);
+    return out;
+  }
+  static std::string number(double v, ScalarType t) {
+    std::ostringstream o;
+    o.precision(17);
+    if (std::isnan(v)) o << "T." << dtypeName(t) << "(\"nan\")";
+    else if (std::isinf(v)) o << "T." << dtypeName(t) << "(\"" << (v < 0 ? "-inf" : "inf") << "\")";
+    else o << "T." << dtypeName(t) << "(" << v << ")";
+    return o.str();
+  }
   std::string expr(const ExprP& e) {
     switch (e->kind) {
       case Expr::Kind::Int: return e->type == ScalarType::I64 ? std::to_string(e->intValue) : "T." + std::string(dtypeName(e->type)) + "(" + std::to_string(e->intValue) + ")";
-      case Expr::Kind::Float: {
-        std::ostringstream o;
-        o.precision(17);
-        o << "T." << dtypeName(e->type) << "(" << e->floatValue << ")";
-        return o.str();
-      }
+      case Expr::Kind::Float: return number(e->floatValue, e->type);
       case Expr::Kind::Var: return k.vars[e->id].name;
-      case Expr::Kind::Load: return k.buffers[e->id].name + "[" + expr(e->a) + "]";
+      case Expr::Kind::Load: return names[e->id] + "[" + expr(e->a) + "]";
       case Expr::Kind::Binary: {
+        bool logical = e->a->type == ScalarType::Bool;
+        if (e->binOp == BinOp::And) return "(" + expr(e->a) + (logical ? " and " : " & ") + expr(e->b) + ")";
+        if (e->binOp == BinOp::Or) return "(" + expr(e->a) + (logical ? " or " : " | ") + expr(e->b) + ")";
+        if (e->binOp == BinOp::Xor) return "(" + expr(e->a) + " ^ " + expr(e->b) + ")";
         std::string op(opName(e->binOp));
-        if (std::isalpha(static_cast<unsigned char>(op[0])) && op != "and" && op != "or" && op != "xor")
-          return "T." + op + "(" + expr(e->a) + ", " + expr(e->b) + ")";
+        if (std::isalpha(static_cast<unsigned char>(op[0]))) return "T." + op + "(" + expr(e->a) + ", " + expr(e->b) + ")";
         return "(" + expr(e->a) + " " + op + " " + expr(e->b) + ")";
       }
-      case Expr::Kind::Unary: return "T." + std::string(opName(e->unOp)) + "(" + expr(e->a) + ")";
+      case Expr::Kind::Unary:
+        if (e->unOp == UnOp::Neg) return "(-" + expr(e->a) + ")";
+        if (e->unOp == UnOp::Not) return e->a->type == ScalarType::Bool ? "(not " + expr(e->a) + ")" : "(~" + expr(e->a) + ")";
+        return "T." + std::string(opName(e->unOp)) + "(" + expr(e->a) + ")";
       case Expr::Kind::Select: return "T.Select(" + expr(e->a) + ", " + expr(e->b) + ", " + expr(e->c) + ")";
       case Expr::Kind::Cast: return "T.Cast(\"" + std::string(dtypeName(e->type)) + "\", " + expr(e->a) + ")";
     }
@@ -283,10 +304,11 @@ struct Printer {
         if (s->forKind == ForKind::ThreadBinding)
           lines.push_back(pad + "for " + k.vars[s->var].name + " in T.thread_binding(" + expr(s->extent) + ", thread=\"" + s->threadTag + "\"):");
         else
-          lines.push_back(pad + "for " + k.vars[s->var].name + " in T." + std::string(forKindName(s->forKind)) + "(" + expr(s->extent) + "):");
+          lines.push_back(pad + "for " + k.vars[s->var].name + " in T." + std::string(forKindName(s->forKind)) + "(" + expr(s->extent) +
+                          (s->keepScalar ? ", annotations={\"tvms.keep_scalar\": True}" : "") + "):");
         for (auto& b : s->body) stmt(b, depth + 1);
         break;
-      case Stmt::Kind::Store: lines.push_back(pad + k.buffers[s->buffer].name + "[" + expr(s->index) + "] = " + expr(s->value)); break;
+      case Stmt::Kind::Store: lines.push_back(pad + names[s->buffer] + "[" + expr(s->index) + "] = " + expr(s->value)); break;
       case Stmt::Kind::Assign: lines.push_back(pad + k.vars[s->var].name + " = " + expr(s->value)); break;
       case Stmt::Kind::Seq: for (auto& b : s->body) stmt(b, depth); break;
       case Stmt::Kind::Barrier: lines.push_back(pad + "T.tvm_storage_sync(\"shared\")"); break;
@@ -305,6 +327,22 @@ struct Printer {
 std::vector<std::string> printKernelBody(const Kernel& k) {
   Printer p{k, {}};
   p.lines.push_back("T.func_attr({\"global_symbol\": \"" + k.name + "\", \"tir.noalias\": True})");
+  // Symbolic dims: those the kernel reads and those naming a parameter's extent.
+  std::vector<std::string> symbols = k.dims;
+  for (auto& b : k.buffers)
+    for (auto& d : b.shape)
+      if (!d.empty() && (std::isalpha(static_cast<unsigned char>(d[0])) || d[0] == '_') &&
+          std::all_of(d.begin(), d.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
+          std::find(symbols.begin(), symbols.end(), d) == symbols.end())
+        symbols.push_back(d);
+  for (auto& d : symbols) p.lines.push_back(d + " = T.int64()");
+  for (size_t i = 0; i < k.buffers.size(); ++i) {
+    const Buffer& b = k.buffers[i];
+    if (!b.param) continue;
+    std::string size;
+    for (auto& d : b.shape) size += (size.empty() ? "" : " * ") + (d.find(' ') == std::string::npos ? d : "(" + d + ")");
+    p.lines.push_back(p.names[i] + " = T.Buffer((" + (size.empty() ? "1" : size) + ",), \"" + std::string(dtypeName(b.type)) + "\", data=" + b.name + ".data)");
+  }
   for (auto& b : k.buffers)
     if (!b.param) p.lines.push_back(b.name + " = T.alloc_buffer((" + std::to_string(b.localSize) + ",), \"" + std::string(dtypeName(b.type)) + "\", scope=\"" + std::string(scopeName(b.scope)) + "\")");
   for (auto& v : k.vars)

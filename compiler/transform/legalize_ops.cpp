@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "compiler/analysis/analysis.h"
@@ -119,6 +120,7 @@ class Legalize : public Rewriter {
       return Rewriter::binding(b, out);
     }
     r.kernel->target = target;
+    uniqueBufferNames(*r.kernel);
     schedule::apply(*r.kernel);
     // The same kernel (same loop nest, buffer types and shapes, same target) is built and compiled
     // once; each call site binds it to its own device slot (LowerToVM).
@@ -149,6 +151,19 @@ class Legalize : public Rewriter {
   }
 
  private:
+  // Builders name buffers by role (A, B, C); a kernel whose input and output share a role name (R.ewise_fma's
+  // third input and its output) gets them apart, so its printed T.prim_func has distinct parameters.
+  static void uniqueBufferNames(tir::Kernel& k) {
+    std::set<std::string> taken;
+    for (auto& v : k.vars) taken.insert(v.name);
+    for (auto& b : k.buffers) {
+      std::string name = b.name;
+      for (int n = 1; taken.count(name); ++n) name = b.name + "_" + std::to_string(n);
+      b.name = name;
+      taken.insert(name);
+    }
+  }
+
   // A kernel name no function of the module (a user's prim_func) and no earlier kernel has.
   std::string freshName(const std::string& base) {
     for (;;) {

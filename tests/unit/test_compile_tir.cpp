@@ -3,7 +3,9 @@
 // inputs. With TVMS_TEST_TARGET=cuda the same modules are built for cuda:0 (the `gpu` entries).
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cmath>
+#include <map>
 #include <cstdlib>
 
 #include "compiler/driver/pipeline.h"
@@ -297,4 +299,80 @@ TEST_CASE("compile and run: prim_funcs as TVM's LegalizeOps prints them (tirx, T
         for (int k = 0; k < 4; ++k) sum[i * 5 + l] += at(z, ((i * 3 + j) * 4 + k) * 5 + l);
   checkClose(r.outputs[0], add, 1e-6);
   checkClose(r.outputs[1], sum, 1e-5);
+}
+
+namespace {
+
+// The module after LegalizeOps as `tvms build --print-after=LegalizeOps` prints it, imports uncommented.
+std::string printedAfterLegalize(const std::string& text, const driver::BuildOptions& base) {
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildOptions o = base;
+  o.stopAfter = "LegalizeOps";
+  std::string printed;
+  o.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "LegalizeOps") printed = t; };
+  driver::build(lowered.module(), o);
+  for (size_t at = 0; (at = printed.find("# from tvm.script", at)) != std::string::npos;) printed.erase(at, 2);
+  return printed;
+}
+
+// Variables renamed v0, v1, ... in order of first appearance in each kernel: the reader numbers a kernel's variables
+// in the order the text declares them, the op builders in the order they made them.
+std::string canonicalVariables(const std::string& source) {
+  std::map<std::string, std::string> names;
+  std::string out;
+  for (size_t i = 0; i < source.size();) {
+    if (source.compare(i, 10, "__global__") == 0) names.clear();  // each kernel numbers its own
+    bool start = source[i] == 'v' && (i == 0 || !(std::isalnum(static_cast<unsigned char>(source[i - 1])) || source[i - 1] == '_'));
+    size_t j = i + 1;
+    while (start && j < source.size() && std::isdigit(static_cast<unsigned char>(source[j]))) ++j;
+    if (start && j > i + 1 && (j == source.size() || !(std::isalnum(static_cast<unsigned char>(source[j])) || source[j] == '_'))) {
+      std::string v = source.substr(i, j - i);
+      auto it = names.emplace(v, "v" + std::to_string(names.size())).first;
+      out += it->second;
+      i = j;
+      continue;
+    }
+    out += source[i++];
+  }
+  return out;
+}
+
+std::string cudaSource(const std::string& text, const driver::BuildOptions& base) {
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildOptions o = base;
+  o.emit = "cuda";
+  auto b = driver::build(lowered.module(), o);
+  INFO((b.errors.empty() ? "" : b.errors.front()));
+  REQUIRE(b.errors.empty());
+  return b.kernelText;
+}
+
+}  // namespace
+
+TEST_CASE("tir round trip: GPU kernels (thread bindings, shared memory, warp reductions) printed after LegalizeOps read back to the same CUDA") {
+  // Built here through NVRTC-free emission (--emit=cuda): no GPU needed.
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  o.offload = false;  // the GPU's own matmul / conv kernels, not cuBLAS / cuDNN
+  const char* head = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+                     "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n    @R.function\n";
+  const char* bodies[] = {
+      // per-row reductions (a warp or a block per output), softmax, a full reduction, a matmul, a conv
+      "    def main(x: R.Tensor((64, 1000), \"float32\", \"cuda\")):\n        y = R.nn.softmax(x, axis=-1)\n        s = R.sum(x)\n        return (y, s)\n",
+      "    def main(x: R.Tensor((300, 40), \"float32\", \"cuda\"), g: R.Tensor((40,), \"float32\", \"cuda\"), b: R.Tensor((40,), \"float32\", \"cuda\")):\n"
+      "        y = R.nn.layer_norm(x, g, b, axes=[-1])\n        m = R.max(x, axis=0)\n        return (y, m)\n",
+      "    def main(a: R.Tensor((64, 96), \"float32\", \"cuda\"), w: R.Tensor((96, 32), \"float32\", \"cuda\")):\n        y = R.matmul(a, w)\n        return y\n",
+      "    def main(x: R.Tensor((2, 3, 16, 16), \"float32\", \"cuda\"), w: R.Tensor((8, 3, 3, 3), \"float32\", \"cuda\")):\n"
+      "        y = R.nn.conv2d(x, w, padding=[1, 1])\n        return y\n",
+  };
+  for (const char* body : bodies) {
+    std::string text = std::string(head) + body;
+    INFO(text);
+    std::string printed = printedAfterLegalize(text, o);
+    INFO("printed:\n" << printed);
+    REQUIRE(printed.find("T.thread_binding") != std::string::npos);
+    CHECK(canonicalVariables(cudaSource(printed, o)) == canonicalVariables(cudaSource(text, o)));
+  }
 }

@@ -177,7 +177,7 @@ TEST_CASE("schedule: LegalizeOps prints the CPU schedule (parallel and vectorize
   CHECK(error.empty());
   CHECK(text.find("for i_0 in T.parallel(1):") != std::string::npos);
   CHECK(text.find("for i_1 in T.vectorized(T.min(16384, (1000 - (i_0 * 16384)))):") != std::string::npos);
-  CHECK(text.find("C[((i_0 * 16384) + i_1)] = T.exp(A[((i_0 * 16384) + i_1)])") != std::string::npos);
+  CHECK(text.find("C_flat[((i_0 * 16384) + i_1)] = T.exp(A_flat[((i_0 * 16384) + i_1)])") != std::string::npos);  // parameters through their flat views
   // A reduction loop is never vectorized or parallel: softmax's max and sum stay serial.
   auto softmax = test::lower(test::module("x: R.Tensor((8, 64), \"float32\")", "R.Tensor((8, 64), \"float32\")",
                                           "        y = R.nn.softmax(x)\n        return y\n"));
@@ -211,7 +211,7 @@ TEST_CASE("loop IR: thread-bound loops and shared buffers and barriers print as 
   CHECK(text.find("for bx in T.thread_binding(2, thread=\"blockIdx.x\"):") != std::string::npos);
   CHECK(text.find("    for tx in T.thread_binding(128, thread=\"threadIdx.x\"):") != std::string::npos);
   CHECK(text.find("        T.tvm_storage_sync(\"shared\")") != std::string::npos);
-  CHECK(text.find("A[((bx * 128) + tx)] = T.exp(tile[tx])") != std::string::npos);
+  CHECK(text.find("A_flat[((bx * 128) + tx)] = T.exp(tile[tx])") != std::string::npos);
   CHECK(opName(BinOp::FloorDiv) == "floordiv");
   CHECK(opName(UnOp::Rsqrt) == "rsqrt");
   try {
