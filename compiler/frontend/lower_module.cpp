@@ -530,10 +530,11 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
     } else if (isType(e, "assignment")) {
       TSNode rhs = field(e, "right");
       std::string callee = isType(rhs, "call") ? canonicalName(field(rhs, "function")) : "";
-      if (callee.rfind("T.int", 0) == 0 || callee.rfind("T.uint", 0) == 0) {
-        // n = T.int32(): a symbolic variable of this function (match_buffer shapes below use it)
-        if (isType(field(e, "left"), "identifier") && namedChildren(field(rhs, "arguments")).empty())
-          symbolic_.insert(text(field(e, "left")));
+      // n = T.int32() (or n, c = T.int64(), T.int64()): symbolic variables of this function (match_buffer
+      // shapes below use them)
+      auto declared = symbolicVariablesDeclared(doc_, e, [this](TSNode n) { return canonicalName(n); });
+      if (!declared.empty()) {
+        symbolic_.insert(declared.begin(), declared.end());
       } else if (callee == "T.match_buffer") {
         ir::TirBuffer b;
         b.name = text(field(e, "left"));

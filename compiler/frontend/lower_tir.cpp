@@ -110,15 +110,12 @@ class Reader {
     return *t;
   }
 
-  // `n = T.int64()` / `n = T.int32()`: the function's symbolic dims, declared before use in shapes.
+  // `n = T.int64()` / `n, c = T.int64(), T.int64()`: the function's symbolic dims, declared before use in shapes.
   void collectSymbols(const std::vector<TSNode>& stmts) {
     for (TSNode st : stmts) {
       TSNode e = isType(st, "expression_statement") && !namedChildren(st).empty() ? namedChildren(st)[0] : TSNode{};
       if (!isType(e, "assignment")) continue;
-      TSNode rhs = field(e, "right");
-      if (!isType(rhs, "call") || !namedChildren(field(rhs, "arguments")).empty()) continue;
-      std::string callee = name(field(rhs, "function"));
-      if (callee == "T.int64" || callee == "T.int32" || callee == "T.var") symbols_.insert(text(field(e, "left")));
+      for (auto& s : symbolicVariablesDeclared(doc_, e, canon_)) symbols_.insert(s);
     }
   }
 
@@ -193,7 +190,7 @@ class Reader {
         }
         b.shape.push_back(kb_.dim(dim));
       } else {
-        fail(d, "a parameter's shape is integers and symbolic dims (n = T.int64())");
+        b.shape.push_back(index(d));  // an expression of dims earlier parameters bind (w - kw + 1)
       }
       printed.push_back(text(d));
     }
@@ -270,7 +267,10 @@ class Reader {
   void assignment(TSNode e, std::vector<StmtP>& out) {
     TSNode left = field(e, "left"), right = field(e, "right");
     if (isType(left, "subscript")) return out.push_back(storeTo(left, right));
-    if (isType(left, "pattern_list") || isType(left, "tuple_pattern")) fail(e, "a tuple assignment outside a block's T.axis.remap");
+    if (isType(left, "pattern_list") || isType(left, "tuple_pattern")) {
+      if (!symbolicVariablesDeclared(doc_, e, canon_).empty()) return;  // n, c = T.int64(), T.int64(): read with the parameters
+      fail(e, "a tuple assignment outside a block's T.axis.remap");
+    }
     std::string var = text(left);
     if (symbols_.count(var) || buffers_.count(var)) return;  // n = T.int64(), X = T.match_buffer(...): read with the parameters
     if (isType(right, "call")) {
@@ -568,21 +568,33 @@ class Reader {
     usedLoops(e->c, out);
   }
 
-  // if / else: with an else, the condition is computed once into a local (the first branch may
-  // change what it reads).
+  // if / elif / else. Without an else the condition guards the body; otherwise each condition is
+  // computed once into a local (a branch may change what the next condition reads) and the rest of
+  // the chain runs where it is false.
   void ifStatement(TSNode st, std::vector<StmtP>& out) {
-    ExprP cond = expr(field(st, "condition"));
-    TSNode alternative{};
+    std::vector<std::pair<TSNode, TSNode>> clauses{{field(st, "condition"), field(st, "consequence")}};
+    TSNode otherwise{};
     for (TSNode c : namedChildren(st)) {
-      if (isType(c, "elif_clause")) fail(c, "elif in a prim_func (write else: if)");
-      if (isType(c, "else_clause")) alternative = c;
+      if (isType(c, "elif_clause")) clauses.push_back({field(c, "condition"), field(c, "consequence")});
+      if (isType(c, "else_clause")) otherwise = field(c, "body");
     }
-    if (ts_node_is_null(alternative)) return out.push_back(tir::ifThen(tir::cast(ScalarType::Bool, cond), block(namedChildren(field(st, "consequence")))));
+    if (clauses.size() == 1 && ts_node_is_null(otherwise)) {
+      ExprP cond = expr(clauses[0].first);
+      return out.push_back(tir::ifThen(tir::cast(ScalarType::Bool, cond), block(namedChildren(clauses[0].second))));
+    }
+    std::vector<StmtP> chain = ifChain(clauses, 0, otherwise);
+    out.insert(out.end(), chain.begin(), chain.end());
+  }
+
+  std::vector<StmtP> ifChain(const std::vector<std::pair<TSNode, TSNode>>& clauses, size_t i, TSNode otherwise) {
+    if (i == clauses.size()) return ts_node_is_null(otherwise) ? std::vector<StmtP>{} : block(namedChildren(otherwise));
+    std::vector<StmtP> out;
     int flag = kb_.local("cond", ScalarType::Bool);
-    out.push_back(tir::assign(flag, tir::cast(ScalarType::Bool, cond)));
-    out.push_back(tir::ifThen(kb_.var(flag), block(namedChildren(field(st, "consequence")))));
-    std::vector<StmtP> otherwise = block(namedChildren(field(alternative, "body")));
-    if (!otherwise.empty()) out.push_back(tir::ifThen(tir::unary(tir::UnOp::Not, kb_.var(flag)), otherwise));
+    out.push_back(tir::assign(flag, tir::cast(ScalarType::Bool, expr(clauses[i].first))));
+    out.push_back(tir::ifThen(kb_.var(flag), block(namedChildren(clauses[i].second))));
+    std::vector<StmtP> rest = ifChain(clauses, i + 1, otherwise);
+    if (!rest.empty()) out.push_back(tir::ifThen(tir::unary(tir::UnOp::Not, kb_.var(flag)), rest));
+    return out;
   }
 
   // ---- expressions ----
@@ -785,6 +797,22 @@ class Reader {
 };
 
 }  // namespace
+
+std::vector<std::string> symbolicVariablesDeclared(const syntax::Document& doc, TSNode assignment,
+                                                   const std::function<std::string(TSNode)>& canonicalName) {
+  TSNode left = field(assignment, "left"), right = field(assignment, "right");
+  std::vector<TSNode> names = isType(left, "identifier") ? std::vector<TSNode>{left} : namedChildren(left);
+  std::vector<TSNode> values = isType(right, "expression_list") ? namedChildren(right) : std::vector<TSNode>{right};
+  if (names.empty() || names.size() != values.size()) return {};
+  std::vector<std::string> out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!isType(names[i], "identifier") || !isType(values[i], "call") || !namedChildren(field(values[i], "arguments")).empty()) return {};
+    std::string callee = canonicalName(field(values[i], "function"));
+    if (callee.rfind("T.int", 0) != 0 && callee.rfind("T.uint", 0) != 0 && callee != "T.var") return {};
+    out.emplace_back(doc.slice(rangeOf(names[i])));
+  }
+  return out;
+}
 
 TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName,
                      const std::function<bool(const std::string&)>& isPythonName) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <tree_sitter/api.h>
 
@@ -33,5 +34,10 @@ struct TirRead {
 // `isPythonName` says whether the file's Python binds a name (TVM's parser reads it from there).
 TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName,
                      const std::function<bool(const std::string&)>& isPythonName);
+
+// The symbolic variables an assignment of a prim_func body declares: `n = T.int64()`, or several at
+// once, `n, c = T.int64(), T.int64()` (as TVM's printer writes them); empty for any other statement.
+std::vector<std::string> symbolicVariablesDeclared(const syntax::Document& doc, TSNode assignment,
+                                                   const std::function<std::string(TSNode)>& canonicalName);
 
 }  // namespace tvms::frontend

@@ -108,7 +108,7 @@ TEST_CASE("compile and run: a user T.prim_func of symbolic shape binds its dims 
   }
 }
 
-TEST_CASE("compile and run: a user T.prim_func without blocks: lets, if/else, intrinsics, casts, a local buffer") {
+TEST_CASE("compile and run: a user T.prim_func without blocks: lets, if/elif/else, intrinsics, casts, a local buffer") {
   TVMS_FRESH_RNG(rng);
   Host h;
   std::string text = tirModule(R"(    @T.prim_func(private=True)
@@ -123,6 +123,8 @@ TEST_CASE("compile and run: a user T.prim_func without blocks: lets, if/else, in
                 v = A[i, j] - acc[0]
                 if j % 2 == 0:
                     B[i, j] = T.exp(v)
+                elif j == 15:
+                    B[i, j] = T.float32(-7)
                 else:
                     B[i, j] = T.if_then_else(v > T.float32(-0.5), T.Cast("float32", j), T.sqrt(-v) * 2.0)
 )",
@@ -141,7 +143,7 @@ TEST_CASE("compile and run: a user T.prim_func without blocks: lets, if/else, in
     m[i] = mx;
     for (int j = 0; j < 16; ++j) {
       double v = double(at(x, i * 16 + j)) - mx;
-      b[i * 16 + j] = j % 2 == 0 ? std::exp(v) : (v > -0.5 ? double(j) : std::sqrt(-v) * 2.0);
+      b[i * 16 + j] = j % 2 == 0 ? std::exp(v) : j == 15 ? -7.0 : (v > -0.5 ? double(j) : std::sqrt(-v) * 2.0);
     }
   }
   checkClose(r.outputs[0], b, 1e-5);
@@ -375,4 +377,36 @@ TEST_CASE("tir round trip: GPU kernels (thread bindings, shared memory, warp red
     REQUIRE(printed.find("T.thread_binding") != std::string::npos);
     CHECK(canonicalVariables(cudaSource(printed, o)) == canonicalVariables(cudaSource(text, o)));
   }
+}
+
+TEST_CASE("compile and run: symbolic dims declared together (n, m = T.int64(), T.int64()) and a shape written as an expression of them") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func
+    def correlate(a: T.handle, k: T.handle, o: T.handle):
+        n, m = T.int64(), T.int64()
+        A = T.match_buffer(a, (n,))
+        K = T.match_buffer(k, (m,))
+        O = T.match_buffer(o, (n - m + T.int64(1),))
+        for i, j in T.grid(n - m + T.int64(1), m):
+            with T.block("O"):
+                vi, vj = T.axis.remap("SR", [i, j])
+                with T.init():
+                    O[vi] = T.float32(0)
+                O[vi] = O[vi] + A[vi + vj] * K[vj]
+)",
+                               R"(    def main(x: R.Tensor(("p",), "float32"), k: R.Tensor(("q",), "float32")) -> R.Tensor(("p - q + 1",), "float32"):
+        p = T.int64()
+        q = T.int64()
+        cls = Module
+        y = R.call_tir(cls.correlate, (x, k), out_sinfo=R.Tensor((p - q + 1,), "float32"))
+        return y
+)");
+  CHECK(test::lower(text).codes().empty());  // no TVS003 for the symbols declared together
+  auto x = h.tensor({10}, rng), k = h.tensor({3}, rng);
+  auto r = compileAndRun(text, {x, k});
+  std::vector<double> want(8);
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 3; ++j) want[i] += double(at(x, i + j)) * at(k, j);
+  checkClose(r.outputs.at(0), want, 1e-6);
 }
