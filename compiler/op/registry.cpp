@@ -194,6 +194,11 @@ const OpDef& callTir() {
   static const OpDef& d = required("relax.call_tir");
   return d;
 }
+
+const OpDef& callTirInplace() {
+  static const OpDef& d = required("relax.call_tir_inplace");
+  return d;
+}
 const OpDef& toVDevice() {
   static const OpDef& d = required("relax.to_vdevice");
   return d;

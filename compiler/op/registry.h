@@ -86,6 +86,7 @@ struct OpDef {
 // The ops the passes and the VM treat themselves, by identity (Call::def == &builtin::callTir()).
 namespace builtin {
 const OpDef& callTir();
+const OpDef& callTirInplace();
 const OpDef& toVDevice();
 const OpDef& hintOnDevice();
 const OpDef& callDpsPacked();

@@ -40,7 +40,7 @@ class Legalize : public Rewriter {
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
     auto* c = as<Call>(b.value);
     const op::OpDef* def = c && !c->callee ? c->def : nullptr;
-    if (def == &op::builtin::callTir() && b.vars.size() == 1) return userKernel(*c, b, out);
+    if ((def == &op::builtin::callTir() || def == &op::builtin::callTirInplace()) && b.vars.size() == 1) return userKernel(*c, b, out);
     if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || def == &op::builtin::callDpsPacked() ||
         b.vars.size() != 1)
       return Rewriter::binding(b, out);

@@ -288,7 +288,7 @@ class FunctionLowering {
     }
     const ExprPtr& e = b.value;
     if (auto* c = as<Call>(e)) {
-      if (c->def == &op::builtin::callTir()) return callKernel(*c, var);
+      if (c->def == &op::builtin::callTir() || c->def == &op::builtin::callTirInplace()) return callKernel(*c, var);
       if (c->def == &op::builtin::callDpsPacked()) return callLibrary(*c, var);
       if (c->def == &op::builtin::toVDevice()) {
         int src = valueReg(c->args[0]);
@@ -357,13 +357,38 @@ class FunctionLowering {
     if (auto* t = as<Tuple>(c.args[1]))
       for (auto& a : t->fields) regs.push_back(operandOn(a, slot));
     const tir::Kernel& k = out_.kernels[it->second];
+    // R.call_tir_inplace: output i is argument inplace_indices[i] itself (not passed again), or a new
+    // tensor where the index is -1. Its arguments escape, so their storage is never reused under it.
+    std::vector<int64_t> inplace(outputs.size(), -1);
+    if (const CallAttr* ip = c.attr("inplace_indices"); ip && ip->value.kind == Value::Kind::List) {
+      if (ip->value.items.size() != outputs.size())
+        return error("'" + var->name + "': inplace_indices has " + std::to_string(ip->value.items.size()) + " entries for " +
+                     std::to_string(outputs.size()) + " outputs");
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        inplace[i] = ip->value.items[i].integer;
+        if (inplace[i] < -1 || inplace[i] >= static_cast<int64_t>(regs.size()))
+          return error("'" + var->name + "': inplace index " + std::to_string(inplace[i]) + " names no argument");
+      }
+    }
+    std::vector<int64_t> inputs = regs;
+    std::vector<const StructInfo*> paramSInfo;  // the kernel's parameters: the arguments, then the outputs it writes anew
+    for (size_t i = 0; i < inputs.size(); ++i) paramSInfo.push_back(operandSInfo(c, i));
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (inplace[i] < 0) paramSInfo.push_back(outputs[i]);
     if (outputs.size() == 1 && outS->kind == StructInfo::Kind::Tensor) {
-      regs.push_back(allocTensor(*outS, var));
+      if (inplace[0] >= 0) emit(Opcode::Move, regOf(var), {inputs[static_cast<size_t>(inplace[0])]});
+      else regs.push_back(allocTensor(*outS, var));
     } else {
       // A tuple's tensors keep their storage (the pool tracks one tensor per variable).
       std::vector<int64_t> fields;
-      for (const StructInfo* o : outputs) fields.push_back(allocTensor(*o, var, newReg()));
-      regs.insert(regs.end(), fields.begin(), fields.end());
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        if (inplace[i] >= 0) {
+          fields.push_back(inputs[static_cast<size_t>(inplace[i])]);
+          continue;
+        }
+        fields.push_back(allocTensor(*outputs[i], var, newReg()));
+        regs.push_back(fields.back());
+      }
       emit(Opcode::MakeTuple, regOf(var), fields);
     }
     if (k.paramCount() != regs.size())
@@ -375,8 +400,7 @@ class FunctionLowering {
       if (!k.dimSources.empty()) {
         // A user's prim_func: its dim is the extent of an argument's axis, as TVM binds it.
         auto [param, axis] = k.dimSources[i];
-        size_t inputs = regs.size() - outputs.size();
-        const StructInfo* s = static_cast<size_t>(param) < inputs ? operandSInfo(c, static_cast<size_t>(param)) : outputs[static_cast<size_t>(param) - inputs];
+        const StructInfo* s = static_cast<size_t>(param) < paramSInfo.size() ? paramSInfo[static_cast<size_t>(param)] : nullptr;
         PrimExprPtr extent = s && s->shape && static_cast<size_t>(axis) < s->shape->size() ? (*s->shape)[static_cast<size_t>(axis)] : nullptr;
         if (!extent) return error("'" + var->name + "': the extent of " + k.name + "'s dim '" + k.dims[i] + "' is not known from its arguments");
         runtime::DimOperand d = dimOperand(extent);

@@ -410,3 +410,35 @@ TEST_CASE("compile and run: symbolic dims declared together (n, m = T.int64(), T
     for (int j = 0; j < 3; ++j) want[i] += double(at(x, i + j)) * at(k, j);
   checkClose(r.outputs.at(0), want, 1e-6);
 }
+
+TEST_CASE("compile and run: R.call_tir_inplace writes into its argument (one output in place, one new) and later ops see it") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def scale_and_sum(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32"), S: T.Buffer((1,), "float32")):
+        S[0] = T.float32(0)
+        for i in range(8):
+            A[i] = A[i] * B[i]
+            S[0] = S[0] + A[i]
+)",
+                               R"(    def main(x: R.Tensor((8,), "float32"), w: R.Tensor((8,), "float32")) -> R.Tuple(R.Tensor((8,), "float32"), R.Tensor((1,), "float32")):
+        cls = Module
+        a = R.add(x, x)
+        y = R.call_tir_inplace(cls.scale_and_sum, (a, w), inplace_indices=[0, -1], out_sinfo=[R.Tensor((8,), "float32"), R.Tensor((1,), "float32")])
+        scaled = y[0]
+        z = R.add(scaled, x)
+        return (z, y[1])
+)");
+  CHECK(test::lower(text).codes().empty());
+  auto x = h.tensor({8}, rng), w = h.tensor({8}, rng);
+  auto r = compileAndRun(text, {x, w});
+  REQUIRE(r.outputs.size() == 2);
+  std::vector<double> z(8), s(1);
+  for (int i = 0; i < 8; ++i) {
+    double a = 2.0 * at(x, i) * at(w, i);
+    z[i] = a + at(x, i);
+    s[0] += a;
+  }
+  checkClose(r.outputs[0], z, 1e-5);
+  checkClose(r.outputs[1], s, 1e-5);
+}
