@@ -21,4 +21,10 @@ void applyCpu(tir::Kernel& k);
 // anything else runs in one thread (compiler/schedule/gpu_schedule.cpp).
 void applyGpu(tir::Kernel& k);
 
+// A kernel whose author bound its loops to GPU threads, in the form the CUDA backend launches: each
+// top-level perfect nest of blockIdx.x/y/z then threadIdx.x/y/z bindings becomes one blockIdx.x loop
+// around one threadIdx.x loop (the indices recovered by division, x fastest); anything else is kept
+// (compiler/schedule/gpu_launch.cpp).
+void canonicalizeGpuLaunches(tir::Kernel& k);
+
 }  // namespace tvms::schedule

@@ -243,6 +243,7 @@ class Legalize : public Rewriter {
       return "";
     }
     if (!k.scheduledByAuthor || (k.target.isGpu() && !bound)) schedule::apply(k);
+    else if (k.target.isGpu()) schedule::canonicalizeGpuLaunches(k);
     return "";
   }
   std::shared_ptr<Call> callTirOf(const Call& c, const Var& var, const StructInfo& result, const std::string& kernel, const std::vector<size_t>& bufferArgs) {

@@ -442,3 +442,77 @@ TEST_CASE("compile and run: R.call_tir_inplace writes into its argument (one out
   checkClose(r.outputs[0], z, 1e-5);
   checkClose(r.outputs[1], s, 1e-5);
 }
+
+namespace {
+
+// A matmul tiled by hand for a GPU: 2-D blocks of 16x16 threads, tiles staged in shared memory between
+// barriers (its threads cooperate: it runs on a cuda vdevice only).
+const char* kTiledMatmul = R"(    @T.prim_func(private=True)
+    def tiled(A: T.Buffer((64, 64), "float32"), B: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+        As = T.alloc_buffer((16, 16), "float32", scope="shared")
+        Bs = T.alloc_buffer((16, 16), "float32", scope="shared")
+        acc = T.alloc_buffer((1,), "float32", scope="local")
+        for by in T.thread_binding(4, thread="blockIdx.y"):
+            for bx in T.thread_binding(4, thread="blockIdx.x"):
+                for ty in T.thread_binding(16, thread="threadIdx.y"):
+                    for tx in T.thread_binding(16, thread="threadIdx.x"):
+                        acc[0] = T.float32(0)
+                        for k0 in range(4):
+                            As[ty, tx] = A[by * 16 + ty, k0 * 16 + tx]
+                            Bs[ty, tx] = B[k0 * 16 + ty, bx * 16 + tx]
+                            T.tvm_storage_sync("shared")
+                            for k1 in range(16):
+                                acc[0] = acc[0] + As[ty, k1] * Bs[k1, tx]
+                            T.tvm_storage_sync("shared")
+                        C[by * 16 + ty, bx * 16 + tx] = acc[0]
+)";
+const char* kTiledMain = R"(    def main(a: R.Tensor((64, 64), "float32"), b: R.Tensor((64, 64), "float32")) -> R.Tensor((64, 64), "float32"):
+        cls = Module
+        c = R.call_tir(cls.tiled, (a, b), out_sinfo=R.Tensor((64, 64), "float32"))
+        return c
+)";
+
+}  // namespace
+
+TEST_CASE("compile and run: a matmul tiled by hand (2-D blocks and threads, shared memory, barriers) on the GPU, refused on a CPU") {
+  std::string text = tirModule(kTiledMatmul, kTiledMain);
+  if (!onCuda()) {
+    auto lowered = test::lower(text);
+    driver::BuildOptions o;
+    o.compileKernels = false;
+    auto b = driver::build(lowered.module(), o);
+    REQUIRE(b.errors.size() == 1);
+    CHECK(b.errors[0].find("share memory or wait at a barrier") != std::string::npos);
+    return;
+  }
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  auto a = h.tensor({64, 64}, rng), w = h.tensor({64, 64}, rng);
+  auto r = compileAndRun(text, {a, w});
+  std::vector<double> want(64 * 64);
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 64; ++j)
+      for (int k = 0; k < 64; ++k) want[i * 64 + j] += double(at(a, i * 64 + k)) * at(w, k * 64 + j);
+  checkClose(r.outputs.at(0), want, 1e-5);
+}
+
+TEST_CASE("tir: a kernel bound to 2-D blocks and threads is launched as one blockIdx.x around one threadIdx.x, and NVRTC compiles it") {
+  std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n\n"
+                     "@I.ir_module\nclass Module:\n    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n" +
+                     std::string(kTiledMatmul) + "\n    @R.function\n" + kTiledMain;
+  // Every tensor of main on the cuda vdevice (the module's only one).
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  o.emit = "cuda";
+  o.buildModules = true;  // through NVRTC: the CUDA C is valid
+  auto b = driver::build(lowered.module(), o);
+  INFO((b.errors.empty() ? "" : b.errors.front()));
+  REQUIRE(b.errors.empty());
+  CHECK(b.kernelText.find("__launch_bounds__(256) tvmsk_tiled_l0") != std::string::npos);  // 16 x 16 threads
+  CHECK(b.kernelText.find("__shared__ float") != std::string::npos);
+  CHECK(b.kernelText.find("__syncthreads();") != std::string::npos);
+  REQUIRE(b.exe);
+  REQUIRE(b.exe->modules.size() == 1);
+}
