@@ -73,6 +73,7 @@ class Reader {
     for (auto& s : out) kb_.add(s);
     tir::Kernel k = kb_.take();
     k.dimSources = dimSources_;
+    k.signature = signature_;
     return k;
   }
 
@@ -134,27 +135,50 @@ class Reader {
       matched[text(args[0])] = rhs;
       matchedName[text(args[0])] = text(field(e, "left"));
     }
-    for (TSNode p : namedChildren(params)) {
+    std::vector<TSNode> list = namedChildren(params);
+    std::vector<tir::Kernel::Param> signature(list.size());
+    // Integer scalars first (`m: T.int64`): a dim each, which a buffer before them may be shaped by.
+    for (size_t position = 0; position < list.size(); ++position) {
+      TSNode p = list[position];
       if (!isType(p, "typed_parameter")) fail(p, "a T.prim_func parameter needs an annotation");
+      TSNode type = field(p, "type");
+      TSNode ann = namedChildren(type).empty() ? type : namedChildren(type)[0];
+      std::string head = name(ann);
+      auto t = head.rfind("T.", 0) == 0 ? tir::scalarTypeOf(head.substr(2)) : std::nullopt;
+      if (!t) continue;
+      if (!isInt(*t)) fail(p, "parameter '" + text(child(p, 0)) + "' (" + text(type) + "): a float scalar parameter");
+      std::string pname = text(child(p, 0));
+      symbols_.insert(pname);
+      dimSeen_.insert(pname);
+      kb_.dim(pname);
+      signature[position] = {true, static_cast<int>(dimSources_.size())};
+      dimSources_.push_back({static_cast<int>(position), -1});
+    }
+    for (size_t position = 0; position < list.size(); ++position) {
+      if (signature[position].scalar) continue;
+      TSNode p = list[position];
       std::string pname = text(child(p, 0));
       TSNode type = field(p, "type");
       TSNode ann = namedChildren(type).empty() ? type : namedChildren(type)[0];
       std::string head = name(isType(ann, "call") ? field(ann, "function") : ann);
       if (head == "T.Buffer" && isType(ann, "call")) {
-        declareParam(pname, field(ann, "arguments"));
+        declareParam(pname, field(ann, "arguments"), static_cast<int>(position));
       } else if (head == "T.handle") {
         handles_.insert(pname);
         auto it = matched.find(pname);
         if (it == matched.end()) fail(p, "handle '" + pname + "' is never matched to a buffer (T.match_buffer)");
-        declareParam(matchedName[pname], field(it->second, "arguments"), 1);
+        declareParam(matchedName[pname], field(it->second, "arguments"), static_cast<int>(position), 1);
       } else {
-        fail(p, "parameter '" + pname + "' (" + text(type) + "): tvms compiles prim_funcs whose parameters are buffers");
+        fail(p, "parameter '" + pname + "' (" + text(type) + "): tvms compiles buffer and integer parameters");
       }
+      signature[position] = {false, buffers_[head == "T.handle" ? matchedName[pname] : pname].id};
     }
+    signature_ = signature;
   }
 
   // shape, dtype (positional from `first`, or shape= / dtype=), the rest ignored (strides: contiguous).
-  void declareParam(const std::string& pname, TSNode arguments, size_t first = 0) {
+  // `position`: the parameter's place in the prim_func's signature (a dim its shape binds records it).
+  void declareParam(const std::string& pname, TSNode arguments, int position, size_t first = 0) {
     TSNode shape{}, type{};
     auto args = namedChildren(arguments);
     size_t positional = 0;
@@ -176,7 +200,7 @@ class Reader {
     BufferInfo b;
     b.type = ts_node_is_null(type) ? ScalarType::F32 : dtype(type);
     std::vector<std::string> printed;
-    int paramIndex = static_cast<int>(params_);
+    int paramIndex = position;
     std::vector<TSNode> dims = isType(shape, "tuple") || isType(shape, "list") ? namedChildren(shape) : std::vector<TSNode>{shape};
     for (size_t axis = 0; axis < dims.size(); ++axis) {
       TSNode d = dims[axis];
@@ -195,7 +219,6 @@ class Reader {
       printed.push_back(text(d));
     }
     b.id = kb_.param(pname, b.type, printed);
-    ++params_;
     buffers_[pname] = b;
   }
 
@@ -790,7 +813,7 @@ class Reader {
   std::set<std::string> symbols_, dimSeen_;
   std::vector<std::pair<int, int>> dimSources_;
   std::set<int> spatialUse_, reductionUse_;
-  size_t params_ = 0;
+  std::vector<tir::Kernel::Param> signature_;
 
  public:
   bool userScheduled_ = false;

@@ -113,8 +113,16 @@ struct Kernel {
   std::vector<Variable> vars;
   std::vector<std::string> dims;   // the symbolic dims the caller passes, in order
   std::vector<StmtP> body;
-  // Per dim: the (parameter buffer, axis) whose extent it is, for kernels whose arguments' shapes bind
-  // their dims (a user's T.prim_func); empty: the caller passes its own symbolic dims by name.
+  // A user's T.prim_func: its parameters in order, each a buffer (`index` into buffers) or an integer
+  // scalar (`index` into dims); empty for the op builders' kernels (their buffers, in order).
+  struct Param {
+    bool scalar = false;
+    int index = -1;
+  };
+  std::vector<Param> signature;
+  // Per dim, for a kernel with a signature: the (parameter position, axis) whose extent it is, or
+  // (position, -1) for an integer scalar parameter itself; empty: the caller passes its own symbolic
+  // dims by name.
   std::vector<std::pair<int, int>> dimSources;
   // Its loops were scheduled by whoever wrote it (T.parallel, T.thread_binding, ...): kept as written.
   bool scheduledByAuthor = false;

@@ -336,6 +336,21 @@ class FunctionLowering {
     emit(Opcode::Move, dst, {valueReg(s.body)});
   }
 
+  // One parameter of a kernel call, in the order of the kernel's signature: a tensor (its register
+  // and struct info) or an integer scalar (its value as a dim expression).
+  struct CallParam {
+    int64_t reg = -1;
+    const StructInfo* sinfo = nullptr;
+    PrimExprPtr scalar;
+  };
+
+  // The scalar an argument passes: R.prim_value(n), or a variable of R.Prim struct info with a value.
+  static PrimExprPtr scalarOf(const ExprPtr& a) {
+    if (auto* p = as<PrimValue>(a)) return p->value;
+    if (auto* v = as<Var>(a); v && v->annotation && v->annotation->kind == StructInfo::Kind::Prim) return v->annotation->primValue;
+    return nullptr;
+  }
+
   void callKernel(const Call& c, const Var* var) {
     auto* g = as<GlobalVar>(c.args[0]);
     auto it = g ? kernelIndex_.find(g->name) : kernelIndex_.end();
@@ -351,72 +366,111 @@ class FunctionLowering {
       for (auto& f : outS->fields) outputs.push_back(f && f->kind == StructInfo::Kind::Tensor ? f.get() : nullptr);
     if (outputs.empty() || std::count(outputs.begin(), outputs.end(), nullptr))
       return error("'" + var->name + "': a kernel's outputs must be a tensor or a tuple of tensors");
+    const tir::Kernel& k = out_.kernels[it->second];
+    std::string kernelName = k.name.substr(std::string(kKernelSymbolPrefix).size());
     // The call site binds (kernel, device slot): one kernel may run on several devices of its target.
     int slot = slotOf(outputs[0]);
-    std::vector<int64_t> regs;
+    std::vector<int64_t> inplace;
+    if (!inplaceIndices(c, var, outputs.size(), inplace)) return;
+    // The parameters in order: the arguments, the outputs not written in place, the tir_vars.
+    std::vector<CallParam> params;
     if (auto* t = as<Tuple>(c.args[1]))
-      for (auto& a : t->fields) regs.push_back(operandOn(a, slot));
-    const tir::Kernel& k = out_.kernels[it->second];
-    // R.call_tir_inplace: output i is argument inplace_indices[i] itself (not passed again), or a new
-    // tensor where the index is -1. Its arguments escape, so their storage is never reused under it.
-    std::vector<int64_t> inplace(outputs.size(), -1);
-    if (const CallAttr* ip = c.attr("inplace_indices"); ip && ip->value.kind == Value::Kind::List) {
-      if (ip->value.items.size() != outputs.size())
-        return error("'" + var->name + "': inplace_indices has " + std::to_string(ip->value.items.size()) + " entries for " +
-                     std::to_string(outputs.size()) + " outputs");
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        inplace[i] = ip->value.items[i].integer;
-        if (inplace[i] < -1 || inplace[i] >= static_cast<int64_t>(regs.size()))
-          return error("'" + var->name + "': inplace index " + std::to_string(inplace[i]) + " names no argument");
+      for (size_t i = 0; i < t->fields.size(); ++i) {
+        bool scalar = i < k.signature.size() && k.signature[i].scalar;
+        if (scalar) params.push_back({-1, nullptr, scalarOf(t->fields[i])});
+        else params.push_back({operandOn(t->fields[i], slot), operandSInfo(c, i), nullptr});
+        if (scalar && !params.back().scalar) return error("'" + var->name + "': argument " + std::to_string(i) + " of " + kernelName + " is an integer whose value is not known here");
       }
-    }
-    std::vector<int64_t> inputs = regs;
-    std::vector<const StructInfo*> paramSInfo;  // the kernel's parameters: the arguments, then the outputs it writes anew
-    for (size_t i = 0; i < inputs.size(); ++i) paramSInfo.push_back(operandSInfo(c, i));
-    for (size_t i = 0; i < outputs.size(); ++i)
-      if (inplace[i] < 0) paramSInfo.push_back(outputs[i]);
-    if (outputs.size() == 1 && outS->kind == StructInfo::Kind::Tensor) {
-      if (inplace[0] >= 0) emit(Opcode::Move, regOf(var), {inputs[static_cast<size_t>(inplace[0])]});
-      else regs.push_back(allocTensor(*outS, var));
-    } else {
+    for (auto& p : params)
+      if (inplace.size() && std::count(inplace.begin(), inplace.end(), &p - params.data()) && p.reg < 0)
+        return error("'" + var->name + "': an output in place of a scalar argument");
+    std::vector<int64_t> fields;  // the result's tensors
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (inplace[i] >= 0) {
+        fields.push_back(params[static_cast<size_t>(inplace[i])].reg);
+        continue;
+      }
+      bool single = outputs.size() == 1 && outS->kind == StructInfo::Kind::Tensor;
       // A tuple's tensors keep their storage (the pool tracks one tensor per variable).
-      std::vector<int64_t> fields;
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        if (inplace[i] >= 0) {
-          fields.push_back(inputs[static_cast<size_t>(inplace[i])]);
-          continue;
-        }
-        fields.push_back(allocTensor(*outputs[i], var, newReg()));
-        regs.push_back(fields.back());
-      }
+      fields.push_back(single ? allocTensor(*outS, var) : allocTensor(*outputs[i], var, newReg()));
+      params.push_back({fields.back(), outputs[i], nullptr});
+    }
+    if (c.args.size() > 2)
+      if (auto* vars = as<ShapeExpr>(c.args[2]))
+        for (auto& v : vars->values) params.push_back({-1, nullptr, v});
+    if (outputs.size() == 1 && outS->kind == StructInfo::Kind::Tensor) {
+      if (inplace[0] >= 0) emit(Opcode::Move, regOf(var), {fields[0]});
+    } else {
       emit(Opcode::MakeTuple, regOf(var), fields);
     }
-    if (k.paramCount() != regs.size())
-      return error("'" + var->name + "': " + k.name.substr(std::string(kKernelSymbolPrefix).size()) + " takes " +
-                   std::to_string(k.paramCount()) + " buffers (inputs, then outputs); the call passes " + std::to_string(regs.size()));
+    std::vector<int64_t> regs;
+    for (auto& p : params)
+      if (p.reg >= 0) regs.push_back(p.reg);
+    size_t expected = k.signature.empty() ? k.paramCount() : k.signature.size();
+    size_t given = k.signature.empty() ? regs.size() : params.size();
+    if (expected != given || (!k.signature.empty() && regs.size() != k.paramCount()))
+      return error("'" + var->name + "': " + kernelName + " takes " + std::to_string(expected) + " parameters (inputs, outputs, then tir_vars); the call passes " +
+                   std::to_string(given));
     std::vector<int64_t> args{it->second, slot, static_cast<int64_t>(regs.size())};
     args.insert(args.end(), regs.begin(), regs.end());
     for (size_t i = 0; i < k.dims.size(); ++i) {
-      if (!k.dimSources.empty()) {
-        // A user's prim_func: its dim is the extent of an argument's axis, as TVM binds it.
-        auto [param, axis] = k.dimSources[i];
-        const StructInfo* s = static_cast<size_t>(param) < paramSInfo.size() ? paramSInfo[static_cast<size_t>(param)] : nullptr;
-        PrimExprPtr extent = s && s->shape && static_cast<size_t>(axis) < s->shape->size() ? (*s->shape)[static_cast<size_t>(axis)] : nullptr;
-        if (!extent) return error("'" + var->name + "': the extent of " + k.name + "'s dim '" + k.dims[i] + "' is not known from its arguments");
-        runtime::DimOperand d = dimOperand(extent);
-        if (!d.isSlot) {  // a static extent: the kernel reads its dims from the heap
-          int temp = static_cast<int>(dims_.size()) + tempDims_++;
-          emit(Opcode::ComputeDim, temp, {'+', 0, d.value, 0, 0});
-          d = {true, temp};
-        }
-        args.push_back(d.value);
-        continue;
-      }
-      auto d = dims_.find(k.dims[i]);
-      if (d == dims_.end()) return error("kernel " + k.name + " reads symbolic dim '" + k.dims[i] + "', which no parameter binds");
-      args.push_back(d->second);
+      auto d = kernelDim(k, i, params, var);
+      if (!d) return;
+      args.push_back(*d);
     }
     emit(Opcode::CallKernel, -1, args);
+  }
+
+  // R.call_tir_inplace: output i is argument inplace_indices[i] itself (not passed again), or a new
+  // tensor where the index is -1. Its arguments escape, so their storage is never reused under it.
+  bool inplaceIndices(const Call& c, const Var* var, size_t outputs, std::vector<int64_t>& out) {
+    out.assign(outputs, -1);
+    const CallAttr* ip = c.attr("inplace_indices");
+    if (!ip || (ip->value.kind != Value::Kind::List && ip->value.kind != Value::Kind::Int)) return true;
+    // One index for one output (inplace_indices=0), or a list of them.
+    std::vector<Value> indices = ip->value.kind == Value::Kind::Int ? std::vector<Value>{ip->value} : ip->value.items;
+    size_t arguments = c.args.size() > 1 && as<Tuple>(c.args[1]) ? as<Tuple>(c.args[1])->fields.size() : 0;
+    if (indices.size() != outputs) {
+      error("'" + var->name + "': inplace_indices has " + std::to_string(indices.size()) + " entries for " + std::to_string(outputs) + " outputs");
+      return false;
+    }
+    for (size_t i = 0; i < outputs; ++i) {
+      out[i] = indices[i].integer;
+      if (out[i] < -1 || out[i] >= static_cast<int64_t>(arguments)) {
+        error("'" + var->name + "': inplace index " + std::to_string(out[i]) + " names no argument");
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The heap slot of the kernel's dim i: by name from the caller's symbolic dims (the op builders'
+  // kernels), or as a user's prim_func binds it: an argument's extent, or an integer parameter.
+  std::optional<int64_t> kernelDim(const tir::Kernel& k, size_t i, const std::vector<CallParam>& params, const Var* var) {
+    if (k.dimSources.empty()) {
+      auto d = dims_.find(k.dims[i]);
+      if (d == dims_.end()) {
+        error("kernel " + k.name + " reads symbolic dim '" + k.dims[i] + "', which no parameter binds");
+        return std::nullopt;
+      }
+      return d->second;
+    }
+    auto [position, axis] = k.dimSources[i];
+    const CallParam* p = static_cast<size_t>(position) < params.size() ? &params[static_cast<size_t>(position)] : nullptr;
+    PrimExprPtr extent;
+    if (p && axis < 0) extent = p->scalar;
+    else if (p && p->sinfo && p->sinfo->shape && static_cast<size_t>(axis) < p->sinfo->shape->size()) extent = (*p->sinfo->shape)[static_cast<size_t>(axis)];
+    if (!extent) {
+      error("'" + var->name + "': the value of " + k.name + "'s dim '" + k.dims[i] + "' is not known from its arguments");
+      return std::nullopt;
+    }
+    runtime::DimOperand d = dimOperand(extent);
+    if (!d.isSlot) {  // a static value: the kernel reads its dims from the heap
+      int temp = static_cast<int>(dims_.size()) + tempDims_++;
+      emit(Opcode::ComputeDim, temp, {'+', 0, d.value, 0, 0});
+      d = {true, temp};
+    }
+    return d.value;
   }
 
   const StructInfo* operandSInfo(const Call& c, size_t i) const {

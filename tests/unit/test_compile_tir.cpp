@@ -516,3 +516,37 @@ TEST_CASE("tir: a kernel bound to 2-D blocks and threads is launched as one bloc
   REQUIRE(b.exe);
   REQUIRE(b.exe->modules.size() == 1);
 }
+
+TEST_CASE("compile and run: integer scalar parameters from R.prim_value and tir_vars, and R.call_tir_inplace with one index") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def shift(A: T.Buffer((8,), "float32"), k: T.int64, B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            B[i] = A[i] + T.Cast("float32", k)
+
+    @T.prim_func(private=True)
+    def ramp(a: T.handle, n: T.int64):
+        A = T.match_buffer(a, (n,), "float32")
+        for i in range(n):
+            A[i] = T.Cast("float32", i) * T.float32(2)
+
+    @T.prim_func(private=True)
+    def accumulate(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            A[i] = A[i] + B[i]
+)",
+                               R"(    def main(x: R.Tensor((8,), "float32")) -> R.Tensor((8,), "float32"):
+        cls = Module
+        s = R.call_tir(cls.shift, (x, R.prim_value(T.int64(3))), out_sinfo=R.Tensor((8,), "float32"))
+        r = R.call_tir(cls.ramp, (), out_sinfo=R.Tensor((8,), "float32"), tir_vars=R.shape([8]))
+        a = R.call_tir_inplace(cls.accumulate, (s, r), 0, out_sinfo=R.Tensor((8,), "float32"))
+        return a
+)");
+  CHECK(test::lower(text).codes().empty());
+  auto x = h.tensor({8}, rng);
+  auto r = compileAndRun(text, {x});
+  std::vector<double> want(8);
+  for (int i = 0; i < 8; ++i) want[i] = double(at(x, i)) + 3 + 2.0 * i;
+  checkClose(r.outputs.at(0), want, 1e-6);
+}
