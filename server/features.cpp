@@ -47,6 +47,8 @@ std::optional<HoverText> hoverAt(const Snapshot& s, uint32_t offset) {
     }
     if (n.kind == frontend::NameRef::Kind::VDevice && n.target)
       return HoverText{"\"" + n.name + "\" is " + describeVDevice(m, *static_cast<const ir::VDevice*>(n.target)), n.range};
+    if ((n.kind == frontend::NameRef::Kind::TirBuffer || n.kind == frontend::NameRef::Kind::TirVar) && n.target)
+      return HoverText{"```python\n" + static_cast<const ir::TirSymbol*>(n.target)->detail + "\n```", n.range};
   }
   // An op: R.<dotted name> under the cursor.
   size_t b = offset, e = offset;

@@ -141,6 +141,8 @@ RenameResult renameAt(const Snapshot& s, uint32_t offset, const std::string& new
       if (m.kind == NameRef::Kind::Var && m.target == n->target) out.edits.push_back({spelled(s, m), newName});
     return out;
   }
+  if (n->kind == NameRef::Kind::TirBuffer || n->kind == NameRef::Kind::TirVar)
+    return {{}, "renaming a prim_func's buffers and variables is not supported yet"};
   return {{}, "renaming a symbolic variable is not supported yet"};
 }
 

@@ -127,6 +127,8 @@ std::vector<SemanticToken> semanticTokens(const Snapshot& s) {
         }
         case frontend::NameRef::Kind::Function: out.push_back({begin, length, Function, mods}); break;
         case frontend::NameRef::Kind::SymbolicVar: out.push_back({begin, length, TypeParameter, mods}); break;
+        case frontend::NameRef::Kind::TirBuffer:
+        case frontend::NameRef::Kind::TirVar: out.push_back({begin, length, Variable, mods}); break;
         case frontend::NameRef::Kind::VDevice: {
           auto* v = static_cast<const ir::VDevice*>(n.target);
           if (!v) continue;

@@ -691,13 +691,21 @@ class Program final : public PythonEvaluator::Hooks {
         if (fn && name.kind == PyValue::Kind::Str) {
           Region& r = regionOf(st);
           if (!r.module->function(name.text)) {
+            // The copy is where the original is written (its own region's map says where; another map may
+            // hold an entry of a freed object at the original's address): its range is set either way,
+            // so an entry this map kept for a freed object at the copy's address is never read for it.
+            const void* original = fn->relax ? static_cast<const void*>(fn->relax.get()) : static_cast<const void*>(fn->tir.get());
+            const ByteRange* at = fn->region < regions_.size() ? regions_[fn->region]->map.find(original) : nullptr;
+            ByteRange range = at ? *at : ByteRange{};
             if (fn->relax) {
               auto copy = std::make_shared<Function>(*fn->relax);
               copy->name = name.text;
+              r.map.ranges.set(copy.get(), range);
               r.module->functions.push_back({name.text, copy, nullptr});
             } else if (fn->tir) {
               auto copy = std::make_shared<PrimFunc>(*fn->tir);
               copy->name = name.text;
+              r.map.ranges.set(copy.get(), range);
               r.module->functions.push_back({name.text, nullptr, copy});
             }
             builtSomething_.insert(st.region);

@@ -20,7 +20,7 @@ using syntax::ByteRange;
 
 // A name in the text: a definition or a use of a variable, function, symbolic variable or vdevice.
 struct NameRef {
-  enum class Kind { Var, Function, SymbolicVar, VDevice };
+  enum class Kind { Var, Function, SymbolicVar, VDevice, TirBuffer, TirVar };  // Tir*: target is an ir::TirSymbol
   Kind kind;
   ByteRange range;
   std::string name;

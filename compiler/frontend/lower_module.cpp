@@ -552,6 +552,13 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
                               [this](const std::string& name) { return aliases_.isPythonName(name); });
   pf->kernel = std::move(read.kernel);
   pf->kernelError = std::move(read.error);
+  // Buffers and variables of the body for the editor: definitions, uses, what hover says.
+  for (auto& n : read.names) {
+    const ir::TirSymbol& sym = *read.symbols[n.symbol];
+    NameRef::Kind kind = sym.kind == ir::TirSymbol::Kind::Buffer ? NameRef::Kind::TirBuffer : NameRef::Kind::TirVar;
+    region_.map.names.push_back({kind, n.range, sym.name, n.isDefinition, &sym});
+  }
+  pf->symbols = std::move(read.symbols);
   if (read.diagnostic) report(read.diagnostic->code, read.diagnostic->range, read.diagnostic->message);
   return pf;
 }

@@ -27,6 +27,7 @@ struct NotRead : std::runtime_error {
 
 struct BufferInfo {
   int id = -1;
+  int symbol = -1;  // its ir::TirSymbol (hover, definition)
   ScalarType type = ScalarType::F32;
   std::vector<ExprP> shape;
 };
@@ -77,6 +78,9 @@ class Reader {
     return k;
   }
 
+  std::vector<std::shared_ptr<const ir::TirSymbol>> symbols() const { return symbolList_; }
+  std::vector<TirRead::Name> names() const { return names_; }
+
  private:
   std::string text(TSNode n) const { return std::string(doc_.slice(rangeOf(n))); }
   // The canonical dotted name ("T.grid"), or the text itself for a plain name (range).
@@ -86,6 +90,28 @@ class Reader {
   }
   [[noreturn]] void fail(TSNode at, const std::string& what) const { throw NotRead(at, what); }
   [[noreturn]] void mistake(TSNode at, diag::Code code, const std::string& what) const { throw NotRead(at, what, code); }
+
+  // A name's definition (a new symbol with what hover says of it) and its uses.
+  int define(TSNode at, ir::TirSymbol::Kind kind, const std::string& detail) {
+    auto sym = std::make_shared<ir::TirSymbol>();
+    sym->kind = kind;
+    sym->name = text(at);
+    sym->detail = detail;
+    symbolList_.push_back(sym);
+    names_.push_back({rangeOf(at), symbolList_.size() - 1, true});
+    return static_cast<int>(symbolList_.size()) - 1;
+  }
+  void use(TSNode at, int symbol) {
+    if (symbol >= 0) names_.push_back({rangeOf(at), static_cast<size_t>(symbol), false});
+  }
+  std::string bufferDetail(const std::string& name, const BufferInfo& b, const std::vector<std::string>& shape, std::string_view scope,
+                           const std::string& role) const {
+    std::string dims;
+    for (auto& d : shape) dims += (dims.empty() ? "" : ", ") + d;
+    if (shape.size() == 1) dims += ",";
+    return name + ": T.Buffer((" + dims + "), \"" + std::string(runtime::dtypeName(b.type)) + "\"" +
+           (scope == "global" ? std::string() : ", scope=\"" + std::string(scope) + "\"") + ")  # " + role;
+  }
   // The i-th named child, which the grammar promises but a broken text may lack.
   TSNode child(TSNode n, size_t i) const {
     auto kids = namedChildren(n);
@@ -125,6 +151,7 @@ class Reader {
   void readParams(TSNode params, const std::vector<TSNode>& stmts) {
     std::map<std::string, TSNode> matched;  // handle -> the match_buffer call
     std::map<std::string, std::string> matchedName;
+    std::map<std::string, TSNode> matchedLeft;
     for (TSNode st : stmts) {
       TSNode e = isType(st, "expression_statement") && !namedChildren(st).empty() ? namedChildren(st)[0] : TSNode{};
       if (!isType(e, "assignment")) continue;
@@ -134,6 +161,7 @@ class Reader {
       if (args.empty()) fail(rhs, "T.match_buffer needs the handle");
       matched[text(args[0])] = rhs;
       matchedName[text(args[0])] = text(field(e, "left"));
+      matchedLeft[text(args[0])] = field(e, "left");
     }
     std::vector<TSNode> list = namedChildren(params);
     std::vector<tir::Kernel::Param> signature(list.size());
@@ -151,6 +179,7 @@ class Reader {
       symbols_.insert(pname);
       dimSeen_.insert(pname);
       kb_.dim(pname);
+      dimSymbols_[pname] = define(child(p, 0), ir::TirSymbol::Kind::Variable, pname + ": " + text(type) + "  # scalar parameter");
       signature[position] = {true, static_cast<int>(dimSources_.size())};
       dimSources_.push_back({static_cast<int>(position), -1});
     }
@@ -162,12 +191,12 @@ class Reader {
       TSNode ann = namedChildren(type).empty() ? type : namedChildren(type)[0];
       std::string head = name(isType(ann, "call") ? field(ann, "function") : ann);
       if (head == "T.Buffer" && isType(ann, "call")) {
-        declareParam(pname, field(ann, "arguments"), static_cast<int>(position));
+        declareParam(pname, child(p, 0), field(ann, "arguments"), static_cast<int>(position));
       } else if (head == "T.handle") {
         handles_.insert(pname);
         auto it = matched.find(pname);
         if (it == matched.end()) fail(p, "handle '" + pname + "' is never matched to a buffer (T.match_buffer)");
-        declareParam(matchedName[pname], field(it->second, "arguments"), static_cast<int>(position), 1);
+        declareParam(matchedName[pname], matchedLeft[pname], field(it->second, "arguments"), static_cast<int>(position), 1);
       } else {
         fail(p, "parameter '" + pname + "' (" + text(type) + "): tvms compiles buffer and integer parameters");
       }
@@ -178,7 +207,7 @@ class Reader {
 
   // shape, dtype (positional from `first`, or shape= / dtype=), the rest ignored (strides: contiguous).
   // `position`: the parameter's place in the prim_func's signature (a dim its shape binds records it).
-  void declareParam(const std::string& pname, TSNode arguments, int position, size_t first = 0) {
+  void declareParam(const std::string& pname, TSNode nameNode, TSNode arguments, int position, size_t first = 0) {
     TSNode shape{}, type{};
     auto args = namedChildren(arguments);
     size_t positional = 0;
@@ -219,6 +248,7 @@ class Reader {
       printed.push_back(text(d));
     }
     b.id = kb_.param(pname, b.type, printed);
+    b.symbol = define(nameNode, ir::TirSymbol::Kind::Buffer, bufferDetail(pname, b, printed, "global", "parameter"));
     buffers_[pname] = b;
   }
 
@@ -298,26 +328,30 @@ class Reader {
     if (symbols_.count(var) || buffers_.count(var)) return;  // n = T.int64(), X = T.match_buffer(...): read with the parameters
     if (isType(right, "call")) {
       std::string callee = name(field(right, "function"));
-      if (callee == "T.alloc_buffer" || callee == "T.decl_buffer" || callee == "T.sblock_alloc_buffer") return allocBuffer(var, right);
-      if (callee == "T.Buffer") return bufferView(var, right);
+      if (callee == "T.alloc_buffer" || callee == "T.decl_buffer" || callee == "T.sblock_alloc_buffer") return allocBuffer(left, right);
+      if (callee == "T.Buffer") return bufferView(left, right);
       if (callee == "T.decl_scalar") {  // tvms's printer: a mutable scalar local (a register tile's accumulator)
         auto args = namedChildren(field(right, "arguments"));
         if (args.size() != 1) fail(right, "T.decl_scalar(dtype)");
         locals_[var] = kb_.local(var, dtype(args[0]));
+        localSymbols_[var] = define(left, ir::TirSymbol::Kind::Variable, var + ": " + text(args[0]) + "  # scalar local");
         return;
       }
       if (callee == "T.tvm_warp_allreduce") return out.push_back(warpReduce(var, right));
     }
     if (ts_node_is_null(right)) fail(e, "a declaration without a value");
     if (auto it = locals_.find(var); it != locals_.end()) {
+      use(left, localSymbols_[var]);
       out.push_back(tir::assign(it->second, tir::cast(kb_.kernel().vars[static_cast<size_t>(it->second)].type, expr(right))));
       return;
     }
     // A let: the name stands for the value (TIR's LetStmt binds an immutable value).
-    scopes_.back()[var] = expr(right);
+    ExprP value = expr(right);
+    scopes_.back()[var] = {value, define(left, ir::TirSymbol::Kind::Variable, var + " = " + text(right) + "  # let")};
   }
 
-  void allocBuffer(const std::string& var, TSNode call) {
+  void allocBuffer(TSNode left, TSNode call) {
+    std::string var = text(left);
     TSNode shape{}, type{}, scope{};
     size_t positional = 0;
     for (TSNode a : namedChildren(field(call, "arguments"))) {
@@ -346,11 +380,15 @@ class Reader {
     std::string scopeName = ts_node_is_null(scope) ? "global" : stringLiteral(doc_, scope).value_or("");
     tir::MemoryScope s = scopeName == "shared" || scopeName == "shared.dyn" ? tir::MemoryScope::Shared : tir::MemoryScope::Local;
     b.id = kb_.localArray(var, b.type, size, s);
+    std::vector<std::string> printed;
+    for (TSNode d : dims) printed.push_back(text(d));
+    b.symbol = define(left, ir::TirSymbol::Kind::Buffer, bufferDetail(var, b, printed, scopeName, "allocated"));
     buffers_[var] = b;
   }
 
   // X = T.Buffer(shape, dtype, data=Y.data): another view of Y's data (TVM's flattened buffers).
-  void bufferView(const std::string& var, TSNode call) {
+  void bufferView(TSNode left, TSNode call) {
+    std::string var = text(left);
     TSNode shape{}, type{}, data{};
     size_t positional = 0;
     for (TSNode a : namedChildren(field(call, "arguments"))) {
@@ -373,7 +411,12 @@ class Reader {
     view.type = ts_node_is_null(type) ? of.type : dtype(type);
     if (view.type != of.type) fail(call, "a view of another dtype than its buffer's");
     std::vector<TSNode> dims = isType(shape, "tuple") || isType(shape, "list") ? namedChildren(shape) : std::vector<TSNode>{shape};
-    for (TSNode d : dims) view.shape.push_back(index(d));
+    std::vector<std::string> printed;
+    for (TSNode d : dims) {
+      view.shape.push_back(index(d));
+      printed.push_back(text(d));
+    }
+    view.symbol = define(left, ir::TirSymbol::Kind::Buffer, bufferDetail(var, view, printed, "global", "view of " + text(field(data, "object"))));
     buffers_[var] = view;
   }
 
@@ -395,9 +438,11 @@ class Reader {
     return tir::store(b.id, flatIndex(b, target), tir::cast(b.type, v));
   }
 
-  const BufferInfo& bufferOf(TSNode n) const {
+  // The buffer `n` names (a use of it).
+  const BufferInfo& bufferOf(TSNode n) {
     auto it = buffers_.find(text(n));
     if (it == buffers_.end()) fail(n, "'" + text(n) + "' is not a buffer of this prim_func");
+    use(n, it->second.symbol);
     return it->second;
   }
 
@@ -424,8 +469,8 @@ class Reader {
   StmtP forStatement(TSNode st) {
     TSNode left = field(st, "left"), right = field(st, "right");
     std::vector<std::string> vars;
-    if (isType(left, "identifier")) vars.push_back(text(left));
-    else for (TSNode v : namedChildren(left)) vars.push_back(text(v));
+    std::vector<TSNode> varNodes = isType(left, "identifier") ? std::vector<TSNode>{left} : namedChildren(left);
+    for (TSNode v : varNodes) vars.push_back(text(v));
     if (!isType(right, "call")) fail(right, "a loop over " + text(right));
     std::string callee = name(field(right, "function"));
     std::vector<TSNode> positional;
@@ -475,7 +520,8 @@ class Reader {
     for (size_t i = 0; i < vars.size(); ++i) {
       int id = kb_.loopVar(vars[i]);
       ids.push_back(id);
-      scopes_.back()[vars[i]] = ranges[i].first->kind == tir::Expr::Kind::Int && ranges[i].first->intValue == 0 ? kb_.var(id) : ranges[i].first + kb_.var(id);
+      ExprP value = ranges[i].first->kind == tir::Expr::Kind::Int && ranges[i].first->intValue == 0 ? kb_.var(id) : ranges[i].first + kb_.var(id);
+      scopes_.back()[vars[i]] = {value, define(varNodes[i], ir::TirSymbol::Kind::Variable, vars[i] + ": loop variable of `for ... in " + text(right) + "`")};
     }
     std::vector<StmtP> body = block(namedChildren(field(st, "body")));
     scopes_.pop_back();
@@ -563,23 +609,25 @@ class Reader {
       auto names = namedChildren(field(e, "left"));
       auto values = args.size() == 2 ? namedChildren(args[1]) : std::vector<TSNode>{};
       if (!kinds || kinds->size() != names.size() || values.size() != names.size()) fail(e, "T.axis.remap(kinds, [loop variables]) with one kind per axis");
-      for (size_t i = 0; i < names.size(); ++i) bindAxis(text(names[i]), (*kinds)[i] == 'R', values[i], reduceAxes);
+      for (size_t i = 0; i < names.size(); ++i) bindAxis(names[i], (*kinds)[i] == 'R', values[i], reduceAxes);
       return true;
     }
     bool spatial = callee == "T.axis.spatial" || callee == "T.axis.S";
     bool reduce = callee == "T.axis.reduce" || callee == "T.axis.R";
     if (!spatial && !reduce) return false;
     if (args.size() != 2) fail(e, callee + "(extent, value)");
-    bindAxis(text(field(e, "left")), reduce, args[1], reduceAxes);
+    bindAxis(field(e, "left"), reduce, args[1], reduceAxes);
     return true;
   }
 
-  void bindAxis(const std::string& axis, bool reduce, TSNode value, std::vector<ExprP>& reduceAxes) {
+  void bindAxis(TSNode axisNode, bool reduce, TSNode value, std::vector<ExprP>& reduceAxes) {
+    std::string axis = text(axisNode);
     ExprP v = index(value);
     std::set<int> loops;
     usedLoops(v, loops);
     for (int id : loops) (reduce ? reductionUse_ : spatialUse_).insert(id);
-    scopes_.back()[axis] = v;
+    scopes_.back()[axis] = {v, define(axisNode, ir::TirSymbol::Kind::Variable,
+                                      axis + " = T.axis." + (reduce ? "reduce" : "spatial") + "(..., " + text(value) + ")  # block axis")};
     if (reduce) reduceAxes.push_back(v);
   }
 
@@ -626,10 +674,19 @@ class Reader {
 
   ExprP lookup(TSNode n) {
     std::string s = text(n);
-    if (auto it = locals_.find(s); it != locals_.end()) return kb_.var(it->second);
+    if (auto it = locals_.find(s); it != locals_.end()) {
+      use(n, localSymbols_[s]);
+      return kb_.var(it->second);
+    }
     for (size_t i = scopes_.size(); i-- > 0;)
-      if (auto it = scopes_[i].find(s); it != scopes_[i].end()) return it->second;
-    if (symbols_.count(s) && dimSeen_.count(s)) return kb_.dim(s);
+      if (auto it = scopes_[i].find(s); it != scopes_[i].end()) {
+        use(n, it->second.symbol);
+        return it->second.value;
+      }
+    if (symbols_.count(s) && dimSeen_.count(s)) {
+      if (auto d = dimSymbols_.find(s); d != dimSymbols_.end()) use(n, d->second);
+      return kb_.dim(s);
+    }
     if (s == "True" || s == "False") return tir::floatImm(s == "True" ? 1 : 0, ScalarType::Bool);
     // A name of the file's Python (a constant of the enclosing scope): TVM reads its value; tvms does not yet.
     if (isPython_(s) || handles_.count(s) || buffers_.count(s)) fail(n, "the value of '" + s + "' here");
@@ -809,7 +866,14 @@ class Reader {
   std::set<std::string> handles_;
   std::map<std::string, int> locals_;  // T.decl_scalar locals: assignments to them are stores
   std::map<std::string, BufferInfo> buffers_;
-  std::vector<std::map<std::string, ExprP>> scopes_;
+  struct Bound {
+    ExprP value;
+    int symbol = -1;
+  };
+  std::vector<std::map<std::string, Bound>> scopes_;
+  std::map<std::string, int> localSymbols_, dimSymbols_;
+  std::vector<std::shared_ptr<const ir::TirSymbol>> symbolList_;
+  std::vector<TirRead::Name> names_;
   std::set<std::string> symbols_, dimSeen_;
   std::vector<std::pair<int, int>> dimSources_;
   std::set<int> spatialUse_, reductionUse_;
@@ -841,6 +905,14 @@ TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::functio
                      const std::function<bool(const std::string&)>& isPythonName) {
   TirRead r;
   Reader reader(doc, canonicalName, isPythonName);
+  struct Collect {  // the names found so far, whether or not the whole body was read
+    TirRead& r;
+    Reader& reader;
+    ~Collect() {
+      r.symbols = reader.symbols();
+      r.names = reader.names();
+    }
+  } collect{r, reader};
   try {
     auto k = std::make_shared<tir::Kernel>(reader.read(def));
     k->scheduledByAuthor = reader.userScheduled_;

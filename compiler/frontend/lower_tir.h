@@ -16,6 +16,7 @@
 #include <tree_sitter/api.h>
 
 #include "compiler/diagnostics/diagnostic.h"
+#include "compiler/ir/expr.h"
 #include "compiler/syntax/document.h"
 #include "compiler/tir/loop_ir.h"
 
@@ -27,6 +28,15 @@ struct TirRead {
   // When why is a mistake TVM rejects too (TVS401-403), not a construct tvms does not read: the
   // diagnostic lint reports.
   std::optional<diag::Diagnostic> diagnostic;
+  // The buffers and variables resolved, and where each is defined and used (up to the first construct
+  // not read): what the editor's hover, definition and references use.
+  struct Name {
+    syntax::ByteRange range;
+    size_t symbol = 0;  // into `symbols`
+    bool isDefinition = false;
+  };
+  std::vector<std::shared_ptr<const ir::TirSymbol>> symbols;
+  std::vector<Name> names;
 };
 
 // `def`: the function_definition node of the prim_func. `canonicalName` resolves an attribute chain

@@ -230,6 +230,14 @@ struct TirParam {
   TirBuffer buffer;          // Buffer
   std::string annotation;    // the annotation's text, printed back verbatim
 };
+// A name of a prim_func body the editor points at (hover, definition, references): a buffer or a
+// variable (loop variable, block axis, let, scalar parameter), with what hover says of it.
+struct TirSymbol {
+  enum class Kind { Buffer, Variable } kind = Kind::Variable;
+  std::string name;
+  std::string detail;  // one line of TVMScript-like text: `A: T.Buffer((4, 8), "float32")`
+};
+
 struct PrimFunc {
   std::string name;
   AttrList decoratorArgs;
@@ -240,6 +248,7 @@ struct PrimFunc {
   std::vector<std::string> bodyLines;     // the body, dedented to column 0, verbatim
   std::shared_ptr<const tir::Kernel> kernel;  // the body as a kernel (no target yet), or null:
   std::string kernelError;                    // why it was not read
+  std::vector<std::shared_ptr<const TirSymbol>> symbols;  // the names the reader resolved (the source map points at them)
 };
 using PrimFuncPtr = std::shared_ptr<PrimFunc>;
 

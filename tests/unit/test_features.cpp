@@ -208,3 +208,42 @@ TEST_CASE("features: after incremental edits the features see the edited functio
   CHECK(t->all.size() == 2);
   CHECK(s.doc->slice(t->all[0]->range) == "sx");
 }
+
+TEST_CASE("features: in a T.prim_func, hover shows a buffer's shape, dtype and scope, and definition and references find loop variables") {
+  std::string text = R"(from tvm.script import ir as I
+from tvm.script import tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def f(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
+        S = T.alloc_buffer((8,), "float32", scope="shared")
+        for i, j in T.grid(4, 8):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                S[vj] = A[vi, vj]
+                B[vi, vj] = S[vj] * T.float32(2)
+)";
+  auto s = snapshotOf(text);
+  auto a = server::hoverAt(s, at(text, "A[vi, vj]"));
+  REQUIRE(a);
+  CHECK(a->markdown.find("A: T.Buffer((4, 8), \"float32\")  # parameter") != std::string::npos);
+  auto shared = server::hoverAt(s, at(text, "S[vj] *"));
+  REQUIRE(shared);
+  CHECK(shared->markdown.find("S: T.Buffer((8,), \"float32\", scope=\"shared\")  # allocated") != std::string::npos);
+  auto axis = server::hoverAt(s, at(text, "vi, vj]"));
+  REQUIRE(axis);
+  CHECK(axis->markdown.find("vi = T.axis.spatial(..., i)  # block axis") != std::string::npos);
+  // Definition of j (used in the remap) is the loop's `j`; references list the definition and the use.
+  auto j = server::nameAt(s, at(text, "j])"));
+  REQUIRE(j);
+  REQUIRE(j->all.size() == 2);
+  CHECK(j->all[0]->isDefinition);
+  CHECK(j->all[0]->range.begin == at(text, "j in T.grid"));
+  // The buffer B: its parameter, then its store.
+  auto b = server::nameAt(s, at(text, "B[vi"));
+  REQUIRE(b);
+  CHECK(b->all.size() == 2);
+  CHECK(server::renameAt(s, at(text, "B[vi"), "C").error.find("not supported yet") != std::string::npos);
+}
