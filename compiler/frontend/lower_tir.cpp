@@ -1,6 +1,7 @@
 // The TIR reader (lower_tir.h): a T.prim_func's CST -> tir::Kernel.
 #include "compiler/frontend/lower_tir.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -208,23 +209,9 @@ class Reader {
   // shape, dtype (positional from `first`, or shape= / dtype=), the rest ignored (strides: contiguous).
   // `position`: the parameter's place in the prim_func's signature (a dim its shape binds records it).
   void declareParam(const std::string& pname, TSNode nameNode, TSNode arguments, int position, size_t first = 0) {
-    TSNode shape{}, type{};
-    auto args = namedChildren(arguments);
-    size_t positional = 0;
-    for (size_t i = 0; i < args.size(); ++i) {
-      TSNode a = args[i];
-      if (isType(a, "keyword_argument")) {
-        std::string key = text(field(a, "name"));
-        if (key == "shape") shape = field(a, "value");
-        else if (key == "dtype") type = field(a, "value");
-        else if (key == "strides" || key == "elem_offset" || key == "offset_factor") fail(a, "buffer " + key + ": tvms compiles contiguous buffers");
-        continue;
-      }
-      if (i < first) continue;
-      if (positional == 0) shape = a;
-      if (positional == 1) type = a;
-      ++positional;
-    }
+    // Strides, offsets and the like are not read: tvms compiles contiguous buffers.
+    auto args = bufferArguments(arguments, {"shape", "dtype"}, {"shape", "dtype"}, first);
+    TSNode shape = argument(args, "shape"), type = argument(args, "dtype");
     if (ts_node_is_null(shape)) fail(arguments, "buffer '" + pname + "' needs a shape");
     BufferInfo b;
     b.type = ts_node_is_null(type) ? ScalarType::F32 : dtype(type);
@@ -350,23 +337,37 @@ class Reader {
     scopes_.back()[var] = {value, define(left, ir::TirSymbol::Kind::Variable, var + " = " + text(right) + "  # let")};
   }
 
-  void allocBuffer(TSNode left, TSNode call) {
-    std::string var = text(left);
-    TSNode shape{}, type{}, scope{};
+  // The arguments of a call declaring a buffer (T.Buffer, T.match_buffer, T.alloc_buffer): `order`
+  // names the positional ones from `first` on; keywords by name. A keyword outside `known` is not read.
+  std::map<std::string, TSNode> bufferArguments(TSNode arguments, const std::vector<std::string>& order, const std::vector<std::string>& known,
+                                                size_t first = 0) const {
+    std::map<std::string, TSNode> out;
+    auto args = namedChildren(arguments);
     size_t positional = 0;
-    for (TSNode a : namedChildren(field(call, "arguments"))) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      TSNode a = args[i];
       if (isType(a, "keyword_argument")) {
         std::string key = text(field(a, "name"));
-        if (key == "shape") shape = field(a, "value");
-        if (key == "dtype") type = field(a, "value");
-        if (key == "scope") scope = field(a, "value");
+        if (std::find(known.begin(), known.end(), key) == known.end()) fail(a, "the buffer argument " + key);
+        out[key] = field(a, "value");
         continue;
       }
-      if (positional == 0) shape = a;
-      if (positional == 1) type = a;
-      if (positional == 2) scope = a;
+      if (i < first) continue;
+      if (positional < order.size()) out[order[positional]] = a;
       ++positional;
     }
+    return out;
+  }
+  static TSNode argument(const std::map<std::string, TSNode>& args, const std::string& name) {
+    auto it = args.find(name);
+    return it == args.end() ? TSNode{} : it->second;
+  }
+
+  void allocBuffer(TSNode left, TSNode call) {
+    std::string var = text(left);
+    auto args = bufferArguments(field(call, "arguments"), {"shape", "dtype", "scope"}, {"shape", "dtype", "scope", "align", "offset_factor"});
+    TSNode shape = argument(args, "shape"), type = argument(args, "dtype"), scope = argument(args, "scope");
+    if (ts_node_is_null(shape)) fail(call, "buffer '" + var + "' needs a shape");
     BufferInfo b;
     b.type = ts_node_is_null(type) ? ScalarType::F32 : dtype(type);
     int64_t size = 1;
@@ -389,21 +390,9 @@ class Reader {
   // X = T.Buffer(shape, dtype, data=Y.data): another view of Y's data (TVM's flattened buffers).
   void bufferView(TSNode left, TSNode call) {
     std::string var = text(left);
-    TSNode shape{}, type{}, data{};
-    size_t positional = 0;
-    for (TSNode a : namedChildren(field(call, "arguments"))) {
-      if (isType(a, "keyword_argument")) {
-        std::string key = text(field(a, "name"));
-        if (key == "shape") shape = field(a, "value");
-        else if (key == "dtype") type = field(a, "value");
-        else if (key == "data") data = field(a, "value");
-        else fail(a, "buffer view argument " + key);
-        continue;
-      }
-      if (positional == 0) shape = a;
-      if (positional == 1) type = a;
-      ++positional;
-    }
+    auto args = bufferArguments(field(call, "arguments"), {"shape", "dtype"}, {"shape", "dtype", "data"});
+    TSNode shape = argument(args, "shape"), type = argument(args, "dtype"), data = argument(args, "data");
+    if (ts_node_is_null(shape)) fail(call, "buffer '" + var + "' needs a shape");
     if (!isType(data, "attribute") || text(field(data, "attribute")) != "data") fail(call, "a T.Buffer in a body that is not a view (data=X.data) of a buffer");
     const BufferInfo& of = bufferOf(field(data, "object"));
     BufferInfo view;
