@@ -128,6 +128,7 @@ class Reader {
     Reader& r_;
   };
   static constexpr int kMaxDepth = 150;
+  static constexpr int64_t kMaxAllocationBytes = 1 << 20;
   int depth_ = 0;
 
   ScalarType dtype(TSNode n) const {
@@ -376,8 +377,13 @@ class Reader {
       auto v = staticExtent(d);
       if (!v || *v < 0) fail(d, "an allocated buffer's shape is integers");
       b.shape.push_back(tir::intImm(*v));
-      size *= *v;
+      if (__builtin_mul_overflow(size, *v, &size)) fail(d, "an allocation of more elements than 64 bits count");
     }
+    // A prim_func's allocations live in its kernel's stack frame (a thread's, on the CPU): a larger
+    // one would overflow the stack at run time, so it is refused here until tvms allocates workspaces.
+    if (size > kMaxAllocationBytes / static_cast<int64_t>(runtime::dtypeBytes(b.type)))
+      fail(call, "a T.alloc_buffer of " + std::to_string(size) + " elements (over " + std::to_string(kMaxAllocationBytes >> 20) +
+                     " MiB: tvms keeps a prim_func's allocations on the stack)");
     std::string scopeName = ts_node_is_null(scope) ? "global" : stringLiteral(doc_, scope).value_or("");
     tir::MemoryScope s = scopeName == "shared" || scopeName == "shared.dyn" ? tir::MemoryScope::Shared : tir::MemoryScope::Local;
     b.id = kb_.localArray(var, b.type, size, s);

@@ -550,3 +550,29 @@ TEST_CASE("compile and run: integer scalar parameters from R.prim_value and tir_
   for (int i = 0; i < 8; ++i) want[i] = double(at(x, i)) + 3 + 2.0 * i;
   checkClose(r.outputs.at(0), want, 1e-6);
 }
+
+TEST_CASE("tir: an allocation larger than a kernel's stack holds (or than 64 bits count) is a build error, never a crashed run") {
+  const char* sizes[][2] = {{"(4096, 4096)", "16777216 elements (over 1 MiB"}, {"(4294967296, 4294967296)", "more elements than 64 bits count"}};
+  for (auto& [shape, says] : sizes) {
+    std::string text = tirModule(std::string(R"(    @T.prim_func(private=True)
+    def big(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+        tmp = T.alloc_buffer()") + shape + R"(, "float32")
+        for i in range(4):
+            tmp[i, i] = A[i]
+            B[i] = tmp[i, i]
+)",
+                                 R"(    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.big, (x,), out_sinfo=R.Tensor((4,), "float32"))
+        return y
+)");
+    INFO(shape);
+    auto lowered = test::lower(text);
+    CHECK(lowered.codes().empty());
+    driver::BuildOptions o;
+    o.compileKernels = false;
+    auto b = driver::build(lowered.module(), o);
+    REQUIRE(b.errors.size() == 1);
+    CHECK(b.errors[0].find(says) != std::string::npos);
+  }
+}
