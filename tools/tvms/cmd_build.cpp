@@ -331,6 +331,69 @@ int runRun(const Args& args) {
   }
 }
 
+// The entry's arguments: each parameter from its --input (.npy or random[:seed]), or random values
+// seeded by its position when no --input is given (or with --random-missing); symbolic dims from --dim
+// or from the .npy files that bind them. nullopt (after saying why) when an input cannot be made.
+std::optional<std::vector<runtime::Value>> bindInputs(const BuildArgs& b, const runtime::VMFunction& fn) {
+  std::shared_ptr<runtime::DeviceAPI> host = runtime::makeCpuDevice(-1);
+  std::vector<runtime::Value> inputs;
+  std::map<std::string, int64_t> bound = b.dims;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const runtime::ParamSpec& p = fn.params[i];
+    auto it = b.inputs.find(p.name);
+    std::string spec = it != b.inputs.end() ? it->second : b.inputs.empty() || b.randomMissing ? "random:" + std::to_string(i) : "";
+    if (spec.empty()) { std::cerr << "tvms: missing input '" << p.name << "' (" << p.sinfo << "): pass --input " << p.name << "=FILE.npy or =random\n"; return std::nullopt; }
+    if (!p.tensor) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is not a tensor; only tensor inputs can be given\n"; return std::nullopt; }
+    if (spec.rfind("random", 0) == 0) {
+      runtime::NDArray a;
+      a.dtype = runtime::dtypeFromName(p.dtype).value_or(runtime::DType::F32);
+      for (auto& d : p.dims) {
+        if (d.kind == runtime::ParamSpec::Dim::Fixed) { a.shape.push_back(d.value); continue; }
+        auto dv = bound.find(d.name);
+        if (dv == bound.end()) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") has the symbolic dim '" << d.name << "': pass --dim " << d.name << "=VALUE or a .npy file\n"; return std::nullopt; }
+        a.shape.push_back(dv->second);
+      }
+      a.storage = std::make_shared<runtime::Storage>(host, -1, a.bytes());
+      uint64_t seed = spec.size() > 7 ? static_cast<uint64_t>(*count(spec.substr(7))) : i;  // checked when parsed
+      if (auto err = fillRandom(a, seed); !err.empty()) { std::cerr << "tvms: input '" << p.name << "': " << err << "\n"; return std::nullopt; }
+      inputs.push_back(a);
+    } else {
+      runtime::NDArray a = runtime::readNpy(spec, host);
+      for (size_t d = 0; d < p.dims.size() && d < a.shape.size(); ++d) {
+        if (p.dims[d].kind != runtime::ParamSpec::Dim::Bind) continue;
+        auto given = bound.find(p.dims[d].name);
+        if (given != bound.end() && given->second != a.shape[d]) {
+          std::cerr << "tvms: input '" << p.name << "' (" << spec << ") has " << p.dims[d].name << " = " << a.shape[d] << ", but "
+                    << p.dims[d].name << " = " << given->second << " (from --dim or an earlier input)\n";
+          return std::nullopt;
+        }
+        bound[p.dims[d].name] = a.shape[d];
+      }
+      inputs.push_back(a);
+    }
+  }
+  return inputs;
+}
+
+// --repeat: the device figures per call over the repeated calls only (the first, which loads the
+// kernels, left out), and the wall-time percentiles of those calls.
+void perCallFigures(int64_t repeat, const runtime::RunStats& before, std::vector<double> perCall, runtime::RunStats& st, RunReport& report) {
+  double n = static_cast<double>(repeat);
+  for (size_t i = 0; i < st.kernelSeconds.size(); ++i) {
+    st.kernelSeconds[i] = (st.kernelSeconds[i] - before.kernelSeconds[i]) / n;
+    st.kernelCalls[i] = (st.kernelCalls[i] - before.kernelCalls[i]) / repeat;
+  }
+  st.copySeconds = (st.copySeconds - before.copySeconds) / n;
+  st.bytesCopied = (st.bytesCopied - before.bytesCopied) / repeat;
+  st.copies = (st.copies - before.copies) / repeat;
+  st.inputBytesPlaced = (st.inputBytesPlaced - before.inputBytesPlaced) / repeat;
+  std::sort(perCall.begin(), perCall.end());
+  report.repeat = repeat;
+  report.minMs = perCall.front();
+  report.p50Ms = perCall[perCall.size() / 2];
+  report.p90Ms = perCall[std::min(perCall.size() - 1, perCall.size() * 9 / 10)];
+}
+
 int runOnVM(const BuildArgs& b) {
   std::optional<runtime::Executable> exe;
   auto t0 = std::chrono::steady_clock::now();
@@ -361,43 +424,9 @@ int runOnVM(const BuildArgs& b) {
     if (!known) { std::cerr << "tvms: " << b.entry << " has no parameter '" << name << "'\n"; return 2; }
   }
   runtime::VirtualMachine vm(*exe, runtime::openDevices(*exe, b.remap));
-  std::shared_ptr<runtime::DeviceAPI> host = runtime::makeCpuDevice(-1);
-  std::vector<runtime::Value> inputs;
-  std::map<std::string, int64_t> bound = b.dims;
-  for (size_t i = 0; i < f->params.size(); ++i) {
-    const runtime::ParamSpec& p = f->params[i];
-    auto it = b.inputs.find(p.name);
-    std::string spec = it != b.inputs.end() ? it->second : b.inputs.empty() || b.randomMissing ? "random:" + std::to_string(i) : "";
-    if (spec.empty()) { std::cerr << "tvms: missing input '" << p.name << "' (" << p.sinfo << "): pass --input " << p.name << "=FILE.npy or =random\n"; return 2; }
-    if (!p.tensor) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is not a tensor; only tensor inputs can be given\n"; return 2; }
-    if (spec.rfind("random", 0) == 0) {
-      runtime::NDArray a;
-      a.dtype = runtime::dtypeFromName(p.dtype).value_or(runtime::DType::F32);
-      for (auto& d : p.dims) {
-        if (d.kind == runtime::ParamSpec::Dim::Fixed) { a.shape.push_back(d.value); continue; }
-        auto dv = bound.find(d.name);
-        if (dv == bound.end()) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") has the symbolic dim '" << d.name << "': pass --dim " << d.name << "=VALUE or a .npy file\n"; return 2; }
-        a.shape.push_back(dv->second);
-      }
-      a.storage = std::make_shared<runtime::Storage>(host, -1, a.bytes());
-      uint64_t seed = spec.size() > 7 ? static_cast<uint64_t>(*count(spec.substr(7))) : i;  // checked when parsed
-      if (auto err = fillRandom(a, seed); !err.empty()) { std::cerr << "tvms: input '" << p.name << "': " << err << "\n"; return 2; }
-      inputs.push_back(a);
-    } else {
-      runtime::NDArray a = runtime::readNpy(spec, host);
-      for (size_t d = 0; d < p.dims.size() && d < a.shape.size(); ++d) {
-        if (p.dims[d].kind != runtime::ParamSpec::Dim::Bind) continue;
-        auto given = bound.find(p.dims[d].name);
-        if (given != bound.end() && given->second != a.shape[d]) {
-          std::cerr << "tvms: input '" << p.name << "' (" << spec << ") has " << p.dims[d].name << " = " << a.shape[d] << ", but "
-                    << p.dims[d].name << " = " << given->second << " (from --dim or an earlier input)\n";
-          return 2;
-        }
-        bound[p.dims[d].name] = a.shape[d];
-      }
-      inputs.push_back(a);
-    }
-  }
+  auto bound = bindInputs(b, *f);
+  if (!bound) return 2;
+  std::vector<runtime::Value> inputs = std::move(*bound);
   progress(b, "running " + b.entry);
   // Fault injection for the language server's isolation test (tests/lsp): the run dies the way a
   // kernel with a wild store would, and the server must answer with an error and carry on.
@@ -450,23 +479,7 @@ int runOnVM(const BuildArgs& b) {
     report.outputs.push_back(std::move(o));
   }
   runtime::RunStats st = vm.stats();
-  if (b.repeat) {
-    // Per call, over the repeated calls only.
-    double n = static_cast<double>(b.repeat);
-    for (size_t i = 0; i < st.kernelSeconds.size(); ++i) {
-      st.kernelSeconds[i] = (st.kernelSeconds[i] - before.kernelSeconds[i]) / n;
-      st.kernelCalls[i] = (st.kernelCalls[i] - before.kernelCalls[i]) / b.repeat;
-    }
-    st.copySeconds = (st.copySeconds - before.copySeconds) / n;
-    st.bytesCopied = (st.bytesCopied - before.bytesCopied) / b.repeat;
-    st.copies = (st.copies - before.copies) / b.repeat;
-    st.inputBytesPlaced = (st.inputBytesPlaced - before.inputBytesPlaced) / b.repeat;
-    std::sort(perCall.begin(), perCall.end());
-    report.repeat = b.repeat;
-    report.minMs = perCall.front();
-    report.p50Ms = perCall[perCall.size() / 2];
-    report.p90Ms = perCall[std::min(perCall.size() - 1, perCall.size() * 9 / 10)];
-  }
+  if (b.repeat) perCallFigures(b.repeat, before, perCall, st, report);
   for (size_t i = 0; i < exe->devices.size(); ++i)
     report.devices.push_back({static_cast<int>(i), exe->devices[i].spelling, vm.device(static_cast<int>(i)).name(), st.kernelCalls[i],
                               st.kernelSeconds[i] * 1e3, static_cast<int64_t>(vm.device(static_cast<int>(i)).peakBytes())});
