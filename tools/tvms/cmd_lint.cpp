@@ -108,7 +108,9 @@ std::string statistics(const std::vector<LintedFile>& files) {
 
 }  // namespace
 
-int runLint(const Args& args) {
+// `tvms lint`'s options. nullopt with the exit code in `exit` when they say to stop (a mistake: 2;
+// --help: 0).
+struct LintArgs {
   std::vector<std::string> paths;
   std::string format = "text", stdinName;
   bool fix = false, unsafe = false, verify = false, errorOnWarning = false, exitZero = false, noConfig = false;
@@ -116,6 +118,11 @@ int runLint(const Args& args) {
   ColorChoice colorChoice = ColorChoice::Auto;
   analysis::RuleSelection cli;
   bool cliSelect = false;
+};
+
+std::optional<LintArgs> parseLintArgs(const Args& args, int& exit) {
+  LintArgs l;
+  auto& [paths, format, stdinName, fix, unsafe, verify, errorOnWarning, exitZero, noConfig, diff, stats, watch, colorChoice, cli, cliSelect] = l;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::string value;
@@ -134,7 +141,7 @@ int runLint(const Args& args) {
         a == "--stdin-filename") {
       if (!takeValue()) {
         std::cerr << "tvms lint: " << a << " needs a value\n" << kLintUsage;
-        return 2;
+        { exit = 2; return std::nullopt; }
       }
       if (a == "--output-format") format = value;
       else if (a == "--stdin-filename") stdinName = value;
@@ -142,7 +149,7 @@ int runLint(const Args& args) {
         auto c = parseColorChoice(value);
         if (!c) {
           std::cerr << "tvms lint: --color takes auto, always or never, not '" << value << "'\n";
-          return 2;
+          { exit = 2; return std::nullopt; }
         }
         colorChoice = *c;
       }
@@ -158,16 +165,24 @@ int runLint(const Args& args) {
     else if (a == "--error-on-warning") errorOnWarning = true;
     else if (a == "--exit-zero") exitZero = true;
     else if (a == "--no-config") noConfig = true;
-    else if (a == "-h" || a == "--help") { std::cout << kLintUsage; return 0; }
+    else if (a == "-h" || a == "--help") { std::cout << kLintUsage; exit = 0; return std::nullopt; }
     else if (a.starts_with("-") && a != "-") {
       std::cerr << "tvms lint: unknown option '" << a << "'\n" << kLintUsage;
-      return 2;
+      { exit = 2; return std::nullopt; }
     } else paths.push_back(a);
   }
   if (format != "text" && format != "json" && format != "sarif" && format != "github") {
     std::cerr << "tvms lint: unknown output format '" << format << "' (text, json, sarif, github)\n";
-    return 2;
+    { exit = 2; return std::nullopt; }
   }
+  return l;
+}
+
+int runLint(const Args& args) {
+  int exit = 0;
+  auto parsed = parseLintArgs(args, exit);
+  if (!parsed) return exit;
+  auto& [paths, format, stdinName, fix, unsafe, verify, errorOnWarning, exitZero, noConfig, diff, stats, watch, colorChoice, cli, cliSelect] = *parsed;
   if (paths.empty()) paths.push_back(stdinName.empty() ? "." : "-");
   config::Config project;
   std::string configFrom = paths[0] == "-" && !stdinName.empty() ? stdinName : paths[0];
