@@ -249,63 +249,15 @@ ExprPtr callWithDefaults(const std::string& opName, std::vector<ExprPtr> args, A
 }
 }  // namespace
 
-ExprPtr Lowerer::lowerCall(TSNode n) {
-  TSNode fnNode = field(n, "function");
-  TSNode args = field(n, "arguments");
-  if (isType(args, "generator_expression")) {
-    reportUnsupported(args, "generator expressions are not TVMScript");
-    return opaque(n);
-  }
+// The constructors of values TVMScript writes as calls (R.const, R.shape, R.prim_value, R.str,
+// R.dtype, R.tuple) and the Python API's node constructors TVM's parser evaluates in TVMScript too
+// (R.ExternFunc, R.TupleGetItem); nullopt for any other name.
+std::optional<ExprPtr> Lowerer::lowerValueConstructor(const std::string& name, TSNode n, TSNode args) {
   auto positional = [&]() {
     std::vector<TSNode> out;
     for (TSNode a : namedChildren(args)) if (!isType(a, "keyword_argument")) out.push_back(a);
     return out;
   };
-  std::string dotted = dottedName(doc_, fnNode);
-  std::string head = dotted.substr(0, dotted.find('.'));
-  std::string member = dotted.find('.') == std::string::npos ? "" : dotted.substr(dotted.find('.') + 1);
-
-  // cls.fn(...) / Module.fn(...): a call of a module function.
-  if (isModuleName(head) && !member.empty() && member.find('.') == std::string::npos) {
-    auto call = std::make_shared<Call>();
-    call->callee = lowerExpr(fnNode);
-    for (TSNode a : namedChildren(args)) {
-      if (isType(a, "keyword_argument")) reportUnsupported(a, "module functions take positional arguments");
-      else {
-        operandAt(call.get(), call->args.size(), a);
-        call->args.push_back(lowerExpr(a));
-      }
-    }
-    return call;
-  }
-  // x.astype("float16"): the Python API's method on Relax values (ExprWithOp.astype), i.e. R.astype.
-  if (isType(fnNode, "attribute") && text(field(fnNode, "attribute")) == "astype" &&
-      isType(field(fnNode, "object"), "identifier") && !scopes_.empty() && scopes_.back().count(text(field(fnNode, "object")))) {
-    auto pos = positional();
-    if (auto dtype = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt) {
-      TSNode object = field(fnNode, "object");
-      auto call = callWithDefaults("relax.astype", {lowerExpr(object)}, {{"dtype", Value::ofString(*dtype)}});
-      operandAt(call.get(), 0, object);
-      return call;
-    }
-  }
-  // A call of a local value (a closure).
-  if (isType(fnNode, "identifier") && !scopes_.empty() && scopes_.back().count(dotted)) {
-    auto call = std::make_shared<Call>();
-    call->callee = lowerExpr(fnNode);
-    for (TSNode a : positional()) {
-      operandAt(call.get(), call->args.size(), a);
-      call->args.push_back(lowerExpr(a));
-    }
-    return call;
-  }
-
-  std::string name = canonicalName(fnNode);
-  if (name.empty()) {
-    if (isType(fnNode, "identifier")) return useOfName(fnNode);
-    reportUnsupported(n, "`" + text(fnNode) + "(...)` is a Python call, not TVMScript");
-    return opaque(n);
-  }
   if (name == "R.const") {
     auto c = std::make_shared<Constant>();
     auto pos = positional();
@@ -383,6 +335,67 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     }
     return std::make_shared<TupleGetItem>(lowerExpr(pos[0]), static_cast<int>(*idx));
   }
+  return std::nullopt;
+}
+
+ExprPtr Lowerer::lowerCall(TSNode n) {
+  TSNode fnNode = field(n, "function");
+  TSNode args = field(n, "arguments");
+  if (isType(args, "generator_expression")) {
+    reportUnsupported(args, "generator expressions are not TVMScript");
+    return opaque(n);
+  }
+  auto positional = [&]() {
+    std::vector<TSNode> out;
+    for (TSNode a : namedChildren(args)) if (!isType(a, "keyword_argument")) out.push_back(a);
+    return out;
+  };
+  std::string dotted = dottedName(doc_, fnNode);
+  std::string head = dotted.substr(0, dotted.find('.'));
+  std::string member = dotted.find('.') == std::string::npos ? "" : dotted.substr(dotted.find('.') + 1);
+
+  // cls.fn(...) / Module.fn(...): a call of a module function.
+  if (isModuleName(head) && !member.empty() && member.find('.') == std::string::npos) {
+    auto call = std::make_shared<Call>();
+    call->callee = lowerExpr(fnNode);
+    for (TSNode a : namedChildren(args)) {
+      if (isType(a, "keyword_argument")) reportUnsupported(a, "module functions take positional arguments");
+      else {
+        operandAt(call.get(), call->args.size(), a);
+        call->args.push_back(lowerExpr(a));
+      }
+    }
+    return call;
+  }
+  // x.astype("float16"): the Python API's method on Relax values (ExprWithOp.astype), i.e. R.astype.
+  if (isType(fnNode, "attribute") && text(field(fnNode, "attribute")) == "astype" &&
+      isType(field(fnNode, "object"), "identifier") && !scopes_.empty() && scopes_.back().count(text(field(fnNode, "object")))) {
+    auto pos = positional();
+    if (auto dtype = pos.size() == 1 ? stringLiteral(doc_, pos[0]) : std::nullopt) {
+      TSNode object = field(fnNode, "object");
+      auto call = callWithDefaults("relax.astype", {lowerExpr(object)}, {{"dtype", Value::ofString(*dtype)}});
+      operandAt(call.get(), 0, object);
+      return call;
+    }
+  }
+  // A call of a local value (a closure).
+  if (isType(fnNode, "identifier") && !scopes_.empty() && scopes_.back().count(dotted)) {
+    auto call = std::make_shared<Call>();
+    call->callee = lowerExpr(fnNode);
+    for (TSNode a : positional()) {
+      operandAt(call.get(), call->args.size(), a);
+      call->args.push_back(lowerExpr(a));
+    }
+    return call;
+  }
+
+  std::string name = canonicalName(fnNode);
+  if (name.empty()) {
+    if (isType(fnNode, "identifier")) return useOfName(fnNode);
+    reportUnsupported(n, "`" + text(fnNode) + "(...)` is a Python call, not TVMScript");
+    return opaque(n);
+  }
+  if (auto value = lowerValueConstructor(name, n, args)) return *value;
   // R.emit_te(te_func, args...): TVM runs the TE function (a TOPI op, a lambda) while parsing. Its
   // result is unknown here; the Relax values it takes are still uses.
   if (name == "R.emit_te") {

@@ -86,6 +86,7 @@ class Lowerer {
   ir::ExprPtr lowerExpr(TSNode n);
   ir::ExprPtr lowerLenient(TSNode n);  // arguments of unmodelled ops: anything, opaque when not Relax
   ir::ExprPtr lowerCall(TSNode n);
+  std::optional<ir::ExprPtr> lowerValueConstructor(const std::string& name, TSNode n, TSNode args);
   ir::ExprPtr lowerOpCall(const op::OpDef& def, TSNode call, TSNode args);
   ir::ExprPtr lowerUnmodelledCall(const std::string& opName, TSNode args);
   ir::ExprPtr lowerLinear(TSNode call, TSNode args);
