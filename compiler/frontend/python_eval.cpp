@@ -421,6 +421,32 @@ PythonEvaluator::Arguments PythonEvaluator::arguments(TSNode list) {
   return a;
 }
 
+// a < b, a == b, ...: numbers and strings known statically; anything else is unknown.
+PyValue PythonEvaluator::comparison(TSNode n) {
+  auto kids = namedChildren(n);
+  if (kids.size() != 2) return PyValue::unknown("a chained comparison");
+  PyValue a = eval(kids[0]), b = eval(kids[1]);
+  std::string op;
+  for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+    TSNode c = ts_node_child(n, i);
+    if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(ts_node_type(c));
+  }
+  if (isNumber(a) && isNumber(b)) {
+    double x = realOf(a), y = realOf(b);
+    if (op == "==") return PyValue::ofBool(x == y);
+    if (op == "!=") return PyValue::ofBool(x != y);
+    if (op == "<") return PyValue::ofBool(x < y);
+    if (op == "<=") return PyValue::ofBool(x <= y);
+    if (op == ">") return PyValue::ofBool(x > y);
+    if (op == ">=") return PyValue::ofBool(x >= y);
+  }
+  if (a.kind == PyValue::Kind::Str && b.kind == PyValue::Kind::Str) {
+    if (op == "==") return PyValue::ofBool(a.text == b.text);
+    if (op == "!=") return PyValue::ofBool(a.text != b.text);
+  }
+  return PyValue::unknown("a comparison of values not known statically");
+}
+
 PyValue PythonEvaluator::eval(TSNode n) {
   if (ts_node_is_null(n)) return PyValue::unknown("nothing");
   if (++depth_ > 200) {
@@ -510,30 +536,7 @@ PyValue PythonEvaluator::eval(TSNode n) {
     bool isAnd = text(field(n, "operator")) == "and";
     return (*b == isAnd) ? eval(field(n, "right")) : a;
   }
-  if (t == "comparison_operator") {
-    auto kids = namedChildren(n);
-    if (kids.size() != 2) return PyValue::unknown("a chained comparison");
-    PyValue a = eval(kids[0]), b = eval(kids[1]);
-    std::string op;
-    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
-      TSNode c = ts_node_child(n, i);
-      if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(ts_node_type(c));
-    }
-    if (isNumber(a) && isNumber(b)) {
-      double x = realOf(a), y = realOf(b);
-      if (op == "==") return PyValue::ofBool(x == y);
-      if (op == "!=") return PyValue::ofBool(x != y);
-      if (op == "<") return PyValue::ofBool(x < y);
-      if (op == "<=") return PyValue::ofBool(x <= y);
-      if (op == ">") return PyValue::ofBool(x > y);
-      if (op == ">=") return PyValue::ofBool(x >= y);
-    }
-    if (a.kind == PyValue::Kind::Str && b.kind == PyValue::Kind::Str) {
-      if (op == "==") return PyValue::ofBool(a.text == b.text);
-      if (op == "!=") return PyValue::ofBool(a.text != b.text);
-    }
-    return PyValue::unknown("a comparison of values not known statically");
-  }
+  if (t == "comparison_operator") return comparison(n);
   if (t == "conditional_expression") {
     auto kids = namedChildren(n);
     if (kids.size() != 3) return PyValue::unknown("a conditional expression");

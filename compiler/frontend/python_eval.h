@@ -88,6 +88,7 @@ class PythonEvaluator {
   void withStatement(TSNode stmt);
   void forgetAssignedIn(TSNode n, const std::string& why);
   PyValue evalCall(TSNode call);
+  PyValue comparison(TSNode n);
   PyValue callFunction(const PyValue& fn, TSNode call, const Arguments& args);
   std::optional<PyValue> valueCall(const std::string& canonical, const Arguments& args, TSNode call);
   PyValue builtinCall(const std::string& name, const Arguments& args, TSNode call);
