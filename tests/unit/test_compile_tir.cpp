@@ -33,6 +33,22 @@ std::string tirModule(const std::string& prims, const std::string& main, bool ti
          "@I.ir_module\nclass Module:\n" + vdevices + prims + "\n    @R.function\n" + main;
 }
 
+// A main calling prim_func `func` once on a 1-D float32 tensor of `n` elements.
+std::string oneCallMain(const std::string& func, int n) {
+  std::string t = "R.Tensor((" + std::to_string(n) + ",), \"float32\")";
+  return "    def main(x: " + t + ") -> " + t + ":\n        cls = Module\n        y = R.call_tir(cls." + func + ", (x,), out_sinfo=" + t +
+         ")\n        return y\n";
+}
+
+// The errors of building `text` (which lints clean) without compiling its kernels.
+std::vector<std::string> buildErrors(const std::string& text) {
+  auto lowered = test::lower(text);
+  CHECK(lowered.codes().empty());
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  return driver::build(lowered.module(), o).errors;
+}
+
 const char* kBlocks = R"(    @T.prim_func(private=True)
     def add_one(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32")):
         T.func_attr({"tir.noalias": True})
@@ -186,29 +202,17 @@ TEST_CASE("compile and run: a T.prim_func tvms does not read is a build error na
         while i < 8:
             B[i] = A[i]
 )",
-                               R"(    def main(x: R.Tensor((8,), "float32")) -> R.Tensor((8,), "float32"):
-        cls = Module
-        y = R.call_tir(cls.loops, (x,), out_sinfo=R.Tensor((8,), "float32"))
-        return y
-)");
-  auto lowered = test::lower(text);
-  CHECK(lowered.codes().empty());
-  driver::BuildOptions o;
-  o.compileKernels = false;
-  auto b = driver::build(lowered.module(), o);
-  REQUIRE(b.errors.size() == 1);
-  CHECK(b.errors[0].find("R.call_tir of 'loops' (bound to 'y'): line ") != std::string::npos);
-  CHECK(b.errors[0].find(": tvms does not compile a while_statement in a prim_func yet") != std::string::npos);
+                               oneCallMain("loops", 8));
+  auto errors = buildErrors(text);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("R.call_tir of 'loops' (bound to 'y'): line ") != std::string::npos);
+  CHECK(errors[0].find(": tvms does not compile a while_statement in a prim_func yet") != std::string::npos);
 }
 
 TEST_CASE("compile and run: a user kernel bound to GPU threads runs on a CPU vdevice as serial loops, unless its threads cooperate") {
   TVMS_FRESH_RNG(rng);
   Host h;
-  std::string main = R"(    def main(x: R.Tensor((64,), "float32")) -> R.Tensor((64,), "float32"):
-        cls = Module
-        y = R.call_tir(cls.copy, (x,), out_sinfo=R.Tensor((64,), "float32"))
-        return y
-)";
+  std::string main = oneCallMain("copy", 64);
   std::string bound = tirModule(R"(    @T.prim_func(private=True)
     def copy(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
         for bx in T.thread_binding(2, thread="blockIdx.x"):
@@ -233,12 +237,9 @@ TEST_CASE("compile and run: a user kernel bound to GPU threads runs on a CPU vde
                 B[bx * 32 + tx] = S[31 - tx]
 )",
                                  main);
-  auto lowered = test::lower(shared);
-  driver::BuildOptions o;
-  o.compileKernels = false;
-  auto b = driver::build(lowered.module(), o);
-  REQUIRE(b.errors.size() == 1);
-  CHECK(b.errors[0].find("its GPU threads share memory or wait at a barrier") != std::string::npos);
+  auto errors = buildErrors(shared);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("its GPU threads share memory or wait at a barrier") != std::string::npos);
 }
 
 TEST_CASE("compile and run: prim_funcs as TVM's LegalizeOps prints them (tirx, T.sblock, T.int64 shapes, symbolic match_buffer)") {
@@ -477,12 +478,9 @@ const char* kTiledMain = R"(    def main(a: R.Tensor((64, 64), "float32"), b: R.
 TEST_CASE("compile and run: a matmul tiled by hand (2-D blocks and threads, shared memory, barriers) on the GPU, refused on a CPU") {
   std::string text = tirModule(kTiledMatmul, kTiledMain);
   if (!onCuda()) {
-    auto lowered = test::lower(text);
-    driver::BuildOptions o;
-    o.compileKernels = false;
-    auto b = driver::build(lowered.module(), o);
-    REQUIRE(b.errors.size() == 1);
-    CHECK(b.errors[0].find("share memory or wait at a barrier") != std::string::npos);
+    auto errors = buildErrors(text);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].find("share memory or wait at a barrier") != std::string::npos);
     return;
   }
   TVMS_FRESH_RNG(rng);
@@ -561,18 +559,10 @@ TEST_CASE("tir: an allocation larger than a kernel's stack holds (or than 64 bit
             tmp[i, i] = A[i]
             B[i] = tmp[i, i]
 )",
-                                 R"(    def main(x: R.Tensor((4,), "float32")) -> R.Tensor((4,), "float32"):
-        cls = Module
-        y = R.call_tir(cls.big, (x,), out_sinfo=R.Tensor((4,), "float32"))
-        return y
-)");
+                                 oneCallMain("big", 4));
     INFO(shape);
-    auto lowered = test::lower(text);
-    CHECK(lowered.codes().empty());
-    driver::BuildOptions o;
-    o.compileKernels = false;
-    auto b = driver::build(lowered.module(), o);
-    REQUIRE(b.errors.size() == 1);
-    CHECK(b.errors[0].find(says) != std::string::npos);
+    auto errors = buildErrors(text);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].find(says) != std::string::npos);
   }
 }
