@@ -33,11 +33,6 @@ struct BufferInfo {
   std::vector<ExprP> shape;
 };
 
-// What a block axis or a loop variable reads as, and (for loops) which of them feed a reduction.
-struct LoopUse {
-  bool reduction = false;  // a T.axis.reduce binding reads it
-};
-
 const std::map<std::string, tir::UnOp>& unaryIntrinsics() {
   using U = tir::UnOp;
   static const std::map<std::string, U> m = {
@@ -76,6 +71,7 @@ class Reader {
     tir::Kernel k = kb_.take();
     k.dimSources = dimSources_;
     k.signature = signature_;
+    k.scheduledByAuthor = userScheduled_;
     return k;
   }
 
@@ -873,9 +869,7 @@ class Reader {
   std::vector<std::pair<int, int>> dimSources_;
   std::set<int> spatialUse_, reductionUse_;
   std::vector<tir::Kernel::Param> signature_;
-
- public:
-  bool userScheduled_ = false;
+  bool userScheduled_ = false;  // a loop's kind was written (T.parallel, T.thread_binding, ...)
 };
 
 }  // namespace
@@ -900,18 +894,8 @@ TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::functio
                      const std::function<bool(const std::string&)>& isPythonName) {
   TirRead r;
   Reader reader(doc, canonicalName, isPythonName);
-  struct Collect {  // the names found so far, whether or not the whole body was read
-    TirRead& r;
-    Reader& reader;
-    ~Collect() {
-      r.symbols = reader.symbols();
-      r.names = reader.names();
-    }
-  } collect{r, reader};
   try {
-    auto k = std::make_shared<tir::Kernel>(reader.read(def));
-    k->scheduledByAuthor = reader.userScheduled_;
-    r.kernel = std::move(k);
+    r.kernel = std::make_shared<tir::Kernel>(reader.read(def));
   } catch (const NotRead& e) {
     uint32_t line = doc.lines().lineOf(ts_node_start_byte(e.node)) + 1;
     if (e.code) {
@@ -921,6 +905,9 @@ TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::functio
       r.error = "line " + std::to_string(line) + ": tvms does not compile " + e.what() + " yet";
     }
   }
+  // The names found so far, whether or not the whole body was read.
+  r.symbols = reader.symbols();
+  r.names = reader.names();
   return r;
 }
 

@@ -381,9 +381,8 @@ class FunctionLowering {
         else params.push_back({operandOn(t->fields[i], slot), operandSInfo(c, i), nullptr});
         if (scalar && !params.back().scalar) return error("'" + var->name + "': argument " + std::to_string(i) + " of " + kernelName + " is an integer whose value is not known here");
       }
-    for (auto& p : params)
-      if (inplace.size() && std::count(inplace.begin(), inplace.end(), &p - params.data()) && p.reg < 0)
-        return error("'" + var->name + "': an output in place of a scalar argument");
+    for (int64_t index : inplace)
+      if (index >= 0 && params[static_cast<size_t>(index)].reg < 0) return error("'" + var->name + "': an output in place of a scalar argument");
     std::vector<int64_t> fields;  // the result's tensors
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (inplace[i] >= 0) {

@@ -30,51 +30,18 @@ float at(const runtime::NDArray& a, int64_t i) { return static_cast<const float*
 
 namespace {
 
-// TVMS_TEST_ROUNDTRIP=1: the module printed after LegalizeOps (its kernels as T.prim_func text) is
-// read back, built and run on the same inputs; its outputs must equal the original's.
-void checkRoundTrip(const test::Lowered& lowered, const std::vector<runtime::NDArray>& inputs,
-                    const std::map<std::string, std::string>& remap, const std::vector<runtime::NDArray>& want) {
-  // Printed as `tvms build --print-after=LegalizeOps` with the same options prints it.
+// The options of a test build: `remap`, and OffloadLibraries off with TVMS_TEST_OFFLOAD=0.
+driver::BuildOptions testOptions(const std::map<std::string, std::string>& remap) {
   driver::BuildOptions o;
   o.remap = remap;
   if (const char* offload = std::getenv("TVMS_TEST_OFFLOAD")) o.offload = std::string(offload) != "0";
-  o.compileKernels = false;
-  o.stopAfter = "LegalizeOps";
-  std::string printed;
-  o.afterPass = [&](const std::string& pass, const std::string& text) { if (pass == "LegalizeOps") printed = text; };
-  driver::BuildResult b = driver::build(lowered.module(), o);
-  REQUIRE_MESSAGE(!printed.empty(), (b.errors.empty() ? "" : b.errors.front()));
-  for (size_t at = 0; (at = printed.find("# from tvm.script", at)) != std::string::npos;) printed.erase(at, 2);
-  INFO("printed after LegalizeOps:\n" << printed);
-  {
-    auto relowered = test::lower(printed);
-    INFO("codes: " << [&] { std::string c; for (auto& x : relowered.codes()) c += x + " "; return c; }());
-    for (auto& d : relowered.file.all()) INFO(d.message);
-    REQUIRE(relowered.codes().empty());
-  }
-  Run again = compileAndRun(printed, inputs, remap);
-  REQUIRE(again.outputs.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    REQUIRE(again.outputs[i].dtype == want[i].dtype);
-    REQUIRE(again.outputs[i].shape == want[i].shape);
-    // The same loop IR compiles to the same code: the outputs are equal bit for bit.
-    const auto* a = static_cast<const unsigned char*>(again.outputs[i].data());
-    const auto* b = static_cast<const unsigned char*>(want[i].data());
-    size_t bytes = want[i].bytes();
-    size_t first = static_cast<size_t>(std::mismatch(a, a + bytes, b).first - a);
-    CHECK_MESSAGE(first == bytes, "output " << i << " differs after the round trip, first at byte " << first);
-  }
+  return o;
 }
 
-}  // namespace
-
-Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap) {
-  auto lowered = test::lower(text);
+// Builds a lowered module that lints clean and runs main on `inputs`.
+Run buildAndRun(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs, const std::map<std::string, std::string>& remap) {
   REQUIRE(lowered.codes().empty());
-  driver::BuildOptions o;
-  o.remap = remap;
-  if (const char* offload = std::getenv("TVMS_TEST_OFFLOAD")) o.offload = std::string(offload) != "0";
-  driver::BuildResult b = driver::build(lowered.module(), o);
+  driver::BuildResult b = driver::build(lowered.module(), testOptions(remap));
   INFO((b.errors.empty() ? "" : b.errors.front()));
   REQUIRE(b.exe);
   Run r;
@@ -94,11 +61,47 @@ Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs,
   if (auto* t = std::get_if<std::shared_ptr<runtime::TupleValue>>(&out))
     for (auto& f : (*t)->fields) r.outputs.push_back(vm.hostCopy(std::get<runtime::NDArray>(f)));
   r.stats = vm.stats();
-  if (const char* rt = std::getenv("TVMS_TEST_ROUNDTRIP"); rt && std::string(rt) == "1") {
-    ::unsetenv("TVMS_TEST_ROUNDTRIP");  // the printed module's own run is not printed again
-    checkRoundTrip(lowered, inputs, remap, r.outputs);
-    ::setenv("TVMS_TEST_ROUNDTRIP", "1", 1);
+  return r;
+}
+
+// TVMS_TEST_ROUNDTRIP=1: the module printed after LegalizeOps (its kernels as T.prim_func text) is
+// read back, built and run on the same inputs; its outputs must equal the original's bit for bit
+// (the same loop IR compiles to the same code).
+void checkRoundTrip(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs,
+                    const std::map<std::string, std::string>& remap, const std::vector<runtime::NDArray>& want) {
+  std::string printed = printedAfterLegalizeOps(lowered.module(), testOptions(remap));
+  INFO("printed after LegalizeOps:\n" << printed);
+  Run again = buildAndRun(lower(printed), inputs, remap);
+  REQUIRE(again.outputs.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    REQUIRE(again.outputs[i].dtype == want[i].dtype);
+    REQUIRE(again.outputs[i].shape == want[i].shape);
+    const auto* a = static_cast<const unsigned char*>(again.outputs[i].data());
+    const auto* b = static_cast<const unsigned char*>(want[i].data());
+    size_t bytes = want[i].bytes();
+    size_t first = static_cast<size_t>(std::mismatch(a, a + bytes, b).first - a);
+    CHECK_MESSAGE(first == bytes, "output " << i << " differs after the round trip, first at byte " << first);
   }
+}
+
+}  // namespace
+
+std::string printedAfterLegalizeOps(const ir::IRModule& m, driver::BuildOptions options) {
+  options.compileKernels = false;
+  options.stopAfter = "LegalizeOps";
+  std::string printed;
+  options.afterPass = [&](const std::string& pass, const std::string& text) { if (pass == "LegalizeOps") printed = text; };
+  driver::BuildResult b = driver::build(m, options);
+  REQUIRE_MESSAGE(!printed.empty(), (b.errors.empty() ? "" : b.errors.front()));
+  // The printer writes the imports as comments, as TVM's does; read back, they are the file's imports.
+  for (size_t at = 0; (at = printed.find("# from tvm.script", at)) != std::string::npos;) printed.erase(at, 2);
+  return printed;
+}
+
+Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap) {
+  Lowered lowered = lower(text);
+  Run r = buildAndRun(lowered, inputs, remap);
+  if (const char* rt = std::getenv("TVMS_TEST_ROUNDTRIP"); rt && std::string(rt) == "1") checkRoundTrip(lowered, inputs, remap, r.outputs);
   return r;
 }
 

@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include "compiler/driver/pipeline.h"
 #include "runtime/vm.h"
 
 namespace tvms::test {
@@ -38,6 +39,9 @@ struct Run {
 // come back in host memory, wherever they were computed. TVMS_TEST_OFFLOAD=0 builds without
 // OffloadLibraries (the GPU's own matmul and conv kernels instead of cuBLAS / cuDNN).
 Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap = {});
+// The module after LegalizeOps as `tvms build --print-after=LegalizeOps` prints it (with `options`),
+// its import comments made imports again: a module tvms reads back.
+std::string printedAfterLegalizeOps(const ir::IRModule& m, driver::BuildOptions options);
 // max |got - want| / max(1, |want|) over all elements is within tol.
 void checkClose(const runtime::NDArray& got, const std::vector<double>& want, double tol = 2e-5);
 // A module of one function main(params) -> ret with `body` (indented 8 spaces). With

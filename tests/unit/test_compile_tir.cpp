@@ -306,19 +306,6 @@ TEST_CASE("compile and run: prim_funcs as TVM's LegalizeOps prints them (tirx, T
 
 namespace {
 
-// The module after LegalizeOps as `tvms build --print-after=LegalizeOps` prints it, imports uncommented.
-std::string printedAfterLegalize(const std::string& text, const driver::BuildOptions& base) {
-  auto lowered = test::lower(text);
-  REQUIRE(lowered.codes().empty());
-  driver::BuildOptions o = base;
-  o.stopAfter = "LegalizeOps";
-  std::string printed;
-  o.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "LegalizeOps") printed = t; };
-  driver::build(lowered.module(), o);
-  for (size_t at = 0; (at = printed.find("# from tvm.script", at)) != std::string::npos;) printed.erase(at, 2);
-  return printed;
-}
-
 // Variables renamed v0, v1, ... in order of first appearance in each kernel: the reader numbers a kernel's variables
 // in the order the text declares them, the op builders in the order they made them.
 std::string canonicalVariables(const std::string& source) {
@@ -373,7 +360,7 @@ TEST_CASE("tir round trip: GPU kernels (thread bindings, shared memory, warp red
   for (const char* body : bodies) {
     std::string text = std::string(head) + body;
     INFO(text);
-    std::string printed = printedAfterLegalize(text, o);
+    std::string printed = test::printedAfterLegalizeOps(test::lower(text).module(), o);
     INFO("printed:\n" << printed);
     REQUIRE(printed.find("T.thread_binding") != std::string::npos);
     CHECK(canonicalVariables(cudaSource(printed, o)) == canonicalVariables(cudaSource(text, o)));
