@@ -979,9 +979,11 @@ class Program final : public PythonEvaluator::Hooks {
     if (appended) list.push_back({1, 0});  // TVM appends tvm.cpu() when the last device is not a CPU
     const Region& r = *regions_[e->module->region];
     auto vdevices = effectiveVDevices(*e->module);
+    // As TVM's Python spells the device: its kind's constructor (the target-kind table), else by type.
     auto deviceText = [](const DeviceHint& d) {
-      return std::string(d.deviceType == 1 ? "tvm.cpu(" : d.deviceType == 2 ? "tvm.cuda(" : "tvm.device(") +
-             std::to_string(d.index) + ")";
+      const runtime::TargetKind* k = runtime::targetKindOfDeviceType(d.deviceType);
+      if (k && !k->deviceFunction.empty()) return "tvm." + k->deviceFunction + "(" + std::to_string(d.index) + ")";
+      return "tvm.device(" + std::to_string(d.deviceType) + ", " + std::to_string(d.index) + ")";
     };
     for (size_t i = 0; i < vdevices.size(); ++i) {
       const VDevice& v = *vdevices[i];

@@ -247,3 +247,17 @@ class Module:
   CHECK(b->all.size() == 2);
   CHECK(server::renameAt(s, at(text, "B[vi"), "C").error.find("not supported yet") != std::string::npos);
 }
+
+TEST_CASE("features: after R. the completions offer the device constructors of the kinds tvms runs, from the target-kind table") {
+  std::string text = kModule;
+  size_t at = text.find("s = R.add") + 6;  // just after "R."
+  auto s = snapshotOf(text);
+  auto items = server::completionsAt(s, static_cast<uint32_t>(at));
+  auto has = [&](const std::string& label) {
+    return std::any_of(items.begin(), items.end(), [&](auto& c) { return c.label == label && c.kind == server::Completion::Kind::Keyword; });
+  };
+  CHECK(has("cpu"));   // llvm's constructor
+  CHECK(has("cuda"));
+  CHECK_FALSE(has("llvm"));  // a kind name, not a constructor
+  CHECK_FALSE(has("rocm"));  // known to TVM, not run by tvms
+}

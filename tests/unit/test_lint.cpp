@@ -259,3 +259,15 @@ TEST_CASE("diagnostics: the code enum and the rule table are one list (catalogue
   CHECK(diag::parseCode("TVS20") == std::nullopt);
   CHECK(diag::make(diag::Code::TVS204, {}, "x").severity == diag::Severity::Warning);  // the catalogue's severity
 }
+
+TEST_CASE("lint: a VirtualMachine device is named as TVM's Python spells it, from the target-kind table") {
+  std::string text = test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/builder_device_spellings.py");
+  syntax::Document doc(text);
+  auto r = analysis::lintDocument(doc);
+  std::vector<std::string> messages;
+  for (auto& d : r.diagnostics)
+    if (d.code == diag::Code::TVS302) messages.push_back(d.message);
+  REQUIRE(messages.size() == 1);  // tvm.gpu(0) and tvm.device("gpu", 0) are the cuda device: no TVS302
+  CHECK(messages[0].find("is tvm.rocm(0) but vdevice entry 0 is 'cuda' id 0") != std::string::npos);
+  CHECK(messages[0].find("Pass tvm.cuda(0) there") != std::string::npos);
+}
