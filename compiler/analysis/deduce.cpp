@@ -110,8 +110,11 @@ class Deducer {
       case Expr::Kind::PrimValue: {
         auto s = std::make_shared<StructInfo>();
         s->kind = StructInfo::Kind::Prim;
-        s->dtype = "int64";
         s->primValue = static_cast<PrimValue*>(e.get())->value;
+        // R.prim_value(1.5) is a float32, R.prim_value(T.float16(1)) a float16; integers and
+        // symbolic values are int64 (TVM's PrimValue of a Python number).
+        auto number = s->primValue ? ir::primNumber(*s->primValue) : std::nullopt;
+        s->dtype = number ? number->dtype : "int64";
         return s;
       }
       case Expr::Kind::ShapeExpr: {

@@ -48,6 +48,34 @@ PrimExprPtr primOpaque(std::string source) {
   p->name = std::move(source);
   return p;
 }
+std::optional<PrimNumber> primNumber(const PrimExpr& e) {
+  if (e.kind == PrimExpr::Kind::Int) return PrimNumber{static_cast<double>(e.value), "int64"};
+  if (e.kind == PrimExpr::Kind::Neg && e.lhs) {
+    auto v = primNumber(*e.lhs);
+    if (v) v->value = -v->value;
+    return v;
+  }
+  if (e.kind != PrimExpr::Kind::Opaque) return std::nullopt;
+  std::string text = e.name, dtype = "float32";
+  // T.float32(0.5) / T.int32(3): the dtype is the constructor's name
+  if (text.rfind("T.", 0) == 0 && text.size() > 3 && text.back() == ')') {
+    size_t open = text.find('(');
+    if (open == std::string::npos) return std::nullopt;
+    dtype = text.substr(2, open - 2);
+    text = text.substr(open + 1, text.size() - open - 2);
+    if (dtype.rfind("float", 0) != 0 && dtype.rfind("int", 0) != 0 && dtype.rfind("uint", 0) != 0 && dtype != "bfloat16") return std::nullopt;
+  }
+  try {
+    size_t used = 0;
+    double v = std::stod(text, &used);
+    while (used < text.size() && text[used] == ' ') ++used;
+    if (used != text.size()) return std::nullopt;
+    return PrimNumber{v, dtype};
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 PrimExprPtr primBinary(std::string op, PrimExprPtr a, PrimExprPtr b) {
   auto p = std::make_shared<PrimExpr>();
   p->kind = PrimExpr::Kind::Binary;

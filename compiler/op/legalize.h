@@ -66,6 +66,20 @@ LegalizeResult arange(const LegalizeInput& in);       // arange with compile-tim
 LegalizeResult dropout(const LegalizeInput& in);      // nn.dropout at inference (identity, mask of ones)
 LegalizeResult groupedNorm(const LegalizeInput& in, GroupedNorm n);  // nn.instance_norm, nn.group_norm, nn.batch_norm (a tuple result)
 LegalizeResult outer(const LegalizeInput& in);        // outer
+LegalizeResult tile(const LegalizeInput& in);         // tile (numpy.tile)
+LegalizeResult repeat(const LegalizeInput& in);       // repeat along an axis or of the flattened tensor
+LegalizeResult flip(const LegalizeInput& in);         // flip along an axis
+LegalizeResult pad(const LegalizeInput& in);          // nn.pad: constant, edge, reflect
+LegalizeResult pixelShuffle(const LegalizeInput& in); // nn.pixel_shuffle (NCHW)
+LegalizeResult meshgrid(const LegalizeInput& in);     // meshgrid ("ij" / "xy"; a tuple result)
+LegalizeResult eye(const LegalizeInput& in);          // eye, eye_like
+LegalizeResult collapseSum(const LegalizeInput& in);  // collapse_sum_to, collapse_sum_like
+LegalizeResult gatherElements(const LegalizeInput& in);  // gather_elements (ONNX)
+LegalizeResult gatherNd(const LegalizeInput& in);     // gather_nd (ONNX, batch_dims)
+LegalizeResult scatterElements(const LegalizeInput& in);  // scatter_elements (update, add, mul, max, min)
+LegalizeResult scatterNd(const LegalizeInput& in);    // scatter_nd (update, add, mul, max, min)
+LegalizeResult oneHot(const LegalizeInput& in);       // one_hot with constant on / off values
+LegalizeResult sliceScatter(const LegalizeInput& in); // slice_scatter with constant start / end / step
 
 // The instances the registry binds (a LegalizeFn takes only the input).
 template <Reduction R> LegalizeResult reduceOp(const LegalizeInput& in) { return reduce(in, R); }

@@ -101,6 +101,8 @@ struct Registry {
     addNnOps(defs);
     addManipulationOps(defs);
     addOtherOps(defs);
+    addRearrangeOps(defs);
+    addIndexingOps(defs);
     for (auto& d : defs) {
       if (byName.count(d.name)) continue;  // declared once: the first declaration stands
       owned.push_back(std::make_unique<OpDef>(std::move(d)));

@@ -13,6 +13,8 @@ void addElementwiseOps(std::vector<OpDef>& out);
 void addNnOps(std::vector<OpDef>& out);
 void addManipulationOps(std::vector<OpDef>& out);
 void addOtherOps(std::vector<OpDef>& out);
+void addRearrangeOps(std::vector<OpDef>& out);  // ops_rearrange.cpp
+void addIndexingOps(std::vector<OpDef>& out);   // ops_indexing.cpp
 
 namespace decl {
 using ir::Value;

@@ -28,7 +28,8 @@ std::optional<double> scalarValue(const ExprPtr& e) {
     if (c->value.kind == Value::Kind::Float) return c->value.real;
     if (c->value.kind == Value::Kind::Bool) return c->value.boolean ? 1.0 : 0.0;
   }
-  if (auto* p = as<PrimValue>(e); p && p->value && p->value->kind == PrimExpr::Kind::Int) return static_cast<double>(p->value->value);
+  if (auto* p = as<PrimValue>(e); p && p->value)
+    if (auto n = primNumber(*p->value)) return n->value;  // R.prim_value(2), R.prim_value(T.float32(0.5))
   return std::nullopt;
 }
 

@@ -21,6 +21,16 @@ runtime::NDArray Host::tensor(std::vector<int64_t> shape, std::mt19937& rng, dou
   return a;
 }
 
+runtime::NDArray Host::ints(std::vector<int64_t> shape, const std::vector<int64_t>& values) {
+  runtime::NDArray a;
+  a.dtype = runtime::DType::I64;
+  a.shape = std::move(shape);
+  a.storage = std::make_shared<runtime::Storage>(device, -1, a.bytes());
+  REQUIRE(static_cast<int64_t>(values.size()) == a.numel());
+  for (size_t i = 0; i < values.size(); ++i) static_cast<int64_t*>(a.data())[i] = values[i];
+  return a;
+}
+
 uint32_t freshSeed() {
   if (const char* s = std::getenv("TVMS_TEST_SEED")) return static_cast<uint32_t>(std::strtoul(s, nullptr, 10));
   return std::random_device{}();

@@ -16,6 +16,8 @@ namespace tvms::test {
 struct Host {
   std::shared_ptr<runtime::DeviceAPI> device = runtime::makeCpuDevice(-1);
   runtime::NDArray tensor(std::vector<int64_t> shape, std::mt19937& rng, double lo = -1, double hi = 1);
+  // An int64 tensor holding `values` (row-major).
+  runtime::NDArray ints(std::vector<int64_t> shape, const std::vector<int64_t>& values);
 };
 
 // A seed drawn afresh each run, or TVMS_TEST_SEED's when set (to rerun a failure).

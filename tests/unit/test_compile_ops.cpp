@@ -21,15 +21,6 @@ using test::checkClose;
 using test::compileAndRun;
 using test::module;
 
-runtime::NDArray intTensor(test::Host& h, std::vector<int64_t> shape, const std::vector<int64_t>& values) {
-  runtime::NDArray a;
-  a.dtype = runtime::DType::I64;
-  a.shape = std::move(shape);
-  a.storage = std::make_shared<runtime::Storage>(h.device, -1, a.bytes());
-  for (size_t i = 0; i < values.size(); ++i) static_cast<int64_t*>(a.data())[i] = values[i];
-  return a;
-}
-
 std::vector<double> map(const runtime::NDArray& x, const std::function<double(double)>& f) {
   std::vector<double> out;
   for (int64_t i = 0; i < x.numel(); ++i) out.push_back(f(at(x, i)));
@@ -100,7 +91,7 @@ TEST_CASE("compile and run: fills, tril / triu, take, strided_slice") {
   checkClose(r.outputs.at(4), lower);
   checkClose(r.outputs.at(5), upper);
 
-  auto idx = intTensor(h, {2, 2}, {6, 0, 3, 9});  // 9 is past the axis: clipped to 6
+  auto idx = h.ints({2, 2}, {6, 0, 3, 9});  // 9 is past the axis: clipped to 6
   body = "        a = R.take(x, i, axis=1, mode=\"clip\")\n        b = R.strided_slice(x, axes=[0, 1], begin=[1, -1], end=[6, 0], strides=[2, -3])\n"
          "        return (a, b)\n";
   r = compileAndRun(module("x: " + t + ", i: " + T("(2, 2)", "\"int64\""), "R.Tuple(" + T("(6, 2, 2)") + ", " + T("(3, 2)") + ")", body), {x, idx});

@@ -1,0 +1,187 @@
+// The kernels of the rearranging and index-tensor ops end to end (tile, repeat, flip, nn.pad,
+// nn.pixel_shuffle, nn.batch_flatten, meshgrid, eye, eye_like, collapse_sum_*, gather_elements,
+// gather_nd, scatter_elements, scatter_nd, one_hot, slice_scatter) against references written here
+// by index arithmetic, on fresh random inputs each run (indices too, negative ones included).
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <string>
+
+#include "tests/support/run_helpers.h"
+
+namespace {
+
+using namespace tvms;
+using test::at;
+using test::checkClose;
+using test::compileAndRun;
+using test::module;
+using Shape = std::vector<int64_t>;
+
+std::string T(const std::string& shape, const std::string& dtype = "\"float32\"") { return "R.Tensor(" + shape + ", " + dtype + ")"; }
+
+int64_t count(const Shape& s) {
+  int64_t n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+int64_t ravel(const Shape& idx, const Shape& s) {
+  int64_t f = 0;
+  for (size_t d = 0; d < s.size(); ++d) f = f * s[d] + idx[d];
+  return f;
+}
+// Calls f(index) for every index of `s`, row-major.
+void forEachIndex(const Shape& s, const std::function<void(const Shape&)>& f) {
+  Shape idx(s.size(), 0);
+  for (int64_t n = 0; n < count(s); ++n) {
+    f(idx);
+    for (size_t d = s.size(); d-- > 0;) {
+      if (++idx[d] < s[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+// The reference of an op that reads each output element from one input position (or a value).
+std::vector<double> gathered(const Shape& out, const std::function<double(const Shape&)>& value) {
+  std::vector<double> r;
+  forEachIndex(out, [&](const Shape& o) { r.push_back(value(o)); });
+  return r;
+}
+std::vector<int64_t> randomIndices(std::mt19937& rng, int64_t n, int64_t axis, bool negative = true) {
+  std::uniform_int_distribution<int64_t> u(negative ? -axis : 0, axis - 1);
+  std::vector<int64_t> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(u(rng));
+  return v;
+}
+int64_t wrapped(int64_t i, int64_t n) { return i < 0 ? i + n : i; }
+
+}  // namespace
+
+TEST_CASE("compile and run: tile, repeat, flip, nn.pad (constant, edge, reflect), pixel_shuffle, batch_flatten") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({2, 3}, rng);
+  auto y = h.tensor({1, 8, 2, 3}, rng);
+  auto X = [&](int64_t i, int64_t j) { return static_cast<double>(at(x, i * 3 + j)); };
+  std::string body =
+      "        a = R.tile(x, [2, 1, 2])\n        b = R.repeat(x, repeats=2, axis=1)\n        c = R.repeat(x, 3)\n"
+      "        d = R.flip(x, axis=0)\n        e = R.nn.pad(x, pad_width=[1, 0, 0, 2], pad_mode=\"constant\", pad_value=7.0)\n"
+      "        f = R.nn.pad(x, [2, 1, 1, 2], pad_mode=\"edge\")\n        g = R.nn.pad(x, [1, 1, 2, 2], pad_mode=\"reflect\")\n"
+      "        p = R.nn.pixel_shuffle(y, upscale_factor=2)\n        q = R.nn.batch_flatten(y)\n"
+      "        return (a, b, c, d, e, f, g, p, q)\n";
+  test::Run r = compileAndRun(module("x: " + T("(2, 3)") + ", y: " + T("(1, 8, 2, 3)"),
+                                     "R.Tuple(" + T("(2, 2, 6)") + ", " + T("(2, 6)") + ", " + T("(18,)") + ", " + T("(2, 3)") + ", " +
+                                         T("(3, 5)") + ", " + T("(5, 6)") + ", " + T("(4, 7)") + ", " + T("(1, 2, 4, 6)") + ", " + T("(1, 48)") + ")",
+                                     body),
+                              {x, y});
+  checkClose(r.outputs.at(0), gathered({2, 2, 6}, [&](const Shape& o) { return X(o[1] % 2, o[2] % 3); }));
+  checkClose(r.outputs.at(1), gathered({2, 6}, [&](const Shape& o) { return X(o[0], o[1] / 2); }));
+  checkClose(r.outputs.at(2), gathered({18}, [&](const Shape& o) { return X(o[0] / 3 / 3, o[0] / 3 % 3); }));
+  checkClose(r.outputs.at(3), gathered({2, 3}, [&](const Shape& o) { return X(1 - o[0], o[1]); }));
+  checkClose(r.outputs.at(4), gathered({3, 5}, [&](const Shape& o) { return o[0] >= 1 && o[1] < 3 ? X(o[0] - 1, o[1]) : 7.0; }));
+  auto clamp = [](int64_t i, int64_t n) { return std::max<int64_t>(0, std::min(i, n - 1)); };
+  checkClose(r.outputs.at(5), gathered({5, 6}, [&](const Shape& o) { return X(clamp(o[0] - 2, 2), clamp(o[1] - 1, 3)); }));
+  auto reflect = [](int64_t i, int64_t n) { return i < 0 ? -i : i >= n ? 2 * n - 2 - i : i; };
+  checkClose(r.outputs.at(6), gathered({4, 7}, [&](const Shape& o) { return X(reflect(o[0] - 1, 2), reflect(o[1] - 2, 3)); }));
+  checkClose(r.outputs.at(7), gathered({1, 2, 4, 6}, [&](const Shape& o) {
+               return static_cast<double>(at(y, ravel({0, o[1] * 4 + (o[2] % 2) * 2 + o[3] % 2, o[2] / 2, o[3] / 2}, {1, 8, 2, 3})));
+             }));
+  checkClose(r.outputs.at(8), gathered({1, 48}, [&](const Shape& o) { return static_cast<double>(at(y, o[1])); }));
+}
+
+TEST_CASE("compile and run: meshgrid (ij, xy), eye, eye_like, collapse_sum_to, collapse_sum_like") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto u = h.tensor({3}, rng), v = h.tensor({4}, rng), x = h.tensor({2, 3, 4}, rng), like = h.tensor({3, 1}, rng);
+  std::string body =
+      "        m = R.meshgrid((u, v), indexing=\"ij\")\n        n = R.meshgrid((u, v), indexing=\"xy\")\n"
+      "        m0 = m[0]\n        m1 = m[1]\n        n0 = n[0]\n        n1 = n[1]\n"
+      "        e = R.eye(3, 4, 1, dtype=\"float32\")\n        f = R.eye_like(like, -1)\n"
+      "        s = R.collapse_sum_to(x, (3, 1))\n        t = R.collapse_sum_like(x, v)\n"
+      "        return (m0, m1, n0, n1, e, f, s, t)\n";
+  test::Run r = compileAndRun(module("u: " + T("(3,)") + ", v: " + T("(4,)") + ", x: " + T("(2, 3, 4)") + ", like: " + T("(3, 1)"),
+                                     "R.Tuple(" + T("(3, 4)") + ", " + T("(3, 4)") + ", " + T("(4, 3)") + ", " + T("(4, 3)") + ", " +
+                                         T("(3, 4)") + ", " + T("(3, 1)") + ", " + T("(3, 1)") + ", " + T("(4,)") + ")",
+                                     body),
+                              {u, v, x, like});
+  checkClose(r.outputs.at(0), gathered({3, 4}, [&](const Shape& o) { return static_cast<double>(at(u, o[0])); }));
+  checkClose(r.outputs.at(1), gathered({3, 4}, [&](const Shape& o) { return static_cast<double>(at(v, o[1])); }));
+  checkClose(r.outputs.at(2), gathered({4, 3}, [&](const Shape& o) { return static_cast<double>(at(u, o[1])); }));
+  checkClose(r.outputs.at(3), gathered({4, 3}, [&](const Shape& o) { return static_cast<double>(at(v, o[0])); }));
+  checkClose(r.outputs.at(4), gathered({3, 4}, [&](const Shape& o) { return o[1] - o[0] == 1 ? 1.0 : 0.0; }));
+  checkClose(r.outputs.at(5), gathered({3, 1}, [&](const Shape& o) { return o[1] - o[0] == -1 ? 1.0 : 0.0; }));
+  checkClose(r.outputs.at(6), gathered({3, 1}, [&](const Shape& o) {
+               double s = 0;
+               for (int64_t a = 0; a < 2; ++a)
+                 for (int64_t c = 0; c < 4; ++c) s += at(x, ravel({a, o[0], c}, {2, 3, 4}));
+               return s;
+             }), 1e-5);
+  checkClose(r.outputs.at(7), gathered({4}, [&](const Shape& o) {
+               double s = 0;
+               for (int64_t a = 0; a < 2; ++a)
+                 for (int64_t b = 0; b < 3; ++b) s += at(x, ravel({a, b, o[0]}, {2, 3, 4}));
+               return s;
+             }), 1e-5);
+}
+
+TEST_CASE("compile and run: gather_elements, gather_nd (batch_dims 0 and 1), one_hot, with negative indices") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({3, 4}, rng), z = h.tensor({2, 3, 4}, rng);
+  auto ge = randomIndices(rng, 2 * 4, 4), nd = randomIndices(rng, 5 * 2, 3), nb = randomIndices(rng, 2 * 1, 3),
+       hot = randomIndices(rng, 2 * 3, 5, false);
+  std::string body =
+      "        a = R.gather_elements(x, ge, axis=1)\n        b = R.gather_nd(x, nd)\n        c = R.gather_nd(z, nb, batch_dims=1)\n"
+      "        d = R.one_hot(hot, R.prim_value(2.5), R.prim_value(-1.0), depth=5, axis=1)\n        return (a, b, c, d)\n";
+  std::string i64 = "\"int64\"";
+  test::Run r = compileAndRun(module("x: " + T("(3, 4)") + ", z: " + T("(2, 3, 4)") + ", ge: " + T("(2, 4)", i64) + ", nd: " + T("(5, 2)", i64) +
+                                         ", nb: " + T("(2, 1)", i64) + ", hot: " + T("(2, 3)", i64),
+                                     "R.Tuple(" + T("(2, 4)") + ", " + T("(5,)") + ", " + T("(2, 4)") + ", " + T("(2, 5, 3)") + ")", body),
+                              {x, z, h.ints({2, 4}, ge), h.ints({5, 2}, nd), h.ints({2, 1}, nb), h.ints({2, 3}, hot)});
+  checkClose(r.outputs.at(0), gathered({2, 4}, [&](const Shape& o) { return static_cast<double>(at(x, o[0] * 4 + wrapped(ge[static_cast<size_t>(o[0] * 4 + o[1])], 4))); }));
+  checkClose(r.outputs.at(1), gathered({5}, [&](const Shape& o) {
+               return static_cast<double>(at(x, wrapped(nd[static_cast<size_t>(o[0] * 2)], 3) * 4 + wrapped(nd[static_cast<size_t>(o[0] * 2 + 1)], 4)));
+             }));
+  checkClose(r.outputs.at(2), gathered({2, 4}, [&](const Shape& o) {
+               return static_cast<double>(at(z, ravel({o[0], wrapped(nb[static_cast<size_t>(o[0])], 3), o[1]}, {2, 3, 4})));
+             }));
+  checkClose(r.outputs.at(3), gathered({2, 5, 3}, [&](const Shape& o) { return hot[static_cast<size_t>(o[0] * 3 + o[2])] == o[1] ? 2.5 : -1.0; }));
+}
+
+TEST_CASE("compile and run: scatter_elements and scatter_nd (update, add with repeated indices, max), slice_scatter") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({3, 4}, rng), upd = h.tensor({3, 2}, rng), rows = h.tensor({4, 4}, rng), src = h.tensor({3, 2}, rng);
+  auto se = randomIndices(rng, 3 * 2, 4), sn = randomIndices(rng, 4, 3, false);
+  std::string body =
+      "        a = R.scatter_elements(x, se, upd, axis=1)\n        b = R.scatter_elements(x, se, upd, axis=1, reduction=\"add\")\n"
+      "        c = R.scatter_nd(x, sn, rows, reduction=\"add\")\n        d = R.scatter_nd(x, sn, rows, reduction=\"max\")\n"
+      "        e = R.slice_scatter(x, src, 1, 4, 2, axis=1)\n        return (a, b, c, d, e)\n";
+  std::string i64 = "\"int64\"";
+  test::Run r = compileAndRun(module("x: " + T("(3, 4)") + ", upd: " + T("(3, 2)") + ", rows: " + T("(4, 4)") + ", src: " + T("(3, 2)") +
+                                         ", se: " + T("(3, 2)", i64) + ", sn: " + T("(4, 1)", i64),
+                                     "R.Tuple(" + T("(3, 4)") + ", " + T("(3, 4)") + ", " + T("(3, 4)") + ", " + T("(3, 4)") + ", " + T("(3, 4)") + ")",
+                                     body),
+                              {x, upd, rows, src, h.ints({3, 2}, se), h.ints({4, 1}, sn)});
+  std::vector<double> base = gathered({3, 4}, [&](const Shape& o) { return static_cast<double>(at(x, o[0] * 4 + o[1])); });
+  std::vector<double> update = base, added = base, ndAdd = base, ndMax = base;
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 2; ++j) {
+      size_t dst = static_cast<size_t>(i * 4 + wrapped(se[static_cast<size_t>(i * 2 + j)], 4));
+      update[dst] = at(upd, i * 2 + j);  // later updates of one position win, in index order
+      added[dst] += at(upd, i * 2 + j);
+    }
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t c = 0; c < 4; ++c) {
+      size_t dst = static_cast<size_t>(sn[static_cast<size_t>(i)] * 4 + c);
+      ndAdd[dst] += at(rows, i * 4 + c);
+      ndMax[dst] = std::max<double>(ndMax[dst], at(rows, i * 4 + c));
+    }
+  checkClose(r.outputs.at(0), update);
+  checkClose(r.outputs.at(1), added, 1e-5);
+  checkClose(r.outputs.at(2), ndAdd, 1e-5);
+  checkClose(r.outputs.at(3), ndMax);
+  checkClose(r.outputs.at(4), gathered({3, 4}, [&](const Shape& o) {
+               return o[1] % 2 == 1 ? static_cast<double>(at(src, o[0] * 2 + o[1] / 2)) : base[static_cast<size_t>(o[0] * 4 + o[1])];
+             }));
+}
