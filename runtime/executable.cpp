@@ -1,5 +1,5 @@
-// .tvmx: "TVMX0003", the metadata's size and checksum, then the metadata as little-endian fields
-// (devices, kernels with their kinds, the kinds, sizes and checksums of the modules, constant shapes,
+// .tvmx: "TVMX0004", the metadata's size and checksum, then the metadata as little-endian fields
+// (devices, kernels with their kinds, library functions, strings, the kinds, sizes and checksums of the modules, constant shapes,
 // sizes and checksums, functions with their parameters and bytecode), each constant's bytes, then
 // each module's blob. Every byte after the magic is covered by a checksum (64-bit FNV-1a), checked
 // before anything is used: a flipped byte is refused, never run (version 2 had no checksums, and
@@ -19,7 +19,7 @@ namespace tvms::runtime {
 
 namespace {
 
-constexpr char kMagic[8] = {'T', 'V', 'M', 'X', '0', '0', '0', '3'};
+constexpr char kMagic[8] = {'T', 'V', 'M', 'X', '0', '0', '0', '4'};
 
 uint64_t checksum(const char* data, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -31,7 +31,7 @@ uint64_t checksum(const std::vector<char>& v) { return checksum(v.data(), v.size
 
 const char* opcodeName(Opcode op) {
   static const char* names[] = {"compute_dim", "alloc_storage", "alloc_tensor", "call_kernel", "to_device", "load_const", "make_tuple",
-                                "get_item", "move", "call_func", "if_not", "goto", "ret", "release", "call_library"};
+                                "get_item", "move", "call_func", "if_not", "goto", "ret", "release", "call_library", "print", "assert"};
   return names[static_cast<int>(op)];
 }
 
@@ -149,6 +149,8 @@ void saveExecutable(const Executable& e, const std::string& path) {
   }
   w.u64(e.libraryFunctions.size());
   for (auto& f : e.libraryFunctions) w.str(f);
+  w.u64(e.strings.size());
+  for (auto& t : e.strings) w.str(t);
   w.u64(e.modules.size());
   for (auto& m : e.modules) {
     w.str(m.kind);
@@ -199,7 +201,7 @@ Executable loadExecutable(const std::string& path) {
   in.read(magic, 8);
   if (!in || std::memcmp(magic, kMagic, 4) != 0) throw std::runtime_error(path + " is not a tvms artifact");
   if (std::memcmp(magic, kMagic, 8) != 0)
-    throw std::runtime_error(path + " is not a tvms artifact of this version (.tvmx version 3; rebuild it with tvms build)");
+    throw std::runtime_error(path + " is not a tvms artifact of this version (.tvmx version 4; rebuild it with tvms build)");
   Executable e;
   in.seekg(0, std::ios::end);
   uint64_t fileBytes = static_cast<uint64_t>(in.tellg());
@@ -228,6 +230,7 @@ Executable loadExecutable(const std::string& path) {
     k.kind = r.str();
   }
   for (uint64_t n = r.count(), i = 0; i < n; ++i) e.libraryFunctions.push_back(r.str());
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) e.strings.push_back(r.str());
   for (uint64_t n = r.count(64), i = 0; i < n; ++i) {
     auto& m = e.modules.emplace_back();
     m.kind = r.str();
@@ -254,7 +257,7 @@ Executable loadExecutable(const std::string& path) {
     for (uint64_t n = r.count(), k = 0; k < n; ++k) {
       auto& i = f.code.emplace_back();
       int64_t op = r.i64();
-      if (op < 0 || op > static_cast<int64_t>(Opcode::CallLibrary)) r.fail("bad opcode");
+      if (op < 0 || op > static_cast<int64_t>(Opcode::Assert)) r.fail("bad opcode");
       i.op = static_cast<Opcode>(op);
       i.dst = static_cast<int32_t>(r.i64());
       i.args = r.i64s();
@@ -284,6 +287,7 @@ std::string disassemble(const Executable& e) {
     o << "# device " << i << ": " << e.devices[i].spelling << (e.devices[i].builtFor.empty() ? "" : " (built for " + e.devices[i].builtFor + ")") << "\n";
   for (size_t i = 0; i < e.kernels.size(); ++i) o << "# kernel " << i << ": " << e.kernels[i].name << " (" << e.kernels[i].kind << ")\n";
   for (size_t i = 0; i < e.libraryFunctions.size(); ++i) o << "# library function " << i << ": " << e.libraryFunctions[i] << "\n";
+  for (size_t i = 0; i < e.strings.size(); ++i) o << "# string " << i << ": \"" << e.strings[i] << "\"\n";
   for (auto& f : e.functions) {
     o << "# function " << f.name << " (" << f.params.size() << " params, " << f.numRegisters << " registers, " << f.numDims << " dims)\n";
     for (size_t pc = 0; pc < f.code.size(); ++pc) {

@@ -48,6 +48,8 @@ enum class Opcode : uint8_t {
   Ret,          // return r[a]
   Release,      // r[a] = nothing (its last use: storage may go back to the device)
   CallLibrary,  // library function a on device slot b (r[args]...: inputs, then the output)  args: function, slot, n, regs...
+  Print,        // prints r[args]... with format string a (-1: none); r[dst] = ()       args: format, regs...
+  Assert,       // fails the run unless r[a] is true: message string b (-1: none) with r[args]...; r[dst] = ()  args: cond, format, regs...
 };
 
 struct Instruction {
@@ -103,6 +105,7 @@ struct Executable {
   std::vector<KernelRef> kernels;
   std::vector<std::string> libraryFunctions;  // the runtime library functions called (runtime/registry.h), by name
   std::vector<ConstantData> constants;
+  std::vector<std::string> strings;  // the format strings of Print and Assert
   std::vector<VMFunction> functions;
   std::map<std::string, std::shared_ptr<KernelLibrary>> libraries;  // by target kind: JIT'd, or the artifact's modules loaded
   std::vector<KernelModule> modules;  // one blob per target kind, when built for an artifact

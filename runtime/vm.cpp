@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <iostream>
 #include <stdexcept>
 
 #include "runtime/registry.h"
 #include "runtime/shape_math.h"
+#include "runtime/value_text.h"
 
 namespace tvms::runtime {
 
@@ -40,7 +42,7 @@ const VMFunction* Executable::function(const std::string& name) const {
 }
 
 VirtualMachine::VirtualMachine(const Executable& exe, std::vector<std::shared_ptr<DeviceAPI>> devices)
-    : exe_(exe), devices_(std::move(devices)), host_(makeCpuDevice(-1)) {
+    : printTo_(&std::cout), exe_(exe), devices_(std::move(devices)), host_(makeCpuDevice(-1)) {
   if (devices_.size() != exe.devices.size())
     throw std::runtime_error("the VM got " + std::to_string(devices_.size()) + " devices for a module with " +
                              std::to_string(exe.devices.size()) + " vdevices");
@@ -166,6 +168,28 @@ void VirtualMachine::callLibrary(const std::vector<int64_t>& a, const std::vecto
   Event end = device.recordEvent();
   timings_.push_back({slot, begin, end, &exe_.libraryFunctions[fn], "library", 0});
   ++stats_.kernelCalls[slot];
+}
+
+std::string VirtualMachine::valueText(const Value& v) {
+  if (auto* t = std::get_if<NDArray>(&v)) return hostTensorText(hostCopy(*t));
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* t = std::get_if<std::shared_ptr<TupleValue>>(&v)) {
+    std::string out = "(";
+    for (size_t k = 0; k < (*t)->fields.size(); ++k) out += (k ? ", " : "") + valueText((*t)->fields[k]);
+    return out + ((*t)->fields.size() == 1 ? ",)" : ")");
+  }
+  return "None";
+}
+
+// TVM's print and assert: the format with each "{}" replaced by the next value, or without a format
+// the values joined (print: by spaces; assert: by ", ").
+std::string VirtualMachine::formatted(int64_t format, const std::vector<int64_t>& a, size_t from, const std::vector<Value>& r, const char* joiner) {
+  std::vector<std::string> values;
+  for (size_t k = from; k < a.size(); ++k) values.push_back(valueText(r[a[k]]));
+  if (format >= 0 && !exe_.strings.at(static_cast<size_t>(format)).empty()) return formatWithBraces(exe_.strings[static_cast<size_t>(format)], values);
+  std::string out;
+  for (size_t k = 0; k < values.size(); ++k) out += (k ? joiner : "") + values[k];
+  return out;
 }
 
 void VirtualMachine::traceOrigin() {
@@ -305,6 +329,22 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
       case Opcode::Goto: pc = static_cast<size_t>(a[0]); break;
       case Opcode::Ret: return r[a[0]];
       case Opcode::Release: r[a[0]] = std::monostate{}; break;
+      case Opcode::Print:
+        *printTo_ << formatted(a[0], a, 1, r, " ") << std::endl;
+        r[in.dst] = std::make_shared<TupleValue>();
+        break;
+      case Opcode::Assert: {
+        NDArray h = hostCopy(tensorIn(r[a[0]], "as an assert_op condition"));
+        if (h.numel() != 1) throw std::runtime_error("the condition of R.assert_op must be a scalar, got shape " + h.shapeText());
+        bool ok = h.dtype == DType::Bool ? *static_cast<const uint8_t*>(h.data()) != 0 : h.dtype == DType::I32 ? *static_cast<const int32_t*>(h.data()) != 0
+                : h.dtype == DType::I64 ? *static_cast<const int64_t*>(h.data()) != 0 : true;
+        if (!ok) {
+          std::string message = formatted(a[1], a, 2, r, ", ");
+          throw std::runtime_error("AssertionError: " + (message.empty() ? std::string("Assertion Failed") : message) + " (R.assert_op in " + f.name + ")");
+        }
+        r[in.dst] = std::make_shared<TupleValue>();
+        break;
+      }
     }
   }
   throw std::runtime_error("function " + f.name + " ended without returning");

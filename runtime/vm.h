@@ -5,6 +5,7 @@
 // own events, so an asynchronous device reports its own clock, not the host's.
 #include <chrono>
 #include <deque>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <memory>
@@ -57,6 +58,8 @@ class VirtualMachine {
   void disableTrace() { tracing_ = false; }  // the spans so far are kept
   const std::vector<TraceSpan>& trace() const { return trace_; }
   DeviceAPI& device(int slot) { return *devices_.at(slot); }
+  // Where R.print writes (standard output unless set; the caller keeps the stream alive).
+  void setPrintStream(std::ostream& out) { printTo_ = &out; }
   // A copy of `a` on `slot`.
   NDArray toDevice(const NDArray& a, int slot, int64_t* counter = nullptr);
   // A host tensor (slot -1 means host memory owned by a CPU device of its own).
@@ -69,6 +72,10 @@ class VirtualMachine {
   Value run(const VMFunction& f, std::vector<Value> args);
   void callKernel(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap);
   void callLibrary(const std::vector<int64_t>& a, const std::vector<Value>& r);
+  // R.print / R.assert_op: the values of registers a[from...] as text, formatted by string `format`.
+  std::string formatted(int64_t format, const std::vector<int64_t>& a, size_t from, const std::vector<Value>& r, const char* joiner);
+  std::string valueText(const Value& v);
+  std::ostream* printTo_;
   const void* resolve(size_t kernel, int slot);
   void collectTimings();  // adds the device-measured times of finished kernel calls to stats_
   const Executable& exe_;

@@ -727,6 +727,8 @@ class Reader {
     if (type == "binary_operator") return binaryOperator(n);
     if (type == "unary_operator") {
       std::string op = text(n).substr(0, 1);
+      // -9223372036854775808 (INT64_MIN, as the printer writes it): its digits alone overflow
+      if (op == "-" && text(n) == "-9223372036854775808") return tir::intImm(INT64_MIN);
       ExprP a = expr(field(n, "argument"));
       if (op == "-") return a->kind == tir::Expr::Kind::Int ? tir::floatImm(-static_cast<double>(a->intValue), a->type) : tir::unary(tir::UnOp::Neg, a);
       if (op == "+") return a;

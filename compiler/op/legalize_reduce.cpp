@@ -14,10 +14,15 @@ using namespace tir;
 LegalizeResult reduce(const LegalizeInput& in, Reduction op) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x);
-  if (!t || !isFloat(*t)) return failure(in.def.scriptName() + " kernels take float tensors");
+  // Integer tensors sum, multiply and compare exactly (numpy keeps their dtype); their mean, std and
+  // variance are not integers.
+  bool exact = op == Reduction::Sum || op == Reduction::Prod || op == Reduction::Max || op == Reduction::Min;
+  if (!t || (!isFloat(*t) && !(exact && (*t == ScalarType::I32 || *t == ScalarType::I64))))
+    return failure(in.def.scriptName() + " kernels take float tensors" + (exact ? " and int32 / int64 ones" : ""));
   KernelBuilder kb(in.kernelName);
   auto dims = shapeExprs(kb, x);
   if (!dims) return failure("the shape of the operand must be known to compile " + in.def.scriptName());
+  if (elementType(&in.out) != t) return failure(in.def.scriptName() + ": the result's dtype must be the operand's to compile");
   int rank = static_cast<int>(dims->size());
   std::set<int> reduced;
   if (auto written = infer::intList(in.attr("axis"))) {
@@ -47,7 +52,10 @@ LegalizeResult reduce(const LegalizeInput& in, Reduction op) {
   for (int d : reduced) count = count * (*dims)[d];
   ExprP n = cast(*t, count);
   ExprP result = op == Reduction::Mean ? binary(BinOp::Div, kb.var(acc), n) : kb.var(acc);
-  std::vector<StmtP> steps{assign(acc, floatImm(init, *t)), inner};
+  ExprP start = isFloat(*t) ? floatImm(init, *t)
+               : cast(*t, intImm(op == Reduction::Max ? (*t == ScalarType::I32 ? INT32_MIN : INT64_MIN)
+                                : op == Reduction::Min ? (*t == ScalarType::I32 ? INT32_MAX : INT64_MAX) : static_cast<int64_t>(init)));
+  std::vector<StmtP> steps{assign(acc, start), inner};
   if (moments) {
     ExprP dev = v - kb.var(mean);
     steps.push_back(assign(mean, binary(BinOp::Div, kb.var(acc), n)));

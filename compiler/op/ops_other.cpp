@@ -161,9 +161,10 @@ void addOtherOps(std::vector<OpDef>& out) {
   out.push_back(elementwiseOp(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3.", inferFma), scalar::fma));
   out.push_back(withKernel(op("outer", {tensor("x1"), tensor("x2")}, L, "Outer product of two vectors.", inferOuter), kernels::outer));
 
-  out.push_back(op("to_vdevice", {tensor("data"), required("dst_vdevice", ParamKind::VDevice)}, DeviceRule::ToVDevice,
+  out.push_back(runBy(op("to_vdevice", {tensor("data"), required("dst_vdevice", ParamKind::VDevice)}, DeviceRule::ToVDevice,
                    "Copies data to the vdevice `dst_vdevice` (a string naming a declared entry, such as \"cuda:0\"). "
-                   "The result has data's shape and dtype on that vdevice. Lowers to the VM's to_device."));
+                   "The result has data's shape and dtype on that vdevice. Lowers to the VM's to_device."),
+                      "the VM's copy between devices"));
   {
     OpDef d = op("hint_on_device", {tensor("data"), required("device", ParamKind::Device),
                                     attr("memory_scope", ParamKind::String, s("global"))},
@@ -172,7 +173,7 @@ void addOtherOps(std::vector<OpDef>& out) {
                  "info is data's until RealizeVDevice resolves the hint to the first declared vdevice with that device "
                  "type, id and scope.");
     for (auto& p : d.params) p.positional = p.name != "data";
-    out.push_back(std::move(d));
+    out.push_back(runBy(std::move(d), "RealizeVDevice, which resolves the hint to a vdevice"));
   }
 
   auto sinfo = [](const char* name, const char* alias) {
@@ -180,17 +181,19 @@ void addOtherOps(std::vector<OpDef>& out) {
     p.eraAlias = alias;
     return p;
   };
-  out.push_back(op("call_tir", {expr("gvar", ParamKind::Callee), expr("args"), sinfo("out_sinfo", "out_ty"),
+  const std::string callsKernel = "the VM, calling the prim_func's kernel (built from its T.prim_func body)";
+  out.push_back(runBy(op("call_tir", {expr("gvar", ParamKind::Callee), expr("args"), sinfo("out_sinfo", "out_ty"),
                                 optExpr("tir_vars", ParamKind::Shape)},
                    DeviceRule::Written,
-                   "Calls the prim_func `gvar` in destination-passing style; the result is exactly `out_sinfo`."));
-  out.push_back(op("call_tir_inplace", {expr("gvar", ParamKind::Callee), expr("args"),
+                   "Calls the prim_func `gvar` in destination-passing style; the result is exactly `out_sinfo`."), callsKernel));
+  out.push_back(runBy(op("call_tir_inplace", {expr("gvar", ParamKind::Callee), expr("args"),
                                         required("inplace_indices", ParamKind::IntList), sinfo("out_sinfo", "out_ty"),
                                         optExpr("tir_vars", ParamKind::Shape)},
-                   DeviceRule::Written, "Like call_tir, writing the outputs into the arguments at `inplace_indices`."));
-  out.push_back(op("call_dps_packed", {expr("func", ParamKind::Callee), expr("args"), sinfo("out_sinfo", "out_ty")},
+                   DeviceRule::Written, "Like call_tir, writing the outputs into the arguments at `inplace_indices`."), callsKernel));
+  out.push_back(runBy(op("call_dps_packed", {expr("func", ParamKind::Callee), expr("args"), sinfo("out_sinfo", "out_ty")},
                    DeviceRule::Written,
-                   "Calls a packed function in destination-passing style; the result is exactly `out_sinfo`."));
+                   "Calls a packed function in destination-passing style; the result is exactly `out_sinfo`."),
+                      "the VM, for the runtime's library functions (cuBLAS and cuDNN offloads); other names do not run"));
   {
     Param s = sinfo("sinfo_args", "ty_args");
     out.push_back(op("call_pure_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic), s},
@@ -200,11 +203,19 @@ void addOtherOps(std::vector<OpDef>& out) {
                      DeviceRule::Written, "Calls a packed function (impure); the result is `sinfo_args`."));
   }
   out.push_back(op("shape_of", {tensor("expr")}, DeviceRule::NoDevice, "The shape of a tensor, as a shape value.", inferShapeOf));
-  out.push_back(op("print", {expr("values", ParamKind::Variadic), attr("format", ParamKind::String, s(""))},
-                   DeviceRule::NoDevice, "Prints the values at run time (impure).", inferPrint));
+  // format: a string, or R.str("...") as TVM's printer writes it (kept as written).
+  out.push_back(runBy(op("print", {expr("values", ParamKind::Variadic), attr("format", ParamKind::Any, s(""))},
+                         DeviceRule::NoDevice, "Prints the values at run time (impure): each `{}` of format replaced by the "
+                                               "next value, or the values separated by spaces when format is empty.", inferPrint),
+                      "the VM, printing to standard output"));
+  out.push_back(runBy(op("assert_op", {expr("condition"), optExpr("format_args", ParamKind::Expr), attr("format", ParamKind::Any, s(""))},
+                         DeviceRule::NoDevice, "Stops the run with an AssertionError when condition (a bool scalar) is false: the "
+                                               "message is format with format_args in its `{}`s, the arguments joined by \", \" "
+                                               "without a format, or \"Assertion Failed\".", inferPrint),
+                      "the VM"));
 
   for (auto* n : {"unique", "nonzero", "bucketize", "quantize", "dequantize", "multinomial_from_uniform",
-                  "shape_to_tensor", "tensor_to_shape", "size", "assert_op", "null_value", "call_tir_with_grad",
+                  "shape_to_tensor", "tensor_to_shape", "size", "null_value", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
                   "make_closure", "wrap_param", "image.resize2d", "image.resize3d", "image.affine_grid",
                   "image.grid_sample"})

@@ -213,6 +213,14 @@ const OpDef& callDpsPacked() {
   static const OpDef& d = required("relax.call_dps_packed");
   return d;
 }
+const OpDef& print() {
+  static const OpDef& d = required("relax.print");
+  return d;
+}
+const OpDef& assertOp() {
+  static const OpDef& d = required("relax.assert_op");
+  return d;
+}
 }  // namespace builtin
 
 }  // namespace tvms::op

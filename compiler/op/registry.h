@@ -77,6 +77,9 @@ struct OpDef {
   LegalizeFn legalize = nullptr;
   // Elementwise ops: the value of one element (kernels::elementwise builds the loops around it).
   ScalarFn scalar = nullptr;
+  // An op with no kernel that still runs: what runs it ("the VM's copy between devices"). Empty with
+  // no kernel: the op cannot run yet (`tvms explain --ops` says which).
+  std::string runsBy;
 
   const Param* param(std::string_view n) const;
   std::string signature() const;  // "R.nn.softmax(data, axis=-1)"
@@ -90,6 +93,8 @@ const OpDef& callTirInplace();
 const OpDef& toVDevice();
 const OpDef& hintOnDevice();
 const OpDef& callDpsPacked();
+const OpDef& print();
+const OpDef& assertOp();
 }  // namespace builtin
 
 // Looks an op up by registry name ("relax.add") or script name ("R.add").

@@ -61,6 +61,11 @@ inline OpDef elementwiseOp(OpDef d, ScalarFn f) {
   d.scalar = f;
   return d;
 }
+// An op the VM or a pass runs itself (no kernel): what does.
+inline OpDef runBy(OpDef d, std::string what) {
+  d.runsBy = std::move(what);
+  return d;
+}
 inline OpDef unmodelled(std::string name) {
   OpDef d;
   d.name = "relax." + name;

@@ -45,6 +45,7 @@ class Legalize : public Rewriter {
     if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || def == &op::builtin::callDpsPacked() ||
         b.vars.size() != 1)
       return Rewriter::binding(b, out);
+    if (!def->legalize && !def->runsBy.empty()) return Rewriter::binding(b, out);  // the VM or a pass runs it
     if (!def->legalize) {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");
       return Rewriter::binding(b, out);

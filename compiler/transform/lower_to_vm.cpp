@@ -290,6 +290,7 @@ class FunctionLowering {
     if (auto* c = as<Call>(e)) {
       if (c->def == &op::builtin::callTir() || c->def == &op::builtin::callTirInplace()) return callKernel(*c, var);
       if (c->def == &op::builtin::callDpsPacked()) return callLibrary(*c, var);
+      if (c->def == &op::builtin::print() || c->def == &op::builtin::assertOp()) return printOrAssert(*c, var);
       if (c->def == &op::builtin::toVDevice()) {
         int src = valueReg(c->args[0]);
         emit(Opcode::ToDevice, regOf(var), {src, slotOf(var->annotation.get())});
@@ -497,6 +498,50 @@ class FunctionLowering {
     std::vector<int64_t> args{index, slotOf(outS), static_cast<int64_t>(regs.size())};
     args.insert(args.end(), regs.begin(), regs.end());
     emit(Opcode::CallLibrary, -1, args);
+  }
+
+  // R.print(values..., format=) and R.assert_op(condition, format_args, format=): the format string
+  // goes to the executable's strings (written "..." or R.str("...")), the values to registers.
+  void printOrAssert(const Call& c, const Var* var) {
+    bool isAssert = c.def == &op::builtin::assertOp();
+    std::string what = isAssert ? "R.assert_op" : "R.print";
+    int64_t format = -1;
+    if (const CallAttr* a = c.attr("format")) {
+      auto text = stringOf(a->value);
+      if (!text) return error("'" + var->name + "': the format of " + what + " must be a string, got " + a->value.text);
+      out_.exe.strings.push_back(*text);
+      format = static_cast<int64_t>(out_.exe.strings.size() - 1);
+    }
+    std::vector<int64_t> args;
+    std::vector<ExprPtr> values = c.args;
+    if (isAssert) {
+      if (values.empty() || !values[0]) return error("'" + var->name + "': R.assert_op needs a condition");
+      if (as<PrimValue>(values[0])) return error("'" + var->name + "': R.assert_op of a symbolic condition (R.prim_value(...)) cannot run in the VM yet; compare tensors instead");
+      args = {valueReg(values[0]), format};
+      values.erase(values.begin());
+      // format_args: one value or a tuple of them
+      if (!values.empty() && values[0])
+        if (auto* t = as<Tuple>(values[0])) values = t->fields;
+    } else {
+      args = {format};
+    }
+    for (auto& v : values)
+      if (v) args.push_back(valueReg(v));
+    emit(isAssert ? Opcode::Assert : Opcode::Print, regOf(var), args);
+  }
+
+  // A string attribute as written: "text", or TVM's printed R.str("text").
+  static std::optional<std::string> stringOf(const Value& v) {
+    if (v.kind == Value::Kind::String) return v.text;
+    if (v.kind != Value::Kind::Opaque) return std::nullopt;
+    const std::string& t = v.text;
+    for (const char* prefix : {"R.str(", "relax.StringImm("})
+      if (t.rfind(prefix, 0) == 0 && t.size() >= std::strlen(prefix) + 3 && t.back() == ')') {
+        std::string inner = t.substr(std::strlen(prefix), t.size() - std::strlen(prefix) - 1);
+        if (inner.size() >= 2 && (inner.front() == '"' || inner.front() == '\'') && inner.back() == inner.front())
+          return inner.substr(1, inner.size() - 2);
+      }
+    return std::nullopt;
   }
 
   void outputs(const ExprPtr& body) {

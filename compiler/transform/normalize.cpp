@@ -37,6 +37,20 @@ class Flatten : public Rewriter {
     dataflow_ = outerDataflow;
   }
 
+ protected:
+  // `return R.add(x, y)`: the call gets a binding of its own after the sequence's blocks, as TVM's
+  // normalizer gives it one, so the body is a variable (or a tuple of them).
+  ExprPtr seqBody(const ExprPtr& body, std::vector<BindingPtr>& tail) override {
+    auto* outerOut = out_;
+    bool outerDataflow = dataflow_;
+    out_ = &tail;
+    dataflow_ = false;
+    ExprPtr result = operand(body);
+    out_ = outerOut;
+    dataflow_ = outerDataflow;
+    return result;
+  }
+
  private:
   ExprPtr flatCall(const Call& c) {
     auto out = std::make_shared<Call>(c);

@@ -67,7 +67,9 @@ SeqExprPtr Rewriter::seq(const SeqExpr& s) {
     for (auto& b : blk->bindings) binding(*b, nb->bindings);
     out->blocks.push_back(std::move(nb));
   }
-  out->body = expr(s.body);
+  auto tail = std::make_shared<BindingBlock>();
+  out->body = seqBody(s.body, tail->bindings);
+  if (!tail->bindings.empty()) out->blocks.push_back(std::move(tail));
   return out;
 }
 

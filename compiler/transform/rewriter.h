@@ -29,6 +29,12 @@ class Rewriter {
   virtual void binding(const ir::Binding& b, std::vector<ir::BindingPtr>& out);
   virtual ir::StructInfoPtr bindingAnnotation(const ir::Var& v, const ir::Binding&) { return v.annotation; }
   virtual ir::ExprPtr call(const ir::Call& c);
+  // The result expression of a sequence (a function's or a branch's body); `tail` is a block the
+  // hook may append bindings to, placed after the sequence's own blocks when it is not empty.
+  virtual ir::ExprPtr seqBody(const ir::ExprPtr& body, std::vector<ir::BindingPtr>& tail) {
+    (void)tail;
+    return expr(body);
+  }
   virtual ir::StructInfoPtr returnAnnotation(const ir::Function& fn, const ir::SeqExpr& rewrittenBody) {
     (void)rewrittenBody;
     return fn.retAnnotation;

@@ -156,6 +156,23 @@ TEST_CASE("cli: explain and run") {
   CHECK(runTvms({"explain", "TVS999"}).exitCode == 2);
 }
 
+TEST_CASE("cli: R.print writes to standard output and a false R.assert_op stops the run with its message, also from an artifact") {
+  const std::string printed = "4\nNumber: 4\nTuple: (4, 4)\n4 (4, 4)\nm = [[1.5 2.]\n [3. -4.25]]\n";
+  auto run = runTvms({"run", corpus("run/print_and_assert.py")});
+  CHECK(run.exitCode == 0);
+  CHECK(run.out.rfind(printed, 0) == 0);
+  auto fails = runTvms({"run", corpus("run/print_and_assert.py"), "--entry", "fails"});
+  CHECK(fails.exitCode == 1);
+  CHECK(fails.err.find("AssertionError: ") != std::string::npos);
+  CHECK(fails.err.find("(R.assert_op in fails)") != std::string::npos);
+  // The format strings travel in the .tvmx.
+  std::string artifact = tempFile("print_and_assert.tvmx", "");
+  REQUIRE(runTvms({"build", corpus("run/print_and_assert.py"), "-o", artifact}).exitCode == 0);
+  auto again = runTvms({"run", artifact});
+  CHECK(again.exitCode == 0);
+  CHECK(again.out.rfind(printed, 0) == 0);
+}
+
 TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy in and out, clear input errors") {
   auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3"});
   CHECK(run.exitCode == 0);
@@ -241,7 +258,7 @@ TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy
   auto remapped = runTvms({"run", corpus("run/cpu_gpu_mlp.py"), "--device", "cuda:0=cpu"});
   CHECK(remapped.exitCode == 0);
   CHECK(remapped.out.find("out: shape (256, 10), float32, on \"llvm:0\"") == 0);
-  auto damaged = runTvms({"run", tempFile("bad.tvmx", "TVMX0003garbage")});
+  auto damaged = runTvms({"run", tempFile("bad.tvmx", "TVMX0004garbage")});
   CHECK(damaged.exitCode == 1);
   CHECK(damaged.err.find("damaged artifact metadata") != std::string::npos);
   auto older = runTvms({"run", tempFile("old.tvmx", "TVMX0001garbage")});
@@ -338,13 +355,19 @@ TEST_CASE("cli: TVS009 (future annotations) is reported only when selected: TVM'
   CHECK(selected.out.find("warning[TVS009]") != std::string::npos);
 }
 
-TEST_CASE("cli: explain --ops lists every modelled op with its defaults") {
+TEST_CASE("cli: explain --ops lists every op with its defaults and what runs it") {
   auto r = runTvms({"explain", "--ops"});
   CHECK(r.exitCode == 0);
   CHECK(r.out.find("R.nn.relu6(data)\n") != std::string::npos);
   CHECK(r.out.find("R.median(x, axis=None, keepdims=False)\n") != std::string::npos);
   CHECK(r.out.find("R.nn.conv2d(data, weight, strides=[1, 1], padding=[0, 0]") != std::string::npos);
-  CHECK(r.out.find("R.nn.attention") == std::string::npos);  // known by name only: not modelled, not listed
+  CHECK(r.out.find("R.tile(data, repeats)\n    Repeats data `repeats` times along each axis (numpy.tile).\n    runs: a kernel") != std::string::npos);
+  CHECK(r.out.find("runs: the VM's copy between devices") != std::string::npos);  // to_vdevice
+  // Known by name only: listed after the modelled ops as having no kernel.
+  size_t known = r.out.find("Known to TVM, not modelled (arguments not checked, no kernel yet):\n");
+  REQUIRE(known != std::string::npos);
+  CHECK(r.out.find("    R.layout_transform\n", known) != std::string::npos);
+  CHECK(r.out.find("    R.tile\n", known) == std::string::npos);
 }
 
 TEST_CASE("cli: parse --dump-ir says what it could not lower and exits 1") {

@@ -575,3 +575,41 @@ TEST_CASE("compile and run: tensor constants written as lists are kernel operand
   CHECK(I(g.outputs.at(1), 0) == 9007199254740993LL + 103);
   CHECK(I(g.outputs.at(1), 3) == -9007199254740993LL + 101);
 }
+
+TEST_CASE("compile and run: integer sum / prod / max / min keep their dtype and are exact (int64 past 2^53, int32)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  std::uniform_int_distribution<int64_t> u(-1000, 1000);
+  std::vector<int64_t> v;
+  for (int i = 0; i < 3 * 5; ++i) v.push_back(u(rng) + (i == 7 ? (int64_t(1) << 53) + 1 : 0));
+  std::string it = T("(3, 5)", "\"int64\"");
+  test::Run r = compileAndRun(module("x: " + it, "R.Tuple(" + T("(3,)", "\"int64\"") + ", " + T("(5,)", "\"int64\"") + ", " + T("(5,)", "\"int64\"") +
+                                         ", " + T("()", "\"int32\"") + ", " + T("(3,)", "\"int64\"") + ")",
+                                     "        a = R.sum(x, axis=1)\n        b = R.max(x, axis=0)\n        c = R.min(x, axis=0)\n"
+                                     "        d = R.sum(R.astype(x, \"int32\"))\n        e = R.prod(R.clip(x, -3, 3), axis=1)\n"
+                                     "        return (a, b, c, d, e)\n"),
+                              {h.ints({3, 5}, v)});
+  auto I64 = [](const runtime::NDArray& a, int k) { return static_cast<const int64_t*>(a.data())[k]; };
+  int64_t total = 0;
+  for (int i = 0; i < 3; ++i) {
+    int64_t s = 0, p = 1;
+    for (int j = 0; j < 5; ++j) {
+      s += v[static_cast<size_t>(i * 5 + j)];
+      p *= std::clamp<int64_t>(v[static_cast<size_t>(i * 5 + j)], -3, 3);
+      total += static_cast<int32_t>(v[static_cast<size_t>(i * 5 + j)]);
+    }
+    CHECK(I64(r.outputs.at(0), i) == s);
+    CHECK(I64(r.outputs.at(4), i) == p);
+  }
+  for (int j = 0; j < 5; ++j) {
+    int64_t mx = INT64_MIN, mn = INT64_MAX;
+    for (int i = 0; i < 3; ++i) {
+      mx = std::max(mx, v[static_cast<size_t>(i * 5 + j)]);
+      mn = std::min(mn, v[static_cast<size_t>(i * 5 + j)]);
+    }
+    CHECK(I64(r.outputs.at(1), j) == mx);
+    CHECK(I64(r.outputs.at(2), j) == mn);
+  }
+  CHECK(r.outputs.at(3).dtype == runtime::DType::I32);
+  CHECK(*static_cast<const int32_t*>(r.outputs.at(3).data()) == static_cast<int32_t>(total));
+}

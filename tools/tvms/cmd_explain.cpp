@@ -19,16 +19,28 @@ int printAllAsMarkdown() {
 }
 // Every op the registry models, as TVMScript spells it with its defaults, and what it does: the
 // signatures arguments are checked against (compare with TVM's python/tvm/relax/op).
+// Each says how it runs: a kernel (CPU and CUDA vdevices), what else runs it, or that nothing does yet;
+// then the ops of TVM's registry tvms knows by name only.
 int printOps() {
-  for (const op::OpDef* d : op::allOps())
-    if (d->modelled) std::cout << d->signature() << "\n    " << d->doc << "\n";
+  std::vector<std::string> notModelled;
+  for (const op::OpDef* d : op::allOps()) {
+    if (!d->modelled) {
+      notModelled.push_back(d->scriptName());
+      continue;
+    }
+    std::cout << d->signature() << "\n    " << d->doc << "\n    runs: "
+              << (d->legalize ? std::string("a kernel on CPU and CUDA vdevices") : !d->runsBy.empty() ? d->runsBy : std::string("not yet (no kernel)"))
+              << "\n";
+  }
+  std::cout << "\nKnown to TVM, not modelled (arguments not checked, no kernel yet):\n";
+  for (auto& n : notModelled) std::cout << "    " << n << "\n";
   return 0;
 }
 }  // namespace
 
 constexpr const char* kExplainUsage =
     "usage: tvms explain CODE   (e.g. tvms explain TVS201)\n       tvms explain --markdown   (every rule)\n"
-    "       tvms explain --ops   (every op tvms models: its signature with defaults)\n";
+    "       tvms explain --ops   (every op: its signature with defaults and what runs it)\n";
 
 int runExplain(const Args& args) {
   if (args.size() == 1 && args[0] == "--markdown") return printAllAsMarkdown();

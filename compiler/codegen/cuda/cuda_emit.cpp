@@ -75,6 +75,8 @@ class Emitter {
     switch (e->kind) {
       case Expr::Kind::Int:
         if (e->type == ScalarType::Bool) return e->intValue ? "true" : "false";
+        // INT64_MIN has no literal (9223372036854775808 overflows before the minus applies)
+        if (e->type == ScalarType::I64 && e->intValue == INT64_MIN) return "(i64)(-9223372036854775807LL - 1)";
         if (e->type == ScalarType::I64) return "(i64)" + std::to_string(e->intValue) + "LL";
         if (e->type == ScalarType::I32) return "(int)" + std::to_string(e->intValue);
         return "(" + std::string(typeName(e->type)) + ")" + std::to_string(e->intValue);
