@@ -33,7 +33,8 @@ struct DimOperand {
 };
 
 enum class Opcode : uint8_t {
-  ComputeDim,   // heap[a] = b <op c> d            args: dst, op, b.isSlot, b.value, d.isSlot, d.value
+  ComputeDim,   // heap[dst] = b <op> d (+ - * / % M(ax) m(in))   args: op, b.isSlot, b.value, d.isSlot, d.value
+                // op 'B' / 'E': check b and d broadcast / are equal, else fail with string args[5]
   AllocStorage, // r[dst] = storage on slot a, bytes (operand)   args: dst, slot, isSlot, value
   AllocTensor,  // r[dst] = view of storage r[a] at offset 0, dtype, dims (operands)
   CallKernel,   // kernel a on device slot b (r[args]..., dims heap[slots]...)  args: kernel, slot, nBuf, regs..., dim slots...

@@ -25,6 +25,8 @@ int64_t computeDim(int64_t op, int64_t a, int64_t b) {
     case '*': return shapeMul(a, b);
     case '/': return shapeFloorDiv(a, b);  // floor division, as TIR's floordiv
     case '%': return shapeFloorMod(a, b);
+    case 'M': return std::max(a, b);
+    case 'm': return std::min(a, b);
   }
   throw std::runtime_error("bad shape arithmetic in the bytecode");
 }
@@ -170,6 +172,14 @@ void VirtualMachine::callLibrary(const std::vector<int64_t>& a, const std::vecto
   ++stats_.kernelCalls[slot];
 }
 
+// A fact LegalizeOps could not prove about two symbolic dims, checked before the call that relies
+// on it: 'B' they broadcast (equal, or one is 1), 'E' they are equal. a[5] is the message.
+void VirtualMachine::checkDims(const std::vector<int64_t>& a, const std::vector<int64_t>& heap) {
+  int64_t x = operand(heap, a[1], a[2]), y = operand(heap, a[3], a[4]);
+  bool ok = a[0] == 'E' ? x == y : (x == y || x == 1 || y == 1);
+  if (!ok) throw std::runtime_error(exe_.strings.at(static_cast<size_t>(a[5])) + ", got " + std::to_string(x) + " and " + std::to_string(y));
+}
+
 std::string VirtualMachine::valueText(const Value& v) {
   if (auto* t = std::get_if<NDArray>(&v)) return hostTensorText(hostCopy(*t));
   if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
@@ -251,6 +261,10 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
     ++stats_.instructions;
     switch (in.op) {
       case Opcode::ComputeDim:
+        if (a[0] == 'B' || a[0] == 'E') {
+          checkDims(a, heap);
+          break;
+        }
         heap.at(static_cast<size_t>(in.dst)) = computeDim(a[0], operand(heap, a[1], a[2]), operand(heap, a[3], a[4]));
         break;
       case Opcode::AllocStorage: {

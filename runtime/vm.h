@@ -75,6 +75,7 @@ class VirtualMachine {
   // R.print / R.assert_op: the values of registers a[from...] as text, formatted by string `format`.
   std::string formatted(int64_t format, const std::vector<int64_t>& a, size_t from, const std::vector<Value>& r, const char* joiner);
   std::string valueText(const Value& v);
+  void checkDims(const std::vector<int64_t>& a, const std::vector<int64_t>& heap);
   std::ostream* printTo_;
   const void* resolve(size_t kernel, int slot);
   void collectTimings();  // adds the device-measured times of finished kernel calls to stats_

@@ -310,6 +310,8 @@ PrimExprPtr Lowerer::lowerDim(TSNode n) {
     std::string name = canonicalName(field(n, "function"));
     auto args = namedChildren(field(n, "arguments"));
     if ((name == "T.int64" || name == "T.int32") && args.size() == 1) return lowerDim(args[0]);
+    // T.max(a, c): how a broadcast of two unrelated symbolic dims is shaped (LegalizeOps writes it)
+    if ((name == "T.max" || name == "T.min") && args.size() == 2) return primBinary(name.substr(2), lowerDim(args[0]), lowerDim(args[1]));
     // T.float32(2.0), T.max(n, 1), T.Cast("int64", n), T.floordiv(n, 2): TIR expressions TVM evaluates;
     // kept as written (the checks treat them as unknown values, never as errors).
     if (name.rfind("T.", 0) == 0) {

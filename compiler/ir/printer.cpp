@@ -62,6 +62,7 @@ std::string primText(const PrimExprPtr& p, int parentPrec = -1) {
     case PrimExpr::Kind::Opaque: return p->name;
     case PrimExpr::Kind::Neg: return "-" + primText(p->lhs, 6);
     case PrimExpr::Kind::Binary: {
+      if (p->name == "max" || p->name == "min") return "T." + p->name + "(" + primText(p->lhs) + ", " + primText(p->rhs) + ")";
       int prec = precedenceOf(p->name);
       std::string s = primText(p->lhs, prec) + " " + p->name + " " + primText(p->rhs, prec + 1);
       return prec < parentPrec ? "(" + s + ")" : s;

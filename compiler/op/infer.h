@@ -36,6 +36,9 @@ struct InferIssue {
 struct InferResult {
   ir::StructInfoPtr sinfo;  // null: unknown (an operand was unknown, or an error was reported)
   std::vector<InferIssue> issues;
+  // Symbolic dims the rule took to be equal without proof (matmul's inner dims, a reshape's element
+  // counts): TVM trusts them; tvms checks each at run time before the op's kernel runs.
+  std::vector<std::pair<ir::PrimExprPtr, ir::PrimExprPtr>> assumedEqual;
 };
 
 // Shape and dtype deduction of one op; the vdevice is applied afterwards from the op's DeviceRule.

@@ -84,7 +84,11 @@ LegalizeResult elementwise(const LegalizeInput& in) {
       size_t offset = rank - x.dims.size();
       for (size_t d = 0; d < x.dims.size(); ++d) {
         bool broadcast = x.dims[d]->kind == Expr::Kind::Int && x.dims[d]->intValue == 1;
-        idx.push_back(broadcast ? intImm(0) : kb.var(loops[offset + d]));
+        ExprP i = kb.var(loops[offset + d]);
+        // A symbolic dim that may or may not be the one broadcast (a against T.max(a, c)): decided
+        // when the kernel runs (the VM checked the dims broadcast before the call).
+        bool known = broadcast || sameDims({x.dims[d]}, {(*outDims)[offset + d]}) || x.dims[d]->kind == Expr::Kind::Int;
+        idx.push_back(broadcast ? intImm(0) : known ? i : select(binary(BinOp::Eq, x.dims[d], intImm(1)), intImm(0), i));
       }
       loads.push_back(kb.load(x.buffer, flatIndex(idx, x.dims)));
     }

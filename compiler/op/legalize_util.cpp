@@ -23,6 +23,8 @@ ExprP dimExpr(KernelBuilder& kb, const ir::PrimExprPtr& d) {
       if (op == "*") return a * b;
       if (op == "//") return tir::floordiv(a, b);
       if (op == "%") return tir::floormod(a, b);
+      if (op == "max") return tir::max(a, b);
+      if (op == "min") return tir::min(a, b);
       return nullptr;
     }
     default: return nullptr;

@@ -45,6 +45,16 @@ InferResult inferReshape(const InferInput& in) {
     Dims known = out;
     known.erase(known.begin() + inferred);
     auto rest = product(known);
+    if ((!have || !rest) && x->shape) {
+      // Symbolic: the -1 is the element count over the other dims, checked to divide at run time.
+      PrimExprPtr count = dim(1), others = dim(1);
+      for (auto& d : *x->shape) count = mul(count, d);
+      for (auto& d : known) others = mul(others, d);
+      out[inferred] = floorDiv(count, others);
+      InferResult result = ok(tensor(out, x->dtype));
+      result.assumedEqual.push_back({count, mul(out[inferred], others)});
+      return result;
+    }
     if (!have || !rest) return ok(tensor(std::nullopt, x->dtype, static_cast<int>(out.size())));
     if (*rest == 0 || *have % *rest != 0)
       return fail(diag::Code::TVS101, "R.reshape: " + std::to_string(*have) + " elements of " + shapeText(*x) +
@@ -57,7 +67,14 @@ InferResult inferReshape(const InferInput& in) {
   if (haveCount >= 0 && wantCount >= 0 && haveCount != wantCount)
     return fail(diag::Code::TVS101, "R.reshape changes the element count: " + shapeText(*x) + " has " + std::to_string(haveCount) +
                               " elements, " + dimsText(out) + " has " + std::to_string(wantCount), 1);
-  return ok(tensor(out, x->dtype));
+  InferResult result = ok(tensor(out, x->dtype));
+  if (x->shape && (haveCount < 0 || wantCount < 0)) {  // symbolic counts: equal only at run time
+    PrimExprPtr from = dim(1), to = dim(1);
+    for (auto& d : *x->shape) from = mul(from, d);
+    for (auto& d : out) to = mul(to, d);
+    if (!sameDim(from, to)) result.assumedEqual.push_back({from, to});
+  }
+  return result;
 }
 
 InferResult inferPermute(const InferInput& in) {

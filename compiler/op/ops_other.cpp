@@ -42,7 +42,9 @@ InferResult inferMatmul(const InferInput& in) {
   Dims out = *batch.shape;
   if (!vecA) out.push_back(x[x.size() - 2]);
   if (!vecB) out.push_back(y[y.size() - 1]);
-  return ok(tensor(out, dt));
+  InferResult result = ok(tensor(out, dt));
+  if (!sameDim(k1, k2)) result.assumedEqual.push_back({k1, k2});
+  return result;
 }
 
 InferResult inferEinsum(const InferInput& in) {

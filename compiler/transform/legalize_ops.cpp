@@ -15,6 +15,7 @@
 #include "compiler/schedule/schedule.h"
 #include "compiler/transform/targets.h"
 #include "compiler/transform/rewriter.h"
+#include "compiler/transform/runtime_shapes.h"
 
 namespace tvms::transform {
 
@@ -50,7 +51,20 @@ class Legalize : public Rewriter {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");
       return Rewriter::binding(b, out);
     }
-    const StructInfo* result = b.vars[0]->annotation.get();
+    // The operands as rewritten so far: their annotations say what is known now (a result shaped
+    // at run time by an earlier binding, a parameter given symbolic dims).
+    Call current = *c;
+    for (auto& a : current.args) a = expr(a);
+    c = &current;
+    std::vector<std::optional<double>> scalars;
+    for (auto& a : c->args) scalars.push_back(scalarValue(a));
+    RuntimeShape shapes = runtimeShape(*def, *c, b.vars[0]->annotation, b.vars[0]->name, scalars);
+    shapedResult_ = shapes.result;  // the binding's new annotation (bindingAnnotation, callTirOf)
+    struct Reset {
+      StructInfoPtr& p;
+      ~Reset() { p = nullptr; }
+    } reset{shapedResult_};
+    const StructInfo* result = shapes.result ? shapes.result.get() : b.vars[0]->annotation.get();
     // One tensor, or (split, topk, batch_norm, ...) a tuple of tensors: one output buffer each.
     std::vector<const StructInfo*> outputs;
     if (result && result->kind == StructInfo::Kind::Tensor) outputs.push_back(result);
@@ -79,7 +93,7 @@ class Legalize : public Rewriter {
     std::vector<StructInfoPtr> holders;
     op::LegalizeInput in{*def, *c, {}, {}, *result, "", target};
     for (auto& a : c->args) {
-      in.scalars.push_back(scalarValue(a));
+      in.scalars.push_back(scalarValue(a));  // c may be the flattened call: not `scalars`
       if (auto* k = as<Constant>(a); k && !scalarValue(a)) {
         // A tensor constant written as a list is a buffer of its own shape (LowerToVM loads its data);
         // one whose values are not in the text (a numpy array, a metadata entry, a name) cannot run.
@@ -109,7 +123,8 @@ class Legalize : public Rewriter {
     // most of its build printing kernels only to find them equal.
     std::string callKey = callKeyOf(*c, in, target);
     if (auto same = kernelByCall_.find(callKey); same != kernelByCall_.end()) {
-      out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, same->second.name, same->second.bufferArgs)));
+      out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, same->second.name, same->second.bufferArgs, freeDims_[same->second.name])));
+      if (!shapes.checks.empty()) out_.dimChecks[out.back()->vars[0].get()] = shapes.checks;
       return;
     }
     std::string base = def->name.substr(6);
@@ -139,18 +154,37 @@ class Legalize : public Rewriter {
     if (reused) --counts_[base];
     std::string kernel = reused ? same->second : name;
     kernelByCall_[callKey] = {kernel, r.bufferArgs};
-    out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, kernel, r.bufferArgs)));
+    if (!reused) freeDims_[kernel] = freeDimsOf(*r.kernel);
+    out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, kernel, r.bufferArgs, freeDims_[kernel])));
+    if (!shapes.checks.empty()) out_.dimChecks[out.back()->vars[0].get()] = shapes.checks;
     if (reused) return;
     kernelByKey_[key] = name;
     auto prim = std::make_shared<PrimFunc>();
     prim->name = name;
     for (size_t i : r.bufferArgs) prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, in.args[i]));
     for (const StructInfo* o : outputs) prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, o));
+    // Dims no buffer's shape binds by name (a in T.max(a, c)) are scalar parameters, as TVM passes
+    // them (tir_vars), so the printed prim_func reads back; their `a = T.int64()` lines go.
+    for (const std::string& d : freeDims_[name]) {
+      TirParam scalar;
+      scalar.name = d;
+      scalar.kind = TirParam::Kind::Scalar;
+      scalar.annotation = "T.int64";
+      prim->params.push_back(scalar);
+      body.erase(std::remove(body.begin(), body.end(), d + " = T.int64()"), body.end());
+    }
     prim->bodyLines = std::move(body);
     prims.push_back({name, nullptr, prim});
     out_.kernels.push_back(std::move(*r.kernel));
     out_.kernelVDevices.push_back(placed ? analysis::spellingOf(m_, placed) : "llvm:0");
   }
+
+  // Tensor parameters of known rank get symbolic dims the VM binds (runtime_shapes.h).
+  StructInfoPtr paramAnnotation(const Var& p) override {
+    StructInfoPtr shaped = shapedParam(p);
+    return shaped ? shaped : p.annotation;
+  }
+  StructInfoPtr bindingAnnotation(const Var& v, const Binding&) override { return shapedResult_ ? shapedResult_ : v.annotation; }
 
  private:
   // Builders name buffers by role (A, B, C); a kernel whose input and output share a role name (R.ewise_fma's
@@ -248,7 +282,19 @@ class Legalize : public Rewriter {
     else if (k.target.isGpu()) schedule::canonicalizeGpuLaunches(k);
     return "";
   }
-  std::shared_ptr<Call> callTirOf(const Call& c, const Var& var, const StructInfo& result, const std::string& kernel, const std::vector<size_t>& bufferArgs) {
+  // The symbolic dims a kernel reads that no buffer parameter's shape names directly.
+  static std::vector<std::string> freeDimsOf(const tir::Kernel& k) {
+    std::set<std::string> named;
+    for (auto& b : k.buffers)
+      if (b.param) named.insert(b.shape.begin(), b.shape.end());
+    std::vector<std::string> free;
+    for (auto& d : k.dims)
+      if (!named.count(d)) free.push_back(d);
+    return free;
+  }
+
+  std::shared_ptr<Call> callTirOf(const Call& c, const Var& var, const StructInfo& result, const std::string& kernel, const std::vector<size_t>& bufferArgs,
+                                  const std::vector<std::string>& tirVars) {
     std::vector<ExprPtr> operands;
     for (size_t i : bufferArgs) operands.push_back(expr(c.args[i]));
     auto call = std::make_shared<Call>();
@@ -259,9 +305,16 @@ class Legalize : public Rewriter {
       call->sinfoArgs = result.fields;
       call->sinfoArgsAsList = true;
     } else {
-      call->sinfoArgs = {var.annotation};
+      call->sinfoArgs = {shapedResult_ ? shapedResult_ : var.annotation};
     }
     call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
+    if (!tirVars.empty()) {
+      std::vector<PrimExprPtr> values;
+      for (auto& d : tirVars) values.push_back(primVar(d));
+      call->args.push_back(std::make_shared<ShapeExpr>(values));
+      call->trailingArgNames = {"tir_vars"};  // printed after out_sinfo, by keyword
+      call->trailingArgsFrom = 2;
+    }
     return call;
   }
 
@@ -303,12 +356,14 @@ class Legalize : public Rewriter {
     p.annotation = "T.Buffer((" + shape + "), \"" + s->dtype + "\")";
     return p;
   }
+  StructInfoPtr shapedResult_;  // while a binding is rewritten: its result shaped at run time, if it was
   LegalizedModule& out_;
   const IRModule& m_;
   const DeviceRemap& remap_;
   std::map<std::string, int> counts_;
   std::unordered_map<std::string, std::string> kernelByKey_;
   std::unordered_map<std::string, KernelForCall> kernelByCall_;
+  std::unordered_map<std::string, std::vector<std::string>> freeDims_;  // per kernel: its dims passed as tir_vars
   std::unordered_map<std::string, std::string> userKernels_;  // prim_func|target -> kernel name
   std::map<std::string, int> userKernelCount_;
 

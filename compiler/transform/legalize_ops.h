@@ -4,10 +4,12 @@
 // kernels are returned beside the module (as loop IR) and added to it as T.prim_funcs whose bodies
 // print the loop IR, so the module prints and reads back.
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/tir/loop_ir.h"
 #include "compiler/ir/module.h"
+#include "compiler/transform/runtime_shapes.h"
 #include "compiler/transform/targets.h"
 
 namespace tvms::transform {
@@ -17,6 +19,8 @@ struct LegalizedModule {
   std::vector<tir::Kernel> kernels;  // symbol = "tvmsk_" + the prim func's name; each knows its target
   std::vector<std::string> kernelVDevices;  // per kernel: the spelling of the first vdevice it runs on (messages)
   std::vector<std::string> errors;   // ops that could not be lowered, with why
+  // Facts about symbolic dims to check at run time before a binding (by its variable), runtime_shapes.h.
+  std::unordered_map<const ir::Var*, std::vector<DimCheck>> dimChecks;
 };
 
 // Input: a normalized, realized module. `remap` sends vdevices to the CPU (their kernels are built for llvm).

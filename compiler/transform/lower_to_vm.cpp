@@ -29,9 +29,10 @@ struct Storage {
 
 class FunctionLowering {
  public:
+  using DimChecks = std::unordered_map<const Var*, std::vector<DimCheck>>;
   FunctionLowering(const IRModule& m, LoweredVM& out, const std::unordered_map<std::string, int>& kernelIndex,
-                   const std::unordered_map<std::string, int>& functionIndex)
-      : m_(m), out_(out), kernelIndex_(kernelIndex), functionIndex_(functionIndex) {}
+                   const std::unordered_map<std::string, int>& functionIndex, const DimChecks& dimChecks)
+      : m_(m), out_(out), kernelIndex_(kernelIndex), functionIndex_(functionIndex), dimChecks_(dimChecks) {}
 
   runtime::VMFunction lower(const Function& fn) {
     f_.name = fn.name;
@@ -107,7 +108,7 @@ class FunctionLowering {
       runtime::DimOperand a = d->kind == PrimExpr::Kind::Neg ? runtime::DimOperand{false, 0} : dimOperand(d->lhs);
       runtime::DimOperand b = dimOperand(d->kind == PrimExpr::Kind::Neg ? d->lhs : d->rhs);
       std::string op = d->kind == PrimExpr::Kind::Neg ? "-" : d->name;
-      int64_t code = op == "//" ? '/' : op[0];
+      int64_t code = op == "//" ? '/' : op == "max" ? 'M' : op == "min" ? 'm' : op[0];
       int slot = static_cast<int>(dims_.size()) + tempDims_++;
       emit(Opcode::ComputeDim, slot, {code, a.isSlot, a.value, b.isSlot, b.value});
       return {true, slot};
@@ -281,6 +282,8 @@ class FunctionLowering {
   void binding(const Binding& b) {
     if (b.vars.empty()) return;
     const Var* var = b.vars[0].get();
+    if (auto checks = dimChecks_.find(var); checks != dimChecks_.end())
+      for (const DimCheck& c : checks->second) checkDims(c);
     if (b.kind == Binding::Kind::Unpack) {
       int src = valueReg(b.value);
       for (size_t i = 0; i < b.vars.size(); ++i) emit(Opcode::GetItem, regOf(b.vars[i].get()), {src, static_cast<int64_t>(i)});
@@ -329,6 +332,13 @@ class FunctionLowering {
       return;
     }
     emit(Opcode::Move, regOf(var), {valueReg(e)});
+  }
+
+  // A fact about two dims the VM checks before the binding that relies on it (runtime_shapes.h).
+  void checkDims(const DimCheck& c) {
+    runtime::DimOperand a = dimOperand(c.a), b = dimOperand(c.b);
+    out_.exe.strings.push_back(c.message);
+    emit(Opcode::ComputeDim, -1, {c.broadcast ? 'B' : 'E', a.isSlot, a.value, b.isSlot, b.value, static_cast<int64_t>(out_.exe.strings.size() - 1)});
   }
 
   void branch(const SeqExpr& s, int dst) {
@@ -557,6 +567,7 @@ class FunctionLowering {
   LoweredVM& out_;
   const std::unordered_map<std::string, int>& kernelIndex_;
   const std::unordered_map<std::string, int>& functionIndex_;
+  const DimChecks& dimChecks_;
   runtime::VMFunction f_;
   int nextReg_ = 0;
   int tempDims_ = 0;
@@ -595,7 +606,7 @@ LoweredVM lowerToVM(LegalizedModule legalized) {
   for (auto& f : m.functions)
     if (f.relax) functionIndex[f.name] = static_cast<int>(functionIndex.size());
   for (auto& f : m.functions)
-    if (f.relax) out.exe.functions.push_back(FunctionLowering(m, out, kernelIndex, functionIndex).lower(*f.relax));
+    if (f.relax) out.exe.functions.push_back(FunctionLowering(m, out, kernelIndex, functionIndex, legalized.dimChecks).lower(*f.relax));
   return out;
 }
 

@@ -173,6 +173,26 @@ TEST_CASE("cli: R.print writes to standard output and a false R.assert_op stops 
   CHECK(again.out.rfind(printed, 0) == 0);
 }
 
+TEST_CASE("cli: shapes known only at run time run, and dims that do not broadcast or agree stop the run naming the op") {
+  auto dims = [](std::vector<std::string> v) {
+    std::vector<std::string> args{"run", corpus("run/runtime_shapes.py"), "--dim", "z_dim0=1", "--dim", "z_dim1=4"};
+    for (auto& d : v) {
+      args.push_back("--dim");
+      args.push_back(d);
+    }
+    return runTvms(args);
+  };
+  auto ok = dims({"a=4", "b=4", "c=4", "d=4"});
+  CHECK(ok.exitCode == 0);
+  CHECK(ok.out.find("shape (4, 4), float32") != std::string::npos);
+  auto broadcast = dims({"a=3", "b=4", "c=4", "d=4"});
+  CHECK(broadcast.exitCode == 1);
+  CHECK(broadcast.err.find("R.add (bound to 's'): dim 0 of the operands (a, c) does not broadcast, got 3 and 4") != std::string::npos);
+  auto inner = dims({"a=1", "b=4", "c=5", "d=4"});
+  CHECK(inner.exitCode == 1);
+  CHECK(inner.err.find("R.matmul (bound to 'm'): b and c must be equal, got 4 and 5") != std::string::npos);
+}
+
 TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy in and out, clear input errors") {
   auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3"});
   CHECK(run.exitCode == 0);
