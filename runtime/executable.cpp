@@ -107,9 +107,12 @@ void writeParam(Writer& w, const ParamSpec& p) {
   }
   w.i64(p.slot);
   w.str(p.sinfo);
+  w.u64(p.tuple);
+  w.u64(p.fields.size());
+  for (auto& f : p.fields) writeParam(w, f);
 }
 
-ParamSpec readParam(Reader& r) {
+ParamSpec readParam(Reader& r, int depth = 0) {
   ParamSpec p;
   p.name = r.str();
   p.tensor = r.u64() != 0;
@@ -125,6 +128,9 @@ ParamSpec readParam(Reader& r) {
   }
   p.slot = static_cast<int>(r.i64());
   p.sinfo = r.str();
+  p.tuple = r.u64() != 0;
+  if (depth > 64) r.fail("tuples nested too deep");
+  for (uint64_t n = r.count(), i = 0; i < n; ++i) p.fields.push_back(readParam(r, depth + 1));
   return p;
 }
 

@@ -70,6 +70,8 @@ struct ParamSpec {
   std::vector<Dim> dims;
   int slot = -1;         // -1: anywhere
   std::string sinfo;     // the parameter's struct info as TVMScript, for messages
+  bool tuple = false;    // a tuple of `fields` (each a tensor or a tuple again)
+  std::vector<ParamSpec> fields;
 };
 
 struct VMFunction {

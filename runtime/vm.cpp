@@ -180,6 +180,36 @@ void VirtualMachine::checkDims(const std::vector<int64_t>& a, const std::vector<
   if (!ok) throw std::runtime_error(exe_.strings.at(static_cast<size_t>(a[5])) + ", got " + std::to_string(x) + " and " + std::to_string(y));
 }
 
+// An argument against its parameter: a tensor's dtype, rank and fixed dims checked, its symbolic
+// dims bound (or checked against an earlier binding), the tensor copied onto the parameter's slot;
+// a tuple field by field.
+void VirtualMachine::bindParam(const ParamSpec& p, Value& v, std::vector<int64_t>& heap, const std::string& fn) {
+  auto fail = [&](const std::string& why) { throw std::runtime_error("input '" + p.name + "' of " + fn + ": " + why + "; expected " + p.sinfo); };
+  if (p.tuple) {
+    auto* t = std::get_if<std::shared_ptr<TupleValue>>(&v);
+    if (!t || !*t) fail("not a tuple");
+    if ((*t)->fields.size() != p.fields.size()) fail("a tuple of " + std::to_string((*t)->fields.size()) + " fields");
+    auto copy = std::make_shared<TupleValue>(**t);
+    for (size_t k = 0; k < p.fields.size(); ++k) bindParam(p.fields[k], copy->fields[k], heap, fn);
+    v = copy;
+    return;
+  }
+  if (!p.tensor) return;
+  auto* t = std::get_if<NDArray>(&v);
+  if (!t) fail("not a tensor");
+  if (!p.dtype.empty() && dtypeName(t->dtype) != p.dtype) fail("dtype " + std::string(dtypeName(t->dtype)));
+  if (p.ndim >= 0 && static_cast<int>(t->shape.size()) != p.ndim) fail("shape " + t->shapeText());
+  for (size_t d = 0; d < p.dims.size() && d < t->shape.size(); ++d) {
+    const auto& dim = p.dims[d];
+    int64_t got = t->shape[d];
+    if (dim.kind == ParamSpec::Dim::Fixed && got != dim.value) fail("shape " + t->shapeText());
+    if (dim.kind == ParamSpec::Dim::Bind) heap.at(static_cast<size_t>(dim.value)) = got;
+    if (dim.kind == ParamSpec::Dim::Check && heap.at(static_cast<size_t>(dim.value)) != got)
+      fail("shape " + t->shapeText() + " (" + dim.name + " is " + std::to_string(heap[static_cast<size_t>(dim.value)]) + " from an earlier input)");
+  }
+  if (p.slot >= 0 && t->slot() != p.slot) v = toDevice(*t, p.slot, &stats_.inputBytesPlaced);
+}
+
 std::string VirtualMachine::valueText(const Value& v) {
   if (auto* t = std::get_if<NDArray>(&v)) return hostTensorText(hostCopy(*t));
   if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
@@ -231,26 +261,7 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
   std::vector<int64_t> heap(static_cast<size_t>(f.numDims), 0);
   // Parameters: checked against their struct info, bound symbolic dims, placed on their slot.
   for (size_t i = 0; i < f.params.size(); ++i) {
-    const ParamSpec& p = f.params[i];
-    if (p.tensor) {
-      auto* t = std::get_if<NDArray>(&args[i]);
-      auto fail = [&](const std::string& why) {
-        throw std::runtime_error("input '" + p.name + "' of " + f.name + ": " + why + "; expected " + p.sinfo);
-      };
-      if (!t) fail("not a tensor");
-      if (!p.dtype.empty() && dtypeName(t->dtype) != p.dtype) fail("dtype " + std::string(dtypeName(t->dtype)));
-      if (p.ndim >= 0 && static_cast<int>(t->shape.size()) != p.ndim) fail("shape " + t->shapeText());
-      for (size_t d = 0; d < p.dims.size() && d < t->shape.size(); ++d) {
-        const auto& dim = p.dims[d];
-        int64_t got = t->shape[d];
-        if (dim.kind == ParamSpec::Dim::Fixed && got != dim.value) fail("shape " + t->shapeText());
-        if (dim.kind == ParamSpec::Dim::Bind) heap.at(static_cast<size_t>(dim.value)) = got;
-        if (dim.kind == ParamSpec::Dim::Check && heap.at(static_cast<size_t>(dim.value)) != got)
-          fail("shape " + t->shapeText() + " (" + dim.name + " is " + std::to_string(heap[static_cast<size_t>(dim.value)]) +
-               " from an earlier input)");
-      }
-      if (p.slot >= 0 && t->slot() != p.slot) args[i] = toDevice(*t, p.slot, &stats_.inputBytesPlaced);
-    }
+    bindParam(f.params[i], args[i], heap, f.name);
     r[i] = std::move(args[i]);
   }
   size_t pc = 0;

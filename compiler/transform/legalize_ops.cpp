@@ -79,11 +79,12 @@ class Legalize : public Rewriter {
     Call flat = *c;
     if (!def->params.empty() && def->params[0].kind == op::ParamKind::TensorList && !c->args.empty()) {
       auto* t = as<Tuple>(c->args[0]);
-      if (!t) {
-        out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): the tensors must be written as a tuple (a, b, ...) to compile");
+      std::vector<ExprPtr> fields = t ? t->fields : itemsOf(c->args[0], b, out);
+      if (fields.empty()) {
+        out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): the tensors must be a tuple (a, b, ...) or a variable of tuple struct info to compile");
         return Rewriter::binding(b, out);
       }
-      flat.args = t->fields;
+      flat.args = fields;
       flat.args.insert(flat.args.end(), c->args.begin() + 1, c->args.end());
       c = &flat;
     }
@@ -282,6 +283,24 @@ class Legalize : public Rewriter {
     else if (k.target.isGpu()) schedule::canonicalizeGpuLaunches(k);
     return "";
   }
+  // A tuple-valued variable's fields as variables of their own (t0 = t[0], ...) bound before `b`, as
+  // TVM's LegalizeOps does for R.concat(t); none when it is not a variable of known tuple struct info.
+  std::vector<ExprPtr> itemsOf(const ExprPtr& tuple, const Binding& b, std::vector<BindingPtr>& out) {
+    auto* v = as<Var>(tuple);
+    const StructInfo* s = v ? v->annotation.get() : nullptr;
+    if (!s || s->kind != StructInfo::Kind::Tuple || s->fields.empty()) return {};
+    std::vector<ExprPtr> items;
+    for (size_t i = 0; i < s->fields.size(); ++i) {
+      auto item = std::make_shared<Var>(b.vars[0]->name + "_" + v->name + std::to_string(i), s->fields[i], b.vars[0]->isDataflow);
+      auto get = std::make_shared<Binding>();
+      get->vars.push_back(item);
+      get->value = std::make_shared<TupleGetItem>(tuple, static_cast<int>(i));
+      out.push_back(get);
+      items.push_back(item);
+    }
+    return items;
+  }
+
   // The symbolic dims a kernel reads that no buffer parameter's shape names directly.
   static std::vector<std::string> freeDimsOf(const tir::Kernel& k) {
     std::set<std::string> named;

@@ -68,12 +68,19 @@ class FunctionLowering {
     return v ? m_.indexOf(v) : 0;
   }
 
-  runtime::ParamSpec paramSpec(const Var& p) {
+  runtime::ParamSpec paramSpec(const Var& p) { return paramSpec(p.name, p.annotation); }
+
+  // A tensor's checks and dims; a tuple's per field (named x[0], x[1], ...).
+  runtime::ParamSpec paramSpec(const std::string& name, const StructInfoPtr& sinfo) {
     runtime::ParamSpec spec;
-    spec.name = p.name;
-    const StructInfo* s = p.annotation.get();
-    spec.sinfo = printStructInfo(p.annotation, m_);
+    spec.name = name;
+    const StructInfo* s = sinfo.get();
+    spec.sinfo = printStructInfo(sinfo, m_);
     spec.tensor = s && s->kind == StructInfo::Kind::Tensor;
+    if (s && s->kind == StructInfo::Kind::Tuple) {
+      spec.tuple = true;
+      for (size_t i = 0; i < s->fields.size(); ++i) spec.fields.push_back(paramSpec(name + "[" + std::to_string(i) + "]", s->fields[i]));
+    }
     if (!spec.tensor) return spec;
     spec.dtype = s->dtype;
     spec.ndim = s->rank();

@@ -193,6 +193,24 @@ TEST_CASE("cli: shapes known only at run time run, and dims that do not broadcas
   CHECK(inner.err.find("R.matmul (bound to 'm'): b and c must be equal, got 4 and 5") != std::string::npos);
 }
 
+TEST_CASE("cli: a tuple parameter runs from random values or from a directory of .npy files, binding its symbolic dims") {
+  auto random = runTvms({"run", corpus("run/tuple_param.py"), "--dim", "n=3"});
+  CHECK(random.exitCode == 0);
+  CHECK(random.out.find("gv: shape (3, 7), float32") == 0);
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_tuple_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  REQUIRE(runTvms({"run", corpus("run/tuple_param.py"), "--entry", "parts", "--output", dir.string()}).exitCode == 0);
+  std::filesystem::rename(dir / "parts_0.npy", dir / "0.npy");
+  std::filesystem::rename(dir / "parts_1.npy", dir / "1.npy");
+  auto fromFiles = runTvms({"run", corpus("run/tuple_param.py"), "--input", "t=" + dir.string()});
+  CHECK(fromFiles.exitCode == 0);
+  CHECK(fromFiles.out.find("gv: shape (3, 6), float32") == 0);  // n = 2, from 1.npy
+  auto notDir = runTvms({"run", corpus("run/tuple_param.py"), "--input", "t=" + (dir / "0.npy").string()});
+  CHECK(notDir.exitCode != 0);
+  CHECK(notDir.err.find("is a tuple: pass a directory holding 0.npy, 1.npy") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy in and out, clear input errors") {
   auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3"});
   CHECK(run.exitCode == 0);

@@ -24,6 +24,7 @@
 #include "runtime/vm.h"
 #include "tools/tvms/commands.h"
 #include "tools/tvms/file_module.h"
+#include "tools/tvms/run_inputs.h"
 #include "tools/tvms/run_report.h"
 #include "tools/tvms/source_io.h"
 
@@ -249,22 +250,6 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   return r;
 }
 
-std::string fillRandom(runtime::NDArray& a, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  int64_t n = a.numel();
-  switch (a.dtype) {
-    case runtime::DType::F32: { auto* p = static_cast<float*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<float>(u(rng)); break; }
-    case runtime::DType::F64: { auto* p = static_cast<double*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = u(rng); break; }
-    case runtime::DType::I32: { auto* p = static_cast<int32_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(rng() % 10); break; }
-    case runtime::DType::I64: { auto* p = static_cast<int64_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int64_t>(rng() % 10); break; }
-    case runtime::DType::Bool: { auto* p = static_cast<uint8_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = rng() & 1; break; }
-    case runtime::DType::F16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToHalf(static_cast<float>(u(rng))); break; }
-    case runtime::DType::BF16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToBf16(static_cast<float>(u(rng))); break; }
-  }
-  return "";
-}
-
 // With --progress, one line per stage on stderr, for the language server's $/progress.
 void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
@@ -331,50 +316,6 @@ int runRun(const Args& args) {
   }
 }
 
-// The entry's arguments: each parameter from its --input (.npy or random[:seed]), or random values
-// seeded by its position when no --input is given (or with --random-missing); symbolic dims from --dim
-// or from the .npy files that bind them. nullopt (after saying why) when an input cannot be made.
-std::optional<std::vector<runtime::Value>> bindInputs(const BuildArgs& b, const runtime::VMFunction& fn) {
-  std::shared_ptr<runtime::DeviceAPI> host = runtime::makeCpuDevice(-1);
-  std::vector<runtime::Value> inputs;
-  std::map<std::string, int64_t> bound = b.dims;
-  for (size_t i = 0; i < fn.params.size(); ++i) {
-    const runtime::ParamSpec& p = fn.params[i];
-    auto it = b.inputs.find(p.name);
-    std::string spec = it != b.inputs.end() ? it->second : b.inputs.empty() || b.randomMissing ? "random:" + std::to_string(i) : "";
-    if (spec.empty()) { std::cerr << "tvms: missing input '" << p.name << "' (" << p.sinfo << "): pass --input " << p.name << "=FILE.npy or =random\n"; return std::nullopt; }
-    if (!p.tensor) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is not a tensor; only tensor inputs can be given\n"; return std::nullopt; }
-    if (spec.rfind("random", 0) == 0) {
-      runtime::NDArray a;
-      a.dtype = runtime::dtypeFromName(p.dtype).value_or(runtime::DType::F32);
-      for (auto& d : p.dims) {
-        if (d.kind == runtime::ParamSpec::Dim::Fixed) { a.shape.push_back(d.value); continue; }
-        auto dv = bound.find(d.name);
-        if (dv == bound.end()) { std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") has the symbolic dim '" << d.name << "': pass --dim " << d.name << "=VALUE or a .npy file\n"; return std::nullopt; }
-        a.shape.push_back(dv->second);
-      }
-      a.storage = std::make_shared<runtime::Storage>(host, -1, a.bytes());
-      uint64_t seed = spec.size() > 7 ? static_cast<uint64_t>(*count(spec.substr(7))) : i;  // checked when parsed
-      if (auto err = fillRandom(a, seed); !err.empty()) { std::cerr << "tvms: input '" << p.name << "': " << err << "\n"; return std::nullopt; }
-      inputs.push_back(a);
-    } else {
-      runtime::NDArray a = runtime::readNpy(spec, host);
-      for (size_t d = 0; d < p.dims.size() && d < a.shape.size(); ++d) {
-        if (p.dims[d].kind != runtime::ParamSpec::Dim::Bind) continue;
-        auto given = bound.find(p.dims[d].name);
-        if (given != bound.end() && given->second != a.shape[d]) {
-          std::cerr << "tvms: input '" << p.name << "' (" << spec << ") has " << p.dims[d].name << " = " << a.shape[d] << ", but "
-                    << p.dims[d].name << " = " << given->second << " (from --dim or an earlier input)\n";
-          return std::nullopt;
-        }
-        bound[p.dims[d].name] = a.shape[d];
-      }
-      inputs.push_back(a);
-    }
-  }
-  return inputs;
-}
-
 // --repeat: the device figures per call over the repeated calls only (the first, which loads the
 // kernels, left out), and the wall-time percentiles of those calls.
 void perCallFigures(int64_t repeat, const runtime::RunStats& before, std::vector<double> perCall, runtime::RunStats& st, RunReport& report) {
@@ -424,7 +365,7 @@ int runOnVM(const BuildArgs& b) {
     if (!known) { std::cerr << "tvms: " << b.entry << " has no parameter '" << name << "'\n"; return 2; }
   }
   runtime::VirtualMachine vm(*exe, runtime::openDevices(*exe, b.remap));
-  auto bound = bindInputs(b, *f);
+  auto bound = bindInputs(b.inputs, b.dims, b.randomMissing, *f);
   if (!bound) return 2;
   std::vector<runtime::Value> inputs = std::move(*bound);
   progress(b, "running " + b.entry);
