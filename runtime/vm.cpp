@@ -213,6 +213,11 @@ void VirtualMachine::bindParam(const ParamSpec& p, Value& v, std::vector<int64_t
 std::string VirtualMachine::valueText(const Value& v) {
   if (auto* t = std::get_if<NDArray>(&v)) return hostTensorText(hostCopy(*t));
   if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* shape = std::get_if<ShapeValue>(&v)) {
+    std::string out = "[";
+    for (size_t k = 0; k < shape->dims.size(); ++k) out += (k ? ", " : "") + std::to_string(shape->dims[k]);
+    return out + "]";
+  }
   if (auto* t = std::get_if<std::shared_ptr<TupleValue>>(&v)) {
     std::string out = "(";
     for (size_t k = 0; k < (*t)->fields.size(); ++k) out += (k ? ", " : "") + valueText((*t)->fields[k]);
@@ -345,6 +350,10 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
         break;
       }
       case Opcode::IfNot: {
+        if (auto* i = std::get_if<int64_t>(&r[a[0]])) {  // a prim value condition
+          if (*i == 0) pc = static_cast<size_t>(a[1]);
+          break;
+        }
         const NDArray& c = tensorIn(r[a[0]], "as an if condition");
         NDArray h = hostCopy(c);
         bool v = h.dtype == DType::Bool ? *static_cast<const uint8_t*>(h.data()) != 0 : *static_cast<const int64_t*>(h.data()) != 0;
@@ -354,6 +363,27 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
       case Opcode::Goto: pc = static_cast<size_t>(a[0]); break;
       case Opcode::Ret: return r[a[0]];
       case Opcode::Release: r[a[0]] = std::monostate{}; break;
+      case Opcode::MakeShape: {
+        ShapeValue shape;
+        for (size_t k = 0; k + 1 < a.size(); k += 2) shape.dims.push_back(operand(heap, a[k], a[k + 1]));
+        r[in.dst] = std::move(shape);
+        break;
+      }
+      case Opcode::ShapeOf: r[in.dst] = ShapeValue{tensorIn(r[a[0]], "to take the shape of").shape}; break;
+      case Opcode::MakeInt: r[in.dst] = operand(heap, a[0], a[1]); break;
+      case Opcode::ShapeToTensor: {
+        auto* shape = std::get_if<ShapeValue>(&r[a[0]]);
+        if (!shape) throw std::runtime_error("R.shape_to_tensor expected a shape value");
+        int slot = static_cast<int>(a[1]);
+        NDArray t;
+        t.dtype = DType::I64;
+        t.shape = {static_cast<int64_t>(shape->dims.size())};
+        t.storage = std::make_shared<Storage>(devices_.at(slot), slot, t.bytes());
+        devices_[slot]->copyFromHost(t.data(), shape->dims.data(), t.bytes());
+        devices_[slot]->synchronize();
+        r[in.dst] = std::move(t);
+        break;
+      }
       case Opcode::Print:
         *printTo_ << formatted(a[0], a, 1, r, " ") << std::endl;
         r[in.dst] = std::make_shared<TupleValue>();

@@ -20,7 +20,11 @@
 namespace tvms::runtime {
 
 struct TupleValue;
-using Value = std::variant<std::monostate, NDArray, std::shared_ptr<TupleValue>, int64_t, std::shared_ptr<Storage>>;
+// R.shape([...]) and R.shape_of(x) as a value (TVM's ShapeTuple).
+struct ShapeValue {
+  std::vector<int64_t> dims;
+};
+using Value = std::variant<std::monostate, NDArray, std::shared_ptr<TupleValue>, int64_t, std::shared_ptr<Storage>, ShapeValue>;
 struct TupleValue {
   std::vector<Value> fields;
 };

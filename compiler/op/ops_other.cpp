@@ -143,6 +143,12 @@ InferResult inferShapeOf(const InferInput& in) {
   return r;
 }
 
+InferResult inferShapeToTensor(const InferInput& in) {
+  const StructInfo* s = in.arg(0);
+  if (s && s->kind == StructInfo::Kind::Shape && s->rank() >= 0) return ok(tensor(Dims{dim(s->rank())}, "int64"));
+  return ok(tensor(std::nullopt, "int64", 1));
+}
+
 InferResult inferPrint(const InferInput&) {
   auto t = std::make_shared<StructInfo>();
   t->kind = StructInfo::Kind::Tuple;
@@ -204,7 +210,11 @@ void addOtherOps(std::vector<OpDef>& out) {
     out.push_back(op("call_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic), s},
                      DeviceRule::Written, "Calls a packed function (impure); the result is `sinfo_args`."));
   }
-  out.push_back(op("shape_of", {tensor("expr")}, DeviceRule::NoDevice, "The shape of a tensor, as a shape value.", inferShapeOf));
+  out.push_back(runBy(op("shape_of", {tensor("expr")}, DeviceRule::NoDevice, "The shape of a tensor, as a shape value.", inferShapeOf),
+                      "the VM, reading the tensor's shape"));
+  out.push_back(runBy(op("shape_to_tensor", {expr("expr", ParamKind::Shape)}, DeviceRule::NoDevice,
+                         "A shape value as a 1-D int64 tensor; it has no vdevice.", inferShapeToTensor),
+                      "the VM, writing the dims into a host tensor"));
   // format: a string, or R.str("...") as TVM's printer writes it (kept as written).
   out.push_back(runBy(op("print", {expr("values", ParamKind::Variadic), attr("format", ParamKind::Any, s(""))},
                          DeviceRule::NoDevice, "Prints the values at run time (impure): each `{}` of format replaced by the "
@@ -217,7 +227,7 @@ void addOtherOps(std::vector<OpDef>& out) {
                       "the VM"));
 
   for (auto* n : {"unique", "nonzero", "bucketize", "quantize", "dequantize", "multinomial_from_uniform",
-                  "shape_to_tensor", "tensor_to_shape", "size", "null_value", "call_tir_with_grad",
+                  "tensor_to_shape", "size", "null_value", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
                   "make_closure", "wrap_param", "image.resize2d", "image.resize3d", "image.affine_grid",
                   "image.grid_sample"})

@@ -221,6 +221,14 @@ const OpDef& assertOp() {
   static const OpDef& d = required("relax.assert_op");
   return d;
 }
+const OpDef& shapeOf() {
+  static const OpDef& d = required("relax.shape_of");
+  return d;
+}
+const OpDef& shapeToTensor() {
+  static const OpDef& d = required("relax.shape_to_tensor");
+  return d;
+}
 }  // namespace builtin
 
 }  // namespace tvms::op

@@ -95,6 +95,8 @@ const OpDef& hintOnDevice();
 const OpDef& callDpsPacked();
 const OpDef& print();
 const OpDef& assertOp();
+const OpDef& shapeOf();
+const OpDef& shapeToTensor();
 }  // namespace builtin
 
 // Looks an op up by registry name ("relax.add") or script name ("R.add").

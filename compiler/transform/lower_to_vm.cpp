@@ -153,6 +153,23 @@ class FunctionLowering {
       emit(Opcode::GetItem, r, {valueReg(g->tuple), g->index});
       return r;
     }
+    if (auto* sh = as<ShapeExpr>(e)) {  // R.shape([n, 4]): its dims from the heap or immediates
+      std::vector<int64_t> operands;
+      for (auto& d : sh->values) {
+        runtime::DimOperand o = dimOperand(d);
+        operands.push_back(o.isSlot);
+        operands.push_back(o.value);
+      }
+      int r = newReg();
+      emit(Opcode::MakeShape, r, operands);
+      return r;
+    }
+    if (auto* p = as<PrimValue>(e); p && p->value && p->value->kind != PrimExpr::Kind::Opaque) {  // R.prim_value(n + 1)
+      runtime::DimOperand o = dimOperand(p->value);
+      int r = newReg();
+      emit(Opcode::MakeInt, r, {o.isSlot, o.value});
+      return r;
+    }
     error("cannot lower the expression " + printExpr(e, m_) + " to the VM yet");
     return newReg();
   }
@@ -301,6 +318,14 @@ class FunctionLowering {
       if (c->def == &op::builtin::callTir() || c->def == &op::builtin::callTirInplace()) return callKernel(*c, var);
       if (c->def == &op::builtin::callDpsPacked()) return callLibrary(*c, var);
       if (c->def == &op::builtin::print() || c->def == &op::builtin::assertOp()) return printOrAssert(*c, var);
+      if (c->def == &op::builtin::shapeOf() && !c->args.empty()) {
+        emit(Opcode::ShapeOf, regOf(var), {valueReg(c->args[0])});
+        return;
+      }
+      if (c->def == &op::builtin::shapeToTensor() && !c->args.empty()) {
+        emit(Opcode::ShapeToTensor, regOf(var), {valueReg(c->args[0]), slotOf(var->annotation.get())});
+        return;
+      }
       if (c->def == &op::builtin::toVDevice()) {
         int src = valueReg(c->args[0]);
         emit(Opcode::ToDevice, regOf(var), {src, slotOf(var->annotation.get())});

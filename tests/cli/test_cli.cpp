@@ -211,6 +211,22 @@ TEST_CASE("cli: a tuple parameter runs from random values or from a directory of
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("cli: shape values and prim values run: shape_of, R.shape given to reshape, shape_to_tensor, an if on a prim value") {
+  auto run = [](const std::string& entry, std::vector<std::string> dims) {
+    std::vector<std::string> args{"run", corpus("run/shape_values.py"), "--entry", entry};
+    for (auto& d : dims) {
+      args.push_back("--dim");
+      args.push_back(d);
+    }
+    return runTvms(args);
+  };
+  CHECK(run("get_shape", {"t_dim0=2", "t_dim1=3", "t_dim2=4"}).out.rfind("lv: shape (3,), int64, on \"host\": first [2, 3, 4]\n", 0) == 0);
+  CHECK(run("reshaped", {"a=2", "b=3"}).out.rfind("gv: shape (3, 2), float32", 0) == 0);
+  CHECK(run("as_tensor", {"m=2", "n=3"}).out.rfind("lv: shape (3,), int64, on \"llvm:0\": first [2, 6, 7]\n", 0) == 0);
+  CHECK(run("pick", {"n=3"}).out.rfind("out: shape (), int64, on \"host\": first [35]\n", 0) == 0);
+  CHECK(run("pick", {"n=0"}).out.rfind("out: shape (), int64, on \"host\": first [10]\n", 0) == 0);
+}
+
 TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy in and out, clear input errors") {
   auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3"});
   CHECK(run.exitCode == 0);

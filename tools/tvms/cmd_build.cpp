@@ -250,6 +250,16 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   return r;
 }
 
+// Shape and prim-value results are reported and saved as int64 tensors (shape (n,) and ()).
+runtime::NDArray hostInts(const std::vector<int64_t>& values, std::vector<int64_t> shape) {
+  runtime::NDArray a;
+  a.dtype = runtime::DType::I64;
+  a.shape = std::move(shape);
+  a.storage = std::make_shared<runtime::Storage>(runtime::makeCpuDevice(-1), -1, a.bytes());
+  std::copy(values.begin(), values.end(), static_cast<int64_t*>(a.data()));
+  return a;
+}
+
 // With --progress, one line per stage on stderr, for the language server's $/progress.
 void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
@@ -399,6 +409,8 @@ int runOnVM(const BuildArgs& b) {
   // Nested tuples too: ((a, b), c) gives <name>_0_0, <name>_0_1 and <name>_1.
   std::function<void(const runtime::Value&, const std::string&)> collect = [&](const runtime::Value& v, const std::string& name) {
     if (auto* t = std::get_if<runtime::NDArray>(&v)) outs.push_back({name, *t});
+    else if (auto* shape = std::get_if<runtime::ShapeValue>(&v)) outs.push_back({name, hostInts(shape->dims, {static_cast<int64_t>(shape->dims.size())})});
+    else if (auto* i = std::get_if<int64_t>(&v)) outs.push_back({name, hostInts({*i}, {})});  // a prim value: a 0-d int64 tensor
     else if (auto* tup = std::get_if<std::shared_ptr<runtime::TupleValue>>(&v))
       for (size_t i = 0; i < (*tup)->fields.size(); ++i) collect((*tup)->fields[i], name + "_" + std::to_string(i));
   };

@@ -35,7 +35,13 @@ OutputReport describeOutput(const std::string& name, const runtime::NDArray& a, 
   o.dims = a.shape;
   o.dtype = runtime::dtypeName(a.dtype);
   o.vdevice = vdevice;
-  if (!runtime::isFloatDType(a.dtype)) return o;
+  if (!runtime::isFloatDType(a.dtype)) {
+    for (int64_t i = 0; i < std::min(a.numel(), kFirst); ++i)
+      o.firstIntegers.push_back(a.dtype == runtime::DType::I64 ? static_cast<const int64_t*>(a.data())[i]
+                                : a.dtype == runtime::DType::I32 ? static_cast<const int32_t*>(a.data())[i]
+                                                                 : static_cast<const uint8_t*>(a.data())[i]);
+    return o;
+  }
   o.numeric = true;
   int64_t n = a.numel();
   auto at = [&](int64_t i) -> double {
@@ -114,6 +120,13 @@ void printText(std::ostream& os, const RunReport& r) {
       for (auto d : o.dims) n *= d;
       s << (n > static_cast<int64_t>(o.first.size()) ? ", ...]" : "]");
       os << s.str();
+    }
+    if (!o.firstIntegers.empty()) {
+      os << ": first [";
+      for (size_t i = 0; i < o.firstIntegers.size(); ++i) os << (i ? ", " : "") << o.firstIntegers[i];
+      int64_t n = 1;
+      for (auto d : o.dims) n *= d;
+      os << (n > static_cast<int64_t>(o.firstIntegers.size()) ? ", ...]" : "]");
     }
     os << "\n";
   }

@@ -18,6 +18,7 @@ struct OutputReport {
   bool numeric = false;  // float outputs get the statistics below
   double min = 0, max = 0, mean = 0;
   std::vector<double> first;            // the first few elements
+  std::vector<int64_t> firstIntegers;   // integer and bool outputs: their first few elements
   std::vector<int64_t> histogram;       // kHistogramBins counts over [min, max]
   int64_t previewRows = 0, previewCols = 0;
   std::vector<double> preview;          // row-major previewRows x previewCols means of the last two dims' blocks
