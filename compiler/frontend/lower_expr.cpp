@@ -653,6 +653,9 @@ std::optional<Value> Lowerer::attributeForKind(const op::Param& p, TSNode arg, c
   auto v = literal(arg);
   if (!v && (p.kind == op::ParamKind::Int || p.kind == op::ParamKind::IntList))
     v = symbolicIntValue(arg, p.kind == op::ParamKind::IntList);
+  // A name bound to a lambda the file writes: known (its source); any other Python value is not.
+  if (!v && isType(arg, "identifier"))
+    if (auto py = pythonValue(arg); py && py->kind == PyValue::Kind::Lambda) return Value::ofOpaque(py->text);
   if (!v && capturedPython(arg)) return Value::ofOpaque(text(arg));
   if (!v) {
     if (p.kind == op::ParamKind::Any) return literalOrOpaque(arg);

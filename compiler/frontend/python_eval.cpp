@@ -87,6 +87,7 @@ std::string describe(const PyValue& v) {
     case PyValue::Kind::SymVar: return v.text;
     case PyValue::Kind::Namespace: return v.text;
     case PyValue::Kind::PyFunction: return "a function";
+    case PyValue::Kind::Lambda: return v.text;
     case PyValue::Kind::Object: return v.object->typeName();
   }
   return "?";
@@ -481,6 +482,12 @@ PyValue PythonEvaluator::eval(TSNode n) {
   if (t == "parenthesized_expression") {
     auto kids = namedChildren(n);
     return kids.size() == 1 ? eval(kids[0]) : PyValue::unknown("an expression");
+  }
+  if (t == "lambda") {  // kept as its source: R.layout_transform reads it as an index map
+    PyValue v;
+    v.kind = PyValue::Kind::Lambda;
+    v.text = text(n);
+    return v;
   }
   if (t == "tuple" || t == "list" || t == "expression_list") {
     PyList items;

@@ -37,6 +37,7 @@ struct PyValue {
     SymVar,    // tirx.Var("n", "int64"): a symbolic dimension, `text` its name, `dtype` its type
     Namespace, // a module or attribute path without a value of its own: "numpy.random", "tvm.relax"
     PyFunction,// a `def` of the file
+    Lambda,    // a `lambda` expression: `text` its source (an index map for R.layout_transform)
     Object,    // builder/pipeline objects
   };
   Kind kind = Kind::Unknown;

@@ -1,6 +1,7 @@
 // Kernels that read each output element from one computed position of the input (tile, repeat,
 // flip, nn.pad, nn.pixel_shuffle, meshgrid), that build a matrix from sizes (eye, eye_like), and
 // collapse_sum (the sum over the axes a broadcast added). Loop nests over the output, all spatial.
+#include "compiler/op/index_map.h"
 #include "compiler/op/infer_util.h"
 #include "compiler/op/legalize_util.h"
 
@@ -232,6 +233,79 @@ LegalizeResult collapseSum(const LegalizeInput& in) {
       if (summed[d]) sum = forLoop(loops[d], f->xd[d], {sum});
     return std::vector<StmtP>{assign(acc, zeroOf(f->t)), sum, store(c, flatIndex(o, f->od), kb.var(acc))};
   }));
+  return done(kb, {0});
+}
+
+namespace {
+
+// An index-map result as a loop-IR expression, the map's parameters bound to loop variables.
+ExprP mapped(KernelBuilder& kb, const ir::PrimExprPtr& e, const std::map<std::string, ExprP>& params) {
+  if (e->kind == ir::PrimExpr::Kind::Var) {
+    auto it = params.find(e->name);
+    return it != params.end() ? it->second : dimExpr(kb, e);
+  }
+  if (e->kind == ir::PrimExpr::Kind::Binary) {
+    ExprP a = mapped(kb, e->lhs, params), b = mapped(kb, e->rhs, params);
+    if (!a || !b) return nullptr;
+    if (e->name == "+") return a + b;
+    if (e->name == "-") return a - b;
+    if (e->name == "*") return a * b;
+    if (e->name == "//") return floordiv(a, b);
+    if (e->name == "%") return floormod(a, b);
+    return nullptr;
+  }
+  return dimExpr(kb, e);
+}
+
+// pad_value as written: a number, None (0 here; TVM leaves such elements unspecified), or
+// R.prim_value(T.float32(2)) as TVM's printer writes it.
+std::optional<double> layoutPadValue(const ir::Value* v) {
+  if (!v || v->kind == ir::Value::Kind::None) return 0.0;
+  if (v->kind == ir::Value::Kind::Float) return v->real;
+  if (v->kind == ir::Value::Kind::Int) return static_cast<double>(v->integer);
+  if (v->kind != ir::Value::Kind::Opaque) return std::nullopt;
+  std::string text = v->text;
+  const std::string wrap = "R.prim_value(";
+  if (text.rfind(wrap, 0) == 0 && text.back() == ')') text = text.substr(wrap.size(), text.size() - wrap.size() - 1);
+  auto n = ir::primNumber(*ir::primOpaque(text));
+  if (!n) return std::nullopt;
+  return n->value;
+}
+
+}  // namespace
+
+// layout_transform: output positions the map reaches get their input element (a nest over the
+// input, each element stored where the map sends it: the map is one-to-one); when the output has
+// more elements than the input, a first nest fills it with pad_value.
+LegalizeResult layoutTransform(const LegalizeInput& in) {
+  const ir::Value* v = in.attr("index_map");
+  auto map = v && v->kind == ir::Value::Kind::Opaque ? parseIndexMap(v->text) : std::nullopt;
+  if (!map) return failure("R.layout_transform: the index map must be a lambda tvms reads (lambda a, b: (b // 4, a, b % 4)) to compile");
+  auto pad = layoutPadValue(in.attr("pad_value"));
+  if (!pad) return failure("R.layout_transform: pad_value must be a number to compile");
+  KernelBuilder kb(in.kernelName);
+  std::string error;
+  auto f = oneInput(kb, in, error);
+  if (!f) return failure(error);
+  if (map->params.size() != f->xd.size() || map->results.size() != f->od.size()) return failure("R.layout_transform: the index map does not fit the tensor's rank");
+  int a = kb.param("A", f->t, shapeText(f->x));
+  int c = kb.param("C", f->t, shapeText(&in.out));
+  auto inCount = infer::product(*f->x->shape), outCount = infer::product(*in.out.shape);
+  if (!inCount || !outCount || *inCount != *outCount)
+    kb.add(outputNest(kb, f->od, [&](const std::vector<ExprP>& o) { return std::vector<StmtP>{store(c, flatIndex(o, f->od), valueOf(*pad, f->t))}; }));
+  std::string why;
+  kb.add(outputNest(kb, f->xd, [&](const std::vector<ExprP>& i) {
+    std::map<std::string, ExprP> params;
+    for (size_t k = 0; k < i.size(); ++k) params[map->params[k]] = i[k];
+    std::vector<ExprP> at;
+    for (auto& r : map->results) at.push_back(mapped(kb, r, params));
+    if (std::count(at.begin(), at.end(), nullptr)) {
+      why = "R.layout_transform: an index map result tvms cannot compute";
+      return std::vector<StmtP>{};
+    }
+    return std::vector<StmtP>{store(c, flatIndex(at, f->od), kb.load(a, flatIndex(i, f->xd)))};
+  }));
+  if (!why.empty()) return failure(why);
   return done(kb, {0});
 }
 

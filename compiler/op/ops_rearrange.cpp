@@ -1,6 +1,7 @@
 // Ops that rearrange or repeat a tensor's elements (tile, repeat, flip, nn.pad, nn.pixel_shuffle,
 // nn.batch_flatten, meshgrid, collapse_sum_*) and build one from sizes (eye, eye_like), with TVM's
 // shape rules (src/relax/op/tensor/manipulate.cc, create.cc, nn/nn.cc).
+#include "compiler/op/index_map.h"
 #include "compiler/op/infer_util.h"
 #include "compiler/op/tables.h"
 
@@ -191,6 +192,22 @@ InferResult inferCollapseSumLike(const InferInput& in) {
   return collapseTo(*x, t->shape, "R.collapse_sum_like");
 }
 
+// layout_transform: the shape the index map gives (each result's largest value + 1); its rank alone
+// when the map is not a lambda tvms reads (a Python value it cannot see).
+InferResult inferLayoutTransform(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  const ir::Value* v = in.attr("index_map");
+  auto map = v && v->kind == ir::Value::Kind::Opaque ? parseIndexMap(v->text) : std::nullopt;
+  if (!map) return ok(tensor(std::nullopt, x->dtype));
+  if (x->rank() >= 0 && x->rank() != static_cast<int>(map->params.size()))
+    return fail(diag::Code::TVS103, "R.layout_transform: the index map takes " + std::to_string(map->params.size()) +
+                                        " indices, the tensor has rank " + std::to_string(x->rank()));
+  auto shape = x->shape ? indexMapShape(*map, *x->shape) : std::nullopt;
+  return ok(tensor(shape, x->dtype, shape ? -1 : static_cast<int>(map->results.size())));
+}
+
 }  // namespace
 
 void addRearrangeOps(std::vector<OpDef>& out) {
@@ -221,6 +238,12 @@ void addRearrangeOps(std::vector<OpDef>& out) {
                            kernels::eye));
   out.push_back(withKernel(op("eye_like", {tensor("x"), optExpr("k", ParamKind::Prim), optional("dtype", ParamKind::DType)}, P,
                               "A matrix of x's shape with ones on diagonal k.", inferEyeLike), kernels::eye));
+  out.push_back(withKernel(op("layout_transform", {tensor("x"), required("index_map", ParamKind::Any), attr("pad_value", ParamKind::Any, Value::none()),
+                                                   attr("axis_separators", ParamKind::Any, Value::none()),
+                                                   attr("input_axis_separators", ParamKind::Any, Value::none())},
+                              P, "x rearranged by index_map (a lambda from input indices to output indices); positions the map "
+                                 "does not reach are pad_value.", inferLayoutTransform),
+                           kernels::layoutTransform));
   out.push_back(withKernel(op("collapse_sum_to", {tensor("data"), expr("shape", ParamKind::Shape)}, P,
                               "Sums data down to `shape`, which it broadcasts from (the gradient of broadcasting).", inferCollapseSumTo),
                            kernels::collapseSum));

@@ -185,3 +185,22 @@ TEST_CASE("compile and run: scatter_elements and scatter_nd (update, add with re
                return o[1] % 2 == 1 ? static_cast<double>(at(src, o[0] * 2 + o[1] / 2)) : base[static_cast<size_t>(o[0] * 4 + o[1])];
              }));
 }
+
+TEST_CASE("compile and run: layout_transform by a lambda index map, with padding, from a Python name and as T.index_map") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({2, 5, 3}, rng), y = h.tensor({6}, rng);
+  std::string body =
+      "        a = R.layout_transform(x, index_map=transformation, pad_value=2.0)\n"
+      "        b = R.layout_transform(y, index_map=T.index_map(lambda i: (i // 3, i % 3)), pad_value=None)\n"
+      "        return (a, b)\n";
+  std::string text = test::module("x: " + T("(2, 5, 3)") + ", y: " + T("(6,)"), "R.Tuple(" + T("(2, 3, 2, 3)") + ", " + T("(2, 3)") + ")", body);
+  // The index map is a Python name of the file, as TVM's tests write it.
+  text.replace(text.find("\n\n\n@I.ir_module"), 3, "\nfrom tvm.script import tirx as T\n\ntransformation = lambda a, b, c: (a, c, b // 3, b % 3)\n\n\n");
+  test::Run r = compileAndRun(text, {x, y});
+  checkClose(r.outputs.at(0), gathered({2, 3, 2, 3}, [&](const Shape& o) {
+               int64_t b = o[2] * 3 + o[3];
+               return b < 5 ? static_cast<double>(at(x, ravel({o[0], b, o[1]}, {2, 5, 3}))) : 2.0;
+             }));
+  checkClose(r.outputs.at(1), gathered({2, 3}, [&](const Shape& o) { return static_cast<double>(at(y, o[0] * 3 + o[1])); }));
+}

@@ -4,6 +4,8 @@
 #include <set>
 #include <sstream>
 
+#include "compiler/op/index_map.h"
+#include "compiler/ir/printer.h"
 #include "compiler/op/registry.h"
 
 using namespace tvms;
@@ -99,4 +101,29 @@ TEST_CASE("registry: every modelled op has a kernel, or says what runs it, excep
   }
   CHECK(runBy == runBySomething);
   CHECK(without == notYet);
+}
+
+TEST_CASE("index maps: R.layout_transform's lambdas are read, with the output shape their padding gives") {
+  using tvms::ir::primInt;
+  using tvms::ir::primVar;
+  auto m = tvms::op::parseIndexMap("lambda a, b, c: (a, c, b // 3, b % 3)");
+  REQUIRE(m);
+  CHECK(m->params == std::vector<std::string>{"a", "b", "c"});
+  REQUIRE(m->results.size() == 4);
+  auto shape = tvms::op::indexMapShape(*m, {primInt(10), primInt(20), primInt(30)});
+  REQUIRE(shape);
+  std::vector<int64_t> dims;
+  for (auto& d : *shape) dims.push_back(d->kind == tvms::ir::PrimExpr::Kind::Int ? d->value : -1);
+  CHECK(dims == std::vector<int64_t>{10, 30, 7, 3});  // 20 rows in threes: 7, the last padded
+  // TVM's printed spelling, a trailing comma, T.int64 constants, a symbolic extent.
+  auto printed = tvms::op::parseIndexMap("T.index_map(lambda i0, i1: (i1, i0 * T.int64(2),))");
+  REQUIRE(printed);
+  auto sym = tvms::op::indexMapShape(*printed, {primVar("n"), primInt(4)});
+  REQUIRE(sym);
+  CHECK(tvms::ir::printPrimExpr((*sym)[0]) == "4");
+  CHECK(tvms::ir::printPrimExpr((*sym)[1]) == "(n - 1) * 2 + 1");
+  // Not index maps: these leave the shape unknown (no error, no kernel).
+  CHECK_FALSE(tvms::op::parseIndexMap("transformation"));
+  CHECK_FALSE(tvms::op::parseIndexMap("lambda a: (a + 1) * 2 if a else 0"));
+  CHECK_FALSE(tvms::op::indexMapShape(*tvms::op::parseIndexMap("lambda a: (a - 1,)"), {primInt(4)}));  // may go below zero
 }
