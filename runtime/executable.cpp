@@ -104,6 +104,7 @@ void writeParam(Writer& w, const ParamSpec& p) {
     w.i64(static_cast<int64_t>(d.kind));
     w.i64(d.value);
     w.str(d.name);
+    w.i64s(d.program);
   }
   w.i64(p.slot);
   w.str(p.sinfo);
@@ -121,10 +122,11 @@ ParamSpec readParam(Reader& r, int depth = 0) {
   for (uint64_t n = r.count(), i = 0; i < n; ++i) {
     auto& d = p.dims.emplace_back();
     int64_t kind = r.i64();
-    if (kind < ParamSpec::Dim::Any || kind > ParamSpec::Dim::Check) r.fail("bad dim kind");
+    if (kind < ParamSpec::Dim::Any || kind > ParamSpec::Dim::Computed) r.fail("bad dim kind");
     d.kind = static_cast<ParamSpec::Dim::Kind>(kind);
     d.value = r.i64();
     d.name = r.str();
+    d.program = r.i64s();
   }
   p.slot = static_cast<int>(r.i64());
   p.sinfo = r.str();

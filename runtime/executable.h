@@ -70,7 +70,14 @@ struct ParamSpec {
   bool tensor = true;
   std::string dtype;     // empty: any
   int ndim = -1;         // -1: any rank
-  struct Dim { enum Kind { Any, Fixed, Bind, Check } kind = Any; int64_t value = 0; std::string name; };
+  // Computed: an expression of dims bound elsewhere ("n * 3"), `program` its postfix form
+  // (runtime/shape_math.h evalDimProgram), checked once every parameter is bound.
+  struct Dim {
+    enum Kind { Any, Fixed, Bind, Check, Computed } kind = Any;
+    int64_t value = 0;
+    std::string name;
+    std::vector<int64_t> program;
+  };
   std::vector<Dim> dims;
   int slot = -1;         // -1: anywhere
   std::string sinfo;     // the parameter's struct info as TVMScript, for messages

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace tvms::runtime {
 
@@ -39,6 +40,40 @@ inline int64_t shapeFloorMod(int64_t a, int64_t b, const char* what = "shape ari
   if (b == -1) return 0;
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+// One step of shape arithmetic by its bytecode code: + - * / (floor) % M (max) m (min).
+inline int64_t shapeOp(int64_t op, int64_t a, int64_t b) {
+  switch (op) {
+    case '+': return shapeAdd(a, b);
+    case '-': return shapeSub(a, b);
+    case '*': return shapeMul(a, b);
+    case '/': return shapeFloorDiv(a, b);
+    case '%': return shapeFloorMod(a, b);
+    case 'M': return a > b ? a : b;
+    case 'm': return a < b ? a : b;
+  }
+  throw std::runtime_error("bad shape arithmetic in the bytecode");
+}
+
+// A dim expression in postfix, as (code, value) pairs: code 0 pushes the value, 1 pushes dim slot
+// `value` (read through `slot`), an operator code pops two and pushes shapeOp of them.
+template <typename SlotFn>
+int64_t evalDimProgram(const std::vector<int64_t>& program, SlotFn&& slot) {
+  std::vector<int64_t> stack;
+  for (size_t i = 0; i + 1 < program.size(); i += 2) {
+    int64_t code = program[i], value = program[i + 1];
+    if (code == 0) stack.push_back(value);
+    else if (code == 1) stack.push_back(slot(value));
+    else {
+      if (stack.size() < 2) throw std::runtime_error("bad dim program in the bytecode");
+      int64_t b = stack.back();
+      stack.pop_back();
+      stack.back() = shapeOp(code, stack.back(), b);
+    }
+  }
+  if (stack.size() != 1) throw std::runtime_error("bad dim program in the bytecode");
+  return stack.back();
 }
 
 }  // namespace tvms::runtime

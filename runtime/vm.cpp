@@ -18,19 +18,6 @@ int64_t operand(const std::vector<int64_t>& heap, int64_t isSlot, int64_t value)
   return isSlot ? heap.at(static_cast<size_t>(value)) : value;
 }
 
-int64_t computeDim(int64_t op, int64_t a, int64_t b) {
-  switch (op) {
-    case '+': return shapeAdd(a, b);
-    case '-': return shapeSub(a, b);
-    case '*': return shapeMul(a, b);
-    case '/': return shapeFloorDiv(a, b);  // floor division, as TIR's floordiv
-    case '%': return shapeFloorMod(a, b);
-    case 'M': return std::max(a, b);
-    case 'm': return std::min(a, b);
-  }
-  throw std::runtime_error("bad shape arithmetic in the bytecode");
-}
-
 const NDArray& tensorIn(const Value& v, const char* what) {
   if (auto* t = std::get_if<NDArray>(&v)) return *t;
   throw std::runtime_error(std::string("the VM expected a tensor ") + what);
@@ -183,14 +170,14 @@ void VirtualMachine::checkDims(const std::vector<int64_t>& a, const std::vector<
 // An argument against its parameter: a tensor's dtype, rank and fixed dims checked, its symbolic
 // dims bound (or checked against an earlier binding), the tensor copied onto the parameter's slot;
 // a tuple field by field.
-void VirtualMachine::bindParam(const ParamSpec& p, Value& v, std::vector<int64_t>& heap, const std::string& fn) {
+void VirtualMachine::bindParam(const ParamSpec& p, Value& v, std::vector<int64_t>& heap, const std::string& fn, std::vector<ComputedDim>& computed) {
   auto fail = [&](const std::string& why) { throw std::runtime_error("input '" + p.name + "' of " + fn + ": " + why + "; expected " + p.sinfo); };
   if (p.tuple) {
     auto* t = std::get_if<std::shared_ptr<TupleValue>>(&v);
     if (!t || !*t) fail("not a tuple");
     if ((*t)->fields.size() != p.fields.size()) fail("a tuple of " + std::to_string((*t)->fields.size()) + " fields");
     auto copy = std::make_shared<TupleValue>(**t);
-    for (size_t k = 0; k < p.fields.size(); ++k) bindParam(p.fields[k], copy->fields[k], heap, fn);
+    for (size_t k = 0; k < p.fields.size(); ++k) bindParam(p.fields[k], copy->fields[k], heap, fn, computed);
     v = copy;
     return;
   }
@@ -204,6 +191,7 @@ void VirtualMachine::bindParam(const ParamSpec& p, Value& v, std::vector<int64_t
     int64_t got = t->shape[d];
     if (dim.kind == ParamSpec::Dim::Fixed && got != dim.value) fail("shape " + t->shapeText());
     if (dim.kind == ParamSpec::Dim::Bind) heap.at(static_cast<size_t>(dim.value)) = got;
+    if (dim.kind == ParamSpec::Dim::Computed) computed.push_back({&p, &dim, got});
     if (dim.kind == ParamSpec::Dim::Check && heap.at(static_cast<size_t>(dim.value)) != got)
       fail("shape " + t->shapeText() + " (" + dim.name + " is " + std::to_string(heap[static_cast<size_t>(dim.value)]) + " from an earlier input)");
   }
@@ -265,9 +253,17 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
   std::vector<Value> r(static_cast<size_t>(f.numRegisters));
   std::vector<int64_t> heap(static_cast<size_t>(f.numDims), 0);
   // Parameters: checked against their struct info, bound symbolic dims, placed on their slot.
+  std::vector<ComputedDim> computed;
   for (size_t i = 0; i < f.params.size(); ++i) {
-    bindParam(f.params[i], args[i], heap, f.name);
+    bindParam(f.params[i], args[i], heap, f.name, computed);
     r[i] = std::move(args[i]);
+  }
+  // Dims written as expressions (x: R.Tensor(("m", "n * 3"))) hold once every dim is bound.
+  for (auto& c : computed) {
+    int64_t want = evalDimProgram(c.dim->program, [&](int64_t slot) { return heap.at(static_cast<size_t>(slot)); });
+    if (want != c.got)
+      throw std::runtime_error("input '" + c.param->name + "' of " + f.name + ": dim " + c.dim->name + " is " + std::to_string(want) + ", got " +
+                               std::to_string(c.got) + "; expected " + c.param->sinfo);
   }
   size_t pc = 0;
   const auto& code = f.code;
@@ -281,7 +277,7 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
           checkDims(a, heap);
           break;
         }
-        heap.at(static_cast<size_t>(in.dst)) = computeDim(a[0], operand(heap, a[1], a[2]), operand(heap, a[3], a[4]));
+        heap.at(static_cast<size_t>(in.dst)) = shapeOp(a[0], operand(heap, a[1], a[2]), operand(heap, a[3], a[4]));
         break;
       case Opcode::AllocStorage: {
         int slot = static_cast<int>(a[0]);

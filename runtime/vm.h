@@ -80,7 +80,12 @@ class VirtualMachine {
   std::string formatted(int64_t format, const std::vector<int64_t>& a, size_t from, const std::vector<Value>& r, const char* joiner);
   std::string valueText(const Value& v);
   void checkDims(const std::vector<int64_t>& a, const std::vector<int64_t>& heap);
-  void bindParam(const ParamSpec& p, Value& v, std::vector<int64_t>& heap, const std::string& fn);
+  struct ComputedDim {
+    const ParamSpec* param;
+    const ParamSpec::Dim* dim;
+    int64_t got;
+  };
+  void bindParam(const ParamSpec& p, Value& v, std::vector<int64_t>& heap, const std::string& fn, std::vector<ComputedDim>& computed);
   std::ostream* printTo_;
   const void* resolve(size_t kernel, int slot);
   void collectTimings();  // adds the device-measured times of finished kernel calls to stats_

@@ -149,6 +149,8 @@ InferResult inferShapeToTensor(const InferInput& in) {
   return ok(tensor(std::nullopt, "int64", 1));
 }
 
+InferResult inferObject(const InferInput&) { return ok(ir::objectSInfo()); }
+
 InferResult inferPrint(const InferInput&) {
   auto t = std::make_shared<StructInfo>();
   t->kind = StructInfo::Kind::Tuple;
@@ -204,11 +206,16 @@ void addOtherOps(std::vector<OpDef>& out) {
                       "the VM, for the runtime's library functions (cuBLAS and cuDNN offloads); other names do not run"));
   {
     Param s = sinfo("sinfo_args", "ty_args");
-    out.push_back(op("call_pure_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic), s},
-                     DeviceRule::Written, "Calls a pure packed function; the result is exactly `sinfo_args`."));
+    const std::string builtins = "the VM, for the VM builtins tvms has (vm.builtin.copy, vm.builtin.to_device); other names do not run";
+    out.push_back(runBy(op("call_pure_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic), s},
+                           DeviceRule::Written, "Calls a pure packed function; the result is exactly `sinfo_args`."), builtins));
     s.optionalNone = true;
-    out.push_back(op("call_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic), s},
-                     DeviceRule::Written, "Calls a packed function (impure); the result is `sinfo_args`."));
+    out.push_back(runBy(op("call_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic), s},
+                           DeviceRule::Written, "Calls a packed function (impure); the result is `sinfo_args`."), builtins));
+  }
+  {
+    OpDef null = runBy(op("null_value", {}, DeviceRule::NoDevice, "The null object (TVM's R.null_value()).", inferObject), "the VM");
+    out.push_back(std::move(null));
   }
   out.push_back(runBy(op("shape_of", {tensor("expr")}, DeviceRule::NoDevice, "The shape of a tensor, as a shape value.", inferShapeOf),
                       "the VM, reading the tensor's shape"));
@@ -227,7 +234,7 @@ void addOtherOps(std::vector<OpDef>& out) {
                       "the VM"));
 
   for (auto* n : {"unique", "nonzero", "bucketize", "quantize", "dequantize", "multinomial_from_uniform",
-                  "tensor_to_shape", "size", "null_value", "call_tir_with_grad",
+                  "tensor_to_shape", "size", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
                   "make_closure", "wrap_param", "image.resize2d", "image.resize3d", "image.affine_grid",
                   "image.grid_sample"})

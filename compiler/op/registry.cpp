@@ -221,6 +221,18 @@ const OpDef& assertOp() {
   static const OpDef& d = required("relax.assert_op");
   return d;
 }
+const OpDef& callPacked() {
+  static const OpDef& d = required("relax.call_packed");
+  return d;
+}
+const OpDef& callPurePacked() {
+  static const OpDef& d = required("relax.call_pure_packed");
+  return d;
+}
+const OpDef& nullValue() {
+  static const OpDef& d = required("relax.null_value");
+  return d;
+}
 const OpDef& shapeOf() {
   static const OpDef& d = required("relax.shape_of");
   return d;

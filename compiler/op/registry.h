@@ -95,6 +95,9 @@ const OpDef& hintOnDevice();
 const OpDef& callDpsPacked();
 const OpDef& print();
 const OpDef& assertOp();
+const OpDef& callPacked();
+const OpDef& callPurePacked();
+const OpDef& nullValue();
 const OpDef& shapeOf();
 const OpDef& shapeToTensor();
 }  // namespace builtin

@@ -40,6 +40,7 @@ class FunctionLowering {
       regOf(p.get());  // parameters take registers 0..n-1, in order
       f_.params.push_back(paramSpec(*p));
     }
+    for (auto& p : f_.params) compileComputedDims(p);  // every plain dim is bound by now
     countUses(fn.body.get());
     if (fn.body) {
       seq(*fn.body);
@@ -96,10 +97,47 @@ class FunctionLowering {
           dim.kind = it == dims_.end() ? runtime::ParamSpec::Dim::Bind : runtime::ParamSpec::Dim::Check;
           dim.value = it == dims_.end() ? (dims_[d->name] = static_cast<int>(dims_.size())) : it->second;
           dim.name = d->name;
+        } else if (d->kind == PrimExpr::Kind::Binary || d->kind == PrimExpr::Kind::Neg) {
+          dim.kind = runtime::ParamSpec::Dim::Computed;  // compiled once all parameters are seen
+          dim.name = printPrimExpr(d);
+          computedDims_[dim.name] = d;
         }
         spec.dims.push_back(dim);
       }
     return spec;
+  }
+
+  // The postfix programs of a parameter's dims written as expressions (runtime/shape_math.h).
+  void compileComputedDims(runtime::ParamSpec& spec) {
+    for (auto& f : spec.fields) compileComputedDims(f);
+    for (auto& dim : spec.dims) {
+      if (dim.kind != runtime::ParamSpec::Dim::Computed) continue;
+      if (!dimProgram(computedDims_[dim.name], dim.program)) {
+        error("parameter '" + spec.name + "': its dim " + dim.name + " uses a symbolic dim no parameter binds by itself");
+        dim.kind = runtime::ParamSpec::Dim::Any;
+      }
+    }
+  }
+  bool dimProgram(const PrimExprPtr& d, std::vector<int64_t>& out) {
+    if (!d) return false;
+    if (d->kind == PrimExpr::Kind::Int) {
+      out.insert(out.end(), {0, d->value});
+      return true;
+    }
+    if (d->kind == PrimExpr::Kind::Var) {
+      auto it = dims_.find(d->name);
+      if (it == dims_.end()) return false;
+      out.insert(out.end(), {1, it->second});
+      return true;
+    }
+    bool neg = d->kind == PrimExpr::Kind::Neg;
+    if (neg) out.insert(out.end(), {0, 0});
+    if (!neg && !dimProgram(d->lhs, out)) return false;
+    if (!dimProgram(neg ? d->lhs : d->rhs, out)) return false;
+    const std::string op = neg ? "-" : d->name;
+    int64_t code = op == "//" ? '/' : op == "max" ? 'M' : op == "min" ? 'm' : op[0];
+    out.insert(out.end(), {code, 0});
+    return true;
   }
 
   // A dim as a VM operand: an immediate, a bound symbolic dim, or a temporary computed into the heap.
@@ -318,6 +356,11 @@ class FunctionLowering {
       if (c->def == &op::builtin::callTir() || c->def == &op::builtin::callTirInplace()) return callKernel(*c, var);
       if (c->def == &op::builtin::callDpsPacked()) return callLibrary(*c, var);
       if (c->def == &op::builtin::print() || c->def == &op::builtin::assertOp()) return printOrAssert(*c, var);
+      if (c->def == &op::builtin::callPacked() || c->def == &op::builtin::callPurePacked()) return callBuiltin(*c, var);
+      if (c->def == &op::builtin::nullValue()) {
+        regOf(var);  // a register never written holds nothing: the null object
+        return;
+      }
       if (c->def == &op::builtin::shapeOf() && !c->args.empty()) {
         emit(Opcode::ShapeOf, regOf(var), {valueReg(c->args[0])});
         return;
@@ -572,6 +615,23 @@ class FunctionLowering {
     emit(isAssert ? Opcode::Assert : Opcode::Print, regOf(var), args);
   }
 
+  // R.call_packed / R.call_pure_packed of a VM builtin TVM's modules call by name. The module's own
+  // kernels come from its ops and prim_funcs; any other packed function is not in tvms.
+  void callBuiltin(const Call& c, const Var* var) {
+    auto* f = c.args.empty() ? nullptr : as<ExternFunc>(c.args[0]);
+    std::string name = f ? f->symbol : "?";
+    const StructInfo* out = var->annotation.get();
+    bool tensorOut = out && out->kind == StructInfo::Kind::Tensor;
+    // vm.builtin.copy(x) and vm.builtin.to_device(x, device_type, device_id): a copy onto the
+    // result's vdevice (its struct info says which).
+    if ((name == "vm.builtin.copy" || name == "vm.builtin.to_device") && c.args.size() >= 2 && tensorOut) {
+      emit(Opcode::ToDevice, regOf(var), {valueReg(c.args[1]), slotOf(out)});
+      return;
+    }
+    error("'" + var->name + "': the packed function '" + name +
+          "' is not in tvms (its VM runs vm.builtin.copy and vm.builtin.to_device; kernels come from the module's ops and prim_funcs)");
+  }
+
   // A string attribute as written: "text", or TVM's printed R.str("text").
   static std::optional<std::string> stringOf(const Value& v) {
     if (v.kind == Value::Kind::String) return v.text;
@@ -605,6 +665,7 @@ class FunctionLowering {
   int tempDims_ = 0;
   std::unordered_map<const Var*, int> regs_;
   std::unordered_map<std::string, int> dims_;
+  std::unordered_map<std::string, PrimExprPtr> computedDims_;  // parameters' dims written as expressions, by their text
   std::unordered_map<const Var*, const BindingPtr*> lastUse_;
   std::unordered_map<const BindingPtr*, std::vector<const Var*>> deadAfter_;
   bool deadAfterBuilt_ = false;

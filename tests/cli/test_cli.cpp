@@ -227,6 +227,38 @@ TEST_CASE("cli: shape values and prim values run: shape_of, R.shape given to res
   CHECK(run("pick", {"n=0"}).out.rfind("out: shape (), int64, on \"host\": first [10]\n", 0) == 0);
 }
 
+TEST_CASE("cli: a parameter dim written as an expression (n * 3) is made from --dim and checked when the argument comes from a file") {
+  auto made = runTvms({"run", corpus("run/computed_dims.py"), "--dim", "n=2", "--dim", "m=2"});
+  CHECK(made.exitCode == 0);
+  CHECK(made.out.find("gv_2: shape (2, 2), float32") != std::string::npos);
+  auto missing = runTvms({"run", corpus("run/computed_dims.py"), "--dim", "m=2"});
+  CHECK(missing.exitCode != 0);
+  CHECK(missing.err.find("pass --dim n=VALUE") != std::string::npos);
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_computed_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  REQUIRE(runTvms({"run", corpus("run/computed_dims.py"), "--entry", "seven", "--output", dir.string()}).exitCode == 0);
+  auto wrong = runTvms({"run", corpus("run/computed_dims.py"), "--dim", "n=2", "--input", "x=" + (dir / "x.npy").string(), "--input", "dumb_param=random"});
+  CHECK(wrong.exitCode == 1);
+  CHECK(wrong.err.find("input 'x' of main: dim n * 3 is 6, got 7") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("cli: vm.builtin.copy / to_device through call_pure_packed and R.null_value run, and an unknown packed function is named") {
+  auto x = runTvms({"run", corpus("run/vm_builtins.py"), "--input", "x=random:3"});
+  CHECK(x.exitCode == 0);
+  auto same = runTvms({"run", corpus("run/tuple_param.py"), "--entry", "parts", "--input", "x=random:3", "--input", "y=random:1"});
+  // The copy of the copy is x itself: the same first values as x printed by another module.
+  auto firstValues = [](const std::string& out) { return out.substr(out.find("first ["), 40); };
+  CHECK(firstValues(x.out) == firstValues(same.out));
+  auto unknown = runTvms({"run", tempFile("unknown_packed.py", "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n"
+                                                               "@I.ir_module\nclass Module:\n    @R.function\n"
+                                                               "    def main(x: R.Tensor((3, 4), \"float32\")):\n"
+                                                               "        z = R.call_pure_packed(\"test.vm.add\", x, x, sinfo_args=(R.Tensor((3, 4), dtype=\"float32\")))\n"
+                                                               "        return z\n")});
+  CHECK(unknown.exitCode == 1);
+  CHECK(unknown.err.find("the packed function 'test.vm.add' is not in tvms") != std::string::npos);
+}
+
 TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy in and out, clear input errors") {
   auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3"});
   CHECK(run.exitCode == 0);

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "runtime/npy.h"
+#include "runtime/shape_math.h"
 
 namespace tvms::cli {
 
@@ -37,7 +38,10 @@ std::optional<uint64_t> seedOf(const std::string& spec, uint64_t fallback) {
 
 class Binder {
  public:
-  Binder(const std::map<std::string, int64_t>& dims, std::shared_ptr<runtime::DeviceAPI> host) : bound_(dims), host_(std::move(host)) {}
+  Binder(const std::map<std::string, int64_t>& dims, std::shared_ptr<runtime::DeviceAPI> host, const runtime::VMFunction& fn)
+      : bound_(dims), host_(std::move(host)) {
+    for (auto& p : fn.params) nameSlots(p);
+  }
 
   // One argument for `p` from `spec` ("random[:seed]", a .npy file, or for a tuple a directory whose
   // 0.npy, 1.npy, ... (or 0/, 1/, ... for nested tuples) are its fields).
@@ -74,6 +78,22 @@ class Binder {
     a.dtype = runtime::dtypeFromName(p.dtype).value_or(runtime::DType::F32);
     for (auto& d : p.dims) {
       if (d.kind == runtime::ParamSpec::Dim::Fixed) { a.shape.push_back(d.value); continue; }
+      if (d.kind == runtime::ParamSpec::Dim::Computed) {  // "n * 3": from the dims it names
+        std::string missing;
+        int64_t v = runtime::evalDimProgram(d.program, [&](int64_t slot) -> int64_t {
+          auto name = slotNames_.find(slot);
+          auto value = name == slotNames_.end() ? bound_.end() : bound_.find(name->second);
+          if (value != bound_.end()) return value->second;
+          if (missing.empty()) missing = name == slotNames_.end() ? "?" : name->second;
+          return 1;
+        });
+        if (!missing.empty()) {
+          std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") has the dim " << d.name << ": pass --dim " << missing << "=VALUE or a .npy file\n";
+          return std::nullopt;
+        }
+        a.shape.push_back(v);
+        continue;
+      }
       auto dv = bound_.find(d.name);
       if (dv == bound_.end()) {
         std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") has the symbolic dim '" << d.name << "': pass --dim " << d.name << "=VALUE or a .npy file\n";
@@ -104,8 +124,16 @@ class Binder {
     return runtime::Value(a);
   }
 
+  // Which symbolic dim each heap slot holds (a Computed dim's program reads slots).
+  void nameSlots(const runtime::ParamSpec& p) {
+    for (auto& f : p.fields) nameSlots(f);
+    for (auto& d : p.dims)
+      if (d.kind == runtime::ParamSpec::Dim::Bind) slotNames_[d.value] = d.name;
+  }
+
   std::map<std::string, int64_t> bound_;
   std::shared_ptr<runtime::DeviceAPI> host_;
+  std::map<int64_t, std::string> slotNames_;
 };
 
 }  // namespace
@@ -113,7 +141,7 @@ class Binder {
 std::optional<std::vector<runtime::Value>> bindInputs(const std::map<std::string, std::string>& inputs,
                                                       const std::map<std::string, int64_t>& dims, bool randomMissing,
                                                       const runtime::VMFunction& fn) {
-  Binder binder(dims, runtime::makeCpuDevice(-1));
+  Binder binder(dims, runtime::makeCpuDevice(-1), fn);
   std::vector<runtime::Value> out;
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const runtime::ParamSpec& p = fn.params[i];
