@@ -74,7 +74,10 @@ LegalizeResult pixelShuffle(const LegalizeInput& in); // nn.pixel_shuffle (NCHW)
 LegalizeResult meshgrid(const LegalizeInput& in);     // meshgrid ("ij" / "xy"; a tuple result)
 LegalizeResult eye(const LegalizeInput& in);          // eye, eye_like
 LegalizeResult collapseSum(const LegalizeInput& in);  // collapse_sum_to, collapse_sum_like
-LegalizeResult layoutTransform(const LegalizeInput& in);  // layout_transform by a lambda index map (padding filled)
+LegalizeResult layoutTransform(const LegalizeInput& in);
+LegalizeResult attention(const LegalizeInput& in);    // nn.attention (bias, scale, causal masks): one output per thread, float32 math
+LegalizeResult nllLoss(const LegalizeInput& in);      // nn.nll_loss (none, sum, mean; weights, ignore_index)
+LegalizeResult crossEntropyWithLogits(const LegalizeInput& in);  // layout_transform by a lambda index map (padding filled)
 LegalizeResult gatherElements(const LegalizeInput& in);  // gather_elements (ONNX)
 LegalizeResult gatherNd(const LegalizeInput& in);     // gather_nd (ONNX, batch_dims)
 LegalizeResult scatterElements(const LegalizeInput& in);  // scatter_elements (update, add, mul, max, min)

@@ -297,8 +297,7 @@ void addNnOps(std::vector<OpDef>& out) {
                       attr("layout", ParamKind::String, s(p.layout)), optional("out_layout", ParamKind::String)},
                      P, "Adaptive average pooling to `output_size`.", inferPool), p.build));
 
-  for (auto* n : {"nn.attention", "nn.attention_bias", "nn.attention_var_len",
-                  "nn.cross_entropy_with_logits", "nn.nll_loss"})
+  for (auto* n : {"nn.attention_var_len"})
     out.push_back(unmodelled(n));
 }
 

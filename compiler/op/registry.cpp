@@ -103,6 +103,7 @@ struct Registry {
     addOtherOps(defs);
     addRearrangeOps(defs);
     addIndexingOps(defs);
+    addAttentionLossOps(defs);
     for (auto& d : defs) {
       if (byName.count(d.name)) continue;  // declared once: the first declaration stands
       owned.push_back(std::make_unique<OpDef>(std::move(d)));

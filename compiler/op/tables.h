@@ -15,6 +15,7 @@ void addManipulationOps(std::vector<OpDef>& out);
 void addOtherOps(std::vector<OpDef>& out);
 void addRearrangeOps(std::vector<OpDef>& out);  // ops_rearrange.cpp
 void addIndexingOps(std::vector<OpDef>& out);   // ops_indexing.cpp
+void addAttentionLossOps(std::vector<OpDef>& out);  // ops_attention_loss.cpp
 
 namespace decl {
 using ir::Value;
