@@ -236,7 +236,7 @@ void addOtherOps(std::vector<OpDef>& out) {
   for (auto* n : {"unique", "nonzero", "bucketize", "quantize", "dequantize", "multinomial_from_uniform",
                   "tensor_to_shape", "size", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
-                  "make_closure", "wrap_param", "image.resize2d", "image.resize3d", "image.affine_grid",
+                  "make_closure", "wrap_param", "image.resize3d", "image.affine_grid",
                   "image.grid_sample"})
     out.push_back(unmodelled(n));
 }

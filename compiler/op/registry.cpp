@@ -104,6 +104,7 @@ struct Registry {
     addRearrangeOps(defs);
     addIndexingOps(defs);
     addAttentionLossOps(defs);
+    addImageOps(defs);
     for (auto& d : defs) {
       if (byName.count(d.name)) continue;  // declared once: the first declaration stands
       owned.push_back(std::make_unique<OpDef>(std::move(d)));

@@ -16,6 +16,7 @@ void addOtherOps(std::vector<OpDef>& out);
 void addRearrangeOps(std::vector<OpDef>& out);  // ops_rearrange.cpp
 void addIndexingOps(std::vector<OpDef>& out);   // ops_indexing.cpp
 void addAttentionLossOps(std::vector<OpDef>& out);  // ops_attention_loss.cpp
+void addImageOps(std::vector<OpDef>& out);      // ops_image.cpp
 
 namespace decl {
 using ir::Value;

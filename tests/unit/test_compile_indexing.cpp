@@ -4,6 +4,7 @@
 // by index arithmetic, on fresh random inputs each run (indices too, negative ones included).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -203,4 +204,69 @@ TEST_CASE("compile and run: layout_transform by a lambda index map, with padding
                return b < 5 ? static_cast<double>(at(x, ravel({o[0], b, o[1]}, {2, 5, 3}))) : 2.0;
              }));
   checkClose(r.outputs.at(1), gathered({2, 3}, [&](const Shape& o) { return static_cast<double>(at(y, o[0] * 3 + o[1])); }));
+}
+
+namespace {
+// TOPI's resize2d, written out in float64 for one (H, W) plane read through `px(y, x)` (clamped).
+double resizeReference(const std::function<double(int64_t, int64_t)>& px, int64_t H, int64_t W, int64_t oh, int64_t ow, int64_t y, int64_t x,
+                       const std::string& method, const std::string& mode, const std::string& rounding) {
+  auto coord = [&](int64_t o, int64_t in, int64_t out) {
+    double scale = static_cast<double>(in) / static_cast<double>(out);
+    if (mode == "half_pixel") return (static_cast<double>(o) + 0.5) * scale - 0.5;
+    if (mode == "align_corners") return out > 1 ? static_cast<double>(o) * static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+    return static_cast<double>(o) * scale;  // asymmetric
+  };
+  auto clampTo = [](int64_t i, int64_t n) { return std::max<int64_t>(0, std::min(i, n - 1)); };
+  auto at = [&](int64_t yi, int64_t xi) { return px(clampTo(yi, H), clampTo(xi, W)); };
+  double ys = coord(y, H, oh), xs = coord(x, W, ow);
+  if (method == "nearest_neighbor") {
+    auto r = [&](double v) { return static_cast<int64_t>(rounding == "floor" ? std::floor(v) : std::floor(v + 0.5)); };  // round_prefer_ceil
+    return at(r(ys), r(xs));
+  }
+  int64_t y0 = static_cast<int64_t>(std::floor(ys)), x0 = static_cast<int64_t>(std::floor(xs));
+  double fy = ys - static_cast<double>(y0), fx = xs - static_cast<double>(x0);
+  if (method == "linear")
+    return (at(y0, x0) * (1 - fx) + at(y0, x0 + 1) * fx) * (1 - fy) + (at(y0 + 1, x0) * (1 - fx) + at(y0 + 1, x0 + 1) * fx) * fy;
+  const double a = -0.75;
+  auto w = [&](double d) {  // Keys' kernel
+    d = std::fabs(d);
+    return d <= 1 ? ((a + 2) * d - (a + 3)) * d * d + 1 : d < 2 ? ((a * d - 5 * a) * d + 8 * a) * d - 4 * a : 0.0;
+  };
+  double sum = 0;
+  for (int dy = -1; dy <= 2; ++dy)
+    for (int dx = -1; dx <= 2; ++dx) sum += w(fy - dy) * w(fx - dx) * at(y0 + dy, x0 + dx);
+  return sum;
+}
+}  // namespace
+
+TEST_CASE("compile and run: image.resize2d by nearest_neighbor, linear and cubic sampling, NCHW and NHWC, three coordinate modes") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({1, 2, 3, 4}, rng), y = h.tensor({1, 3, 4, 2}, rng);
+  std::string body =
+      "        a = R.image.resize2d(x, (6, 8), method=\"linear\", coordinate_transformation_mode=\"half_pixel\")\n"
+      "        b = R.image.resize2d(x, (5, 7), method=\"nearest_neighbor\", coordinate_transformation_mode=\"asymmetric\", rounding_method=\"floor\")\n"
+      "        c = R.image.resize2d(x, R.shape([6, 8]), method=\"nearest_neighbor\", coordinate_transformation_mode=\"align_corners\", rounding_method=\"round_prefer_ceil\")\n"
+      "        d = R.image.resize2d(x, (6, 7), method=\"cubic\")\n"
+      "        e = R.image.resize2d(y, (5, 5), layout=\"NHWC\", method=\"linear\", coordinate_transformation_mode=\"align_corners\")\n"
+      "        return (a, b, c, d, e)\n";
+  test::Run r = compileAndRun(test::module("x: " + T("(1, 2, 3, 4)") + ", y: " + T("(1, 3, 4, 2)"),
+                                           "R.Tuple(" + T("(1, 2, 6, 8)") + ", " + T("(1, 2, 5, 7)") + ", " + T("(1, 2, 6, 8)") + ", " + T("(1, 2, 6, 7)") +
+                                               ", " + T("(1, 5, 5, 2)") + ")",
+                                           body),
+                              {x, y});
+  auto nchw = [&](int64_t oh, int64_t ow, const std::string& method, const std::string& mode, const std::string& rounding) {
+    return gathered({1, 2, oh, ow}, [&](const Shape& o) {
+      auto px = [&](int64_t yy, int64_t xx) { return static_cast<double>(at(x, ravel({0, o[1], yy, xx}, {1, 2, 3, 4}))); };
+      return resizeReference(px, 3, 4, oh, ow, o[2], o[3], method, mode, rounding);
+    });
+  };
+  checkClose(r.outputs.at(0), nchw(6, 8, "linear", "half_pixel", ""), 1e-5);
+  checkClose(r.outputs.at(1), nchw(5, 7, "nearest_neighbor", "asymmetric", "floor"));
+  checkClose(r.outputs.at(2), nchw(6, 8, "nearest_neighbor", "align_corners", "round_prefer_ceil"));
+  checkClose(r.outputs.at(3), nchw(6, 7, "cubic", "half_pixel", ""), 1e-5);
+  checkClose(r.outputs.at(4), gathered({1, 5, 5, 2}, [&](const Shape& o) {
+               auto px = [&](int64_t yy, int64_t xx) { return static_cast<double>(at(y, ravel({0, yy, xx, o[3]}, {1, 3, 4, 2}))); };
+               return resizeReference(px, 3, 4, 5, 5, o[1], o[2], "linear", "align_corners", "");
+             }), 1e-5);
 }
