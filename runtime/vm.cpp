@@ -159,6 +159,54 @@ void VirtualMachine::callLibrary(const std::vector<int64_t>& a, const std::vecto
   ++stats_.kernelCalls[slot];
 }
 
+// Parameters: checked against their struct info, bound symbolic dims, placed on their slot; dims
+// written as expressions (x: R.Tensor(("m", "n * 3"))) checked once every dim is bound.
+void VirtualMachine::bindArguments(const VMFunction& f, std::vector<Value>& args, std::vector<Value>& r, std::vector<int64_t>& heap) {
+  std::vector<ComputedDim> computed;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    bindParam(f.params[i], args[i], heap, f.name, computed);
+    r[i] = std::move(args[i]);
+  }
+  for (auto& c : computed) {
+    int64_t want = evalDimProgram(c.dim->program, [&](int64_t slot) { return heap.at(static_cast<size_t>(slot)); });
+    if (want != c.got)
+      throw std::runtime_error("input '" + c.param->name + "' of " + f.name + ": dim " + c.dim->name + " is " + std::to_string(want) + ", got " +
+                               std::to_string(c.got) + "; expected " + c.param->sinfo);
+  }
+}
+
+Value VirtualMachine::makeShape(const std::vector<int64_t>& a, const std::vector<int64_t>& heap) {
+  ShapeValue shape;
+  for (size_t k = 0; k + 1 < a.size(); k += 2) shape.dims.push_back(operand(heap, a[k], a[k + 1]));
+  return shape;
+}
+
+Value VirtualMachine::shapeToTensor(const Value& v, int slot) {
+  auto* shape = std::get_if<ShapeValue>(&v);
+  if (!shape) throw std::runtime_error("R.shape_to_tensor expected a shape value");
+  NDArray t;
+  t.dtype = DType::I64;
+  t.shape = {static_cast<int64_t>(shape->dims.size())};
+  t.storage = std::make_shared<Storage>(devices_.at(slot), slot, t.bytes());
+  devices_[slot]->copyFromHost(t.data(), shape->dims.data(), t.bytes());
+  devices_[slot]->synchronize();
+  return t;
+}
+
+void VirtualMachine::printValues(const std::vector<int64_t>& a, const std::vector<Value>& r) {
+  *printTo_ << formatted(a[0], a, 1, r, " ") << std::endl;
+}
+
+void VirtualMachine::assertTrue(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::string& fn) {
+  NDArray h = hostCopy(tensorIn(r[a[0]], "as an assert_op condition"));
+  if (h.numel() != 1) throw std::runtime_error("the condition of R.assert_op must be a scalar, got shape " + h.shapeText());
+  bool ok = h.dtype == DType::Bool ? *static_cast<const uint8_t*>(h.data()) != 0 : h.dtype == DType::I32 ? *static_cast<const int32_t*>(h.data()) != 0
+          : h.dtype == DType::I64 ? *static_cast<const int64_t*>(h.data()) != 0 : true;
+  if (ok) return;
+  std::string message = formatted(a[1], a, 2, r, ", ");
+  throw std::runtime_error("AssertionError: " + (message.empty() ? std::string("Assertion Failed") : message) + " (R.assert_op in " + fn + ")");
+}
+
 // A fact LegalizeOps could not prove about two symbolic dims, checked before the call that relies
 // on it: 'B' they broadcast (equal, or one is 1), 'E' they are equal. a[5] is the message.
 void VirtualMachine::checkDims(const std::vector<int64_t>& a, const std::vector<int64_t>& heap) {
@@ -253,18 +301,7 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
   std::vector<Value> r(static_cast<size_t>(f.numRegisters));
   std::vector<int64_t> heap(static_cast<size_t>(f.numDims), 0);
   // Parameters: checked against their struct info, bound symbolic dims, placed on their slot.
-  std::vector<ComputedDim> computed;
-  for (size_t i = 0; i < f.params.size(); ++i) {
-    bindParam(f.params[i], args[i], heap, f.name, computed);
-    r[i] = std::move(args[i]);
-  }
-  // Dims written as expressions (x: R.Tensor(("m", "n * 3"))) hold once every dim is bound.
-  for (auto& c : computed) {
-    int64_t want = evalDimProgram(c.dim->program, [&](int64_t slot) { return heap.at(static_cast<size_t>(slot)); });
-    if (want != c.got)
-      throw std::runtime_error("input '" + c.param->name + "' of " + f.name + ": dim " + c.dim->name + " is " + std::to_string(want) + ", got " +
-                               std::to_string(c.got) + "; expected " + c.param->sinfo);
-  }
+  bindArguments(f, args, r, heap);
   size_t pc = 0;
   const auto& code = f.code;
   while (pc < code.size()) {
@@ -359,43 +396,14 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
       case Opcode::Goto: pc = static_cast<size_t>(a[0]); break;
       case Opcode::Ret: return r[a[0]];
       case Opcode::Release: r[a[0]] = std::monostate{}; break;
-      case Opcode::MakeShape: {
-        ShapeValue shape;
-        for (size_t k = 0; k + 1 < a.size(); k += 2) shape.dims.push_back(operand(heap, a[k], a[k + 1]));
-        r[in.dst] = std::move(shape);
-        break;
-      }
+      // Each rarely used instruction in a function of its own: run() is one stack frame per nested
+      // call between functions, and its size bounds how deep they may nest (under ASan too).
+      case Opcode::MakeShape: r[in.dst] = makeShape(a, heap); break;
       case Opcode::ShapeOf: r[in.dst] = ShapeValue{tensorIn(r[a[0]], "to take the shape of").shape}; break;
       case Opcode::MakeInt: r[in.dst] = operand(heap, a[0], a[1]); break;
-      case Opcode::ShapeToTensor: {
-        auto* shape = std::get_if<ShapeValue>(&r[a[0]]);
-        if (!shape) throw std::runtime_error("R.shape_to_tensor expected a shape value");
-        int slot = static_cast<int>(a[1]);
-        NDArray t;
-        t.dtype = DType::I64;
-        t.shape = {static_cast<int64_t>(shape->dims.size())};
-        t.storage = std::make_shared<Storage>(devices_.at(slot), slot, t.bytes());
-        devices_[slot]->copyFromHost(t.data(), shape->dims.data(), t.bytes());
-        devices_[slot]->synchronize();
-        r[in.dst] = std::move(t);
-        break;
-      }
-      case Opcode::Print:
-        *printTo_ << formatted(a[0], a, 1, r, " ") << std::endl;
-        r[in.dst] = std::make_shared<TupleValue>();
-        break;
-      case Opcode::Assert: {
-        NDArray h = hostCopy(tensorIn(r[a[0]], "as an assert_op condition"));
-        if (h.numel() != 1) throw std::runtime_error("the condition of R.assert_op must be a scalar, got shape " + h.shapeText());
-        bool ok = h.dtype == DType::Bool ? *static_cast<const uint8_t*>(h.data()) != 0 : h.dtype == DType::I32 ? *static_cast<const int32_t*>(h.data()) != 0
-                : h.dtype == DType::I64 ? *static_cast<const int64_t*>(h.data()) != 0 : true;
-        if (!ok) {
-          std::string message = formatted(a[1], a, 2, r, ", ");
-          throw std::runtime_error("AssertionError: " + (message.empty() ? std::string("Assertion Failed") : message) + " (R.assert_op in " + f.name + ")");
-        }
-        r[in.dst] = std::make_shared<TupleValue>();
-        break;
-      }
+      case Opcode::ShapeToTensor: r[in.dst] = shapeToTensor(r[a[0]], static_cast<int>(a[1])); break;
+      case Opcode::Print: printValues(a, r); r[in.dst] = std::make_shared<TupleValue>(); break;
+      case Opcode::Assert: assertTrue(a, r, f.name); r[in.dst] = std::make_shared<TupleValue>(); break;
     }
   }
   throw std::runtime_error("function " + f.name + " ended without returning");

@@ -79,6 +79,11 @@ class VirtualMachine {
   // R.print / R.assert_op: the values of registers a[from...] as text, formatted by string `format`.
   std::string formatted(int64_t format, const std::vector<int64_t>& a, size_t from, const std::vector<Value>& r, const char* joiner);
   std::string valueText(const Value& v);
+  [[gnu::noinline]] void bindArguments(const VMFunction& f, std::vector<Value>& args, std::vector<Value>& r, std::vector<int64_t>& heap);
+  [[gnu::noinline]] Value makeShape(const std::vector<int64_t>& a, const std::vector<int64_t>& heap);
+  [[gnu::noinline]] Value shapeToTensor(const Value& shape, int slot);
+  [[gnu::noinline]] void printValues(const std::vector<int64_t>& a, const std::vector<Value>& r);
+  [[gnu::noinline]] void assertTrue(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::string& fn);
   void checkDims(const std::vector<int64_t>& a, const std::vector<int64_t>& heap);
   struct ComputedDim {
     const ParamSpec* param;

@@ -47,12 +47,12 @@ InferResult inferCall(const InferInput& in) {
   switch (def.deviceRule) {
     case DeviceRule::Unmodelled: return {};
     case DeviceRule::Written: {
-      if (in.call.sinfoArgs.empty()) return {ir::objectSInfo(), {}};
-      if (in.call.sinfoArgs.size() == 1 && !in.call.sinfoArgsAsList) return {ir::placedOnly(in.call.sinfoArgs[0]), {}};
+      if (in.call.sinfoArgs.empty()) return {ir::objectSInfo(), {}, {}};
+      if (in.call.sinfoArgs.size() == 1 && !in.call.sinfoArgsAsList) return {ir::placedOnly(in.call.sinfoArgs[0]), {}, {}};
       auto t = std::make_shared<StructInfo>();
       t->kind = StructInfo::Kind::Tuple;
       for (auto& s : in.call.sinfoArgs) t->fields.push_back(ir::placedOnly(s));
-      return {t, {}};
+      return {t, {}, {}};
     }
     case DeviceRule::HintOnDevice: {
       InferResult r;

@@ -98,7 +98,7 @@ StructInfoPtr withDType(const StructInfo& like, std::string dtype) {
   return ir::tensorSInfo(like.shape, std::move(dtype), nullptr, like.shape ? -1 : like.ndim);
 }
 
-InferResult ok(StructInfoPtr s) { return {std::move(s), {}}; }
+InferResult ok(StructInfoPtr s) { return {std::move(s), {}, {}}; }
 InferResult fail(diag::Code code, std::string message, int operand) {
   InferResult r;
   r.issues.push_back({std::move(code), std::move(message), operand, {}});

@@ -5,7 +5,8 @@
 #include "compiler/op/infer_util.h"
 #include "compiler/op/legalize_util.h"
 
-#include <regex>
+#include <algorithm>
+#include <map>
 
 namespace tvms::op::kernels {
 
@@ -99,11 +100,19 @@ PadSpec padSpec(const LegalizeInput& in) {
   if (v->kind == ir::Value::Kind::Float) p.value = v->real;
   else if (v->kind == ir::Value::Kind::Int) p.value = static_cast<double>(v->integer);
   else if (v->kind == ir::Value::Kind::String) p.mode = v->text;
-  else if (v->kind == ir::Value::Kind::Opaque) {
-    static const std::regex constant(R"(^\s*(?:R|relax)\.const\(\s*([-+0-9.eE]+))");
-    std::smatch m;
-    if (std::regex_search(v->text, m, constant)) p.value = std::stod(m[1]);
-    else p.ok = false;
+  else if (v->kind == ir::Value::Kind::Opaque) {  // R.const(0, "int32"): the number before the comma
+    std::string text = v->text;
+    size_t open = text.find('(');
+    std::string head = open == std::string::npos ? "" : text.substr(0, open);
+    p.ok = false;
+    if (head == "R.const" || head == "relax.const") {
+      size_t end = text.find_first_of(",)", open);
+      auto n = ir::primNumber(*ir::primOpaque(text.substr(open + 1, end == std::string::npos ? std::string::npos : end - open - 1)));
+      if (n) {
+        p.value = n->value;
+        p.ok = true;
+      }
+    }
   }
   return p;
 }

@@ -270,3 +270,13 @@ TEST_CASE("compile and run: image.resize2d by nearest_neighbor, linear and cubic
                return resizeReference(px, 3, 4, 5, 5, o[1], o[2], "linear", "align_corners", "");
              }), 1e-5);
 }
+
+TEST_CASE("compile and run: nn.pad with TVM's older third-argument pad value R.const(v, dtype)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({2, 3}, rng);
+  test::Run r = compileAndRun(test::module("x: " + T("(2, 3)"), T("(4, 3)"),
+                                           "        y = R.nn.pad(x, [1, 1, 0, 0], R.const(3, \"int32\"), pad_mode=\"constant\")\n        return y\n"),
+                              {x});
+  checkClose(r.outputs.at(0), gathered({4, 3}, [&](const Shape& o) { return o[0] >= 1 && o[0] <= 2 ? static_cast<double>(at(x, (o[0] - 1) * 3 + o[1])) : 3.0; }));
+}
