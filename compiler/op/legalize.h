@@ -78,7 +78,9 @@ LegalizeResult layoutTransform(const LegalizeInput& in);
 LegalizeResult attention(const LegalizeInput& in);    // nn.attention (bias, scale, causal masks): one output per thread, float32 math
 LegalizeResult nllLoss(const LegalizeInput& in);      // nn.nll_loss (none, sum, mean; weights, ignore_index)
 LegalizeResult crossEntropyWithLogits(const LegalizeInput& in);
-LegalizeResult resize2d(const LegalizeInput& in);     // image.resize2d: nearest_neighbor, linear, cubic; NCHW / NHWC  // layout_transform by a lambda index map (padding filled)
+LegalizeResult resize2d(const LegalizeInput& in);
+LegalizeResult indexTensor(const LegalizeInput& in);  // index_tensor (the index tuple as operands 1..n)
+LegalizeResult indexPut(const LegalizeInput& in);     // index_put (data, the index tuple, values)     // image.resize2d: nearest_neighbor, linear, cubic; NCHW / NHWC  // layout_transform by a lambda index map (padding filled)
 LegalizeResult gatherElements(const LegalizeInput& in);  // gather_elements (ONNX)
 LegalizeResult gatherNd(const LegalizeInput& in);     // gather_nd (ONNX, batch_dims)
 LegalizeResult scatterElements(const LegalizeInput& in);  // scatter_elements (update, add, mul, max, min)

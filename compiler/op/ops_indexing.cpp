@@ -93,6 +93,55 @@ InferResult inferSliceScatter(const InferInput& in) {
   return ok(tensor(x->shape, x->dtype, x->shape ? -1 : x->rank()));
 }
 
+// index_tensor: data[i0, i1, ...]: the index tensors' broadcast shape, then data's remaining axes.
+InferResult inferIndexTensor(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  auto idx = tensorListOperand(in, 1, r);
+  if (!idx) return r;
+  if (x->rank() >= 0 && static_cast<int>(idx->size()) > x->rank())
+    return fail(diag::Code::TVS103, "R.index_tensor: " + std::to_string(idx->size()) + " index tensors for a tensor of rank " + std::to_string(x->rank()), 1);
+  std::optional<Dims> shape = Dims{};
+  StructInfoPtr acc = tensor(Dims{}, "int64");
+  for (auto* i : *idx) {
+    if (!i->dtype.empty() && !isIntDType(i->dtype)) return fail(diag::Code::TVS102, "R.index_tensor: indices must be integer tensors, got " + i->dtype, 1);
+    Broadcast b = broadcast(*acc, *i);
+    if (!b.error.empty()) return fail(diag::Code::TVS101, "R.index_tensor: index " + b.error, 1);
+    acc = tensor(b.shape, "int64", b.shape ? -1 : b.ndim);
+  }
+  if (!acc->shape || !x->shape) return ok(tensor(std::nullopt, x->dtype));
+  Dims out = *acc->shape;
+  out.insert(out.end(), x->shape->begin() + static_cast<long>(idx->size()), x->shape->end());
+  return ok(tensor(out, x->dtype));
+}
+
+InferResult inferIndexPut(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  auto idx = tensorListOperand(in, 1, r);
+  const StructInfo* v = idx ? tensorOperand(in, 2, r) : nullptr;
+  if (!idx || !v) return r;
+  if (!x->dtype.empty() && !v->dtype.empty() && x->dtype != v->dtype)
+    return fail(diag::Code::TVS102, "R.index_put: values are " + v->dtype + ", data is " + x->dtype, 2);
+  // values must broadcast to the indexed shape (the indices' broadcast shape, then data's other axes)
+  InferInput asIndexTensor = in;
+  InferResult indexed = inferIndexTensor(asIndexTensor);
+  if (indexed.sinfo && indexed.sinfo->shape && v->shape) {
+    Broadcast b = broadcast(*v, *indexed.sinfo);
+    if (!b.error.empty() || (b.shape && b.shape->size() != indexed.sinfo->shape->size()))
+      return fail(diag::Code::TVS101, "R.index_put: values of shape " + shapeText(*v) + " do not broadcast to the indexed shape " +
+                                          shapeText(*indexed.sinfo), 2);
+    if (b.shape)
+      for (size_t d = 0; d < b.shape->size(); ++d)
+        if (provablyDifferent((*b.shape)[d], (*indexed.sinfo->shape)[d]))
+          return fail(diag::Code::TVS101, "R.index_put: values of shape " + shapeText(*v) + " do not broadcast to the indexed shape " +
+                                              shapeText(*indexed.sinfo), 2);
+  }
+  return ok(tensor(x->shape, x->dtype, x->shape ? -1 : x->rank()));
+}
+
 }  // namespace
 
 void addIndexingOps(std::vector<OpDef>& out) {
@@ -114,6 +163,13 @@ void addIndexingOps(std::vector<OpDef>& out) {
                                           required("depth", ParamKind::Int), attr("axis", ParamKind::Int, i(-1))},
                               P, "on_value where the new axis' position equals the index, off_value elsewhere.", inferOneHot),
                            kernels::oneHot));
+  out.push_back(withKernel(op("index_tensor", {tensor("data"), expr("indices", ParamKind::TensorList)}, P,
+                              "data[indices[0], indices[1], ...] (PyTorch's advanced indexing): the index tensors broadcast together.",
+                              inferIndexTensor), kernels::indexTensor));
+  out.push_back(withKernel(op("index_put", {tensor("data"), expr("indices", ParamKind::TensorList), tensor("values"),
+                                            attr("accumulate", ParamKind::Bool, b(false))},
+                              P, "data with values written (accumulate: added) at the index tuples of indices (PyTorch's index_put).",
+                              inferIndexPut), kernels::indexPut));
   out.push_back(withKernel(op("slice_scatter", {tensor("input_tensor"), tensor("src"), expr("start", ParamKind::Prim),
                                                 expr("end", ParamKind::Prim), expr("step", ParamKind::Prim), attr("axis", ParamKind::Int, i(0))},
                               P, "input_tensor with src written into positions start, start + step, ... < end of `axis`.",

@@ -468,7 +468,7 @@ void addManipulationOps(std::vector<OpDef>& out) {
                             attr("dtype", ParamKind::DType, s("int32"))},
                    P, "The k largest (or smallest) elements along `axis`, with their indices.", inferTopk), kernels::orderingOp<kernels::Ordering::Topk>));
 
-  for (auto* n : {"dynamic_strided_slice", "index_put", "index_tensor", "reverse_sequence", "hamming_window"})
+  for (auto* n : {"dynamic_strided_slice", "reverse_sequence", "hamming_window"})
     out.push_back(unmodelled(n));
 }
 

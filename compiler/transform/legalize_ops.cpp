@@ -74,18 +74,21 @@ class Legalize : public Rewriter {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): its result's struct info is unknown");
       return Rewriter::binding(b, out);
     }
-    // A tensor-list operand written as a tuple (R.concat((a, b))) reaches the kernel builder as its
-    // fields, so each tensor is a buffer of its own.
+    // A tensor-list operand written as a tuple (R.concat((a, b)), R.index_tensor(x, (i, j))) reaches
+    // the kernel builder as its fields in its place, so each tensor is a buffer of its own.
     Call flat = *c;
-    if (!def->params.empty() && def->params[0].kind == op::ParamKind::TensorList && !c->args.empty()) {
-      auto* t = as<Tuple>(c->args[0]);
-      std::vector<ExprPtr> fields = t ? t->fields : itemsOf(c->args[0], b, out);
+    size_t list = 0;
+    while (list < def->params.size() && def->params[list].kind != op::ParamKind::TensorList) ++list;
+    if (list < def->params.size() && list < c->args.size()) {
+      auto* t = as<Tuple>(c->args[list]);
+      std::vector<ExprPtr> fields = t ? t->fields : itemsOf(c->args[list], b, out);
       if (fields.empty()) {
         out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): the tensors must be a tuple (a, b, ...) or a variable of tuple struct info to compile");
         return Rewriter::binding(b, out);
       }
-      flat.args = fields;
-      flat.args.insert(flat.args.end(), c->args.begin() + 1, c->args.end());
+      flat.args.assign(c->args.begin(), c->args.begin() + static_cast<long>(list));
+      flat.args.insert(flat.args.end(), fields.begin(), fields.end());
+      flat.args.insert(flat.args.end(), c->args.begin() + static_cast<long>(list) + 1, c->args.end());
       c = &flat;
     }
     // The kernel is built for the target of the vdevice its output lives on (after RealizeVDevice).

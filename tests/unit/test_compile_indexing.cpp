@@ -280,3 +280,34 @@ TEST_CASE("compile and run: nn.pad with TVM's older third-argument pad value R.c
                               {x});
   checkClose(r.outputs.at(0), gathered({4, 3}, [&](const Shape& o) { return o[0] >= 1 && o[0] <= 2 ? static_cast<double>(at(x, (o[0] - 1) * 3 + o[1])) : 3.0; }));
 }
+
+TEST_CASE("compile and run: index_tensor (index tensors that broadcast) and index_put (write and accumulate, repeated positions)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({4, 5, 3}, rng), vals = h.tensor({2, 1, 3}, rng), one = h.tensor({3}, rng);
+  auto i0 = randomIndices(rng, 2, 4), i1 = randomIndices(rng, 3, 5), p0 = randomIndices(rng, 2, 4, false);
+  p0[1] = p0[0];  // a repeated position: accumulate adds both, write keeps the last
+  std::string i64 = "\"int64\"";
+  std::string body =
+      "        a = R.index_tensor(x, (i0, i1))\n        b = R.index_put(x, (p0,), vals)\n"
+      "        c = R.index_put(x, (p0,), vals, accumulate=True)\n        d = R.index_put(x, [p0, p0], one)\n        return (a, b, c, d)\n";
+  test::Run r = compileAndRun(test::module("x: " + T("(4, 5, 3)") + ", vals: " + T("(2, 1, 3)") + ", one: " + T("(3,)") + ", i0: " + T("(2, 1)", i64) +
+                                               ", i1: " + T("(3,)", i64) + ", p0: " + T("(2,)", i64),
+                                           "R.Tuple(" + T("(2, 3, 3)") + ", " + T("(4, 5, 3)") + ", " + T("(4, 5, 3)") + ", " + T("(4, 5, 3)") + ")", body),
+                              {x, vals, one, h.ints({2, 1}, i0), h.ints({3}, i1), h.ints({2}, p0)});
+  auto X = [&](int64_t a, int64_t b, int64_t c) { return static_cast<double>(at(x, ravel({a, b, c}, {4, 5, 3}))); };
+  checkClose(r.outputs.at(0), gathered({2, 3, 3}, [&](const Shape& o) { return X(wrapped(i0[static_cast<size_t>(o[0])], 4), wrapped(i1[static_cast<size_t>(o[1])], 5), o[2]); }));
+  std::vector<double> written = gathered({4, 5, 3}, [&](const Shape& o) { return X(o[0], o[1], o[2]); }), added = written, diag = written;
+  for (int k = 0; k < 2; ++k)
+    for (int b = 0; b < 5; ++b)
+      for (int c = 0; c < 3; ++c) {
+        size_t dst = static_cast<size_t>(ravel({p0[static_cast<size_t>(k)], b, c}, {4, 5, 3}));
+        written[dst] = at(vals, k * 3 + c);  // values (2, 1, 3) broadcast over the axis of 5
+        added[dst] += at(vals, k * 3 + c);
+      }
+  for (int k = 0; k < 2; ++k)
+    for (int c = 0; c < 3; ++c) diag[static_cast<size_t>(ravel({p0[static_cast<size_t>(k)], p0[static_cast<size_t>(k)], c}, {4, 5, 3}))] = at(one, c);
+  checkClose(r.outputs.at(1), written);
+  checkClose(r.outputs.at(2), added, 1e-5);
+  checkClose(r.outputs.at(3), diag);
+}
