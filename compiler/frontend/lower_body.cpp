@@ -173,7 +173,10 @@ struct BodyBuilder {
     // n = T.int64(), or m, n = T.int64(), T.int64(): symbolic variables.
     if (ts_node_is_null(type)) {
       auto declaration = [&](TSNode value) -> std::string {
-        if (!isType(value, "call") || !namedChildren(field(value, "arguments")).empty()) return "";
+        if (!isType(value, "call")) return "";
+        // T.int64(is_size_var=True): a size (non-negative) variable; tvms treats it as any other
+        for (TSNode a : namedChildren(field(value, "arguments")))
+          if (!isType(a, "keyword_argument") || l.text(field(a, "name")) != "is_size_var") return "";
         std::string callee = l.canonicalName(field(value, "function"));
         return callee == "T.int64" || callee == "T.int32" ? callee.substr(2) : "";
       };

@@ -7,10 +7,45 @@ namespace tvms::op::kernels {
 
 using namespace tir;
 
+namespace {
+
+// R.take(x, R.prim_value(i), axis): the axis taken away, one index for every element; the index a
+// constant or an expression of symbolic dims (n - 1), wrapped or clamped into the axis as `mode` says.
+LegalizeResult takeScalar(const LegalizeInput& in, const ir::StructInfo* x) {
+  const ir::ExprPtr& arg = in.call.args[1];
+  ir::PrimExprPtr index;
+  if (auto* p = ir::as<ir::PrimValue>(arg)) index = p->value;
+  else if (auto* v = ir::as<ir::Var>(arg); v && v->annotation) index = v->annotation->primValue;
+  auto t = elementType(x);
+  KernelBuilder kb(in.kernelName);
+  auto xd = shapeExprs(kb, x), od = shapeExprs(kb, &in.out);
+  ExprP i = index ? dimExpr(kb, index) : nullptr;
+  if (!t || !xd || !od || !i) return failure("R.take with a scalar index needs the index as a number or an expression of symbolic dims to compile");
+  int rank = static_cast<int>(xd->size());
+  int axis = axisAttr(in, "axis", rank, 0);
+  if (axis < 0 || !in.attr("axis") || in.attr("axis")->kind == ir::Value::Kind::None) return failure("R.take with a scalar index needs an axis to compile");
+  ExprP n = (*xd)[static_cast<size_t>(axis)];
+  std::string mode = infer::stringAttr(in.attr("mode")).value_or("fast");
+  i = mode == "wrap" ? binary(BinOp::FloorMod, i, n) : binary(BinOp::Max, intImm(0), binary(BinOp::Min, i, n - intImm(1)));
+  int a = kb.param("A", *t, shapeText(x));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
+    std::vector<ExprP> at(o.begin(), o.begin() + axis);
+    at.push_back(i);
+    at.insert(at.end(), o.begin() + axis, o.end());
+    return std::vector<StmtP>{store(c, flatIndex(o, *od), kb.load(a, flatIndex(at, *xd)))};
+  }));
+  return done(kb, {0});
+}
+
+}  // namespace
+
 LegalizeResult take(const LegalizeInput& in) {
   const ir::StructInfo* x = in.args.size() > 0 ? in.args[0] : nullptr;
   const ir::StructInfo* ix = in.args.size() > 1 ? in.args[1] : nullptr;
-  if (ix && ix->kind != ir::StructInfo::Kind::Tensor) return failure("R.take with a scalar index has no kernel yet");
+  bool scalarIndex = in.call.args.size() > 1 && (ir::as<ir::PrimValue>(in.call.args[1]) || (ix && ix->kind == ir::StructInfo::Kind::Prim));
+  if (scalarIndex) return takeScalar(in, x);
+  if (ix && ix->kind != ir::StructInfo::Kind::Tensor) return failure("R.take needs a tensor or a scalar index");
   auto t = elementType(x), it = elementType(ix);
   if (!t || !it || (*it != ScalarType::I32 && *it != ScalarType::I64)) return failure("R.take needs a tensor and int32/int64 indices");
   KernelBuilder kb(in.kernelName);

@@ -311,3 +311,16 @@ TEST_CASE("compile and run: index_tensor (index tensors that broadcast) and inde
   checkClose(r.outputs.at(2), added, 1e-5);
   checkClose(r.outputs.at(3), diag);
 }
+
+TEST_CASE("compile and run: take with a scalar index (a constant, an expression of symbolic dims) takes its axis away") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({2, 5, 4}, rng);
+  test::Run r = compileAndRun(test::module("x: R.Tensor((2, \"n\", 4), \"float32\")", "R.Tuple(" + T("(2, 4)") + ", " + T("(2, 4)") + ")",
+                                           "        n = T.int64()\n        a = R.take(x, R.prim_value(1), axis=1)\n"
+                                           "        b = R.take(x, R.prim_value(n - 1), axis=1)\n        return (a, b)\n")
+                                  .insert(0, "from tvm.script import tirx as T\n"),
+                              {x});
+  checkClose(r.outputs.at(0), gathered({2, 4}, [&](const Shape& o) { return static_cast<double>(at(x, ravel({o[0], 1, o[1]}, {2, 5, 4}))); }));
+  checkClose(r.outputs.at(1), gathered({2, 4}, [&](const Shape& o) { return static_cast<double>(at(x, ravel({o[0], 4, o[1]}, {2, 5, 4}))); }));
+}
