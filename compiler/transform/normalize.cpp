@@ -23,35 +23,38 @@ class Flatten : public Rewriter {
 
  protected:
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
-    // An If's branches are bindings of their own: keep where this binding's new bindings go.
-    auto* outerOut = out_;
-    bool outerDataflow = dataflow_;
-    out_ = &out;
-    dataflow_ = false;
-    for (auto& v : b.vars) dataflow_ = dataflow_ || v->isDataflow;
-    ExprPtr value = b.value;
-    if (auto* c = as<Call>(value)) value = flatCall(*c);
-    else value = expr(value);
-    out.push_back(copyBinding(b, value));
-    out_ = outerOut;
-    dataflow_ = outerDataflow;
+    bool dataflow = false;
+    for (auto& v : b.vars) dataflow = dataflow || v->isDataflow;
+    bindingInto(out, dataflow, [&] {
+      ExprPtr value = b.value;
+      if (auto* c = as<Call>(value)) value = flatCall(*c);
+      else value = expr(value);
+      out.push_back(copyBinding(b, value));
+      return nullptr;
+    });
   }
 
- protected:
   // `return R.add(x, y)`: the call gets a binding of its own after the sequence's blocks, as TVM's
   // normalizer gives it one, so the body is a variable (or a tuple of them).
   ExprPtr seqBody(const ExprPtr& body, std::vector<BindingPtr>& tail) override {
+    return bindingInto(tail, false, [&] { return operand(body); });
+  }
+
+ private:
+  // Runs f with new bindings going to `out` (an If's branches are bindings of their own, so the outer
+  // destination is restored after).
+  template <typename F>
+  ExprPtr bindingInto(std::vector<BindingPtr>& out, bool dataflow, F&& f) {
     auto* outerOut = out_;
     bool outerDataflow = dataflow_;
-    out_ = &tail;
-    dataflow_ = false;
-    ExprPtr result = operand(body);
+    out_ = &out;
+    dataflow_ = dataflow;
+    ExprPtr result = f();
     out_ = outerOut;
     dataflow_ = outerDataflow;
     return result;
   }
 
- private:
   ExprPtr flatCall(const Call& c) {
     auto out = std::make_shared<Call>(c);
     out->callee = expr(c.callee);

@@ -46,6 +46,8 @@ Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs,
 std::string printedAfterLegalizeOps(const ir::IRModule& m, driver::BuildOptions options);
 // max |got - want| / max(1, |want|) over all elements is within tol.
 void checkClose(const runtime::NDArray& got, const std::vector<double>& want, double tol = 2e-5);
+// R.Tensor(shape, dtype) as TVMScript: T("(2, 3)") is R.Tensor((2, 3), "float32").
+inline std::string T(const std::string& shape, const std::string& dtype = "\"float32\"") { return "R.Tensor(" + shape + ", " + dtype + ")"; }
 // A module of one function main(params) -> ret with `body` (indented 8 spaces). With
 // TVMS_TEST_TARGET=cuda it declares one vdevice, cuda:0, so every kernel is built for the GPU.
 std::string module(const std::string& params, const std::string& ret, const std::string& body);

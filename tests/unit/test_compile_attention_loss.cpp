@@ -15,7 +15,7 @@ using test::at;
 using test::checkClose;
 using test::compileAndRun;
 
-std::string T(const std::string& shape, const std::string& dtype = "\"float32\"") { return "R.Tensor(" + shape + ", " + dtype + ")"; }
+using test::T;
 
 // Attention over (B, S, N, H) tensors: softmax(q k^T * scale + bias) v, keys j with hidden(s, j) left out.
 std::vector<double> attentionReference(const runtime::NDArray& q, const runtime::NDArray& k, const runtime::NDArray& v, int B, int S, int Skv, int N,

@@ -19,7 +19,7 @@ using test::compileAndRun;
 using test::module;
 using Shape = std::vector<int64_t>;
 
-std::string T(const std::string& shape, const std::string& dtype = "\"float32\"") { return "R.Tensor(" + shape + ", " + dtype + ")"; }
+using test::T;
 
 int64_t count(const Shape& s) {
   int64_t n = 1;

@@ -28,7 +28,7 @@ std::vector<double> map(const runtime::NDArray& x, const std::function<double(do
 }
 
 const std::string F = "\"float32\"";
-std::string T(const std::string& shape, const std::string& dtype = "\"float32\"") { return "R.Tensor(" + shape + ", " + dtype + ")"; }
+using test::T;
 
 }  // namespace
 
