@@ -55,6 +55,8 @@ enum class Opcode : uint8_t {
   ShapeOf,      // r[dst] = the shape of the tensor r[a]
   MakeInt,      // r[dst] = an integer (a prim value) from one operand                args: isSlot, value
   ShapeToTensor,// r[dst] = the shape value r[a] as a 1-D int64 tensor on slot b
+  TensorToShape,// r[dst] = the values of the 1-D integer tensor r[a] as a shape value
+  ShapeDims,    // heap[args[1 + i]] = dim i of the shape value r[a] (slot -1: not bound)  args: reg, slots...
 };
 
 struct Instruction {

@@ -193,6 +193,28 @@ Value VirtualMachine::shapeToTensor(const Value& v, int slot) {
   return t;
 }
 
+Value VirtualMachine::tensorToShape(const Value& v) {
+  NDArray h = hostCopy(tensorIn(v, "for R.tensor_to_shape"));
+  if (h.shape.size() != 1 || (h.dtype != DType::I64 && h.dtype != DType::I32))
+    throw std::runtime_error("R.tensor_to_shape takes a 1-D int32 / int64 tensor, got " + std::string(dtypeName(h.dtype)) + " of shape " + h.shapeText());
+  ShapeValue shape;
+  for (int64_t i = 0; i < h.shape[0]; ++i) {
+    int64_t d = h.dtype == DType::I64 ? static_cast<const int64_t*>(h.data())[i] : static_cast<const int32_t*>(h.data())[i];
+    if (d < 0) throw std::runtime_error("R.tensor_to_shape: dim " + std::to_string(i) + " is " + std::to_string(d) + ", a negative size");
+    shape.dims.push_back(d);
+  }
+  return shape;
+}
+
+void VirtualMachine::shapeDims(const std::vector<int64_t>& a, const std::vector<Value>& r, std::vector<int64_t>& heap) {
+  auto* shape = std::get_if<ShapeValue>(&r[a[0]]);
+  if (!shape) throw std::runtime_error("the VM expected a shape value");
+  if (shape->dims.size() + 1 != a.size())
+    throw std::runtime_error("a shape of " + std::to_string(shape->dims.size()) + " dims where " + std::to_string(a.size() - 1) + " were declared");
+  for (size_t i = 1; i < a.size(); ++i)
+    if (a[i] >= 0) heap.at(static_cast<size_t>(a[i])) = shape->dims[i - 1];
+}
+
 void VirtualMachine::printValues(const std::vector<int64_t>& a, const std::vector<Value>& r) {
   *printTo_ << formatted(a[0], a, 1, r, " ") << std::endl;
 }
@@ -402,6 +424,8 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
       case Opcode::ShapeOf: r[in.dst] = ShapeValue{tensorIn(r[a[0]], "to take the shape of").shape}; break;
       case Opcode::MakeInt: r[in.dst] = operand(heap, a[0], a[1]); break;
       case Opcode::ShapeToTensor: r[in.dst] = shapeToTensor(r[a[0]], static_cast<int>(a[1])); break;
+      case Opcode::TensorToShape: r[in.dst] = tensorToShape(r[a[0]]); break;
+      case Opcode::ShapeDims: shapeDims(a, r, heap); break;
       case Opcode::Print: printValues(a, r); r[in.dst] = std::make_shared<TupleValue>(); break;
       case Opcode::Assert: assertTrue(a, r, f.name); r[in.dst] = std::make_shared<TupleValue>(); break;
     }

@@ -82,6 +82,8 @@ class VirtualMachine {
   [[gnu::noinline]] void bindArguments(const VMFunction& f, std::vector<Value>& args, std::vector<Value>& r, std::vector<int64_t>& heap);
   [[gnu::noinline]] Value makeShape(const std::vector<int64_t>& a, const std::vector<int64_t>& heap);
   [[gnu::noinline]] Value shapeToTensor(const Value& shape, int slot);
+  [[gnu::noinline]] Value tensorToShape(const Value& tensor);
+  [[gnu::noinline]] void shapeDims(const std::vector<int64_t>& a, const std::vector<Value>& r, std::vector<int64_t>& heap);
   [[gnu::noinline]] void printValues(const std::vector<int64_t>& a, const std::vector<Value>& r);
   [[gnu::noinline]] void assertTrue(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::string& fn);
   void checkDims(const std::vector<int64_t>& a, const std::vector<int64_t>& heap);

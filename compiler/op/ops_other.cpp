@@ -143,6 +143,19 @@ InferResult inferShapeOf(const InferInput& in) {
   return r;
 }
 
+InferResult inferTensorToShape(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  if (x->rank() >= 0 && x->rank() != 1) return fail(diag::Code::TVS103, "R.tensor_to_shape takes a 1-D tensor, got rank " + std::to_string(x->rank()));
+  if (!x->dtype.empty() && !isIntDType(x->dtype)) return fail(diag::Code::TVS102, "R.tensor_to_shape takes an integer tensor, got " + x->dtype);
+  auto s = std::make_shared<StructInfo>();
+  s->kind = StructInfo::Kind::Shape;
+  auto n = x->shape ? constInt((*x->shape)[0]) : std::nullopt;
+  s->ndim = n ? static_cast<int>(*n) : -1;
+  return ok(s);
+}
+
 InferResult inferShapeToTensor(const InferInput& in) {
   const StructInfo* s = in.arg(0);
   if (s && s->kind == StructInfo::Kind::Shape && s->rank() >= 0) return ok(tensor(Dims{dim(s->rank())}, "int64"));
@@ -219,6 +232,9 @@ void addOtherOps(std::vector<OpDef>& out) {
   }
   out.push_back(runBy(op("shape_of", {tensor("expr")}, DeviceRule::NoDevice, "The shape of a tensor, as a shape value.", inferShapeOf),
                       "the VM, reading the tensor's shape"));
+  out.push_back(runBy(op("tensor_to_shape", {tensor("expr")}, DeviceRule::NoDevice,
+                         "The values of a 1-D integer tensor as a shape value (data-dependent shapes).", inferTensorToShape),
+                      "the VM, reading the tensor's values; the dims they give are bound for what follows"));
   out.push_back(runBy(op("shape_to_tensor", {expr("expr", ParamKind::Shape)}, DeviceRule::NoDevice,
                          "A shape value as a 1-D int64 tensor; it has no vdevice.", inferShapeToTensor),
                       "the VM, writing the dims into a host tensor"));
@@ -234,7 +250,7 @@ void addOtherOps(std::vector<OpDef>& out) {
                       "the VM"));
 
   for (auto* n : {"unique", "nonzero", "bucketize", "quantize", "dequantize", "multinomial_from_uniform",
-                  "tensor_to_shape", "size", "call_tir_with_grad",
+                  "size", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
                   "make_closure", "wrap_param", "image.resize3d", "image.affine_grid",
                   "image.grid_sample"})

@@ -239,6 +239,10 @@ const OpDef& shapeOf() {
   static const OpDef& d = required("relax.shape_of");
   return d;
 }
+const OpDef& tensorToShape() {
+  static const OpDef& d = required("relax.tensor_to_shape");
+  return d;
+}
 const OpDef& shapeToTensor() {
   static const OpDef& d = required("relax.shape_to_tensor");
   return d;

@@ -100,6 +100,7 @@ const OpDef& callPurePacked();
 const OpDef& nullValue();
 const OpDef& shapeOf();
 const OpDef& shapeToTensor();
+const OpDef& tensorToShape();
 }  // namespace builtin
 
 // Looks an op up by registry name ("relax.add") or script name ("R.add").

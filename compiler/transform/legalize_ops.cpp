@@ -46,7 +46,12 @@ class Legalize : public Rewriter {
     if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || def == &op::builtin::callDpsPacked() ||
         b.vars.size() != 1)
       return Rewriter::binding(b, out);
-    if (!def->legalize && !def->runsBy.empty()) return Rewriter::binding(b, out);  // the VM or a pass runs it
+    if (!def->legalize && !def->runsBy.empty()) {  // the VM or a pass runs it
+      shapedResult_ = shapedShapeValue(*b.vars[0]);  // a data-dependent shape: dims the VM binds
+      Rewriter::binding(b, out);
+      shapedResult_ = nullptr;
+      return;
+    }
     if (!def->legalize) {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");
       return Rewriter::binding(b, out);

@@ -365,6 +365,12 @@ class FunctionLowering {
         emit(Opcode::ShapeOf, regOf(var), {valueReg(c->args[0])});
         return;
       }
+      if (c->def == &op::builtin::tensorToShape() && !c->args.empty()) {
+        int r = regOf(var);
+        emit(Opcode::TensorToShape, r, {valueReg(c->args[0])});
+        bindShapeDims(*var, r);
+        return;
+      }
       if (c->def == &op::builtin::shapeToTensor() && !c->args.empty()) {
         emit(Opcode::ShapeToTensor, regOf(var), {valueReg(c->args[0]), slotOf(var->annotation.get())});
         return;
@@ -407,6 +413,24 @@ class FunctionLowering {
       return;
     }
     emit(Opcode::Move, regOf(var), {valueReg(e)});
+  }
+
+  // A shape value made at run time (R.tensor_to_shape): its symbolic dims (lv_dim0, ...) get heap
+  // slots of their own, written from the value, for the kernels and checks that follow.
+  void bindShapeDims(const Var& var, int reg) {
+    const StructInfo* s = var.annotation.get();
+    if (!s || s->kind != StructInfo::Kind::Shape || !s->shape) return;
+    std::vector<int64_t> args{reg};
+    for (auto& d : *s->shape) {
+      if (d->kind != PrimExpr::Kind::Var || dims_.count(d->name)) {
+        args.push_back(-1);
+        continue;
+      }
+      int slot = static_cast<int>(dims_.size()) + tempDims_++;  // after every slot handed out so far
+      dims_[d->name] = slot;
+      args.push_back(slot);
+    }
+    emit(Opcode::ShapeDims, -1, args);
   }
 
   // A fact about two dims the VM checks before the binding that relies on it (runtime_shapes.h).

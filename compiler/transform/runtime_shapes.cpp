@@ -98,6 +98,16 @@ RuntimeShape runtimeShape(const op::OpDef& def, const Call& call, const StructIn
   return r;
 }
 
+StructInfoPtr shapedShapeValue(const Var& v) {
+  const StructInfo* s = v.annotation.get();
+  if (!s || s->kind != StructInfo::Kind::Shape || s->shape || s->ndim < 0) return nullptr;
+  auto shaped = std::make_shared<StructInfo>(*s);
+  shaped->shape = std::vector<PrimExprPtr>{};
+  for (int i = 0; i < s->ndim; ++i) shaped->shape->push_back(primVar(v.name + "_dim" + std::to_string(i)));
+  shaped->ndim = -1;
+  return shaped;
+}
+
 StructInfoPtr shapedParam(const Var& p) {
   const StructInfo* s = p.annotation.get();
   if (!s || s->kind != StructInfo::Kind::Tensor || s->shape || s->rank() < 0) return nullptr;

@@ -30,6 +30,10 @@ struct RuntimeShape {
 RuntimeShape runtimeShape(const op::OpDef& def, const ir::Call& call, const ir::StructInfoPtr& result, const std::string& bound,
                           const std::vector<std::optional<double>>& scalars);
 
+// A shape value of known rank and unknown values (R.tensor_to_shape's result) with a symbolic dim
+// per value, named after it (lv_dim0, ...), which the VM binds when the value is made; null otherwise.
+ir::StructInfoPtr shapedShapeValue(const ir::Var& v);
+
 // A tensor parameter of known rank and no shape (R.Tensor(ndim=2)) with a symbolic dim per axis,
 // named after it (x_dim0, x_dim1), which the VM binds from the argument; null for any other.
 ir::StructInfoPtr shapedParam(const ir::Var& p);

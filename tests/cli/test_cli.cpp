@@ -259,6 +259,19 @@ TEST_CASE("cli: vm.builtin.copy / to_device through call_pure_packed and R.null_
   CHECK(unknown.err.find("the packed function 'test.vm.add' is not in tvms") != std::string::npos);
 }
 
+TEST_CASE("cli: a data-dependent shape (R.tensor_to_shape) binds its dims for the reshape after it, which is checked when it runs") {
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_dd_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  REQUIRE(runTvms({"run", corpus("run/data_dependent_shape.py"), "--entry", "dims", "--output", dir.string()}).exitCode == 0);
+  auto ok = runTvms({"run", corpus("run/data_dependent_shape.py"), "--input", "x=" + (dir / "x.npy").string(), "--input", "y=random"});
+  CHECK(ok.exitCode == 0);
+  CHECK(ok.out.rfind("gv: shape (2, 8), float32", 0) == 0);
+  auto wrong = runTvms({"run", corpus("run/data_dependent_shape.py"), "--input", "x=random:7", "--input", "y=random"});  // values 0..9: not 16 elements
+  CHECK(wrong.exitCode == 1);
+  CHECK(wrong.err.find("R.reshape (bound to 'gv'): 16 and lv_dim0 * lv_dim1 must be equal") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy in and out, clear input errors") {
   auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3"});
   CHECK(run.exitCode == 0);
