@@ -111,27 +111,21 @@ LegalizeResult indexPut(const LegalizeInput& in) {
   // The indexed shape: the broadcast index shape, then data's axes after the indexed ones.
   std::vector<ExprP> shape = ix->shape;
   shape.insert(shape.end(), xd->begin() + static_cast<long>(count), xd->end());
-  std::vector<int> loops;
-  std::vector<ExprP> pos;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    loops.push_back(kb.loopVar("u" + std::to_string(d)));
-    pos.push_back(kb.var(loops.back()));
-  }
   size_t r = ix->shape.size();
-  std::vector<ExprP> where(pos.begin(), pos.begin() + static_cast<long>(r)), at;
-  for (size_t k = 0; k < count; ++k) at.push_back(inAxis(indexAt(kb, *ix, k, where), (*xd)[k]));
-  at.insert(at.end(), pos.begin() + static_cast<long>(r), pos.end());
-  std::vector<ExprP> vat;  // values broadcast to the indexed shape, right-aligned
-  size_t lead = shape.size() >= vd->size() ? shape.size() - vd->size() : 0;
-  for (size_t d = 0; d < vd->size(); ++d) {
-    bool one = (*vd)[d]->kind == Expr::Kind::Int && (*vd)[d]->intValue == 1;
-    vat.push_back(one || lead + d >= pos.size() ? intImm(0) : pos[lead + d]);
-  }
-  ExprP dst = flatIndex(at, *xd);
-  ExprP value = kb.load(v, flatIndex(vat, *vd));
-  StmtP body = store(c, dst, accumulate ? kb.load(c, dst) + value : value);
-  for (size_t d = shape.size(); d-- > 0;) body = forLoop(loops[d], shape[d], {body});
-  kb.add(body);
+  kb.add(loopNest(kb, shape, [&](const std::vector<ExprP>& pos) {
+    std::vector<ExprP> where(pos.begin(), pos.begin() + static_cast<long>(r)), at;
+    for (size_t k = 0; k < count; ++k) at.push_back(inAxis(indexAt(kb, *ix, k, where), (*xd)[k]));
+    at.insert(at.end(), pos.begin() + static_cast<long>(r), pos.end());
+    std::vector<ExprP> vat;  // values broadcast to the indexed shape, right-aligned
+    size_t lead = shape.size() >= vd->size() ? shape.size() - vd->size() : 0;
+    for (size_t d = 0; d < vd->size(); ++d) {
+      bool one = (*vd)[d]->kind == Expr::Kind::Int && (*vd)[d]->intValue == 1;
+      vat.push_back(one || lead + d >= pos.size() ? intImm(0) : pos[lead + d]);
+    }
+    ExprP dst = flatIndex(at, *xd);
+    ExprP value = kb.load(v, flatIndex(vat, *vd));
+    return std::vector<StmtP>{store(c, dst, accumulate ? kb.load(c, dst) + value : value)};
+  }, false, "u"));
   std::vector<size_t> buffers;
   for (size_t k = 0; k < in.args.size(); ++k) buffers.push_back(k);
   return done(kb, buffers);

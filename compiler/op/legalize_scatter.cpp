@@ -48,17 +48,7 @@ std::optional<ExprP> combine(const std::string& reduction, ExprP old, ExprP upda
 
 // A serial nest over `dims` (the scatter's updates, in index order) around body(indices).
 StmtP serialNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body) {
-  std::vector<int> loops;
-  std::vector<ExprP> idx;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    loops.push_back(kb.loopVar("u" + std::to_string(d)));
-    idx.push_back(kb.var(loops.back()));
-  }
-  std::vector<StmtP> inner = body(idx);
-  if (dims.empty()) return seq(inner);
-  StmtP s = forLoop(loops.back(), dims.back(), inner);
-  for (size_t d = dims.size() - 1; d-- > 0;) s = forLoop(loops[d], dims[d], {s});
-  return s;
+  return loopNest(kb, dims, body, false, "u");
 }
 
 StmtP copyAll(KernelBuilder& kb, int from, int to, const std::vector<ExprP>& dims) {

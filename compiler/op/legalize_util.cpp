@@ -72,19 +72,23 @@ ExprP flatIndex(const std::vector<ExprP>& indices, const std::vector<ExprP>& dim
   return idx;
 }
 
-StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body) {
+StmtP loopNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body,
+               bool spatial, const std::string& prefix) {
   std::vector<int> loops;
   std::vector<ExprP> idx;
   for (size_t d = 0; d < dims.size(); ++d) {
-    loops.push_back(kb.loopVar("i" + std::to_string(d)));
+    loops.push_back(kb.loopVar(prefix + std::to_string(d)));
     idx.push_back(kb.var(loops.back()));
   }
   std::vector<StmtP> inner = body(idx);
   if (dims.empty()) return tir::seq(inner);
-  // Every output element is independent: all of the nest is spatial.
-  StmtP s = tir::forLoop(loops.back(), dims.back(), inner, true);
-  for (size_t d = dims.size() - 1; d-- > 0;) s = tir::forLoop(loops[d], dims[d], {s}, true);
+  StmtP s = tir::forLoop(loops.back(), dims.back(), inner, spatial);
+  for (size_t d = dims.size() - 1; d-- > 0;) s = tir::forLoop(loops[d], dims[d], {s}, spatial);
   return s;
+}
+
+StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body) {
+  return loopNest(kb, dims, body, true, "i");  // every output element is independent: all of the nest is spatial
 }
 
 int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback) {

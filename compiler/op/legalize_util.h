@@ -23,6 +23,10 @@ std::optional<ScalarType> elementType(const ir::StructInfo* s);
 LegalizeResult failure(std::string why);
 // Row-major flat index of `indices` in a tensor of `dims`.
 ExprP flatIndex(const std::vector<ExprP>& indices, const std::vector<ExprP>& dims);
+// A loop nest over every index of `dims` around body(indices), its loops named prefix0, prefix1, ...;
+// `spatial`: the iterations are independent (the schedule may run them in parallel), else serial in order.
+StmtP loopNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body,
+               bool spatial, const std::string& prefix);
 // A loop nest over every index of `dims` (all spatial: the schedule decides what runs in parallel) around body(indices).
 StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body);
 // An axis attribute normalised into [0, rank) (infer::normalizeAxis); -1 when out of range, `fallback` when absent.
