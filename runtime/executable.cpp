@@ -109,6 +109,7 @@ void writeParam(Writer& w, const ParamSpec& p) {
   w.i64(p.slot);
   w.str(p.sinfo);
   w.u64(p.tuple);
+  w.u64(p.prim);
   w.u64(p.fields.size());
   for (auto& f : p.fields) writeParam(w, f);
 }
@@ -131,6 +132,7 @@ ParamSpec readParam(Reader& r, int depth = 0) {
   p.slot = static_cast<int>(r.i64());
   p.sinfo = r.str();
   p.tuple = r.u64() != 0;
+  p.prim = r.u64() != 0;
   if (depth > 64) r.fail("tuples nested too deep");
   for (uint64_t n = r.count(), i = 0; i < n; ++i) p.fields.push_back(readParam(r, depth + 1));
   return p;

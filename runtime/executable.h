@@ -85,6 +85,7 @@ struct ParamSpec {
   std::string sinfo;     // the parameter's struct info as TVMScript, for messages
   bool tuple = false;    // a tuple of `fields` (each a tensor or a tuple again)
   std::vector<ParamSpec> fields;
+  bool prim = false;     // an integer (R.Prim("int64")): its value binds dims[0] (Bind / Check)
 };
 
 struct VMFunction {

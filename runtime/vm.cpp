@@ -251,6 +251,14 @@ void VirtualMachine::bindParam(const ParamSpec& p, Value& v, std::vector<int64_t
     v = copy;
     return;
   }
+  if (p.prim) {  // an integer argument: its value is a symbolic dim of the function
+    auto* i = std::get_if<int64_t>(&v);
+    if (!i) fail("not an integer");
+    if (!p.dims.empty() && p.dims[0].kind == ParamSpec::Dim::Bind) heap.at(static_cast<size_t>(p.dims[0].value)) = *i;
+    if (!p.dims.empty() && p.dims[0].kind == ParamSpec::Dim::Check && heap.at(static_cast<size_t>(p.dims[0].value)) != *i)
+      fail(std::to_string(*i) + " (" + p.dims[0].name + " is " + std::to_string(heap[static_cast<size_t>(p.dims[0].value)]) + " from an earlier input)");
+    return;
+  }
   if (!p.tensor) return;
   auto* t = std::get_if<NDArray>(&v);
   if (!t) fail("not a tensor");

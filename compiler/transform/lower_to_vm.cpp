@@ -78,6 +78,16 @@ class FunctionLowering {
     const StructInfo* s = sinfo.get();
     spec.sinfo = printStructInfo(sinfo, m_);
     spec.tensor = s && s->kind == StructInfo::Kind::Tensor;
+    if (s && s->kind == StructInfo::Kind::Prim && s->primValue && s->primValue->kind == PrimExpr::Kind::Var) {
+      spec.prim = true;  // R.Prim(value="n"): the argument binds n
+      runtime::ParamSpec::Dim dim;
+      auto it = dims_.find(s->primValue->name);
+      dim.kind = it == dims_.end() ? runtime::ParamSpec::Dim::Bind : runtime::ParamSpec::Dim::Check;
+      dim.value = it == dims_.end() ? (dims_[s->primValue->name] = static_cast<int>(dims_.size())) : it->second;
+      dim.name = s->primValue->name;
+      spec.dims.push_back(dim);
+      return spec;
+    }
     if (s && s->kind == StructInfo::Kind::Tuple) {
       spec.tuple = true;
       for (size_t i = 0; i < s->fields.size(); ++i) spec.fields.push_back(paramSpec(name + "[" + std::to_string(i) + "]", s->fields[i]));

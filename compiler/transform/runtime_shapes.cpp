@@ -110,6 +110,11 @@ StructInfoPtr shapedShapeValue(const Var& v) {
 
 StructInfoPtr shapedParam(const Var& p) {
   const StructInfo* s = p.annotation.get();
+  if (s && s->kind == StructInfo::Kind::Prim && !s->primValue && (s->dtype == "int64" || s->dtype == "int32")) {
+    auto named = std::make_shared<StructInfo>(*s);  // R.Prim("int64"): its value is a dim named after it
+    named->primValue = primVar(p.name);
+    return named;
+  }
   if (!s || s->kind != StructInfo::Kind::Tensor || s->shape || s->rank() < 0) return nullptr;
   auto shaped = std::make_shared<StructInfo>(*s);
   shaped->shape = std::vector<PrimExprPtr>{};

@@ -35,7 +35,8 @@ RuntimeShape runtimeShape(const op::OpDef& def, const ir::Call& call, const ir::
 ir::StructInfoPtr shapedShapeValue(const ir::Var& v);
 
 // A tensor parameter of known rank and no shape (R.Tensor(ndim=2)) with a symbolic dim per axis,
-// named after it (x_dim0, x_dim1), which the VM binds from the argument; null for any other.
+// named after it (x_dim0, x_dim1), which the VM binds from the argument; an integer parameter
+// (R.Prim("int64")) a value named after it; null for any other.
 ir::StructInfoPtr shapedParam(const ir::Var& p);
 
 }  // namespace tvms::transform

@@ -272,6 +272,20 @@ TEST_CASE("cli: a data-dependent shape (R.tensor_to_shape) binds its dims for th
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("cli: an integer parameter (R.Prim(\"int64\")) is given with --input NAME=VALUE and indexes like a written one") {
+  auto given = runTvms({"run", corpus("run/prim_param.py"), "--input", "x=random:5", "--input", "index=2"});
+  auto fixed = runTvms({"run", corpus("run/prim_param.py"), "--entry", "fixed", "--input", "x=random:5"});
+  CHECK(given.exitCode == 0);
+  CHECK(fixed.exitCode == 0);
+  auto firstLine = [](const std::string& out) { return out.substr(0, out.find('\n')); };
+  CHECK(firstLine(given.out) == firstLine(fixed.out));
+  auto other = runTvms({"run", corpus("run/prim_param.py"), "--input", "x=random:5", "--input", "index=0"});
+  CHECK(firstLine(other.out) != firstLine(fixed.out));
+  auto bad = runTvms({"run", corpus("run/prim_param.py"), "--input", "x=random", "--input", "index=two"});
+  CHECK(bad.exitCode != 0);
+  CHECK(bad.err.find("is an integer: pass --input index=VALUE") != std::string::npos);
+}
+
 TEST_CASE("cli: tvms run and tvms build: two CPU vdevices, .tvmx artifacts, .npy in and out, clear input errors") {
   auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--input", "x=random:1", "--input", "y=random:2", "--input", "z=random:3"});
   CHECK(run.exitCode == 0);

@@ -47,6 +47,7 @@ class Binder {
   // 0.npy, 1.npy, ... (or 0/, 1/, ... for nested tuples) are its fields).
   std::optional<runtime::Value> make(const runtime::ParamSpec& p, const std::string& spec, uint64_t seed) {
     if (p.tuple) return tuple(p, spec, seed);
+    if (p.prim) return integer(p, spec, seed);
     if (!p.tensor) {
       std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is not a tensor or a tuple of tensors; it cannot be given\n";
       return std::nullopt;
@@ -71,6 +72,23 @@ class Binder {
       t->fields.push_back(*v);
     }
     return runtime::Value(t);
+  }
+
+  // An integer parameter: --input NAME=VALUE, or --dim NAME=VALUE for the dim it binds; random: 0.
+  std::optional<runtime::Value> integer(const runtime::ParamSpec& p, const std::string& spec, uint64_t) {
+    int64_t v = 0;
+    if (spec.rfind("random", 0) == 0) {
+      auto given = p.dims.empty() ? bound_.end() : bound_.find(p.dims[0].name);
+      v = given != bound_.end() ? given->second : 0;  // an index of 0 is in range of any axis
+    } else {
+      auto [end, ec] = std::from_chars(spec.data(), spec.data() + spec.size(), v);
+      if (spec.empty() || ec != std::errc() || end != spec.data() + spec.size()) {
+        std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is an integer: pass --input " << p.name << "=VALUE\n";
+        return std::nullopt;
+      }
+    }
+    if (!p.dims.empty()) bound_[p.dims[0].name] = v;
+    return runtime::Value(v);
   }
 
   std::optional<runtime::Value> random(const runtime::ParamSpec& p, uint64_t seed) {
