@@ -271,7 +271,8 @@ const char* kRunUsage =
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
     "                [--random-missing] [--no-offload] [--no-cache] [--repeat N] [--trace FILE.json]\n"
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
-    "       values, seeded by its position (0, 1, ...)\n";
+    "       values, seeded by its position (0, 1, ...); a tuple parameter takes NAME=DIR (DIR/0.npy, DIR/1.npy, ...),\n"
+    "       an integer parameter (R.Prim(\"int64\")) NAME=VALUE\n";
 
 // A --device whose left side names no vdevice of the module is said (a typo such as cuda:7 would
 // otherwise remap nothing, silently), as a warning: one command line may serve a folder of modules
