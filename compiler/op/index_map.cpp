@@ -71,6 +71,12 @@ class Parser {
   }
   PrimExprPtr atom() {
     skip();
+    // Parentheses nest without end in text a user may write: past a depth no index map needs, give up.
+    if (++depth_ > kMaxDepth) return nullptr;
+    struct Leave {
+      int& d;
+      ~Leave() { --d; }
+    } leave{depth_};
     if (take("(")) {
       PrimExprPtr e = sum();
       return take(")") ? e : nullptr;
@@ -122,8 +128,10 @@ class Parser {
   void skip() {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
   }
+  static constexpr int kMaxDepth = 200;
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 // The smallest and largest value of `e` over the parameters' ranges [0, extent).

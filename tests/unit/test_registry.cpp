@@ -128,4 +128,7 @@ TEST_CASE("index maps: R.layout_transform's lambdas are read, with the output sh
   CHECK_FALSE(tvms::op::parseIndexMap("transformation"));
   CHECK_FALSE(tvms::op::parseIndexMap("lambda a: (a + 1) * 2 if a else 0"));
   CHECK_FALSE(tvms::op::indexMapShape(*tvms::op::parseIndexMap("lambda a: (a - 1,)"), {primInt(4)}));  // may go below zero
+  // Parentheses nested past any real index map: refused, not a stack overflow.
+  CHECK_FALSE(tvms::op::parseIndexMap("lambda a: (" + std::string(100000, '(') + "a" + std::string(100000, ')') + ",)"));
+  CHECK(tvms::op::parseIndexMap("lambda a: (" + std::string(50, '(') + "a" + std::string(50, ')') + ",)"));
 }
