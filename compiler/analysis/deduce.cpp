@@ -107,16 +107,7 @@ class Deducer {
         return it->second.sinfo;
       }
       case Expr::Kind::Constant: return constant(*static_cast<Constant*>(e.get()));
-      case Expr::Kind::PrimValue: {
-        auto s = std::make_shared<StructInfo>();
-        s->kind = StructInfo::Kind::Prim;
-        s->primValue = static_cast<PrimValue*>(e.get())->value;
-        // R.prim_value(1.5) is a float32, R.prim_value(T.float16(1)) a float16; integers and
-        // symbolic values are int64 (TVM's PrimValue of a Python number).
-        auto number = s->primValue ? ir::primNumber(*s->primValue) : std::nullopt;
-        s->dtype = number ? number->dtype : "int64";
-        return s;
-      }
+      case Expr::Kind::PrimValue: return ir::primSInfo(static_cast<PrimValue*>(e.get())->value);
       case Expr::Kind::ShapeExpr: {
         auto s = std::make_shared<StructInfo>();
         s->kind = StructInfo::Kind::Shape;

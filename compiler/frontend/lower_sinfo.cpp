@@ -79,9 +79,6 @@ std::optional<Value> Lowerer::literal(TSNode n) {
 
 Value Lowerer::literalOrOpaque(TSNode n) {
   if (auto v = literal(n)) return *v;
-  // A name bound to a lambda in the file's Python (`index_map=transformation`): the lambda's source.
-  if (isType(n, "identifier"))
-    if (auto v = pythonValue(n); v && v->kind == PyValue::Kind::Lambda) return Value::ofOpaque(v->text);
   return Value::ofOpaque(text(n));
 }
 

@@ -110,6 +110,15 @@ StructInfoPtr placedOnly(const StructInfoPtr& s) {
   }
   return s;
 }
+StructInfoPtr primSInfo(PrimExprPtr value) {
+  auto s = std::make_shared<StructInfo>();
+  s->kind = StructInfo::Kind::Prim;
+  auto number = value ? primNumber(*value) : std::nullopt;
+  s->dtype = number ? number->dtype : "int64";
+  s->primValue = std::move(value);
+  return s;
+}
+
 StructInfoPtr tensorSInfo(std::optional<std::vector<PrimExprPtr>> shape, std::string dtype,
                           std::shared_ptr<const VDeviceRef> vdevice, int ndim) {
   auto s = std::make_shared<StructInfo>();

@@ -39,6 +39,8 @@ const VDevice* placedOn(const StructInfo* s);
 StructInfoPtr withVDevice(const StructInfoPtr& s, std::shared_ptr<const VDeviceRef> v);
 // `s` without the vdevices placedOn does not count.
 StructInfoPtr placedOnly(const StructInfoPtr& s);
+// R.prim_value(v): int64 for integers and symbolic values, a number's own dtype (1.5: float32).
+StructInfoPtr primSInfo(PrimExprPtr value);
 StructInfoPtr tensorSInfo(std::optional<std::vector<PrimExprPtr>> shape, std::string dtype,
                           std::shared_ptr<const VDeviceRef> vdevice = nullptr, int ndim = -1);
 

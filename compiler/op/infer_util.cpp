@@ -98,6 +98,19 @@ StructInfoPtr withDType(const StructInfo& like, std::string dtype) {
   return ir::tensorSInfo(like.shape, std::move(dtype), nullptr, like.shape ? -1 : like.ndim);
 }
 
+StructInfoPtr tupleOf(std::vector<StructInfoPtr> fields) {
+  auto t = std::make_shared<StructInfo>();
+  t->kind = StructInfo::Kind::Tuple;
+  t->fields = std::move(fields);
+  return t;
+}
+
+std::optional<int64_t> primOperand(const InferInput& in, size_t i) {
+  const StructInfo* s = in.arg(i);
+  if (s && s->kind == StructInfo::Kind::Prim) return constInt(s->primValue);
+  return std::nullopt;
+}
+
 InferResult ok(StructInfoPtr s) { return {std::move(s), {}, {}}; }
 InferResult fail(diag::Code code, std::string message, int operand) {
   InferResult r;

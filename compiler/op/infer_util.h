@@ -39,6 +39,9 @@ bool isIntDType(const std::string& dt);
 // Result builders.
 StructInfoPtr tensor(std::optional<Dims> shape, std::string dtype, int ndim = -1);
 StructInfoPtr withDType(const StructInfo& like, std::string dtype);
+StructInfoPtr tupleOf(std::vector<StructInfoPtr> fields);
+// The value of prim operand i (R.prim_value(3), a Python int), when it is a constant.
+std::optional<int64_t> primOperand(const InferInput& in, size_t i);
 InferResult ok(StructInfoPtr s);
 InferResult fail(diag::Code code, std::string message, int operand = -1);
 InferResult unknown();

@@ -11,12 +11,6 @@ using namespace tir;
 
 namespace {
 
-ExprP inAxis(ExprP i, const ExprP& n) {
-  i = cast(ScalarType::I64, i);
-  i = select(binary(BinOp::Lt, i, intImm(0)), i + n, i);
-  return max(intImm(0), min(i, n - intImm(1)));
-}
-
 // The index tensors' operands: their buffers, dims, and the broadcast shape they share.
 struct Indices {
   std::vector<int> buffers;
@@ -79,7 +73,7 @@ LegalizeResult indexTensor(const LegalizeInput& in) {
   size_t r = ix->shape.size();
   kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
     std::vector<ExprP> where(o.begin(), o.begin() + static_cast<long>(r)), at;
-    for (size_t k = 0; k < count; ++k) at.push_back(inAxis(indexAt(kb, *ix, k, where), (*xd)[k]));
+    for (size_t k = 0; k < count; ++k) at.push_back(indexInAxis(indexAt(kb, *ix, k, where), (*xd)[k]));
     at.insert(at.end(), o.begin() + static_cast<long>(r), o.end());
     return std::vector<StmtP>{store(c, flatIndex(o, *od), kb.load(a, flatIndex(at, *xd)))};
   }));
@@ -114,7 +108,7 @@ LegalizeResult indexPut(const LegalizeInput& in) {
   size_t r = ix->shape.size();
   kb.add(loopNest(kb, shape, [&](const std::vector<ExprP>& pos) {
     std::vector<ExprP> where(pos.begin(), pos.begin() + static_cast<long>(r)), at;
-    for (size_t k = 0; k < count; ++k) at.push_back(inAxis(indexAt(kb, *ix, k, where), (*xd)[k]));
+    for (size_t k = 0; k < count; ++k) at.push_back(indexInAxis(indexAt(kb, *ix, k, where), (*xd)[k]));
     at.insert(at.end(), pos.begin() + static_cast<long>(r), pos.end());
     std::vector<ExprP> vat;  // values broadcast to the indexed shape, right-aligned
     size_t lead = shape.size() >= vd->size() ? shape.size() - vd->size() : 0;

@@ -15,11 +15,11 @@ LegalizeResult fill(const LegalizeInput& in, Fill op) {
   if (!dims) return failure("the result's shape must be known to compile " + in.def.scriptName());
   std::vector<size_t> buffers;
   ExprP value;
-  if (op == Fill::Zeros) value = isFloat(*t) ? floatImm(0, *t) : cast(*t, intImm(0));
-  else if (op == Fill::Ones) value = isFloat(*t) ? floatImm(1, *t) : cast(*t, intImm(1));
+  if (op == Fill::Zeros) value = constantOf(0, *t);
+  else if (op == Fill::Ones) value = constantOf(1, *t);
   else {  // full(shape, fill_value), full_like(x, fill_value): a compile-time scalar, else a 0-d tensor
     if (in.scalars.size() > 1 && in.scalars[1]) {
-      value = isFloat(*t) ? floatImm(*in.scalars[1], *t) : cast(*t, intImm(static_cast<int64_t>(*in.scalars[1])));
+      value = constantOf(*in.scalars[1], *t);
     } else {
       auto ft = elementType(in.args.size() > 1 ? in.args[1] : nullptr);
       if (!ft) return failure(in.def.scriptName() + ": fill_value must be a scalar tensor of a supported dtype");
@@ -43,7 +43,7 @@ LegalizeResult triangle(const LegalizeInput& in, bool lower) {
   int64_t k = infer::intAttr(in.attr("k")).value_or(0);
   int a = kb.param("A", *t, shapeText(in.args[0]));
   int c = kb.param("C", *t, shapeText(&in.out));
-  ExprP zero = isFloat(*t) ? floatImm(0, *t) : cast(*t, intImm(0));
+  ExprP zero = constantOf(0, *t);
   kb.add(outputNest(kb, *dims, [&](const std::vector<ExprP>& idx) {
     ExprP diagonal = idx[idx.size() - 1] - idx[idx.size() - 2];  // column - row
     ExprP keep = lower ? binary(BinOp::Le, diagonal, intImm(k)) : binary(BinOp::Ge, diagonal, intImm(k));

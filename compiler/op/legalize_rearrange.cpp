@@ -14,8 +14,6 @@ using namespace tir;
 
 namespace {
 
-ExprP zeroOf(ScalarType t) { return isFloat(t) ? floatImm(0, t) : cast(t, intImm(0)); }
-ExprP valueOf(double v, ScalarType t) { return isFloat(t) ? floatImm(v, t) : cast(t, intImm(static_cast<int64_t>(v))); }
 
 // The common frame of the kernels here: one input A of x's dtype, the output C, a nest over the
 // output whose element at `o` is A at at(o) (or what `value` makes of it).
@@ -146,7 +144,7 @@ LegalizeResult pad(const LegalizeInput& in) {
       at.push_back(i);
     }
     ExprP v = kb.load(a, flatIndex(at, f.xd));
-    return inside ? select(inside, v, valueOf(spec.value, f.t)) : v;
+    return inside ? select(inside, v, constantOf(spec.value, f.t)) : v;
   });
 }
 
@@ -206,7 +204,7 @@ LegalizeResult eye(const LegalizeInput& in) {
   int c = kb.param("C", *t, shapeText(&in.out));
   kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
     ExprP on = binary(BinOp::Eq, o[1] - o[0], intImm(k));
-    return std::vector<StmtP>{store(c, flatIndex(o, *od), select(on, valueOf(1, *t), zeroOf(*t)))};
+    return std::vector<StmtP>{store(c, flatIndex(o, *od), select(on, constantOf(1, *t), constantOf(0, *t)))};
   }));
   return done(kb, {});
 }
@@ -240,7 +238,7 @@ LegalizeResult collapseSum(const LegalizeInput& in) {
     StmtP sum = assign(acc, kb.var(acc) + kb.load(a, flatIndex(at, f->xd)));
     for (size_t d = f->xd.size(); d-- > 0;)
       if (summed[d]) sum = forLoop(loops[d], f->xd[d], {sum});
-    return std::vector<StmtP>{assign(acc, zeroOf(f->t)), sum, store(c, flatIndex(o, f->od), kb.var(acc))};
+    return std::vector<StmtP>{assign(acc, constantOf(0, f->t)), sum, store(c, flatIndex(o, f->od), kb.var(acc))};
   }));
   return done(kb, {0});
 }
@@ -301,7 +299,7 @@ LegalizeResult layoutTransform(const LegalizeInput& in) {
   int c = kb.param("C", f->t, shapeText(&in.out));
   auto inCount = infer::product(*f->x->shape), outCount = infer::product(*in.out.shape);
   if (!inCount || !outCount || *inCount != *outCount)
-    kb.add(outputNest(kb, f->od, [&](const std::vector<ExprP>& o) { return std::vector<StmtP>{store(c, flatIndex(o, f->od), valueOf(*pad, f->t))}; }));
+    kb.add(outputNest(kb, f->od, [&](const std::vector<ExprP>& o) { return std::vector<StmtP>{store(c, flatIndex(o, f->od), constantOf(*pad, f->t))}; }));
   std::string why;
   kb.add(outputNest(kb, f->xd, [&](const std::vector<ExprP>& i) {
     std::map<std::string, ExprP> params;

@@ -12,12 +12,6 @@ using namespace tir;
 
 namespace {
 
-ExprP inAxis(ExprP i, ExprP n) {
-  i = cast(ScalarType::I64, i);
-  i = select(binary(BinOp::Lt, i, intImm(0)), i + n, i);
-  return max(intImm(0), min(i, n - intImm(1)));
-}
-
 // The operands every kernel here reads: data (or predictions) first, then the index tensor.
 struct Operands {
   ScalarType t, it;
@@ -70,7 +64,7 @@ LegalizeResult gatherElements(const LegalizeInput& in) {
   int c = kb.param("C", f->t, shapeText(&in.out));
   kb.add(outputNest(kb, f->od, [&](const std::vector<ExprP>& o) {
     std::vector<ExprP> at = o;
-    at[static_cast<size_t>(axis)] = inAxis(kb.load(ind, flatIndex(o, f->id)), f->xd[static_cast<size_t>(axis)]);
+    at[static_cast<size_t>(axis)] = indexInAxis(kb.load(ind, flatIndex(o, f->id)), f->xd[static_cast<size_t>(axis)]);
     return std::vector<StmtP>{store(c, flatIndex(o, f->od), kb.load(a, flatIndex(at, f->xd)))};
   }));
   return done(kb, {0, 1});
@@ -94,7 +88,7 @@ LegalizeResult gatherNd(const LegalizeInput& in) {
     std::vector<ExprP> where(o.begin(), o.begin() + static_cast<long>(positions));
     for (size_t j = 0; j < k; ++j) {
       where.push_back(intImm(static_cast<int64_t>(j)));
-      at.push_back(inAxis(kb.load(ind, flatIndex(where, f->id)), f->xd[batch + j]));
+      at.push_back(indexInAxis(kb.load(ind, flatIndex(where, f->id)), f->xd[batch + j]));
       where.pop_back();
     }
     at.insert(at.end(), o.begin() + static_cast<long>(positions), o.end());
@@ -120,7 +114,7 @@ LegalizeResult scatterElements(const LegalizeInput& in) {
   kb.add(copyAll(kb, a, c, f->xd));
   kb.add(serialNest(kb, f->id, [&](const std::vector<ExprP>& i) {
     std::vector<ExprP> at = i;
-    at[static_cast<size_t>(axis)] = inAxis(kb.load(ind, flatIndex(i, f->id)), f->xd[static_cast<size_t>(axis)]);
+    at[static_cast<size_t>(axis)] = indexInAxis(kb.load(ind, flatIndex(i, f->id)), f->xd[static_cast<size_t>(axis)]);
     ExprP dst = flatIndex(at, f->xd);
     return std::vector<StmtP>{store(c, dst, *combine(reduction, kb.load(c, dst), kb.load(u, flatIndex(i, f->id))))};
   }));
@@ -149,7 +143,7 @@ LegalizeResult scatterNd(const LegalizeInput& in) {
     std::vector<ExprP> where(i.begin(), i.begin() + static_cast<long>(positions)), at;
     for (size_t j = 0; j < k; ++j) {
       where.push_back(intImm(static_cast<int64_t>(j)));
-      at.push_back(inAxis(kb.load(ind, flatIndex(where, f->id)), f->xd[j]));
+      at.push_back(indexInAxis(kb.load(ind, flatIndex(where, f->id)), f->xd[j]));
       where.pop_back();
     }
     at.insert(at.end(), i.begin() + static_cast<long>(positions), i.end());
@@ -172,14 +166,13 @@ LegalizeResult oneHot(const LegalizeInput& in) {
   if (!id || !od) return failure("the shapes must be known to compile R.one_hot");
   int axis = axisAttr(in, "axis", static_cast<int>(od->size()), static_cast<int>(od->size()) - 1);
   if (axis < 0) return failure("R.one_hot: axis out of range");
-  auto value = [&](double v) { return isFloat(*t) ? floatImm(v, *t) : cast(*t, intImm(static_cast<int64_t>(v))); };
   int ind = kb.param("indices", *it, shapeText(ix));
   int c = kb.param("C", *t, shapeText(&in.out));
   kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
     std::vector<ExprP> at = o;
     at.erase(at.begin() + axis);
     ExprP hit = binary(BinOp::Eq, cast(ScalarType::I64, kb.load(ind, flatIndex(at, *id))), o[static_cast<size_t>(axis)]);
-    return std::vector<StmtP>{store(c, flatIndex(o, *od), select(hit, value(*in.scalars[1]), value(*in.scalars[2])))};
+    return std::vector<StmtP>{store(c, flatIndex(o, *od), select(hit, constantOf(*in.scalars[1], *t), constantOf(*in.scalars[2], *t)))};
   }));
   return done(kb, {0});
 }

@@ -91,6 +91,15 @@ StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::f
   return loopNest(kb, dims, body, true, "i");  // every output element is independent: all of the nest is spatial
 }
 
+ExprP constantOf(double v, ScalarType t) { return tir::isFloat(t) ? tir::floatImm(v, t) : tir::cast(t, tir::intImm(static_cast<int64_t>(v))); }
+
+ExprP indexInAxis(ExprP i, const ExprP& n) {
+  using namespace tir;
+  i = cast(ScalarType::I64, i);
+  i = select(binary(BinOp::Lt, i, intImm(0)), i + n, i);
+  return max(intImm(0), min(i, n - intImm(1)));
+}
+
 int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback) {
   auto a = infer::intAttr(in.attr(name));
   if (!a) return fallback;

@@ -29,6 +29,11 @@ StmtP loopNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::fun
                bool spatial, const std::string& prefix);
 // A loop nest over every index of `dims` (all spatial: the schedule decides what runs in parallel) around body(indices).
 StmtP outputNest(KernelBuilder& kb, const std::vector<ExprP>& dims, const std::function<std::vector<StmtP>(const std::vector<ExprP>&)>& body);
+// The value v in dtype t (an integer dtype gets it truncated).
+ExprP constantOf(double v, ScalarType t);
+// An index read from an index tensor, counted from the end when negative, clamped into [0, n): a bad
+// index never reads or writes outside a buffer.
+ExprP indexInAxis(ExprP i, const ExprP& n);
 // An axis attribute normalised into [0, rank) (infer::normalizeAxis); -1 when out of range, `fallback` when absent.
 int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback);
 // A float attribute (written as an int or a float), or `fallback`.

@@ -18,13 +18,6 @@ std::optional<Dims> shapeOperand(const InferInput& in, size_t i) {
   return std::nullopt;
 }
 
-StructInfoPtr tupleOf(std::vector<StructInfoPtr> fields) {
-  auto t = std::make_shared<StructInfo>();
-  t->kind = StructInfo::Kind::Tuple;
-  t->fields = std::move(fields);
-  return t;
-}
-
 InferResult inferReshape(const InferInput& in) {
   InferResult r;
   const StructInfo* x = tensorOperand(in, 0, r);
@@ -344,13 +337,8 @@ InferResult inferFilled(const InferInput& in) {
 }
 
 InferResult inferArange(const InferInput& in) {
-  auto value = [&](size_t i) -> std::optional<int64_t> {
-    const StructInfo* s = in.arg(i);
-    if (s && s->kind == StructInfo::Kind::Prim) return constInt(s->primValue);
-    return std::nullopt;
-  };
   std::string dt = stringAttr(in.attr("dtype")).value_or("int64");
-  auto start = value(0), end = value(1);
+  auto start = primOperand(in, 0), end = primOperand(in, 1);
   int64_t step = intAttr(in.attr("step")).value_or(1);
   if (in.args.size() < 2 || !in.args[1]) { end = start; start = 0; }
   if (step == 0) return fail(diag::Code::TVS005, "R.arange: step must not be 0");

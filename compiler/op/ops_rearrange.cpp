@@ -12,20 +12,6 @@ using namespace infer;
 
 namespace {
 
-StructInfoPtr tupleOf(std::vector<StructInfoPtr> fields) {
-  auto t = std::make_shared<StructInfo>();
-  t->kind = StructInfo::Kind::Tuple;
-  t->fields = std::move(fields);
-  return t;
-}
-
-// The value of a prim operand (R.prim_value(3), a Python int), when it is a constant.
-std::optional<int64_t> primOperand(const InferInput& in, size_t i) {
-  const StructInfo* s = in.arg(i);
-  if (s && s->kind == StructInfo::Kind::Prim) return constInt(s->primValue);
-  return std::nullopt;
-}
-
 // tile: a data of rank d and repeats of length l give rank max(d, l); the shorter is padded with
 // leading 1s, and each dim is multiplied by its repeat.
 InferResult inferTile(const InferInput& in) {

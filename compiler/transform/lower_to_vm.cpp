@@ -21,6 +21,9 @@ using runtime::Opcode;
 
 namespace {
 
+// A PrimExpr operator as the VM's shape-arithmetic code (runtime/shape_math.h shapeOp).
+int64_t dimOpCode(const std::string& op) { return op == "//" ? '/' : op == "max" ? 'M' : op == "min" ? 'm' : op[0]; }
+
 struct Storage {
   int reg;
   int slot;
@@ -145,7 +148,7 @@ class FunctionLowering {
     if (!neg && !dimProgram(d->lhs, out)) return false;
     if (!dimProgram(neg ? d->lhs : d->rhs, out)) return false;
     const std::string op = neg ? "-" : d->name;
-    int64_t code = op == "//" ? '/' : op == "max" ? 'M' : op == "min" ? 'm' : op[0];
+    int64_t code = dimOpCode(op);
     out.insert(out.end(), {code, 0});
     return true;
   }
@@ -163,7 +166,7 @@ class FunctionLowering {
       runtime::DimOperand a = d->kind == PrimExpr::Kind::Neg ? runtime::DimOperand{false, 0} : dimOperand(d->lhs);
       runtime::DimOperand b = dimOperand(d->kind == PrimExpr::Kind::Neg ? d->lhs : d->rhs);
       std::string op = d->kind == PrimExpr::Kind::Neg ? "-" : d->name;
-      int64_t code = op == "//" ? '/' : op == "max" ? 'M' : op == "min" ? 'm' : op[0];
+      int64_t code = dimOpCode(op);
       int slot = static_cast<int>(dims_.size()) + tempDims_++;
       emit(Opcode::ComputeDim, slot, {code, a.isSlot, a.value, b.isSlot, b.value});
       return {true, slot};

@@ -18,13 +18,7 @@ StructInfoPtr sinfoNow(const ExprPtr& e) {
     s->shape = sh->values;
     return s;
   }
-  if (auto* p = as<PrimValue>(e)) {
-    s->kind = StructInfo::Kind::Prim;
-    s->primValue = p->value;
-    auto n = p->value ? primNumber(*p->value) : std::nullopt;
-    s->dtype = n ? n->dtype : "int64";
-    return s;
-  }
+  if (auto* p = as<PrimValue>(e)) return primSInfo(p->value);
   if (auto* t = as<Tuple>(e)) {
     s->kind = StructInfo::Kind::Tuple;
     for (auto& f : t->fields) {
