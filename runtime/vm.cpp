@@ -116,6 +116,29 @@ Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs)
   }
 }
 
+std::vector<Value> VirtualMachine::placeInputs(const std::string& name, std::vector<Value> inputs, int64_t* placedBytes) {
+  const VMFunction* f = exe_.function(name);
+  if (!f) throw std::runtime_error("no function '" + name + "' in the module");
+  for (size_t i = 0; i < inputs.size() && i < f->params.size(); ++i) place(f->params[i], inputs[i], placedBytes);
+  for (size_t d = 0; d < devices_.size(); ++d) devices_[d]->synchronize();
+  return inputs;
+}
+
+// Only what bindParam would copy is copied (a tensor on another slot); what it would refuse is left
+// for invoke to refuse with its message.
+void VirtualMachine::place(const ParamSpec& p, Value& v, int64_t* placedBytes) {
+  if (p.tuple) {
+    auto* t = std::get_if<std::shared_ptr<TupleValue>>(&v);
+    if (!t || !*t || (*t)->fields.size() != p.fields.size()) return;
+    auto copy = std::make_shared<TupleValue>(**t);
+    for (size_t k = 0; k < p.fields.size(); ++k) place(p.fields[k], copy->fields[k], placedBytes);
+    v = copy;
+    return;
+  }
+  auto* t = std::get_if<NDArray>(&v);
+  if (p.tensor && t && p.slot >= 0 && t->slot() != p.slot) v = toDevice(*t, p.slot, placedBytes);
+}
+
 const void* VirtualMachine::resolve(size_t kernel, int slot) {
   const void*& handle = resolved_.at(kernel * devices_.size() + static_cast<size_t>(slot));
   if (handle) return handle;

@@ -681,6 +681,16 @@ TEST_CASE("cli: tvms run --trace writes a Chrome trace of each device's kernels 
   std::filesystem::remove(path);
 }
 
+TEST_CASE("cli: tvms run --repeat places the inputs on their devices once, not on every call") {
+  auto run = runTvms({"run", corpus("run/multi_cpu.py"), "--random-missing", "--repeat", "4", "--format", "json"});
+  REQUIRE(run.exitCode == 0);
+  nlohmann::json report = nlohmann::json::parse(run.out);
+  // x and y on llvm:0, z on llvm:1: (64*128 + 128*32 + 32*16) floats placed once before the repeats.
+  CHECK(report.at("repeat").at("inputBytesPlacedOnce") == (64 * 128 + 128 * 32 + 32 * 16) * 4);
+  CHECK(report.at("inputBytesPlaced") == 0);  // per repeated call: nothing uploaded again
+  CHECK(report.at("bytesCopied") == 64 * 32 * 4);  // the module's own copy still runs on every call
+}
+
 TEST_CASE("cli: library offload is on for cuda vdevices and off with --no-offload or offload = false in [tool.tvms]") {
   auto dir = std::filesystem::temp_directory_path() / ("tvms_offload_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
