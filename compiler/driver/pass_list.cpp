@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/driver/pipeline.h"
+#include "compiler/transform/fuse.h"
 #include "compiler/transform/passes.h"
 
 namespace tvms::driver {
@@ -39,6 +40,9 @@ void runFoldVDeviceScopeChange(PipelineState& s, const BuildOptions&) {
   s.legal.module = transform::foldVDeviceScopeChange(s.legal.module);
 }
 
+void runFuseOps(PipelineState& s, const BuildOptions&) { s.legal = transform::fuseOps(std::move(s.legal)); }
+void runFuseTIR(PipelineState& s, const BuildOptions&) { s.legal = transform::fuseTIR(std::move(s.legal)); }
+
 void runLowerToVM(PipelineState& s, const BuildOptions& o) {
   std::vector<std::string> kernelVDevices = s.legal.kernelVDevices;  // for code generation's messages
   s.vm = transform::lowerToVM(std::move(s.legal));
@@ -63,6 +67,10 @@ const std::vector<Pass> kPasses = {
     {"FoldVDeviceScopeChange", "TVM's: a call_tir whose only consumer changes the memory scope writes that scope directly",
      {"LegalizeOps"}, [](const BuildOptions& o) { return o.foldVDeviceScopeChange; }, "add --fold-vdevice-scope-change", nullptr,
      runFoldVDeviceScopeChange},
+    {"FuseOps", "kernel calls that feed each other on one vdevice -> a private Primitive function per group (injective chains, a reduction with its prologue and elementwise epilogue)",
+     {"LegalizeOps"}, [](const BuildOptions& o) { return o.fuse; }, "leave out --no-fuse", nullptr, runFuseOps},
+    {"FuseTIR", "each group's call -> R.call_tir of one kernel fused from its members, scheduled for the group's vdevice", {"FuseOps"},
+     [](const BuildOptions& o) { return o.fuse; }, "leave out --no-fuse", nullptr, runFuseTIR},
     {"LowerToVM", "VM bytecode: device slots, kernel calls, storage planning", {"LegalizeOps"}, nullptr, "", nullptr, runLowerToVM},
 };
 

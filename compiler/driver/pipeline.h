@@ -31,6 +31,7 @@ struct BuildOptions {
   std::string emit;             // "llvm" or "asm": BuildResult::kernelText gets the kernels' optimized IR or assembly
   // UpdateVDevice(vdevice, index), TVM's pass, applied first in order when given (`--update-vdevice`).
   std::vector<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> updateVDevice;
+  bool fuse = true;              // FuseOps + FuseTIR (`--no-fuse`: one kernel per op)
   bool foldVDeviceScopeChange = false;  // TVM's FoldVDeviceScopeChange after LegalizeOps (its texture pipeline's)
   // `--passes`: exactly these passes, in this order, then stop (no code generation); empty: the pipeline.
   std::vector<std::string> passes;

@@ -70,9 +70,12 @@ bool reductionBody(const std::vector<StmtP>& body, std::map<int, BinOp>& accumul
   return true;
 }
 
-bool assignsNothing(const std::vector<StmtP>& body) {
-  for (auto& s : body)
-    if (s->kind == Stmt::Kind::Assign || s->kind == Stmt::Kind::WarpReduce || !assignsNothing(s->body)) return false;
+// Assigns nothing carried between iterations (a temporary is named and used within one).
+bool assignsNothing(const Kernel& k, const std::vector<StmtP>& body) {
+  for (auto& s : body) {
+    if (s->kind == Stmt::Kind::Assign && !k.vars[static_cast<size_t>(s->var)].temporary) return false;
+    if (s->kind == Stmt::Kind::WarpReduce || !assignsNothing(k, s->body)) return false;
+  }
   return true;
 }
 
@@ -105,7 +108,7 @@ std::optional<std::vector<StmtP>> laneBody(Kernel& k, const std::vector<StmtP>& 
       case Stmt::Kind::For: {
         std::map<int, BinOp> accumulators;
         bool reduction = reductionBody(s->body, accumulators) && !accumulators.empty();
-        if (!reduction && !assignsNothing(s->body)) return std::nullopt;
+        if (!reduction && !assignsNothing(k, s->body)) return std::nullopt;
         if (s->forKind == ForKind::ThreadBinding || s->keepScalar) return std::nullopt;
         int j = newLoopVar(k, k.vars[static_cast<size_t>(s->var)].name + "_lane");
         std::vector<StmtP> inner;

@@ -90,6 +90,9 @@ struct Variable {
   ScalarType type = ScalarType::I64;
   Role role = Role::Loop;
   int dimIndex = -1;  // Dim: position in the kernel's dims argument
+  // Local: a value named once per iteration for reuse within it (fusion's folded epilogue), never
+  // carried from one iteration to the next, so a schedule may deal the iterations out freely.
+  bool temporary = false;
 };
 
 // Where a buffer lives: kernel parameters in the device's global memory; local arrays in the

@@ -13,6 +13,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/op/legalize.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/transform/kernel_prims.h"
 #include "compiler/transform/targets.h"
 #include "compiler/transform/rewriter.h"
 #include "compiler/transform/runtime_shapes.h"
@@ -147,17 +148,12 @@ class Legalize : public Rewriter {
     }
     r.kernel->target = target;
     uniqueBufferNames(*r.kernel);
+    tir::Kernel compute = *r.kernel;  // before its schedule: what FuseOps and FuseTIR work on
     schedule::apply(*r.kernel);
     // The same kernel (same loop nest, buffer types and shapes, same target) is built and compiled
     // once; each call site binds it to its own device slot (LowerToVM).
     std::vector<std::string> body = tir::printKernelBody(*r.kernel);
-    std::string key = target.key() + "\n";
-    for (size_t i = 1; i < body.size(); ++i) key += body[i] + "\n";
-    for (auto& buf : r.kernel->buffers) {
-      key += std::string(tir::dtypeName(buf.type)) + "(";
-      for (auto& d : buf.shape) key += d + ",";
-      key += ")";
-    }
+    std::string key = kernelKey(*r.kernel, body);
     auto same = kernelByKey_.find(key);
     bool reused = same != kernelByKey_.end();
     if (reused) --counts_[base];
@@ -168,23 +164,12 @@ class Legalize : public Rewriter {
     if (!shapes.checks.empty()) out_.dimChecks[out.back()->vars[0].get()] = shapes.checks;
     if (reused) return;
     kernelByKey_[key] = name;
-    auto prim = std::make_shared<PrimFunc>();
-    prim->name = name;
-    for (size_t i : r.bufferArgs) prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, in.args[i]));
-    for (const StructInfo* o : outputs) prim->params.push_back(bufferParam(r.kernel->buffers[prim->params.size()].name, o));
-    // Dims no buffer's shape binds by name (a in T.max(a, c)) are scalar parameters, as TVM passes
-    // them (tir_vars), so the printed prim_func reads back; their `a = T.int64()` lines go.
-    for (const std::string& d : freeDims_[name]) {
-      TirParam scalar;
-      scalar.name = d;
-      scalar.kind = TirParam::Kind::Scalar;
-      scalar.annotation = "T.int64";
-      prim->params.push_back(scalar);
-      body.erase(std::remove(body.begin(), body.end(), d + " = T.int64()"), body.end());
-    }
-    prim->bodyLines = std::move(body);
-    prims.push_back({name, nullptr, prim});
+    std::vector<const StructInfo*> params;
+    for (size_t i : r.bufferArgs) params.push_back(in.args[i]);
+    params.insert(params.end(), outputs.begin(), outputs.end());
+    prims.push_back({name, nullptr, primFuncOf(name, *r.kernel, std::move(body), params, freeDims_[name])});
     out_.kernels.push_back(std::move(*r.kernel));
+    out_.computes.push_back(std::move(compute));
     out_.kernelVDevices.push_back(placed ? analysis::spellingOf(m_, placed) : "llvm:0");
   }
 
@@ -241,6 +226,7 @@ class Legalize : public Rewriter {
       tir::Kernel k = *f->tir->kernel;
       k.name = kKernelSymbolPrefix + name;
       k.target = target;
+      tir::Kernel compute = k;
       if (std::string why = scheduleUserKernel(k); !why.empty()) {
         out_.errors.push_back("R.call_tir of '" + g->name + "' (bound to '" + b.vars[0]->name + "'): " + why);
         return Rewriter::binding(b, out);
@@ -251,6 +237,7 @@ class Legalize : public Rewriter {
         prims.push_back({name, nullptr, copy});
       }
       out_.kernels.push_back(std::move(k));
+      out_.computes.push_back(std::move(compute));
       out_.kernelVDevices.push_back(placed ? analysis::spellingOf(m_, placed) : std::string(runtime::kHostKind) + ":0");
       built = userKernels_.emplace(key, name).first;
     }
@@ -309,40 +296,12 @@ class Legalize : public Rewriter {
     return items;
   }
 
-  // The symbolic dims a kernel reads that no buffer parameter's shape names directly.
-  static std::vector<std::string> freeDimsOf(const tir::Kernel& k) {
-    std::set<std::string> named;
-    for (auto& b : k.buffers)
-      if (b.param) named.insert(b.shape.begin(), b.shape.end());
-    std::vector<std::string> free;
-    for (auto& d : k.dims)
-      if (!named.count(d)) free.push_back(d);
-    return free;
-  }
-
   std::shared_ptr<Call> callTirOf(const Call& c, const Var& var, const StructInfo& result, const std::string& kernel, const std::vector<size_t>& bufferArgs,
                                   const std::vector<std::string>& tirVars) {
     std::vector<ExprPtr> operands;
     for (size_t i : bufferArgs) operands.push_back(expr(c.args[i]));
-    auto call = std::make_shared<Call>();
-    call->def = &op::builtin::callTir();
-    call->op = call->def->name;
-    call->args = {std::make_shared<GlobalVar>(kernel), std::make_shared<Tuple>(operands)};
-    if (result.kind == StructInfo::Kind::Tuple) {
-      call->sinfoArgs = result.fields;
-      call->sinfoArgsAsList = true;
-    } else {
-      call->sinfoArgs = {shapedResult_ ? shapedResult_ : var.annotation};
-    }
-    call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
-    if (!tirVars.empty()) {
-      std::vector<PrimExprPtr> values;
-      for (auto& d : tirVars) values.push_back(primVar(d));
-      call->args.push_back(std::make_shared<ShapeExpr>(values));
-      call->trailingArgNames = {"tir_vars"};  // printed after out_sinfo, by keyword
-      call->trailingArgsFrom = 2;
-    }
-    return call;
+    StructInfoPtr sinfo = result.kind == StructInfo::Kind::Tuple ? std::make_shared<StructInfo>(result) : shapedResult_ ? shapedResult_ : var.annotation;
+    return callTir(kernel, std::move(operands), sinfo, tirVars);
   }
 
   // Everything of a call its kernel builder can read (op::LegalizeInput), as text: operands that are
@@ -370,19 +329,6 @@ class Legalize : public Rewriter {
     std::vector<size_t> bufferArgs;
   };
 
-  static TirParam bufferParam(const std::string& name, const StructInfo* s) {
-    TirParam p;
-    p.name = name;
-    p.kind = TirParam::Kind::Buffer;
-    p.buffer.name = name;
-    p.buffer.dtype = s->dtype;
-    if (s->shape) p.buffer.shape = *s->shape;
-    std::string shape;
-    for (size_t i = 0; i < p.buffer.shape.size(); ++i) shape += (i ? ", " : "") + printPrimExpr(p.buffer.shape[i]);
-    if (p.buffer.shape.size() == 1) shape += ",";
-    p.annotation = "T.Buffer((" + shape + "), \"" + s->dtype + "\")";
-    return p;
-  }
   StructInfoPtr shapedResult_;  // while a binding is rewritten: its result shaped at run time, if it was
   LegalizedModule& out_;
   const IRModule& m_;

@@ -17,6 +17,7 @@ namespace tvms::transform {
 struct LegalizedModule {
   ir::IRModule module;
   std::vector<tir::Kernel> kernels;  // symbol = "tvmsk_" + the prim func's name; each knows its target
+  std::vector<tir::Kernel> computes;  // per kernel: as its builder made it, before the schedule (what fusion reads)
   std::vector<std::string> kernelVDevices;  // per kernel: the spelling of the first vdevice it runs on (messages)
   std::vector<std::string> errors;   // ops that could not be lowered, with why
   // Facts about symbolic dims to check at run time before a binding (by its variable), runtime_shapes.h.

@@ -11,6 +11,8 @@ echo "== the same without library offload"
 TVMS_TEST_TARGET=cuda TVMS_TEST_OFFLOAD=0 ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -4
 echo "== the round trip on cuda:0: kernels printed after LegalizeOps read back and run to the same bits"
 TVMS_TEST_TARGET=cuda TVMS_TEST_ROUNDTRIP=1 ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -4
+echo "== fused against unfused on cuda:0: every module built again with --no-fuse gives the same outputs"
+TVMS_TEST_TARGET=cuda TVMS_TEST_FUSE_CHECK=1 ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -4
 echo "== artifacts built without a GPU, run on it, against their CPU runs"
 python3 tests/run_artifacts.py check ./tvms art 2>&1 | grep -E "^ok|^FAIL|failure"
 echo "== the IRBuilder example (examples/builder_conv2d.py) on the GPU against numpy"

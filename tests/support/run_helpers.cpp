@@ -40,18 +40,25 @@ float at(const runtime::NDArray& a, int64_t i) { return static_cast<const float*
 
 namespace {
 
-// The options of a test build: `remap`, and OffloadLibraries off with TVMS_TEST_OFFLOAD=0.
-driver::BuildOptions testOptions(const std::map<std::string, std::string>& remap) {
-  driver::BuildOptions o;
-  o.remap = remap;
-  if (const char* offload = std::getenv("TVMS_TEST_OFFLOAD")) o.offload = std::string(offload) != "0";
-  return o;
+double elementAsDouble(const runtime::NDArray& a, int64_t i) {
+  const void* p = a.data();
+  switch (a.dtype) {
+    case runtime::DType::Bool: return static_cast<const uint8_t*>(p)[i] != 0;
+    case runtime::DType::I32: return static_cast<const int32_t*>(p)[i];
+    case runtime::DType::I64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+    case runtime::DType::F16: return runtime::halfToFloat(static_cast<const uint16_t*>(p)[i]);
+    case runtime::DType::BF16: return runtime::bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    case runtime::DType::F32: return static_cast<const float*>(p)[i];
+    case runtime::DType::F64: return static_cast<const double*>(p)[i];
+  }
+  return 0;
 }
 
 // Builds a lowered module that lints clean and runs main on `inputs`.
-Run buildAndRun(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs, const std::map<std::string, std::string>& remap) {
+Run buildAndRun(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs, const driver::BuildOptions& options) {
+  const auto& remap = options.remap;
   REQUIRE(lowered.codes().empty());
-  driver::BuildResult b = driver::build(lowered.module(), testOptions(remap));
+  driver::BuildResult b = driver::build(lowered.module(), options);
   INFO((b.errors.empty() ? "" : b.errors.front()));
   REQUIRE(b.exe);
   Run r;
@@ -77,11 +84,13 @@ Run buildAndRun(const Lowered& lowered, const std::vector<runtime::NDArray>& inp
 // TVMS_TEST_ROUNDTRIP=1: the module printed after LegalizeOps (its kernels as T.prim_func text) is
 // read back, built and run on the same inputs; its outputs must equal the original's bit for bit
 // (the same loop IR compiles to the same code).
-void checkRoundTrip(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs,
-                    const std::map<std::string, std::string>& remap, const std::vector<runtime::NDArray>& want) {
-  std::string printed = printedAfterLegalizeOps(lowered.module(), testOptions(remap));
+// Both builds unfused: the printed kernels are read back as the user's prim_funcs, which never fuse.
+void checkRoundTrip(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs, driver::BuildOptions options) {
+  options.fuse = false;
+  std::vector<runtime::NDArray> want = buildAndRun(lowered, inputs, options).outputs;
+  std::string printed = printedAfterLegalizeOps(lowered.module(), options);
   INFO("printed after LegalizeOps:\n" << printed);
-  Run again = buildAndRun(lower(printed), inputs, remap);
+  Run again = buildAndRun(lower(printed), inputs, options);
   REQUIRE(again.outputs.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     REQUIRE(again.outputs[i].dtype == want[i].dtype);
@@ -94,7 +103,43 @@ void checkRoundTrip(const Lowered& lowered, const std::vector<runtime::NDArray>&
   }
 }
 
+// TVMS_TEST_FUSE_CHECK=1: the module built again without fusion gives the same outputs (exactly for
+// integers; floats within rounding: a fused kernel keeps its intermediates in registers, at float32
+// for 16-bit floats).
+void checkUnfused(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs, driver::BuildOptions options, const std::vector<runtime::NDArray>& fused) {
+  options.fuse = false;
+  Run unfused = buildAndRun(lowered, inputs, options);
+  REQUIRE(unfused.outputs.size() == fused.size());
+  for (size_t i = 0; i < fused.size(); ++i) {
+    runtime::DType t = fused[i].dtype;
+    checkSame(fused[i], unfused.outputs[i], t == runtime::DType::BF16 ? 2e-2 : t == runtime::DType::F16 ? 2e-3 : 1e-5);
+  }
+}
+
 }  // namespace
+
+driver::BuildOptions testOptions(const std::map<std::string, std::string>& remap) {
+  driver::BuildOptions o;
+  o.remap = remap;
+  if (const char* offload = std::getenv("TVMS_TEST_OFFLOAD")) o.offload = std::string(offload) != "0";
+  return o;
+}
+
+void checkSame(const runtime::NDArray& got, const runtime::NDArray& want, double tol) {
+  REQUIRE(got.dtype == want.dtype);
+  REQUIRE(got.shape == want.shape);
+  double worst = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    double a = elementAsDouble(got, i), b = elementAsDouble(want, i);
+    if (std::isnan(a) && std::isnan(b)) continue;
+    worst = std::max(worst, std::isnan(a) != std::isnan(b) ? INFINITY : std::abs(a - b) / std::max(1.0, std::abs(b)));
+  }
+  CHECK_MESSAGE(worst <= tol, "largest relative difference " << worst);
+}
+
+Run compileAndRunWith(const std::string& text, const std::vector<runtime::NDArray>& inputs, const driver::BuildOptions& options) {
+  return buildAndRun(lower(text), inputs, options);
+}
 
 std::string printedAfterLegalizeOps(const ir::IRModule& m, driver::BuildOptions options) {
   options.compileKernels = false;
@@ -110,8 +155,9 @@ std::string printedAfterLegalizeOps(const ir::IRModule& m, driver::BuildOptions 
 
 Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap) {
   Lowered lowered = lower(text);
-  Run r = buildAndRun(lowered, inputs, remap);
-  if (const char* rt = std::getenv("TVMS_TEST_ROUNDTRIP"); rt && std::string(rt) == "1") checkRoundTrip(lowered, inputs, remap, r.outputs);
+  Run r = buildAndRun(lowered, inputs, testOptions(remap));
+  if (const char* rt = std::getenv("TVMS_TEST_ROUNDTRIP"); rt && std::string(rt) == "1") checkRoundTrip(lowered, inputs, testOptions(remap));
+  if (const char* fc = std::getenv("TVMS_TEST_FUSE_CHECK"); fc && std::string(fc) == "1") checkUnfused(lowered, inputs, testOptions(remap), r.outputs);
   return r;
 }
 

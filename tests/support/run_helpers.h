@@ -41,6 +41,12 @@ struct Run {
 // come back in host memory, wherever they were computed. TVMS_TEST_OFFLOAD=0 builds without
 // OffloadLibraries (the GPU's own matmul and conv kernels instead of cuBLAS / cuDNN).
 Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap = {});
+// The options compileAndRun builds with: `remap`, OffloadLibraries off with TVMS_TEST_OFFLOAD=0.
+driver::BuildOptions testOptions(const std::map<std::string, std::string>& remap = {});
+// Builds `text` (which must lint clean) with `options` and runs main on `inputs`.
+Run compileAndRunWith(const std::string& text, const std::vector<runtime::NDArray>& inputs, const driver::BuildOptions& options);
+// Same dtype and shape, every element within `tol` (relative past 1; NaN where the other has NaN).
+void checkSame(const runtime::NDArray& got, const runtime::NDArray& want, double tol);
 // The module after LegalizeOps as `tvms build --print-after=LegalizeOps` prints it (with `options`),
 // its import comments made imports again: a module tvms reads back.
 std::string printedAfterLegalizeOps(const ir::IRModule& m, driver::BuildOptions options);

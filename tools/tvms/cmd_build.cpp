@@ -34,7 +34,7 @@ namespace {
 
 struct BuildArgs {
   std::string file, output, entry = "main", outputDir, emit, format = "text", trace;
-  bool progress = false, randomMissing = false, offload = true, foldScopeChange = false;
+  bool progress = false, randomMissing = false, offload = true, fuse = true, foldScopeChange = false;
   int64_t repeat = 0;
   std::vector<std::string> printAfter, passes;
   bool printAll = false;
@@ -95,6 +95,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
       continue;
     }
     if (a == "--no-offload") { b.offload = false; continue; }
+    if (a == "--no-fuse") { b.fuse = false; continue; }
     if (a == "--fold-vdevice-scope-change") { b.foldScopeChange = true; continue; }
     if (a.rfind("--update-vdevice=", 0) == 0) {
       // INDEX:KIND[:ID][:SCOPE]: UpdateVDevice(I.vdevice(KIND, ID, SCOPE), INDEX)
@@ -224,6 +225,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   o.offload = b.offload && project.offload.value_or(true);
   // A program offloads to cuBLAS/cuDNN only where it partitions for them, as TVM does.
   if (pipeline) o.offload = o.offload && pipeline->offload;
+  o.fuse = b.fuse;
   o.emit = b.emit;
   o.afterPass = [&](const std::string& pass, const std::string& text) {
     bool wanted = b.printAll;
@@ -265,11 +267,11 @@ void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--passes=PASS,...] [--update-vdevice=INDEX:KIND[:ID]] [--fold-vdevice-scope-change] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-cache]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--passes=PASS,...] [--update-vdevice=INDEX:KIND[:ID]] [--fold-vdevice-scope-change] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-fuse] [--no-cache]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
-    "                [--random-missing] [--no-offload] [--no-cache] [--repeat N] [--trace FILE.json]\n"
+    "                [--random-missing] [--no-offload] [--no-fuse] [--no-cache] [--repeat N] [--trace FILE.json]\n"
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...); a tuple parameter takes NAME=DIR (DIR/0.npy, DIR/1.npy, ...),\n"
     "       an integer parameter (R.Prim(\"int64\")) NAME=VALUE\n";

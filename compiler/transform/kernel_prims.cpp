@@ -1,0 +1,93 @@
+#include "compiler/transform/kernel_prims.h"
+
+#include <algorithm>
+#include <set>
+
+#include "compiler/ir/printer.h"
+#include "compiler/op/registry.h"
+
+namespace tvms::transform {
+
+using namespace ir;
+
+std::vector<std::string> freeDimsOf(const tir::Kernel& k) {
+  std::set<std::string> named;
+  for (auto& b : k.buffers)
+    if (b.param) named.insert(b.shape.begin(), b.shape.end());
+  std::vector<std::string> free;
+  for (auto& d : k.dims)
+    if (!named.count(d)) free.push_back(d);
+  return free;
+}
+
+std::string kernelKey(const tir::Kernel& k, const std::vector<std::string>& body) {
+  std::string key = k.target.key() + "\n";
+  for (size_t i = 1; i < body.size(); ++i) key += body[i] + "\n";
+  for (auto& buf : k.buffers) {
+    key += std::string(tir::dtypeName(buf.type)) + "(";
+    for (auto& d : buf.shape) key += d + ",";
+    key += ")";
+  }
+  return key;
+}
+
+namespace {
+
+TirParam bufferParam(const std::string& name, const StructInfo* s) {
+  TirParam p;
+  p.name = name;
+  p.kind = TirParam::Kind::Buffer;
+  p.buffer.name = name;
+  p.buffer.dtype = s->dtype;
+  if (s->shape) p.buffer.shape = *s->shape;
+  std::string shape;
+  for (size_t i = 0; i < p.buffer.shape.size(); ++i) shape += (i ? ", " : "") + printPrimExpr(p.buffer.shape[i]);
+  if (p.buffer.shape.size() == 1) shape += ",";
+  p.annotation = "T.Buffer((" + shape + "), \"" + s->dtype + "\")";
+  return p;
+}
+
+}  // namespace
+
+PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, std::vector<std::string> body, const std::vector<const StructInfo*>& params,
+                       const std::vector<std::string>& freeDims) {
+  auto prim = std::make_shared<PrimFunc>();
+  prim->name = name;
+  for (const StructInfo* s : params) prim->params.push_back(bufferParam(k.buffers[prim->params.size()].name, s));
+  // Dims no buffer's shape binds by name (a in T.max(a, c)) are scalar parameters, as TVM passes
+  // them (tir_vars), so the printed prim_func reads back; their `a = T.int64()` lines go.
+  for (const std::string& d : freeDims) {
+    TirParam scalar;
+    scalar.name = d;
+    scalar.kind = TirParam::Kind::Scalar;
+    scalar.annotation = "T.int64";
+    prim->params.push_back(scalar);
+    body.erase(std::remove(body.begin(), body.end(), d + " = T.int64()"), body.end());
+  }
+  prim->bodyLines = std::move(body);
+  return prim;
+}
+
+std::shared_ptr<Call> callTir(const std::string& kernel, std::vector<ExprPtr> operands, const StructInfoPtr& result, const std::vector<std::string>& tirVars) {
+  auto call = std::make_shared<Call>();
+  call->def = &op::builtin::callTir();
+  call->op = call->def->name;
+  call->args = {std::make_shared<GlobalVar>(kernel), std::make_shared<Tuple>(std::move(operands))};
+  if (result && result->kind == StructInfo::Kind::Tuple) {
+    call->sinfoArgs = result->fields;
+    call->sinfoArgsAsList = true;
+  } else {
+    call->sinfoArgs = {result};
+  }
+  call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
+  if (!tirVars.empty()) {
+    std::vector<PrimExprPtr> values;
+    for (auto& d : tirVars) values.push_back(primVar(d));
+    call->args.push_back(std::make_shared<ShapeExpr>(values));
+    call->trailingArgNames = {"tir_vars"};  // printed after out_sinfo, by keyword
+    call->trailingArgsFrom = 2;
+  }
+  return call;
+}
+
+}  // namespace tvms::transform

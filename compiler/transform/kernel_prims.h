@@ -1,0 +1,28 @@
+#pragma once
+// What LegalizeOps and FuseTIR both do with a kernel they built: print it as the T.prim_func the
+// module holds, key it so equal kernels are compiled once, and call it with R.call_tir.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/module.h"
+#include "compiler/tir/loop_ir.h"
+
+namespace tvms::transform {
+
+// The symbolic dims the kernel reads that no buffer parameter's shape names: passed as tir_vars.
+std::vector<std::string> freeDimsOf(const tir::Kernel& k);
+
+// Two kernels with the same key are the same code for the same target (`body`: printKernelBody).
+std::string kernelKey(const tir::Kernel& k, const std::vector<std::string>& body);
+
+// The T.prim_func `name` printing the kernel's `body`: a buffer parameter per struct info of
+// `params` (inputs, then outputs, named as the kernel's buffers), then the free dims as scalars.
+ir::PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, std::vector<std::string> body,
+                           const std::vector<const ir::StructInfo*>& params, const std::vector<std::string>& freeDims);
+
+// R.call_tir(cls.kernel, (operands...), out_sinfo=result[, tir_vars=...]); a tuple result lists its fields.
+std::shared_ptr<ir::Call> callTir(const std::string& kernel, std::vector<ir::ExprPtr> operands, const ir::StructInfoPtr& result,
+                                  const std::vector<std::string>& tirVars);
+
+}  // namespace tvms::transform

@@ -1,0 +1,157 @@
+// Fusion (FuseOps + FuseTIR) end to end: each module is built fused and unfused (--no-fuse) and run
+// on the same fresh random inputs; the outputs must agree and the fused build must run the number of
+// kernels its groups give. One module per family: elementwise and broadcast chains, injective
+// prologues of reductions (scale -> softmax, exp -> sum, transpose -> mean), a norm's elementwise
+// epilogue, a GEMM's bias and activation, integers; and what must not fuse: a value used twice, two
+// vdevices.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/support/corpus.h"
+#include "tests/support/run_helpers.h"
+
+namespace {
+
+using namespace tvms;
+using test::module;
+using test::T;
+
+struct Both {
+  test::Run fused, unfused;
+};
+
+// Built both ways; outputs compared (floats within rounding: a fused kernel keeps intermediates in registers).
+Both fusedAndUnfused(const std::string& text, const std::vector<runtime::NDArray>& inputs, double tol = 1e-5) {
+  driver::BuildOptions on = test::testOptions(), off = test::testOptions();
+  off.fuse = false;
+  Both b{test::compileAndRunWith(text, inputs, on), test::compileAndRunWith(text, inputs, off)};
+  REQUIRE(b.fused.outputs.size() == b.unfused.outputs.size());
+  for (size_t i = 0; i < b.fused.outputs.size(); ++i) {
+    INFO("output " << i);
+    test::checkSame(b.fused.outputs[i], b.unfused.outputs[i], tol);
+  }
+  return b;
+}
+
+int64_t kernelCalls(const test::Run& r) {
+  int64_t n = 0;
+  for (int64_t c : r.stats.kernelCalls) n += c;
+  return n;
+}
+
+std::string printedAfter(const std::string& text, const std::string& pass) {
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildOptions o = test::testOptions();
+  o.compileKernels = false;
+  o.stopAfter = pass;
+  std::string printed;
+  o.afterPass = [&](const std::string& p, const std::string& t) { if (p == pass) printed = t; };
+  driver::BuildResult b = driver::build(lowered.module(), o);
+  INFO((b.errors.empty() ? "" : b.errors.front()));
+  REQUIRE(!printed.empty());
+  return printed;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("compile and run: fusion of an elementwise and broadcast chain into one kernel") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({33, 128}, rng), bias = h.tensor({128}, rng);
+  std::string text = module("x: " + T("(33, 128)") + ", bias: " + T("(128,)"), T("(33, 128)"),
+                            "        a = R.add(x, bias)\n        b = R.multiply(a, R.const(2.0, \"float32\"))\n"
+                            "        c = R.tanh(b)\n        d = R.subtract(c, x)\n        e = R.nn.relu(d)\n        return e\n");
+  Both b = fusedAndUnfused(text, {x, bias});
+  CHECK(kernelCalls(b.fused) == 1);
+  CHECK(kernelCalls(b.unfused) == 5);
+  std::string fused = printedAfter(text, "FuseTIR");
+  CHECK(fused.find("def fused_add_multiply_tanh_subtract_nn_relu(") != std::string::npos);
+  CHECK(count(fused, "@T.prim_func") == 1);  // the members' kernels went with the calls of them
+  std::string groups = printedAfter(text, "FuseOps");
+  CHECK(groups.find("R.func_attr({\"Primitive\": True})") != std::string::npos);
+  CHECK(groups.find("= cls.fused_add_multiply_tanh_subtract_nn_relu(\n            x, bias\n        )") != std::string::npos);
+}
+
+TEST_CASE("compile and run: fusion of injective prologues into reductions (scale -> softmax, exp -> sum, transpose -> mean)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({48, 40}, rng, -2, 2);
+  std::string text = module("x: " + T("(48, 40)"), "R.Tuple(" + T("(48, 40)") + ", " + T("(48,)") + ", " + T("(48,)") + ")",
+                            "        s = R.multiply(x, R.const(0.125, \"float32\"))\n        p = R.nn.softmax(s, axis=-1)\n"
+                            "        t = R.exp(x)\n        m = R.sum(t, axis=[1])\n"
+                            "        u = R.permute_dims(x)\n        v = R.mean(u, axis=[0])\n        return (p, m, v)\n");
+  Both b = fusedAndUnfused(text, {x});
+  CHECK(kernelCalls(b.fused) == 3);
+  CHECK(kernelCalls(b.unfused) == 6);
+}
+
+TEST_CASE("compile and run: fusion of a norm with its elementwise epilogue and prologue (add, layer_norm, scale, SiLU, residual, ReLU)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({64, 96}, rng), y = h.tensor({64, 96}, rng), g = h.tensor({96}, rng), beta = h.tensor({96}, rng);
+  std::string text = module("x: " + T("(64, 96)") + ", y: " + T("(64, 96)") + ", g: " + T("(96,)") + ", beta: " + T("(96,)"), T("(64, 96)"),
+                            "        a = R.add(x, y)\n        n = R.nn.layer_norm(a, g, beta, axes=[-1])\n"
+                            "        s = R.multiply(n, R.const(0.5, \"float32\"))\n        t = R.nn.silu(s)\n"
+                            "        r = R.add(t, x)\n        o = R.nn.relu(r)\n        return o\n");
+  Both b = fusedAndUnfused(text, {x, y, g, beta});
+  CHECK(kernelCalls(b.fused) == 1);
+  CHECK(kernelCalls(b.unfused) == 6);
+  // SiLU reads the norm's value twice: computed once per element into a temporary.
+  std::string fused = printedAfter(text, "FuseTIR");
+  CHECK(fused.find("def fused_add_nn_layer_norm_multiply_nn_silu_add_nn_relu(") != std::string::npos);
+  CHECK(fused.find("T.decl_scalar(\"float32\")") != std::string::npos);
+}
+
+TEST_CASE("compile and run: fusion after a matmul (bias and GELU), rms_norm with a cast, and integers") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({16, 64}, rng), w = h.tensor({64, 48}, rng), bias = h.tensor({48}, rng);
+  auto i = h.ints({4, 5}, {1, -2, 3, 4, 5, 6, -7, 8, 9, 10, 11, 12, 13, -14, 15, 16, 17, 18, 19, 20});
+  std::string text = module("x: " + T("(16, 64)") + ", w: " + T("(64, 48)") + ", bias: " + T("(48,)") + ", i: R.Tensor((4, 5), \"int64\")",
+                            "R.Tuple(" + T("(16, 48)") + ", R.Tensor((16, 48), \"float64\"), R.Tensor((4, 5), \"int64\"))",
+                            "        m = R.matmul(x, w)\n        a = R.add(m, bias)\n        g = R.nn.gelu(a)\n"
+                            "        n = R.nn.rms_norm(g, bias, axes=[-1])\n        c = R.astype(n, \"float64\")\n"
+                            "        j = R.multiply(i, i)\n        k = R.add(j, i)\n        return (g, c, k)\n");
+  Both b = fusedAndUnfused(text, {x, w, bias, i});
+  // The matmul stays a GEMM (or a library call); the bias and GELU run as one kernel, the norm and
+  // its cast as another, the integers as a third.
+  CHECK(kernelCalls(b.fused) < kernelCalls(b.unfused));
+  CHECK(kernelCalls(b.unfused) - kernelCalls(b.fused) >= 3);
+}
+
+TEST_CASE("compile and run: fusion leaves a value used twice, and never joins two vdevices (two CPU vdevices)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({8, 32}, rng);
+  std::string twice = module("x: " + T("(8, 32)"), T("(8, 32)"),
+                             "        a = R.exp(x)\n        b = R.multiply(a, a)\n        c = R.add(b, a)\n        return c\n");
+  Both b = fusedAndUnfused(twice, {x});
+  CHECK(kernelCalls(b.fused) == 2);  // a is read by two calls: it is made once; b and c fuse
+  std::string two =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\", 0), I.vdevice(\"llvm\", 1)]})\n\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((8, 32), \"float32\", \"llvm:0\")) -> R.Tensor((8, 32), \"float32\", \"llvm:1\"):\n"
+      "        a: R.Tensor((8, 32), \"float32\", \"llvm:0\") = R.exp(x)\n"
+      "        b: R.Tensor((8, 32), \"float32\", \"llvm:1\") = R.to_vdevice(a, \"llvm:1\")\n"
+      "        c: R.Tensor((8, 32), \"float32\", \"llvm:1\") = R.nn.relu(b)\n"
+      "        d: R.Tensor((8, 32), \"float32\", \"llvm:1\") = R.multiply(c, b)\n"
+      "        return d\n";
+  Both split = fusedAndUnfused(two, {x});
+  // exp on llvm:0 stays alone; relu and multiply on llvm:1 fuse (b is read twice, but it is the copy's
+  // result, not a kernel's).
+  CHECK(split.fused.stats.kernelCalls == std::vector<int64_t>{1, 1});
+  CHECK(split.unfused.stats.kernelCalls == std::vector<int64_t>{1, 2});
+  std::string groups = printedAfter(two, "FuseOps");
+  CHECK(groups.find("= cls.fused_nn_relu_multiply(b)") != std::string::npos);
+  CHECK(groups.find("fused_exp") == std::string::npos);
+  CHECK(groups.find("a: R.Tensor((8, 32), dtype=\"float32\", vdevice=\"llvm:0\") = R.call_tir(\n            cls.exp,") != std::string::npos);
+}
