@@ -11,39 +11,11 @@ namespace {
 
 constexpr int64_t kChunk = 16384;  // elements per parallel part of a flat loop
 
-// The coefficient of loop variable `v` in an index expression, when the index is linear in it.
-std::optional<int64_t> strideIn(const ExprP& e, int v) {
-  switch (e->kind) {
-    case Expr::Kind::Int: return 0;
-    case Expr::Kind::Var: return e->id == v ? 1 : 0;
-    case Expr::Kind::Binary: {
-      auto a = strideIn(e->a, v), b = strideIn(e->b, v);
-      if (!a || !b) return std::nullopt;
-      if (e->binOp == BinOp::Add) return *a + *b;
-      if (e->binOp == BinOp::Sub) return *a - *b;
-      if (e->binOp == BinOp::Mul) {
-        if (*a == 0 && *b == 0) return 0;
-        if (*a == 0 && e->a->kind == Expr::Kind::Int) return e->a->intValue * *b;
-        if (*b == 0 && e->b->kind == Expr::Kind::Int) return *a * e->b->intValue;
-        return std::nullopt;
-      }
-      if (*a == 0 && *b == 0) return 0;  // floordiv / min / ... of expressions free of v
-      return std::nullopt;
-    }
-    case Expr::Kind::Load: return strideIn(e->a, v) == std::optional<int64_t>(0) ? std::optional<int64_t>(0) : std::nullopt;
-    default: {
-      for (const ExprP* c : {&e->a, &e->b, &e->c})
-        if (*c && strideIn(*c, v) != std::optional<int64_t>(0)) return std::nullopt;
-      return 0;
-    }
-  }
-}
-
 // Every load inside `e` reads with stride 0 or 1 in v.
 bool loadsContiguous(const ExprP& e, int v) {
   if (!e) return true;
   if (e->kind == Expr::Kind::Load) {
-    auto s = strideIn(e->a, v);
+    auto s = strideOf(e->a, v);
     return s && (*s == 0 || *s == 1);
   }
   return loadsContiguous(e->a, v) && loadsContiguous(e->b, v) && loadsContiguous(e->c, v);
@@ -53,7 +25,7 @@ bool vectorizable(const Stmt& loop) {
   if (loop.keepScalar || loop.iter != IterType::Spatial) return false;
   for (auto& s : loop.body) {
     if (s->kind != Stmt::Kind::Store) return false;  // an inner loop, a scalar carried across iterations
-    if (strideIn(s->index, loop.var) != std::optional<int64_t>(1)) return false;
+    if (strideOf(s->index, loop.var) != std::optional<int64_t>(1)) return false;
     if (!loadsContiguous(s->value, loop.var)) return false;
   }
   return !loop.body.empty();

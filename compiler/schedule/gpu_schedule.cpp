@@ -39,7 +39,11 @@ StmtP bound(int var, ExprP extent, std::vector<StmtP> body, const char* tag) {
 // made by lane 0. Softmax, layer norm, sums and means take this form; argmax and scans do not.
 constexpr int64_t kWarp = 32;
 constexpr int64_t kWarpsPerBlock = kThreads / kWarp;
-constexpr int64_t kWarpModeMaxOutputs = 32768;  // more outputs than this keep the GPU busy one per thread
+constexpr int64_t kWarpModeMaxOutputs = 32768;  // more outputs than this keep the GPU busy one per thread...
+// ...unless each output reduces a row at least this long that lies contiguous in memory: a thread per
+// row would read with a row's stride between neighbouring threads (softmax over 65,536 rows of 512
+// ran 13x slower than a warp per row), where a warp's lanes read one row's neighbouring elements.
+constexpr int64_t kWarpModeMinRow = 64;
 // Fewer outputs than this (a full reduction has one) get a whole block each: 256 lanes, the warps'
 // totals combined through shared memory.
 constexpr int64_t kBlockModeMaxOutputs = 256;
@@ -129,6 +133,24 @@ std::optional<std::vector<StmtP>> laneBody(Kernel& k, const std::vector<StmtP>& 
   return out;
 }
 
+// Whether some reduction loop of `body` (as written per output) runs over at least kWarpModeMinRow
+// (or a symbolic count of) elements that some load reads contiguously, one after the next.
+bool reducesContiguousRows(const Kernel& k, const std::vector<StmtP>& body) {
+  std::function<bool(const ExprP&, int)> contiguousLoad = [&](const ExprP& e, int v) -> bool {
+    if (!e) return false;
+    if (e->kind == Expr::Kind::Load && strideOf(e->a, v) == std::optional<int64_t>(1)) return true;
+    return contiguousLoad(e->a, v) || contiguousLoad(e->b, v) || contiguousLoad(e->c, v);
+  };
+  for (auto& s : body) {
+    if (s->kind == Stmt::Kind::For && s->iter == IterType::Reduction && !readsLoopVariable(k, s->extent) &&
+        (s->extent->kind != Expr::Kind::Int || s->extent->intValue >= kWarpModeMinRow))
+      for (auto& x : s->body)
+        if (x->kind == Stmt::Kind::Assign && contiguousLoad(x->value, s->var)) return true;
+    if (reducesContiguousRows(k, s->body)) return true;
+  }
+  return false;
+}
+
 StmtP launch(Kernel& k, const StmtP& top) {
   std::vector<const Stmt*> nest;
   for (const Stmt* s = top.get(); s && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar &&
@@ -149,7 +171,8 @@ StmtP launch(Kernel& k, const StmtP& top) {
     }
     return index;
   };
-  if (total->kind != Expr::Kind::Int || total->intValue <= kWarpModeMaxOutputs) {
+  if (total->kind != Expr::Kind::Int || total->intValue <= kWarpModeMaxOutputs ||
+      reducesContiguousRows(k, nest.empty() ? std::vector<StmtP>{top} : nest.back()->body)) {
     // A warp per output, or a block when there are few outputs (one, for a reduction of everything).
     bool block = total->kind == Expr::Kind::Int && total->intValue <= kBlockModeMaxOutputs;
     int64_t lanes = block ? kThreads : kWarp;

@@ -65,6 +65,34 @@ ExprP loadRef(const Kernel& k, int buffer, ExprP index) {
   return e;
 }
 
+// The coefficient of loop variable `v` in an index expression, when the index is linear in it.
+std::optional<int64_t> strideOf(const ExprP& e, int v) {
+  switch (e->kind) {
+    case Expr::Kind::Int: return 0;
+    case Expr::Kind::Var: return e->id == v ? 1 : 0;
+    case Expr::Kind::Binary: {
+      auto a = strideOf(e->a, v), b = strideOf(e->b, v);
+      if (!a || !b) return std::nullopt;
+      if (e->binOp == BinOp::Add) return *a + *b;
+      if (e->binOp == BinOp::Sub) return *a - *b;
+      if (e->binOp == BinOp::Mul) {
+        if (*a == 0 && *b == 0) return 0;
+        if (*a == 0 && e->a->kind == Expr::Kind::Int) return e->a->intValue * *b;
+        if (*b == 0 && e->b->kind == Expr::Kind::Int) return *a * e->b->intValue;
+        return std::nullopt;
+      }
+      if (*a == 0 && *b == 0) return 0;  // floordiv / min / ... of expressions free of v
+      return std::nullopt;
+    }
+    case Expr::Kind::Load: return strideOf(e->a, v) == std::optional<int64_t>(0) ? std::optional<int64_t>(0) : std::nullopt;
+    default: {
+      for (const ExprP* c : {&e->a, &e->b, &e->c})
+        if (*c && strideOf(*c, v) != std::optional<int64_t>(0)) return std::nullopt;
+      return 0;
+    }
+  }
+}
+
 bool containsLoop(const std::vector<StmtP>& body) {
   for (auto& s : body)
     if (s->kind == Stmt::Kind::For || containsLoop(s->body)) return true;

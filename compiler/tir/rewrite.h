@@ -3,6 +3,7 @@
 // split loop's old variables become expressions of the new ones), and reading which variables an
 // expression uses.
 #include <map>
+#include <optional>
 #include <set>
 
 #include "compiler/tir/loop_ir.h"
@@ -21,6 +22,9 @@ bool readsLoopVariable(const Kernel& k, const ExprP& e);
 int newLoopVar(Kernel& k, std::string name);
 ExprP varRef(const Kernel& k, int id);
 ExprP loadRef(const Kernel& k, int buffer, ExprP index);
+// The coefficient of loop variable `v` in an index expression, when the index is linear in it (0:
+// free of v); nullopt otherwise.
+std::optional<int64_t> strideOf(const ExprP& e, int v);
 // Whether any statement of `body`, at any depth, is a loop.
 bool containsLoop(const std::vector<StmtP>& body);
 

@@ -13,7 +13,7 @@ mkdir -p "$dir/tests"
 cmake --build build --target tvms tvms_llvm_backend tvms_compile_tests | grep -v '^\[' || true
 for exe in tvms tvms_compile_tests; do cp build/bin/$exe "$dir/" && strip "$dir/$exe"; done
 for lib in libtree-sitter.so.0 libmimalloc.so.2; do cp -L "$(ldconfig -p | awk -v l=$lib '$1 == l {print $NF; exit}')" "$dir/"; done
-cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_gpu.py tests/gpu/on_device.sh "$dir/tests/"
+cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_gpu.py bench/gpu/bench_fusion.py tests/gpu/on_device.sh "$dir/tests/"
 mv "$dir/tests/on_device.sh" "$dir/on_device.sh"
 python3 tests/gpu/run_artifacts.py prepare build/bin/tvms "$dir/art"
 python3 bench/gpu/bench_gpu.py prepare build/bin/tvms "$dir/bench"

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""bench/gpu/bench_fusion.py: fused kernels and reductions against PyTorch, same run, same inputs.
+
+usage: bench_fusion.py TVMS DIR     on the GPU machine (PyTorch, numpy); DIR is scratch space
+For each case: the module run by `tvms run --repeat N` fused and with --no-fuse (inputs placed on the
+GPU once, so a call is the module's work), and the same computation in PyTorch eager,
+torch.compile and torch.compile(mode="reduce-overhead") (TF32 off), inputs resident on the GPU on
+both sides. GPU time per call: tvms by its device's events summed over the call's kernels, PyTorch by
+CUDA events around the call. Each output is compared with PyTorch eager's.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+
+HEADER = ('from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n'
+          '    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0)]})\n\n    @R.function\n')
+
+
+def tensor(shape, dtype):
+    return 'R.Tensor((%s), "%s")' % (", ".join(map(str, shape)) + ("," if len(shape) == 1 else ""), dtype)
+
+
+def module(params, ret, body):
+    sig = ", ".join("%s: %s" % (n, tensor(s, d)) for n, (s, d) in params.items())
+    return HEADER + "    def main(%s) -> %s:\n" % (sig, tensor(*ret)) + "".join("        %s\n" % line for line in body)
+
+
+N = 4096
+CASES = [
+    ("add, layer_norm, scale, SiLU, residual, ReLU 4096x4096 fp32",
+     {"x": ((N, N), "float32"), "y": ((N, N), "float32"), "g": ((N,), "float32"), "b": ((N,), "float32")}, ((N, N), "float32"),
+     ["a = R.add(x, y)", "n = R.nn.layer_norm(a, g, b, axes=[-1])", 's = R.multiply(n, R.const(0.5, "float32"))', "t = R.nn.silu(s)",
+      "r = R.add(t, x)", "o = R.nn.relu(r)", "return o"],
+     lambda x, y, g, b: torch.relu(F.silu(F.layer_norm(x + y, (N,), g, b) * 0.5) + x)),
+    ("scale + softmax fp16 8x16x512x512 (rows of 512)",
+     {"x": ((8, 16, 512, 512), "float16")}, ((8, 16, 512, 512), "float16"),
+     ['s = R.multiply(x, R.const(0.125, "float16"))', "p = R.nn.softmax(s, axis=-1)", "return p"],
+     lambda x: torch.softmax(x * 0.125, dim=-1)),
+    ("softmax 4096x4096 fp32", {"x": ((N, N), "float32")}, ((N, N), "float32"), ["p = R.nn.softmax(x, axis=-1)", "return p"],
+     lambda x: torch.softmax(x, dim=-1)),
+    ("GELU fp16 4096x4096", {"x": ((N, N), "float16")}, ((N, N), "float16"), ["y = R.nn.gelu(x)", "return y"], lambda x: F.gelu(x)),
+    ("row sum 4096x4096 fp32 (axis 1)", {"x": ((N, N), "float32")}, ((N,), "float32"), ["y = R.sum(x, axis=[1])", "return y"],
+     lambda x: x.sum(dim=1)),
+    ("column sum 4096x4096 fp32 (axis 0)", {"x": ((N, N), "float32")}, ((N,), "float32"), ["y = R.sum(x, axis=[0])", "return y"],
+     lambda x: x.sum(dim=0)),
+    ("sum of 16M fp32 (everything)", {"x": ((N, N), "float32")}, ((), "float32"), ["y = R.sum(x)", "return y"], lambda x: x.sum()),
+]
+
+
+def events_ms(fn, reps=50):
+    fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    ts = []
+    for _ in range(reps):
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e))
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def run_tvms(tvms, path, inputs, out, extra):
+    args = [tvms, "run", path, "--repeat", "50", "--format", "json", "--output", out] + extra
+    for name, p in inputs.items():
+        args += ["--input", "%s=%s" % (name, p)]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip())
+    rep = json.loads(r.stdout)
+    gpu = next(d for d in rep["devices"] if d["vdevice"].startswith("cuda"))
+    return gpu["ms"], gpu["kernels"], rep["repeat"]["p50Ms"], np.load(os.path.join(out, os.listdir(out)[0]))
+
+
+def main(tvms, work):
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(7)
+    print("== bench/gpu/bench_fusion.py on %s, PyTorch %s (same run; per call; inputs resident)" % (torch.cuda.get_device_name(), torch.__version__))
+    print("| case | tvms fused: GPU ms (kernels) | --no-fuse: GPU ms (kernels) | eager | torch.compile | reduce-overhead | fused / best torch | max rel. err vs eager |")
+    print("|---|---|---|---|---|---|---|---|")
+    for i, (label, params, ret, body, fn) in enumerate(CASES):
+        d = os.path.join(work, "case%d" % i)
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "m.py")
+        with open(path, "w") as f:
+            f.write(module(params, ret, body))
+        inputs, tensors = {}, []
+        for name, (shape, dtype) in params.items():
+            a = rng.standard_normal(shape).astype(dtype)
+            inputs[name] = os.path.join(d, name + ".npy")
+            np.save(inputs[name], a)
+            tensors.append(torch.from_numpy(a).cuda())
+        try:
+            fused = run_tvms(tvms, path, inputs, os.path.join(d, "fused"), [])
+            unfused = run_tvms(tvms, path, inputs, os.path.join(d, "unfused"), ["--no-fuse"])
+        except RuntimeError as e:
+            print("| %s | failed: %s | | | | | | |" % (label, str(e).splitlines()[-1][:160]))
+            continue
+        want = fn(*tensors)
+        eager = events_ms(lambda: fn(*tensors))
+        compiled = torch.compile(fn)
+        comp = events_ms(lambda: compiled(*tensors))
+        ro = torch.compile(fn, mode="reduce-overhead")
+        ro_ms = events_ms(lambda: ro(*tensors))
+        got = torch.from_numpy(np.asarray(fused[3])).cuda().float()
+        err = ((got - want.float()).abs() / want.float().abs().clamp(min=1)).max().item()
+        best = min(eager, comp, ro_ms)
+        print("| %s | %.3f (%d) | %.3f (%d) | %.3f | %.3f | %.3f | %.2fx | %.1e |" %
+              (label, fused[0], fused[1], unfused[0], unfused[1], eager, comp, ro_ms, fused[0] / best, err))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
