@@ -57,6 +57,7 @@ enum class Opcode : uint8_t {
   ShapeToTensor,// r[dst] = the shape value r[a] as a 1-D int64 tensor on slot b
   TensorToShape,// r[dst] = the values of the 1-D integer tensor r[a] as a shape value
   ShapeDims,    // heap[args[1 + i]] = dim i of the shape value r[a] (slot -1: not bound)  args: reg, slots...
+  View,         // r[dst] = the tensor r[a]'s storage under the dims (operands), same dtype: no copy  args: reg, isSlot, value, ...
 };
 
 struct Instruction {

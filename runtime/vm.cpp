@@ -116,6 +116,19 @@ Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs)
   }
 }
 
+// R.reshape and its kin where the compiler proved a copy unneeded (RewriteDataflowReshape): the same
+// bytes under other dims, sharing the storage (which stays alive while either tensor does).
+Value VirtualMachine::view(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap) {
+  const NDArray& t = tensorIn(r[a[0]], "to view");
+  NDArray v;
+  v.dtype = t.dtype;
+  v.storage = t.storage;
+  v.offset = t.offset;
+  for (size_t k = 1; k + 1 < a.size(); k += 2) v.shape.push_back(operand(heap, a[k], a[k + 1]));
+  if (v.bytes() != t.bytes()) throw std::runtime_error("a view of " + t.shapeText() + " as " + v.shapeText() + " changes the element count");
+  return v;
+}
+
 std::vector<Value> VirtualMachine::placeInputs(const std::string& name, std::vector<Value> inputs, int64_t* placedBytes) {
   const VMFunction* f = exe_.function(name);
   if (!f) throw std::runtime_error("no function '" + name + "' in the module");
@@ -457,6 +470,7 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
       case Opcode::ShapeToTensor: r[in.dst] = shapeToTensor(r[a[0]], static_cast<int>(a[1])); break;
       case Opcode::TensorToShape: r[in.dst] = tensorToShape(r[a[0]]); break;
       case Opcode::ShapeDims: shapeDims(a, r, heap); break;
+      case Opcode::View: r[in.dst] = view(a, r, heap); break;
       case Opcode::Print: printValues(a, r); r[in.dst] = std::make_shared<TupleValue>(); break;
       case Opcode::Assert: assertTrue(a, r, f.name); r[in.dst] = std::make_shared<TupleValue>(); break;
     }

@@ -97,6 +97,7 @@ class VirtualMachine {
     int64_t got;
   };
   void place(const ParamSpec& p, Value& v, int64_t* placedBytes);
+  Value view(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap);
   void bindParam(const ParamSpec& p, Value& v, std::vector<int64_t>& heap, const std::string& fn, std::vector<ComputedDim>& computed);
   std::ostream* printTo_;
   const void* resolve(size_t kernel, int slot);

@@ -5,6 +5,7 @@
 #include "compiler/driver/pipeline.h"
 #include "compiler/transform/fuse.h"
 #include "compiler/transform/passes.h"
+#include "compiler/transform/views.h"
 
 namespace tvms::driver {
 
@@ -43,6 +44,8 @@ void runFoldVDeviceScopeChange(PipelineState& s, const BuildOptions&) {
 void runFuseOps(PipelineState& s, const BuildOptions&) { s.legal = transform::fuseOps(std::move(s.legal)); }
 void runFuseTIR(PipelineState& s, const BuildOptions&) { s.legal = transform::fuseTIR(std::move(s.legal)); }
 
+void runRewriteDataflowReshape(PipelineState& s, const BuildOptions&) { s.legal = transform::rewriteDataflowReshape(std::move(s.legal)); }
+
 void runLowerToVM(PipelineState& s, const BuildOptions& o) {
   std::vector<std::string> kernelVDevices = s.legal.kernelVDevices;  // for code generation's messages
   s.vm = transform::lowerToVM(std::move(s.legal));
@@ -71,6 +74,8 @@ const std::vector<Pass> kPasses = {
      {"LegalizeOps"}, [](const BuildOptions& o) { return o.fuse; }, "leave out --no-fuse", nullptr, runFuseOps},
     {"FuseTIR", "each group's call -> R.call_tir of one kernel fused from its members, scheduled for the group's vdevice", {"FuseOps"},
      [](const BuildOptions& o) { return o.fuse; }, "leave out --no-fuse", nullptr, runFuseTIR},
+    {"RewriteDataflowReshape", "a kernel that only copies its operand in order (reshape, flatten, expand_dims, squeeze) -> R.reshape, a view: no kernel, no copy",
+     {"LegalizeOps"}, nullptr, "", nullptr, runRewriteDataflowReshape},
     {"LowerToVM", "VM bytecode: device slots, kernel calls, storage planning", {"LegalizeOps"}, nullptr, "", nullptr, runLowerToVM},
 };
 

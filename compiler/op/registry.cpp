@@ -235,6 +235,11 @@ const OpDef& nullValue() {
   static const OpDef& d = required("relax.null_value");
   return d;
 }
+const OpDef& reshape() {
+  static const OpDef& d = required("relax.reshape");
+  return d;
+}
+
 const OpDef& shapeOf() {
   static const OpDef& d = required("relax.shape_of");
   return d;

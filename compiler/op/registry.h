@@ -99,6 +99,7 @@ const OpDef& callPacked();
 const OpDef& callPurePacked();
 const OpDef& nullValue();
 const OpDef& shapeOf();
+const OpDef& reshape();  // a view where RewriteDataflowReshape proved a copy unneeded
 const OpDef& shapeToTensor();
 const OpDef& tensorToShape();
 }  // namespace builtin

@@ -267,33 +267,13 @@ class FuseTIRPass {
   }
 
   FunctionPtr function(const Function& f) {
-    auto copy = std::make_shared<Function>(f);
-    copy->body = seq(*f.body);
-    return copy;
+    return mapBindings(f, [&](const BindingPtr& b) { return binding(b); });
   }
 
   std::vector<ModuleFunction> prims;
 
  private:
-  SeqExprPtr seq(const SeqExpr& s) {
-    auto out = std::make_shared<SeqExpr>(s);
-    for (auto& blk : out->blocks) {
-      auto copy = std::make_shared<BindingBlock>(*blk);
-      for (auto& b : copy->bindings) b = binding(b);
-      blk = copy;
-    }
-    return out;
-  }
-
   BindingPtr binding(const BindingPtr& b) {
-    if (auto* branch = as<If>(b->value)) {
-      auto copy = std::make_shared<Binding>(*b);
-      auto fused = std::make_shared<If>(*branch);
-      if (branch->thenBranch) fused->thenBranch = seq(*branch->thenBranch);
-      if (branch->elseBranch) fused->elseBranch = seq(*branch->elseBranch);
-      copy->value = fused;
-      return copy;
-    }
     auto* c = as<Call>(b->value);
     auto* g = c ? as<GlobalVar>(c->callee) : nullptr;
     const ModuleFunction* f = g ? m_.module.function(g->name) : nullptr;
@@ -345,24 +325,6 @@ class FuseTIRPass {
   std::unordered_map<std::string, std::vector<std::string>> freeDims_;
 };
 
-// The names of the kernels the module's Relax functions still call.
-std::set<std::string> calledKernels(const IRModule& m) {
-  std::set<std::string> called;
-  std::function<void(const SeqExpr&)> visit = [&](const SeqExpr& s) {
-    for (auto& blk : s.blocks)
-      for (auto& b : blk->bindings) {
-        if (auto* c = as<Call>(b->value); c && !c->args.empty())
-          if (auto* g = as<GlobalVar>(c->args[0])) called.insert(g->name);
-        if (auto* i = as<If>(b->value))
-          for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
-            if (br) visit(*br);
-      }
-  };
-  for (auto& f : m.functions)
-    if (f.relax && f.relax->body) visit(*f.relax->body);
-  return called;
-}
-
 }  // namespace
 
 LegalizedModule fuseOps(LegalizedModule m) {
@@ -381,27 +343,8 @@ LegalizedModule fuseTIR(LegalizedModule m) {
                                           [](const ModuleFunction& f) { return f.relax && isPrimitive(*f.relax); }),
                            m.module.functions.end());
   m.module.functions.insert(m.module.functions.end(), pass.prims.begin(), pass.prims.end());
-  // The op builders' kernels no call uses any more (fused into others) go with their prim_funcs.
-  std::set<std::string> called = calledKernels(m.module);
-  LegalizedModule out = m;
-  out.kernels.clear();
-  out.computes.clear();
-  out.kernelVDevices.clear();
-  std::set<std::string> dropped;
-  for (size_t i = 0; i < m.kernels.size(); ++i) {
-    std::string name = m.kernels[i].name.substr(std::string(kKernelSymbolPrefix).size());
-    if (m.computes[i].signature.empty() && !called.count(name)) {
-      dropped.insert(name);
-      continue;
-    }
-    out.kernels.push_back(std::move(m.kernels[i]));
-    out.computes.push_back(std::move(m.computes[i]));
-    out.kernelVDevices.push_back(m.kernelVDevices[i]);
-  }
-  out.module.functions.erase(std::remove_if(out.module.functions.begin(), out.module.functions.end(),
-                                            [&](const ModuleFunction& f) { return f.tir && dropped.count(f.name); }),
-                             out.module.functions.end());
-  return out;
+  dropUncalledKernels(m);  // the members' kernels, unless an unfused call still uses them
+  return m;
 }
 
 }  // namespace tvms::transform

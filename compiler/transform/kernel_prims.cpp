@@ -1,6 +1,7 @@
 #include "compiler/transform/kernel_prims.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "compiler/ir/printer.h"
@@ -88,6 +89,52 @@ std::shared_ptr<Call> callTir(const std::string& kernel, std::vector<ExprPtr> op
     call->trailingArgsFrom = 2;
   }
   return call;
+}
+
+namespace {
+
+// The names of the kernels the module's Relax functions still call.
+std::set<std::string> calledKernels(const IRModule& m) {
+  std::set<std::string> called;
+  std::function<void(const SeqExpr&)> visit = [&](const SeqExpr& s) {
+    for (auto& blk : s.blocks)
+      for (auto& b : blk->bindings) {
+        if (auto* c = as<Call>(b->value); c && !c->args.empty())
+          if (auto* g = as<GlobalVar>(c->args[0])) called.insert(g->name);
+        if (auto* i = as<If>(b->value))
+          for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
+            if (br) visit(*br);
+      }
+  };
+  for (auto& f : m.functions)
+    if (f.relax && f.relax->body) visit(*f.relax->body);
+  return called;
+}
+
+}  // namespace
+
+void dropUncalledKernels(LegalizedModule& m) {
+  std::set<std::string> called = calledKernels(m.module), dropped;
+  size_t kept = 0;
+  for (size_t i = 0; i < m.kernels.size(); ++i) {
+    std::string name = m.kernels[i].name.substr(std::string(kKernelSymbolPrefix).size());
+    if (m.computes[i].signature.empty() && !called.count(name)) {
+      dropped.insert(name);
+      continue;
+    }
+    if (kept != i) {
+      m.kernels[kept] = std::move(m.kernels[i]);
+      m.computes[kept] = std::move(m.computes[i]);
+      m.kernelVDevices[kept] = std::move(m.kernelVDevices[i]);
+    }
+    ++kept;
+  }
+  m.kernels.resize(kept);
+  m.computes.resize(kept);
+  m.kernelVDevices.resize(kept);
+  m.module.functions.erase(std::remove_if(m.module.functions.begin(), m.module.functions.end(),
+                                          [&](const ModuleFunction& f) { return f.tir && dropped.count(f.name); }),
+                           m.module.functions.end());
 }
 
 }  // namespace tvms::transform

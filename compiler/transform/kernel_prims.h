@@ -7,6 +7,7 @@
 
 #include "compiler/ir/module.h"
 #include "compiler/tir/loop_ir.h"
+#include "compiler/transform/legalize_ops.h"
 
 namespace tvms::transform {
 
@@ -24,5 +25,9 @@ ir::PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, std::v
 // R.call_tir(cls.kernel, (operands...), out_sinfo=result[, tir_vars=...]); a tuple result lists its fields.
 std::shared_ptr<ir::Call> callTir(const std::string& kernel, std::vector<ir::ExprPtr> operands, const ir::StructInfoPtr& result,
                                   const std::vector<std::string>& tirVars);
+
+// The op builders' kernels no R.call_tir of the module names any more (fused, or made views) go,
+// with their prim_funcs; a user's prim_func stays.
+void dropUncalledKernels(LegalizedModule& m);
 
 }  // namespace tvms::transform

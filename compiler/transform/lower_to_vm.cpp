@@ -374,6 +374,17 @@ class FunctionLowering {
         regOf(var);  // a register never written holds nothing: the null object
         return;
       }
+      if (c->def == &op::builtin::reshape() && !c->args.empty() && var->annotation && var->annotation->shape) {
+        // Only RewriteDataflowReshape leaves a reshape here (LegalizeOps made every other a kernel).
+        std::vector<int64_t> args{valueReg(c->args[0])};
+        for (auto& d : *var->annotation->shape) {
+          runtime::DimOperand o = dimOperand(d);
+          args.push_back(o.isSlot);
+          args.push_back(o.value);
+        }
+        emit(Opcode::View, regOf(var), args);
+        return;
+      }
       if (c->def == &op::builtin::shapeOf() && !c->args.empty()) {
         emit(Opcode::ShapeOf, regOf(var), {valueReg(c->args[0])});
         return;

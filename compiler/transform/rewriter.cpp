@@ -89,4 +89,34 @@ IRModule mapFunctions(const IRModule& m, const std::function<FunctionPtr(const F
   return out;
 }
 
+namespace {
+
+SeqExprPtr mapSeq(const SeqExpr& s, const std::function<BindingPtr(const BindingPtr&)>& f) {
+  auto out = std::make_shared<SeqExpr>(s);
+  for (auto& blk : out->blocks) {
+    auto copy = std::make_shared<BindingBlock>(*blk);
+    for (auto& b : copy->bindings) {
+      if (auto* branch = as<If>(b->value)) {
+        auto inner = std::make_shared<Binding>(*b);
+        auto mapped = std::make_shared<If>(*branch);
+        if (branch->thenBranch) mapped->thenBranch = mapSeq(*branch->thenBranch, f);
+        if (branch->elseBranch) mapped->elseBranch = mapSeq(*branch->elseBranch, f);
+        inner->value = mapped;
+        b = inner;
+      }
+      b = f(b);
+    }
+    blk = copy;
+  }
+  return out;
+}
+
+}  // namespace
+
+FunctionPtr mapBindings(const Function& fn, const std::function<BindingPtr(const BindingPtr&)>& f) {
+  auto copy = std::make_shared<Function>(fn);
+  if (fn.body) copy->body = mapSeq(*fn.body, f);
+  return copy;
+}
+
 }  // namespace tvms::transform

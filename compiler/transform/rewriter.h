@@ -70,6 +70,11 @@ void forEachVarUse(const ir::ExprPtr& e, F&& f) {
   }
 }
 
+// A copy of `fn` with each binding (in every block, and in the branches of every If, innermost first)
+// replaced by f(binding); variables are kept, so what is keyed by them stays true. f returns its
+// argument to keep a binding.
+ir::FunctionPtr mapBindings(const ir::Function& fn, const std::function<ir::BindingPtr(const ir::BindingPtr&)>& f);
+
 // A copy of `m` with each Relax function replaced by f(function); prim funcs are shared.
 ir::IRModule mapFunctions(const ir::IRModule& m, const std::function<ir::FunctionPtr(const ir::Function&)>& f);
 

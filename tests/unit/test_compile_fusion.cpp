@@ -155,3 +155,38 @@ TEST_CASE("compile and run: fusion leaves a value used twice, and never joins tw
   CHECK(groups.find("fused_exp") == std::string::npos);
   CHECK(groups.find("a: R.Tensor((8, 32), dtype=\"float32\", vdevice=\"llvm:0\") = R.call_tir(\n            cls.exp,") != std::string::npos);
 }
+
+TEST_CASE("compile and run: reshape, flatten, expand_dims and squeeze that fusion leaves alone are views of their operand's storage") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({4, 6, 8}, rng), w = h.tensor({8, 5}, rng);
+  std::string text = module("x: " + T("(4, 6, 8)") + ", w: " + T("(8, 5)"),
+                            "R.Tuple(" + T("(24, 5)") + ", " + T("(4, 1, 6, 8)") + ", " + T("(192,)") + ", " + T("(4, 6, 8)") + ")",
+                            "        a = R.reshape(x, (24, 8))\n        m = R.matmul(a, w)\n        e = R.expand_dims(x, axis=[1])\n"
+                            "        f = R.flatten(x)\n        s = R.squeeze(e, axis=[1])\n        return (m, e, f, s)\n");
+  Both b = fusedAndUnfused(text, {x, w});
+  CHECK(kernelCalls(b.fused) == 1);  // the matmul (or its library call: no kernel at all)
+  std::string printed = printedAfter(text, "RewriteDataflowReshape");
+  CHECK(printed.find("a: R.Tensor((24, 8), dtype=\"float32\"") != std::string::npos);
+  CHECK(printed.find("= R.reshape(x, R.shape([24, 8]))") != std::string::npos);
+  CHECK(printed.find("= R.reshape(e, R.shape([4, 6, 8]))") != std::string::npos);
+  CHECK(printed.find("def expand_dims") == std::string::npos);  // no kernel is built for a view
+  // On the VM: the outputs share the (placed) input's storage; nothing was copied.
+  auto lowered = test::lower(text);
+  driver::BuildResult built = driver::build(lowered.module(), test::testOptions());
+  REQUIRE(built.exe);
+  runtime::VirtualMachine vm(*built.exe, runtime::openDevices(*built.exe, {}));
+  int64_t placed = 0;
+  std::vector<runtime::Value> inputs = vm.placeInputs("main", {x, w}, &placed);
+  CHECK(placed == (4 * 6 * 8 + 8 * 5) * 4);
+  auto out = std::get<std::shared_ptr<runtime::TupleValue>>(vm.invoke("main", inputs));
+  const auto& input = std::get<runtime::NDArray>(inputs[0]);
+  for (size_t i = 1; i < 4; ++i) {
+    const auto& v = std::get<runtime::NDArray>(out->fields[i]);
+    CHECK(v.storage == input.storage);
+    CHECK(v.numel() == input.numel());
+  }
+  CHECK(std::get<runtime::NDArray>(out->fields[1]).shape == std::vector<int64_t>{4, 1, 6, 8});
+  CHECK(vm.stats().bytesCopied == 0);
+  CHECK(vm.stats().inputBytesPlaced == 0);
+}
