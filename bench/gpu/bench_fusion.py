@@ -34,7 +34,42 @@ def module(params, ret, body):
 
 
 N = 4096
+# A BERT-large-sized encoder layer: batch 8, sequence 512, hidden 1024, 16 heads of 64, MLP 4096.
+B, S, HID, HEADS, HD, MLP = 8, 512, 1024, 16, 64, 4096
+
+
+def encoder(dtype):
+    p = {"x": ((B, S, HID), dtype), "g1": ((HID,), dtype), "be1": ((HID,), dtype), "g2": ((HID,), dtype), "be2": ((HID,), dtype)}
+    for n in "qkvo":
+        p["w" + n] = ((HID, HID), dtype)
+        p["b" + n] = ((HID,), dtype)
+    p.update({"w1": ((HID, MLP), dtype), "bf1": ((MLP,), dtype), "w2": ((MLP, HID), dtype), "bf2": ((HID,), dtype)})
+    body = ["ln = R.nn.layer_norm(x, g1, be1, axes=[-1])"]
+    for n, axes in (("q", "[0, 2, 1, 3]"), ("k", "[0, 2, 3, 1]"), ("v", "[0, 2, 1, 3]")):
+        body += ["%sm = R.matmul(ln, w%s)" % (n, n), "%sb = R.add(%sm, b%s)" % (n, n, n),
+                 "%sr = R.reshape(%sb, (%d, %d, %d, %d))" % (n, n, B, S, HEADS, HD), "%sh = R.permute_dims(%sr, axes=%s)" % (n, n, axes)]
+    body += ["sc = R.matmul(qh, kh)", 'ss = R.multiply(sc, R.const(0.125, "%s"))' % dtype, "pr = R.nn.softmax(ss, axis=-1)",
+             "o = R.matmul(pr, vh)", "ot = R.permute_dims(o, axes=[0, 2, 1, 3])", "orr = R.reshape(ot, (%d, %d, %d))" % (B, S, HID),
+             "am = R.matmul(orr, wo)", "ab = R.add(am, bo)", "h = R.add(ab, x)", "ln2 = R.nn.layer_norm(h, g2, be2, axes=[-1])",
+             "f1 = R.matmul(ln2, w1)", "f1b = R.add(f1, bf1)", "f1g = R.nn.gelu(f1b)", "f2 = R.matmul(f1g, w2)", "f2b = R.add(f2, bf2)",
+             "out = R.add(f2b, h)", "return out"]
+
+    def torch_layer(x, g1, be1, g2, be2, wq, bq, wk, bk, wv, bv, wo, bo, w1, bf1, w2, bf2):
+        ln = F.layer_norm(x, (HID,), g1, be1)
+        q = (ln @ wq + bq).reshape(B, S, HEADS, HD).permute(0, 2, 1, 3)
+        k = (ln @ wk + bk).reshape(B, S, HEADS, HD).permute(0, 2, 3, 1)
+        v = (ln @ wv + bv).reshape(B, S, HEADS, HD).permute(0, 2, 1, 3)
+        pr = torch.softmax((q @ k) * 0.125, dim=-1)
+        o = (pr @ v).permute(0, 2, 1, 3).reshape(B, S, HID)
+        h = o @ wo + bo + x
+        f = F.gelu(F.layer_norm(h, (HID,), g2, be2) @ w1 + bf1)
+        return f @ w2 + bf2 + h
+    return ("encoder layer %s (8x512, hidden 1024, 16 heads, MLP 4096)" % dtype, p, ((B, S, HID), dtype), body, torch_layer)
+
+
 CASES = [
+    encoder("float16"),
+    encoder("float32"),
     ("add, layer_norm, scale, SiLU, residual, ReLU 4096x4096 fp32",
      {"x": ((N, N), "float32"), "y": ((N, N), "float32"), "g": ((N,), "float32"), "b": ((N,), "float32")}, ((N, N), "float32"),
      ["a = R.add(x, y)", "n = R.nn.layer_norm(a, g, b, axes=[-1])", 's = R.multiply(n, R.const(0.5, "float32"))', "t = R.nn.silu(s)",
@@ -96,7 +131,7 @@ def main(tvms, work):
             f.write(module(params, ret, body))
         inputs, tensors = {}, []
         for name, (shape, dtype) in params.items():
-            a = rng.standard_normal(shape).astype(dtype)
+            a = (rng.standard_normal(shape) * (0.03 if name.startswith("w") else 1.0)).astype(dtype)
             inputs[name] = os.path.join(d, name + ".npy")
             np.save(inputs[name], a)
             tensors.append(torch.from_numpy(a).cuda())
