@@ -1,5 +1,6 @@
 #include "compiler/tir/fuse.h"
 
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -443,6 +444,31 @@ bool readsAtOwnIndex(const Kernel& consumer, int param) {
   };
   visit(form->value);
   return own;
+}
+
+double readsPerElement(const Kernel& k, int param) {
+  double reads = 0;
+  bool symbolic = false;
+  std::function<void(const std::vector<StmtP>&, double)> visit = [&](const std::vector<StmtP>& body, double trips) {
+    for (auto& s : body) {
+      double inner = trips;
+      if (s->kind == Stmt::Kind::For) {
+        if (s->extent->kind == Expr::Kind::Int) inner *= static_cast<double>(s->extent->intValue);
+        else symbolic = true;
+      }
+      for (const ExprP* e : {&s->index, &s->value, &s->cond}) reads += trips * loadCount(*e, param);
+      visit(s->body, inner);
+    }
+  };
+  visit(k.body, 1);
+  double elements = 1;
+  for (auto& d : k.buffers.at(static_cast<size_t>(param)).shape) {
+    char* end = nullptr;
+    double v = std::strtod(d.c_str(), &end);
+    if (end == d.c_str() || *end) symbolic = true;
+    elements *= v;
+  }
+  return symbolic || elements <= 0 ? 1 : reads / elements;
 }
 
 std::optional<Kernel> fuseKernels(const std::vector<FusionMember>& members, size_t groupInputs, const std::string& name, std::string* why) {

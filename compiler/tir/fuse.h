@@ -35,6 +35,13 @@ std::string_view fusionPatternName(FusionPattern p);  // "injective", "anchor", 
 // folded into the stores of the kernel that makes that input).
 bool readsAtOwnIndex(const Kernel& consumer, int param);
 
+// How many times the compute reads each element of its input `param`, from its static loop extents:
+// about 1 for a sum, 3 for softmax, 9 for a 3x3 pool, N for a matmul's A (N columns); 1 when an
+// extent is symbolic. An injective producer inlined into it is computed that many times per element,
+// so fusion takes only cheap rereads (a matmul's operands stay apart: it is TVM's
+// out-elementwise-fusable pattern).
+double readsPerElement(const Kernel& compute, int param);
+
 // One member of a group: its compute, and for each of its input parameters where the value comes
 // from: an input of the group (>= 0) or the output of an earlier member m (-(m + 1)).
 struct FusionMember {

@@ -22,6 +22,8 @@ namespace {
 // More members than this make one expression too long to be worth it (TVM's max_fuse_depth is 256
 // ops in a tree; a chain here is one expression).
 constexpr size_t kMaxGroup = 32;
+// A norm reads its input 2-3 times, a pool its window; a matmul reads each operand element N times.
+constexpr double kMaxRereads = 16;
 
 const std::string& kernelOf(const Binding& b) {
   static const std::string none;
@@ -157,6 +159,10 @@ class FuseOpsPass {
         bool epilogue = producer.anchor && *pattern == tir::FusionPattern::Injective && !g.anchor &&
                         tir::readsAtOwnIndex(m_.computes[byName_.at(kernelOf(*bs[i]))], static_cast<int>(p));
         if (producer.anchor && !epilogue) continue;
+        // A producer inlined into an anchor is recomputed at each read: only where it is read a few times.
+        if (!producer.anchor && *pattern == tir::FusionPattern::Anchor &&
+            tir::readsPerElement(m_.computes[byName_.at(kernelOf(*bs[i]))], static_cast<int>(p)) > kMaxRereads)
+          continue;
         std::vector<size_t> merged = producer.members;
         merged.insert(merged.end(), g.members.begin(), g.members.end());
         std::sort(merged.begin(), merged.end());

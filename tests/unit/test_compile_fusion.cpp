@@ -190,3 +190,31 @@ TEST_CASE("compile and run: reshape, flatten, expand_dims and squeeze that fusio
   CHECK(vm.stats().bytesCopied == 0);
   CHECK(vm.stats().inputBytesPlaced == 0);
 }
+
+TEST_CASE("fusion: a producer read many times per element (a matmul's operand) is not inlined; the matmul's epilogue is folded") {
+  std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((64, 128), \"float32\"), w: R.Tensor((128, 96), \"float32\")) -> R.Tensor((64, 96), \"float32\"):\n"
+      "        a = R.nn.gelu(x)\n        m = R.matmul(a, w)\n        b = R.nn.relu(m)\n        return b\n";
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildOptions o;
+  o.offload = false;  // the generated matmul (a plain loop nest on cuda), not cuBLAS
+  o.compileKernels = false;
+  o.stopAfter = "FuseTIR";
+  std::string printed;
+  o.afterPass = [&](const std::string& p, const std::string& t) { if (p == "FuseTIR") printed = t; };
+  driver::build(lowered.module(), o);
+  CHECK(printed.find("def nn_gelu(") != std::string::npos);        // GELU would run 96 times per element inside the matmul
+  CHECK(printed.find("def fused_matmul_nn_relu(") != std::string::npos);  // ReLU applied as the matmul stores
+  // A 3x3 max pool reads each element up to 9 times: its ReLU prologue is inlined.
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({1, 4, 9, 9}, rng);
+  std::string pool = module("x: " + T("(1, 4, 9, 9)"), T("(1, 4, 9, 9)"),
+                            "        a = R.nn.relu(x)\n        p = R.nn.max_pool2d(a, pool_size=[3, 3], padding=[1, 1, 1, 1])\n        return p\n");
+  Both b = fusedAndUnfused(pool, {x});
+  CHECK(kernelCalls(b.fused) == 1);
+}
