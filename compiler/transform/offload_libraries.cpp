@@ -4,7 +4,12 @@
 // R.call_dps_packed("tvms.cudnn.conv2d?...", ...), the call's attributes in the name. Only the
 // cases the libraries take are offloaded (float32 / float64, and float16 / bfloat16 matmuls, which have
 // no generated kernels yet; conv2d in NCHW/OIHW or NHWC/OHWI,
-// symmetric padding); the rest keep their generated kernels. The printed module reads back.
+// symmetric padding); the rest keep their generated kernels. A permute_dims used only as a matmul's B
+// that swaps B's last two axes becomes cuBLAS's transpose (tvms.cublas.matmul_transpose_b), the permute
+// keeping only its other axes, or going when they are the identity. The printed module reads back.
+#include <functional>
+#include <unordered_map>
+
 #include "compiler/op/infer_util.h"
 #include "compiler/op/registry.h"
 #include "compiler/transform/passes.h"
@@ -30,26 +35,86 @@ bool floatTensor(const StructInfo* s, const std::string& dtype, bool halves = fa
   return s && s->kind == StructInfo::Kind::Tensor && s->rank() >= 0 && s->dtype == dtype && (wide || (halves && half));
 }
 
+// The permutation `p` with its last two axes swapped: the permute whose transpose it is.
+std::vector<int64_t> lastTwoSwapped(std::vector<int64_t> p) {
+  std::swap(p[p.size() - 1], p[p.size() - 2]);
+  return p;
+}
+
+bool identity(const std::vector<int64_t>& p) {
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
 class Offload : public Rewriter {
  public:
   Offload(const IRModule& m, const DeviceRemap& remap) : m_(m), remap_(remap) {}
+
+  // A matmul's B made by a permute_dims used by nothing else: the GEMM transposes B itself (cuBLAS's
+  // op T) and the permute keeps only the rest of its axes (none: it goes), instead of a copy kernel
+  // writing the transposed layout (attention's K^T: a permute that reads across rows).
+  void findTransposedOperands(const Function& f) {
+    std::unordered_map<const Var*, int> uses;
+    std::unordered_map<const Var*, const Binding*> permuteOf;
+    std::vector<const Binding*> matmuls;
+    std::function<void(const SeqExpr&)> scan = [&](const SeqExpr& s) {
+      for (auto& blk : s.blocks)
+        for (auto& b : blk->bindings) {
+          forEachVarUse(b->value, [&](const Var* v) { ++uses[v]; });
+          if (auto* i = as<If>(b->value))
+            for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
+              if (br) scan(*br);
+          auto* c = as<Call>(b->value);
+          if (!c || c->callee || b->vars.size() != 1) continue;
+          if (c->def == permute_) permuteOf[b->vars[0].get()] = b.get();
+          if (c->def == matmul_) matmuls.push_back(b.get());
+        }
+      forEachVarUse(s.body, [&](const Var* v) { ++uses[v]; });
+    };
+    if (f.body) scan(*f.body);
+    for (const Binding* mm : matmuls) {
+      auto* c = as<Call>(mm->value);
+      auto* bt = c->args.size() > 1 ? as<Var>(c->args[1]) : nullptr;
+      auto p = bt ? permuteOf.find(bt) : permuteOf.end();
+      if (p == permuteOf.end() || uses[bt] != 1) continue;
+      const StructInfo* out = mm->vars[0]->annotation.get();
+      if (!out || out->kind != StructInfo::Kind::Tensor || !kernelKind(*out) || !kernelKind(*out)->offers(runtime::kCublasMatmulTransB) ||
+          matmulFunction(*c, *out).empty())
+        continue;
+      auto* permute = as<Call>(p->second->value);
+      const StructInfo* x = permute->args.empty() ? nullptr : sinfoOf(permute->args[0]);
+      auto axes = op::infer::intList(permute->attr("axes") ? &permute->attr("axes")->value : nullptr);
+      if (!x || x->rank() < 2 || !bt->annotation || !bt->annotation->shape) continue;
+      if (!axes) {  // None: every axis reversed
+        axes = std::vector<int64_t>();
+        for (int64_t i = x->rank(); i-- > 0;) axes->push_back(i);
+      }
+      if (static_cast<int64_t>(axes->size()) != x->rank()) continue;
+      for (auto& a : *axes) a = a < 0 ? a + x->rank() : a;
+      transposed_[bt] = lastTwoSwapped(*axes);
+    }
+  }
 
  protected:
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
     auto* c = as<Call>(b.value);
     if (!c || c->callee || !c->def || b.vars.size() != 1) return Rewriter::binding(b, out);
+    if (auto t = transposed_.find(b.vars[0].get()); t != transposed_.end()) return untransposed(b, t->second, out);
     const StructInfo* result = b.vars[0]->annotation.get();
     if (!result || result->kind != StructInfo::Kind::Tensor) return Rewriter::binding(b, out);
     const runtime::TargetKind* kind = runtime::findTargetKind(targetOf(m_, executionVDevice(m_, result), remap_).kind);
     if (!kind) return Rewriter::binding(b, out);
     std::string function;
     if (c->def == matmul_ && kind->offers(runtime::kCublasMatmul)) function = matmulFunction(*c, *result);
+    ExprPtr b1 = c->args.size() > 1 ? c->args[1] : nullptr;
+    if (!function.empty() && c->def == matmul_ && transposedOperand(b1)) function = std::string(runtime::kCublasMatmulTransB);
     if (c->def == conv2d_ && kind->offers(runtime::kCudnnConv2d)) function = conv2dFunction(*c, *result);
     if (function.empty()) return Rewriter::binding(b, out);
     auto call = std::make_shared<Call>();
     call->def = &op::builtin::callDpsPacked();
     call->op = call->def->name;
-    std::vector<ExprPtr> operands{expr(c->args[0]), expr(c->args[1])};
+    std::vector<ExprPtr> operands{expr(c->args[0]), expr(b1)};
     call->args = {std::make_shared<ExternFunc>(function), std::make_shared<Tuple>(operands)};
     call->sinfoArgs = {b.vars[0]->annotation};
     call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
@@ -58,6 +123,46 @@ class Offload : public Rewriter {
 
  private:
   const StructInfo* arg(const Call& c, size_t i) const { return i < c.args.size() ? sinfoOf(c.args[i]) : nullptr; }
+
+  // Whether B comes transposed (findTransposedOperands) and the library takes it so; `b` becomes the
+  // operand cuBLAS reads: the permute's input when the rest of the permute is the identity.
+  bool transposedOperand(ExprPtr& b) {
+    auto* v = as<Var>(b);
+    if (!v || !transposed_.count(v)) return false;
+    auto source = sourceOf_.find(v);
+    if (source != sourceOf_.end()) b = source->second;  // the identity rest: B^T is the permute's input itself
+    return true;
+  }
+  const runtime::TargetKind* kernelKind(const StructInfo& s) const {
+    return runtime::findTargetKind(targetOf(m_, executionVDevice(m_, &s), remap_).kind);
+  }
+
+  // The permute that made a transposed B: its other axes only, or nothing when those are the identity.
+  void untransposed(const Binding& b, const std::vector<int64_t>& rest, std::vector<BindingPtr>& out) {
+    auto* c = as<Call>(b.value);
+    const Var* v = b.vars[0].get();
+    if (identity(rest)) {
+      sourceOf_[v] = c->args[0];
+      return;
+    }
+    auto call = std::make_shared<Call>(*c);
+    call->args = {expr(c->args[0])};
+    for (auto& a : call->attrs)
+      if (a.name == "axes") {
+        std::vector<Value> items;
+        for (int64_t x : rest) items.push_back(Value::ofInt(x));
+        a.value = Value::ofList(items);
+        a.written = true;
+      }
+    std::vector<PrimExprPtr> dims = *v->annotation->shape;
+    std::swap(dims[dims.size() - 1], dims[dims.size() - 2]);
+    auto annotation = std::make_shared<StructInfo>(*v->annotation);
+    annotation->shape = dims;
+    auto copy = std::make_shared<Binding>(b);
+    copy->value = call;
+    copy->vars = {define(b.vars[0], annotation)};
+    out.push_back(copy);
+  }
 
   // cuBLAS: A (..., M, K) @ B (K, N) or with A's batch dims; same float dtype throughout.
   std::string matmulFunction(const Call& c, const StructInfo& out) const {
@@ -95,6 +200,9 @@ class Offload : public Rewriter {
   const DeviceRemap& remap_;
   const op::OpDef* matmul_ = op::findOp("relax.matmul");
   const op::OpDef* conv2d_ = op::findOp("relax.nn.conv2d");
+  const op::OpDef* permute_ = op::findOp("relax.permute_dims");
+  std::unordered_map<const Var*, std::vector<int64_t>> transposed_;  // B's permute -> its other axes
+  std::unordered_map<const Var*, ExprPtr> sourceOf_;                 // a dropped identity permute -> its input
 };
 
 }  // namespace
@@ -103,7 +211,10 @@ IRModule offloadLibraries(const IRModule& m, const DeviceRemap& remap) {
   IRModule out = m;
   Offload o(m, remap);
   for (auto& mf : out.functions)
-    if (mf.relax) mf.relax = o.function(*mf.relax);
+    if (mf.relax) {
+      o.findTransposedOperands(*mf.relax);
+      mf.relax = o.function(*mf.relax);
+    }
   return out;
 }
 

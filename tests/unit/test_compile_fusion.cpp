@@ -218,3 +218,47 @@ TEST_CASE("fusion: a producer read many times per element (a matmul's operand) i
   Both b = fusedAndUnfused(pool, {x});
   CHECK(kernelCalls(b.fused) == 1);
 }
+
+TEST_CASE("compile and run: a permute that only feeds a matmul's B becomes the GEMM's transpose on cuda (attention's K^T)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto q = h.tensor({2, 3, 5, 8}, rng), k = h.tensor({2, 5, 3, 8}, rng), a = h.tensor({6, 8}, rng), b = h.tensor({7, 8}, rng);
+  std::string text = module("q: " + T("(2, 3, 5, 8)") + ", k: " + T("(2, 5, 3, 8)") + ", a: " + T("(6, 8)") + ", b: " + T("(7, 8)"),
+                            "R.Tuple(" + T("(2, 3, 5, 5)") + ", " + T("(6, 7)") + ")",
+                            "        kt = R.permute_dims(k, axes=[0, 2, 3, 1])\n        s = R.matmul(q, kt)\n"
+                            "        bt = R.permute_dims(b)\n        m = R.matmul(a, bt)\n        return (s, m)\n");
+  test::Run r = test::compileAndRun(text, {q, k, a, b});
+  std::vector<double> ws, wm;
+  for (int n = 0; n < 2; ++n)
+    for (int hh = 0; hh < 3; ++hh)
+      for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j) {
+          double acc = 0;
+          for (int d = 0; d < 8; ++d) acc += test::at(q, ((n * 3 + hh) * 5 + i) * 8 + d) * test::at(k, ((n * 5 + j) * 3 + hh) * 8 + d);
+          ws.push_back(acc);
+        }
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 7; ++j) {
+      double acc = 0;
+      for (int d = 0; d < 8; ++d) acc += test::at(a, i * 8 + d) * test::at(b, j * 8 + d);
+      wm.push_back(acc);
+    }
+  test::checkClose(r.outputs[0], ws, 1e-5);
+  test::checkClose(r.outputs[1], wm, 1e-5);
+}
+
+TEST_CASE("offload: the transposed B's permute keeps only its other axes, or goes") {
+  std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
+      "    @R.function\n"
+      "    def main(q: R.Tensor((2, 3, 5, 8), \"float32\"), k: R.Tensor((2, 5, 3, 8), \"float32\"), a: R.Tensor((6, 8), \"float32\"), "
+      "b: R.Tensor((7, 8), \"float32\")) -> R.Tuple(R.Tensor((2, 3, 5, 5), \"float32\"), R.Tensor((6, 7), \"float32\"), R.Tensor((8, 7), \"float32\")):\n"
+      "        kt = R.permute_dims(k, axes=[0, 2, 3, 1])\n        s = R.matmul(q, kt)\n"
+      "        bt = R.permute_dims(b)\n        m = R.matmul(a, bt)\n        bu = R.permute_dims(b)\n        return (s, m, bu)\n";
+  std::string printed = printedAfter(text, "OffloadLibraries");
+  CHECK(printed.find("kt: R.Tensor((2, 3, 5, 8), dtype=\"float32\") = R.permute_dims(k, axes=[0, 2, 1, 3])") != std::string::npos);
+  CHECK(count(printed, "\"tvms.cublas.matmul_transpose_b\"") == 2);
+  CHECK(printed.find("(a, b),") != std::string::npos);  // B^T is b itself: no permute at all
+  CHECK(printed.find("bu: R.Tensor((8, 7), dtype=\"float32\") = R.permute_dims(b") != std::string::npos);  // not a matmul's: kept
+}
