@@ -191,7 +191,7 @@ TEST_CASE("compile and run: reshape, flatten, expand_dims and squeeze that fusio
   CHECK(vm.stats().inputBytesPlaced == 0);
 }
 
-TEST_CASE("fusion: a producer read many times per element (a matmul's operand) is not inlined; the matmul's epilogue is folded") {
+TEST_CASE("fusion: a producer read many times per element (a matmul's operand) is not inlined, and the matmul's epilogue is folded") {
   std::string text =
       "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
       "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
