@@ -291,6 +291,8 @@ class Reader {
         auto args = namedChildren(field(e, "arguments"));
         if (args.size() == 1 && integerLiteral(doc_, args[0])) return;  // T.evaluate(0)
         if (args.size() == 1 && isType(args[0], "call") && name(field(args[0], "function")) == "T.tvm_storage_sync") return out.push_back(tir::barrier());
+        if (args.size() == 1 && isType(args[0], "call") && name(field(args[0], "function")) == "T.call_extern")
+          if (auto add = atomicAdd(args[0])) return out.push_back(*add);
         fail(e, "T.evaluate of " + text(args.empty() ? e : args[0]));
       }
       if (callee == "T.tvm_storage_sync") return out.push_back(tir::barrier());
@@ -421,6 +423,19 @@ class Reader {
     auto it = ops.find(*op);
     if (it == ops.end()) fail(call, "a warp reduction by " + *op);
     return tir::warpReduce(local->second, it->second);
+  }
+
+  // T.call_extern(dtype, "atomicAdd", T.address_of(B[i]), v): B[i] += v atomically (tvms's printer
+  // writes a multi-block reduction's adds so, as TVM writes CUDA's atomicAdd); nothing for another extern.
+  std::optional<StmtP> atomicAdd(TSNode call) {
+    auto args = namedChildren(field(call, "arguments"));
+    if (args.size() != 4 || text(args[1]) != "\"atomicAdd\"" || !isType(args[2], "call") || name(field(args[2], "function")) != "T.address_of")
+      return std::nullopt;
+    auto target = namedChildren(field(args[2], "arguments"));
+    if (target.size() != 1 || !isType(target[0], "subscript")) fail(args[2], "T.address_of(buffer[index])");
+    auto s = std::make_shared<tir::Stmt>(*storeTo(target[0], args[3]));
+    s->atomicAdd = true;
+    return s;
   }
 
   StmtP storeTo(TSNode target, TSNode value) {

@@ -151,6 +151,138 @@ bool reducesContiguousRows(const Kernel& k, const std::vector<StmtP>& body) {
   return false;
 }
 
+// ---- Several blocks per output: long reductions into few outputs ------------------------------
+// A reduction of everything (R.sum of 16M floats) in one block leaves the GPU idle. When there are
+// few outputs (at most kBlockModeMaxOutputs) and each sums a long range (kSplitMinLength or more),
+// the range is cut into parts, a block per (output, part): one launch sets the outputs to zero, the
+// next has each block reduce its part (its warps combined through shared memory) and add it into
+// the output atomically. The stored value must be linear in the sum (sum, mean: sum * or / a
+// constant), so adding the parts' values gives the whole's.
+constexpr int64_t kSplitMinLength = 1 << 16;
+constexpr int64_t kSplitElementsPerBlock = 16384;
+constexpr int64_t kSplitMaxParts = 2048;
+
+bool linearIn(const ExprP& e, int acc) {
+  std::set<int> vars;
+  auto free = [&](const ExprP& x) {
+    vars.clear();
+    variablesOf(x, vars);
+    return !vars.count(acc);
+  };
+  switch (e->kind) {
+    case Expr::Kind::Var: return e->id == acc;
+    case Expr::Kind::Cast: return isFloat(e->type) && linearIn(e->a, acc);
+    case Expr::Kind::Binary:
+      if (e->binOp == BinOp::Mul) return (linearIn(e->a, acc) && free(e->b)) || (free(e->a) && linearIn(e->b, acc));
+      if (e->binOp == BinOp::Div) return isFloat(e->type) && linearIn(e->a, acc) && free(e->b);
+      return false;
+    default: return false;
+  }
+}
+
+bool isZero(const ExprP& e) {
+  return (e->kind == Expr::Kind::Int && e->intValue == 0) || (e->kind == Expr::Kind::Float && e->floatValue == 0) ||
+         (e->kind == Expr::Kind::Cast && isZero(e->a));
+}
+
+// A perfect nest of reduction loops whose innermost body only accumulates: one loop over the product
+// of their extents (static), the old variables by div / mod of the new one.
+std::optional<StmtP> flatReduction(Kernel& k, const Stmt& top) {
+  std::vector<const Stmt*> loops;
+  const Stmt* s = &top;
+  for (; s->kind == Stmt::Kind::For && s->iter == IterType::Reduction && s->forKind == ForKind::Serial && !s->keepScalar; s = s->body[0].get()) {
+    if (s->extent->kind != Expr::Kind::Int) return std::nullopt;
+    loops.push_back(s);
+    if (s->body.size() != 1 || s->body[0]->kind != Stmt::Kind::For) break;
+  }
+  if (loops.empty()) return std::nullopt;
+  int64_t total = 1;
+  for (const Stmt* l : loops) total *= l->extent->intValue;
+  const std::string name = k.vars[static_cast<size_t>(loops[0]->var)].name;  // a copy: newLoopVar grows k.vars
+  int flat = newLoopVar(k, name + "_flat");
+  std::map<int, ExprP> index;
+  ExprP rest = varRef(k, flat);
+  for (size_t i = loops.size(); i-- > 0;) {
+    index[loops[i]->var] = i == 0 ? rest : floormod(rest, loops[i]->extent);
+    rest = floordiv(rest, loops[i]->extent);
+  }
+  std::vector<StmtP> body;
+  for (auto& b : loops.back()->body) body.push_back(substitute(b, index));
+  return forLoop(flat, intImm(total), body);
+}
+
+std::optional<std::vector<StmtP>> splitLaunches(Kernel& k, const StmtP& top, const std::vector<const Stmt*>& nest, const ExprP& total,
+                                                const std::function<std::map<int, ExprP>(ExprP)>& indexOf, StmtP (*launchOf)(Kernel&, const StmtP&)) {
+  if (total->kind != Expr::Kind::Int || total->intValue > kBlockModeMaxOutputs) return std::nullopt;
+  std::vector<StmtP> body;
+  std::function<void(const std::vector<StmtP>&)> flatten = [&](const std::vector<StmtP>& b) {
+    for (auto& x : b) {
+      if (x->kind == Stmt::Kind::Seq) flatten(x->body);
+      else body.push_back(x);
+    }
+  };
+  flatten(nest.empty() ? std::vector<StmtP>{top} : nest.back()->body);
+  if (body.size() != 3 || body[0]->kind != Stmt::Kind::Assign || !isZero(body[0]->value) || body[2]->kind != Stmt::Kind::Store) return std::nullopt;
+  int acc = body[0]->var;
+  auto loop = flatReduction(k, *body[1]);
+  if (!loop) return std::nullopt;
+  std::map<int, BinOp> accumulators;
+  if (containsLoop((*loop)->body) || !reductionBody((*loop)->body, accumulators) || accumulators.size() != 1 || !accumulators.count(acc) ||
+      accumulators[acc] != BinOp::Add)
+    return std::nullopt;
+  int64_t length = (*loop)->extent->intValue;
+  ScalarType t = k.buffers[static_cast<size_t>(body[2]->buffer)].type;
+  if (length < kSplitMinLength || !linearIn(body[2]->value, acc) || t == ScalarType::Bool || t == ScalarType::BF16) return std::nullopt;
+  int64_t parts = std::min(kSplitMaxParts, (length + kSplitElementsPerBlock - 1) / kSplitElementsPerBlock);
+  int64_t chunk = (length + parts - 1) / parts;
+  // Launch 1: every output zero.
+  int o = newLoopVar(k, "o");
+  auto zeroAt = indexOf(varRef(k, o));
+  StmtP zero = forLoop(o, total, {store(body[2]->buffer, substitute(body[2]->index, zeroAt), cast(t, intImm(0)))}, true);
+  // Launch 2: block bx reduces part bx % parts of output bx / parts.
+  int bx = newLoopVar(k, "bx"), tx = newLoopVar(k, "tx");
+  ExprP part = floormod(varRef(k, bx), intImm(parts)), start = part * intImm(chunk);
+  auto at = indexOf(floordiv(varRef(k, bx), intImm(parts)));
+  int j = newLoopVar(k, k.vars[static_cast<size_t>((*loop)->var)].name + "_part");
+  std::vector<StmtP> inner;
+  for (auto& b : (*loop)->body) inner.push_back(substitute(substitute(b, {{(*loop)->var, start + varRef(k, j)}}), at));
+  std::vector<StmtP> perOutput{substitute(body[0], at), forLoop(j, min(intImm(chunk), intImm(length) - start), inner),
+                               atomicAddTo(body[2]->buffer, substitute(body[2]->index, at), substitute(body[2]->value, at))};
+  auto lanes = laneBody(k, perOutput, varRef(k, tx), kThreads, varRef(k, tx));
+  if (!lanes) return std::nullopt;
+  return std::vector<StmtP>{launchOf(k, zero), bound(bx, intImm(total->intValue * parts), {bound(tx, intImm(kThreads), *lanes, "threadIdx.x")}, "blockIdx.x")};
+}
+
+StmtP launch(Kernel& k, const StmtP& top);
+
+// One launch per top-level statement, or two for a reduction split across blocks.
+std::vector<StmtP> launches(Kernel& k, const StmtP& top) {
+  std::vector<const Stmt*> nest;
+  for (const Stmt* s = top.get(); s && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar &&
+                                  !readsLoopVariable(k, s->extent);) {
+    nest.push_back(s);
+    s = s->body.size() == 1 ? s->body[0].get() : nullptr;
+  }
+  int64_t staticTotal = 1;
+  bool known = true;
+  for (const Stmt* l : nest) {
+    if (l->extent->kind != Expr::Kind::Int) known = false;
+    else staticTotal *= l->extent->intValue;
+  }
+  auto indexOf = [&](ExprP f) {
+    std::map<int, ExprP> index;
+    for (size_t i = nest.size(); i-- > 0;) {
+      const Stmt* l = nest[i];
+      index[l->var] = i == 0 ? f : floormod(f, l->extent);
+      f = floordiv(f, l->extent);
+    }
+    return index;
+  };
+  if (known)
+    if (auto split = splitLaunches(k, top, nest, intImm(staticTotal), indexOf, launch)) return *split;
+  return {launch(k, top)};
+}
+
 StmtP launch(Kernel& k, const StmtP& top) {
   std::vector<const Stmt*> nest;
   for (const Stmt* s = top.get(); s && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar &&
@@ -218,7 +350,8 @@ StmtP launch(Kernel& k, const StmtP& top) {
 
 void applyGpu(Kernel& k) {
   std::vector<StmtP> launches;
-  for (auto& s : k.body) launches.push_back(launch(k, s));
+  for (auto& s : k.body)
+    for (auto& l : schedule::launches(k, s)) launches.push_back(l);
   k.body = std::move(launches);
 }
 

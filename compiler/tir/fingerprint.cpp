@@ -55,6 +55,7 @@ struct Writer {
     text(s->threadTag);
     num(s->keepScalar);
     num(s->buffer);
+    num(s->atomicAdd);
     expr(s->index);
     expr(s->value);
     expr(s->cond);

@@ -216,6 +216,11 @@ StmtP store(int buffer, ExprP index, ExprP value) {
   s->value = std::move(value);
   return s;
 }
+StmtP atomicAddTo(int buffer, ExprP index, ExprP value) {
+  auto s = std::make_shared<Stmt>(*store(buffer, std::move(index), std::move(value)));
+  s->atomicAdd = true;
+  return s;
+}
 StmtP assign(int local, ExprP value) {
   auto s = std::make_shared<Stmt>();
   s->kind = Stmt::Kind::Assign;
@@ -308,7 +313,14 @@ struct Printer {
                           (s->keepScalar ? ", annotations={\"tvms.keep_scalar\": True}" : "") + "):");
         for (auto& b : s->body) stmt(b, depth + 1);
         break;
-      case Stmt::Kind::Store: lines.push_back(pad + names[s->buffer] + "[" + expr(s->index) + "] = " + expr(s->value)); break;
+      case Stmt::Kind::Store:
+        // An atomic add as TVM writes one: T.call_extern of CUDA's atomicAdd on the element's address.
+        if (s->atomicAdd)
+          lines.push_back(pad + "T.evaluate(T.call_extern(\"" + std::string(dtypeName(k.buffers[s->buffer].type)) + "\", \"atomicAdd\", T.address_of(" +
+                          names[s->buffer] + "[" + expr(s->index) + "]), " + expr(s->value) + "))");
+        else
+          lines.push_back(pad + names[s->buffer] + "[" + expr(s->index) + "] = " + expr(s->value));
+        break;
       case Stmt::Kind::Assign: lines.push_back(pad + k.vars[s->var].name + " = " + expr(s->value)); break;
       case Stmt::Kind::Seq: for (auto& b : s->body) stmt(b, depth); break;
       case Stmt::Kind::Barrier: lines.push_back(pad + "T.tvm_storage_sync(\"shared\")"); break;

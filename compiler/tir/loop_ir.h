@@ -75,6 +75,7 @@ struct Stmt {
   bool keepScalar = false; // For: a register tile's reduction loop; the loop vectorizer leaves it (the
                            // SLP vectorizer vectorizes its body across the tile's columns instead)
   int buffer = -1;       // Store
+  bool atomicAdd = false; // Store: buffer[index] += value, atomically (several GPU blocks add into one output)
   ExprP index, value;    // Store: buffer[index] = value; Assign: var = value
   ExprP cond;             // If: body runs when cond holds
   std::vector<StmtP> body;  // For, Seq, If
@@ -172,6 +173,7 @@ inline ExprP floormod(ExprP a, ExprP b) { return binary(BinOp::FloorMod, std::mo
 StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool spatial = false);
 StmtP tileLoop(int var, ExprP extent, std::vector<StmtP> body);  // a For with keepScalar
 StmtP store(int buffer, ExprP index, ExprP value);
+StmtP atomicAddTo(int buffer, ExprP index, ExprP value);  // buffer[index] += value, atomically
 StmtP assign(int local, ExprP value);
 StmtP seq(std::vector<StmtP> body);
 StmtP barrier();

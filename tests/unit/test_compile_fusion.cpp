@@ -262,3 +262,42 @@ TEST_CASE("offload: the transposed B's permute keeps only its other axes, or goe
   CHECK(printed.find("(a, b),") != std::string::npos);  // B^T is b itself: no permute at all
   CHECK(printed.find("bu: R.Tensor((8, 7), dtype=\"float32\") = R.permute_dims(b") != std::string::npos);  // not a matmul's: kept
 }
+
+TEST_CASE("compile and run: long reductions into few outputs (a sum of everything, a mean of 4 long rows): several blocks per output on cuda") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({4, 131072}, rng);
+  std::string text = module("x: " + T("(4, 131072)"), "R.Tuple(" + T("()") + ", " + T("(4,)") + ")",
+                            "        s = R.sum(x)\n        m = R.mean(x, axis=[1])\n        return (s, m)\n");
+  test::Run r = test::compileAndRun(text, {x});
+  double total = 0;
+  std::vector<double> means(4, 0);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    total += test::at(x, i);
+    means[static_cast<size_t>(i / 131072)] += test::at(x, i) / 131072.0;
+  }
+  test::checkClose(r.outputs[0], {total}, 1e-4);
+  test::checkClose(r.outputs[1], means, 1e-5);
+}
+
+TEST_CASE("gpu schedule: a split reduction adds its blocks' parts atomically, printed as TVM's atomicAdd extern and read back") {
+  std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((4096, 4096), \"float16\")) -> R.Tensor((), \"float16\"):\n        y = R.sum(x)\n        return y\n";
+  auto lowered = test::lower(text);
+  std::string printed = test::printedAfterLegalizeOps(lowered.module(), driver::BuildOptions{});
+  CHECK(printed.find("for bx in T.thread_binding(1024, thread=\"blockIdx.x\"):") != std::string::npos);
+  CHECK(printed.find("T.evaluate(T.call_extern(\"float16\", \"atomicAdd\", T.address_of(C_flat[0]), acc))") != std::string::npos);
+  CHECK(printed.find("C_flat[0] = T.Cast(\"float16\", 0)") != std::string::npos);  // the first launch zeroes the output
+  // Read back, the kernel is the user's: its CUDA adds atomically again.
+  auto again = test::lower(printed);
+  REQUIRE(again.codes().empty());
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  o.emit = "cuda";
+  driver::BuildResult b = driver::build(again.module(), o);
+  INFO((b.errors.empty() ? "" : b.errors.front()));
+  CHECK(b.kernelText.find("tvms_atomic_add_half(&") != std::string::npos);
+}

@@ -47,6 +47,7 @@ __device__ __forceinline__ unsigned short tvms_float_to_bf16(float f) {
 }
 __device__ __forceinline__ float tvms_half_to_float(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 __device__ __forceinline__ unsigned short tvms_float_to_half(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+__device__ __forceinline__ void tvms_atomic_add_half(unsigned short* a, unsigned short v) { asm volatile("red.global.add.noftz.f16 [%0], %1;" :: "l"(a), "h"(v) : "memory"); }
 )";
 
 const char* typeName(ScalarType t) {
@@ -113,6 +114,13 @@ class Emitter {
         if (t == ScalarType::Bool) v = "(unsigned char)(" + v + ")";
         if (t == ScalarType::F16) v = "tvms_float_to_half(" + v + ")";
         if (t == ScalarType::BF16) v = "tvms_float_to_bf16(" + v + ")";
+        if (s->atomicAdd) {
+          std::string at = "&" + bufferName(s->buffer) + "[" + expr(s->index) + "]";
+          if (t == ScalarType::I64) at = "(unsigned long long*)" + at, v = "(unsigned long long)(" + v + ")";
+          if (t == ScalarType::Bool || t == ScalarType::BF16) throw std::runtime_error("an atomic add of " + std::string(dtypeName(t)));
+          o << pad << (t == ScalarType::F16 ? "tvms_atomic_add_half(" : "atomicAdd(") << at << ", " << v << ");\n";
+          break;
+        }
         o << pad << bufferName(s->buffer) << "[" << expr(s->index) << "] = " << v << ";\n";
         break;
       }

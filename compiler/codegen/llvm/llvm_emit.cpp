@@ -56,6 +56,13 @@ class FunctionEmitter {
         Value* v = expr(s->value);
         ScalarType t = k_.buffers[s->buffer].type;
         if (t == ScalarType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+        if (s->atomicAdd) {  // a user's kernel may add atomically on the CPU too
+          if (t != ScalarType::F32 && t != ScalarType::F64 && t != ScalarType::I32 && t != ScalarType::I64)
+            throw std::runtime_error("kernel " + k_.name + ": an atomic add of " + std::string(dtypeName(t)) + " on the CPU");
+          b_.CreateAtomicRMW(isFloat(t) ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add, address(s->buffer, s->index), v, llvm::MaybeAlign(),
+                             llvm::AtomicOrdering::Monotonic);
+          break;
+        }
         b_.CreateStore(v, address(s->buffer, s->index));
         break;
       }
