@@ -167,8 +167,9 @@ TEST_CASE("compile and run: reshape, flatten, expand_dims and squeeze that fusio
   Both b = fusedAndUnfused(text, {x, w});
   CHECK(kernelCalls(b.fused) == 1);  // the matmul (or its library call: no kernel at all)
   std::string printed = printedAfter(text, "RewriteDataflowReshape");
-  CHECK(printed.find("a: R.Tensor((24, 8), dtype=\"float32\"") != std::string::npos);
-  CHECK(printed.find("= R.reshape(x, R.shape([24, 8]))") != std::string::npos);
+  // (a's reshape is a view too where the matmul is a library call or a CPU GEMM; a generated GPU matmul
+  // inlines it instead.)
+  CHECK(printed.find("= R.reshape(x, R.shape([4, 1, 6, 8]))") != std::string::npos);
   CHECK(printed.find("= R.reshape(e, R.shape([4, 6, 8]))") != std::string::npos);
   CHECK(printed.find("def expand_dims") == std::string::npos);  // no kernel is built for a view
   // On the VM: the outputs share the (placed) input's storage; nothing was copied.
