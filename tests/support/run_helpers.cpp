@@ -92,6 +92,12 @@ void checkRoundTrip(const Lowered& lowered, const std::vector<runtime::NDArray>&
   INFO("printed after LegalizeOps:\n" << printed);
   Run again = buildAndRun(lower(printed), inputs, options);
   REQUIRE(again.outputs.size() == want.size());
+  // Blocks that add into one output atomically (a split reduction on the GPU) add in whatever order
+  // they finish: the same kernel gives the same value up to that order's rounding, not the same bits.
+  if (printed.find("\"atomicAdd\"") != std::string::npos) {
+    for (size_t i = 0; i < want.size(); ++i) checkSame(again.outputs[i], want[i], 1e-5);
+    return;
+  }
   for (size_t i = 0; i < want.size(); ++i) {
     REQUIRE(again.outputs[i].dtype == want[i].dtype);
     REQUIRE(again.outputs[i].shape == want[i].shape);

@@ -302,3 +302,40 @@ TEST_CASE("gpu schedule: a split reduction adds its blocks' parts atomically, pr
   INFO((b.errors.empty() ? "" : b.errors.front()));
   CHECK(b.kernelText.find("tvms_atomic_add_half(&") != std::string::npos);
 }
+
+TEST_CASE("compile and run: a column sum (a thread per column, the rows cut into parts) and softmax over long rows (a block per row) on cuda") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({2048, 1024}, rng), y = h.tensor({3, 4096}, rng, -4, 4);
+  std::string text = module("x: " + T("(2048, 1024)") + ", y: " + T("(3, 4096)"), "R.Tuple(" + T("(1024,)") + ", " + T("(3, 4096)") + ")",
+                            "        c = R.sum(x, axis=[0])\n        p = R.nn.softmax(y, axis=-1)\n        return (c, p)\n");
+  test::Run r = test::compileAndRun(text, {x, y});
+  std::vector<double> cols(1024, 0), soft;
+  for (int64_t i = 0; i < x.numel(); ++i) cols[static_cast<size_t>(i % 1024)] += test::at(x, i);
+  for (int row = 0; row < 3; ++row) {
+    double mx = -1e30, sum = 0;
+    for (int j = 0; j < 4096; ++j) mx = std::max(mx, double(test::at(y, row * 4096 + j)));
+    for (int j = 0; j < 4096; ++j) sum += std::exp(test::at(y, row * 4096 + j) - mx);
+    for (int j = 0; j < 4096; ++j) soft.push_back(std::exp(test::at(y, row * 4096 + j) - mx) / sum);
+  }
+  test::checkClose(r.outputs[0], cols, 1e-4);
+  test::checkClose(r.outputs[1], soft, 1e-5);
+}
+
+TEST_CASE("gpu schedule: column sums get a thread per column and parts of rows, long rows a block each") {
+  std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((4096, 4096), \"float32\")) -> R.Tuple(R.Tensor((4096,), \"float32\"), R.Tensor((4096, 4096), \"float32\")):\n"
+      "        c = R.sum(x, axis=[0])\n        p = R.nn.softmax(x, axis=-1)\n        return (c, p)\n";
+  auto lowered = test::lower(text);
+  std::string printed = test::printedAfterLegalizeOps(lowered.module(), driver::BuildOptions{});
+  // The column sum: 16 groups of 256 columns x 64 parts of 64 rows; neighbouring threads, neighbouring columns.
+  CHECK(printed.find("if (((T.floormod(bx, 16) * 256) + tx) < 4096):") != std::string::npos);
+  CHECK(printed.find("for i0_flat_part in T.serial(T.min(64, (4096 - (T.floordiv(bx, 16) * 64)))):") != std::string::npos);
+  CHECK(printed.find("T.address_of(C_flat[((T.floormod(bx, 16) * 256) + tx)]), acc))") != std::string::npos);
+  // Softmax over rows of 4096: a block of 256 lanes per row, its warps combined in shared memory.
+  CHECK(printed.find("for k_lane in T.serial(T.floordiv(((4096 - tx) + 255), 256)):") != std::string::npos);
+  CHECK(printed.find("mx_warps = T.alloc_buffer((8,), \"float32\", scope=\"shared\")") != std::string::npos);
+}
