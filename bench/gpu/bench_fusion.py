@@ -105,8 +105,8 @@ def events_ms(fn, reps=50):
     return ts[len(ts) // 2]
 
 
-def run_tvms(tvms, path, inputs, out, extra):
-    args = [tvms, "run", path, "--repeat", "50", "--format", "json", "--output", out] + extra
+def run_tvms(tvms, path, inputs, out, extra, repeat=50):
+    args = [tvms, "run", path, "--repeat", str(repeat), "--format", "json", "--output", out] + extra
     for name, p in inputs.items():
         args += ["--input", "%s=%s" % (name, p)]
     r = subprocess.run(args, capture_output=True, text=True)
@@ -114,7 +114,7 @@ def run_tvms(tvms, path, inputs, out, extra):
         raise RuntimeError(r.stderr.strip())
     rep = json.loads(r.stdout)
     gpu = next(d for d in rep["devices"] if d["vdevice"].startswith("cuda"))
-    return gpu["ms"], gpu["kernels"], rep["repeat"]["p50Ms"], np.load(os.path.join(out, os.listdir(out)[0]))
+    return gpu["ms"], gpu["kernels"], rep["repeat"]["p50Ms"], np.load(os.path.join(out, os.listdir(out)[0])), rep["kernels"]
 
 
 def main(tvms, work):
@@ -123,6 +123,7 @@ def main(tvms, work):
     print("== bench/gpu/bench_fusion.py on %s, PyTorch %s (same run; per call; inputs resident)" % (torch.cuda.get_device_name(), torch.__version__))
     print("| case | tvms fused: GPU ms (kernels) | --no-fuse: GPU ms (kernels) | eager | torch.compile | reduce-overhead | fused / best torch | max rel. err vs eager |")
     print("|---|---|---|---|---|---|---|---|")
+    breakdown = []
     for i, (label, params, ret, body, fn) in enumerate(CASES):
         d = os.path.join(work, "case%d" % i)
         os.makedirs(d, exist_ok=True)
@@ -152,7 +153,12 @@ def main(tvms, work):
         best = min(eager, comp, ro_ms)
         print("| %s | %.3f (%d) | %.3f (%d) | %.3f | %.3f | %.3f | %.2fx | %.1e |" %
               (label, fused[0], fused[1], unfused[0], unfused[1], eager, comp, ro_ms, fused[0] / best, err))
+        if label.startswith("encoder"):  # where a layer's time goes: its kernels and library calls, slowest first
+            traced = run_tvms(tvms, path, inputs, os.path.join(d, "traced"), ["--trace", os.path.join(d, "trace.json")], repeat=9)
+            breakdown.append("%s, per call: " % label + ", ".join("%s %.1f us" % (k["name"], k["ms"] * 1e3 / k["calls"]) for k in traced[4][:14]))
         sys.stdout.flush()
+    for line in breakdown:
+        print(line)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ python3 tests/check_builder_numpy.py ./tvms art/examples_builder_conv2d.tvmx
 echo "== bench/gpu"
 python3 tests/bench_gpu.py measure ./tvms bench 2>&1 | tail -14
 echo "== bench/gpu/bench_fusion.py"
-python3 tests/bench_fusion.py ./tvms fusion 2>&1 | tail -12
+python3 tests/bench_fusion.py ./tvms fusion 2>&1 | grep -v Warning | tail -14
 echo "== --trace of the seed artifact: spans per device in order"
 ./tvms run art/run_seed_conv2d_offload.tvmx --trace trace.json > /dev/null && python3 -c "
 import json; x = [e for e in json.load(open('trace.json'))['traceEvents'] if e['ph'] == 'X']
