@@ -154,7 +154,7 @@ def main(tvms, work):
         print("| %s | %.3f (%d) | %.3f (%d) | %.3f | %.3f | %.3f | %.2fx | %.1e |" %
               (label, fused[0], fused[1], unfused[0], unfused[1], eager, comp, ro_ms, fused[0] / best, err))
         if label.startswith("encoder"):  # where a layer's time goes: its kernels and library calls, slowest first
-            traced = run_tvms(tvms, path, inputs, os.path.join(d, "traced"), ["--trace", os.path.join(d, "trace.json")], repeat=9)
+            traced = run_tvms(tvms, path, inputs, os.path.join(d, "traced"), ["--trace", os.path.join(d, "trace.json")], repeat=199)  # 200 calls: the first, cold one, weighs little
             breakdown.append("%s, per call: " % label + ", ".join("%s %.1f us" % (k["name"], k["ms"] * 1e3 / k["calls"]) for k in traced[4][:14]))
         sys.stdout.flush()
     for line in breakdown:
