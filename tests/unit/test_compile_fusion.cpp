@@ -339,3 +339,58 @@ TEST_CASE("gpu schedule: column sums get a thread per column and parts of rows, 
   CHECK(printed.find("for k_lane in T.serial(T.floordiv(((4096 - tx) + 255), 256)):") != std::string::npos);
   CHECK(printed.find("mx_warps = T.alloc_buffer((8,), \"float32\", scope=\"shared\")") != std::string::npos);
 }
+
+// Random chains of ops (elementwise, broadcast, transposes, reshapes, reductions with keepdims, softmax,
+// layer_norm, residuals that give a value two uses) built fused and unfused: the outputs must agree.
+TEST_CASE("compile and run: fusion of random op chains gives the unfused outputs") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  const int64_t R = 6, C = 10;
+  for (int round = 0; round < 12; ++round) {
+    std::string body;
+    std::vector<std::pair<std::string, std::pair<int64_t, int64_t>>> values{{"x", {R, C}}};
+    auto pick = [&](std::pair<int64_t, int64_t> shape) -> std::string {
+      std::vector<std::string> same;
+      for (auto& [n, s] : values)
+        if (s == shape) same.push_back(n);
+      return same.empty() ? "" : same[std::uniform_int_distribution<size_t>(0, same.size() - 1)(rng)];
+    };
+    for (int i = 0; i < 8; ++i) {
+      auto [last, shape] = values.back();
+      std::string v = "v" + std::to_string(i), line;
+      auto out = shape;
+      switch (std::uniform_int_distribution<int>(0, 9)(rng)) {
+        case 0: line = "R.tanh(" + last + ")"; break;
+        case 1: line = "R.nn.silu(" + last + ")"; break;
+        case 2: line = "R.multiply(" + last + ", R.const(0.5, \"float32\"))"; break;
+        case 3: {
+          std::string other = pick(shape);
+          line = "R.add(" + last + ", " + (other.empty() ? last : other) + ")";
+          break;
+        }
+        case 4: line = "R.permute_dims(" + last + ")", out = {shape.second, shape.first}; break;
+        case 5: line = "R.reshape(" + last + ", (" + std::to_string(shape.second) + ", " + std::to_string(shape.first) + "))", out = {shape.second, shape.first}; break;
+        case 6: line = "R.nn.softmax(" + last + ", axis=-1)"; break;
+        case 7: {
+          std::string s = v + "s";
+          body += "        " + s + " = R.sum(" + last + ", axis=[1], keepdims=True)\n";
+          line = "R.subtract(" + last + ", " + s + ")";
+          break;
+        }
+        case 8:
+          if (shape.second != C) { line = "R.sigmoid(" + last + ")"; break; }
+          line = "R.nn.layer_norm(" + last + ", g, b, axes=[-1])";
+          break;
+        default: line = "R.nn.relu(" + last + ")"; break;
+      }
+      body += "        " + v + " = " + line + "\n";
+      values.push_back({v, out});
+    }
+    auto [result, shape] = values.back();
+    std::string text = module("x: " + T("(6, 10)") + ", g: " + T("(10,)") + ", b: " + T("(10,)"),
+                              T("(" + std::to_string(shape.first) + ", " + std::to_string(shape.second) + ")"), body + "        return " + result + "\n");
+    INFO("module:\n" << text);
+    auto x = h.tensor({R, C}, rng), g = h.tensor({C}, rng), b = h.tensor({C}, rng);
+    fusedAndUnfused(text, {x, g, b});
+  }
+}
