@@ -174,6 +174,29 @@ bool reducesContiguousRows(const Kernel& k, const std::vector<StmtP>& body) {
   return false;
 }
 
+// The perfect nest of spatial loops at the top of a statement (extents free of loop variables): the
+// outputs a launch shares out.
+std::vector<const Stmt*> spatialNest(const Kernel& k, const StmtP& top) {
+  std::vector<const Stmt*> nest;
+  for (const Stmt* s = top.get(); s && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar &&
+                                  !readsLoopVariable(k, s->extent);) {
+    nest.push_back(s);
+    s = s->body.size() == 1 ? s->body[0].get() : nullptr;
+  }
+  return nest;
+}
+
+// The nest's loop variables as functions of a flat output index `f`, innermost fastest.
+std::map<int, ExprP> nestIndex(const std::vector<const Stmt*>& nest, ExprP f) {
+  std::map<int, ExprP> index;
+  for (size_t i = nest.size(); i-- > 0;) {
+    const Stmt* l = nest[i];
+    index[l->var] = i == 0 ? f : floormod(f, l->extent);
+    f = floordiv(f, l->extent);
+  }
+  return index;
+}
+
 // ---- Several blocks per output: long reductions into few outputs ------------------------------
 // A reduction of everything (R.sum of 16M floats) in one block leaves the GPU idle. When there are
 // few outputs (at most kBlockModeMaxOutputs) and each sums a long range (kSplitMinLength or more),
@@ -310,52 +333,25 @@ StmtP launch(Kernel& k, const StmtP& top);
 
 // One launch per top-level statement, or two for a reduction split across blocks.
 std::vector<StmtP> launches(Kernel& k, const StmtP& top) {
-  std::vector<const Stmt*> nest;
-  for (const Stmt* s = top.get(); s && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar &&
-                                  !readsLoopVariable(k, s->extent);) {
-    nest.push_back(s);
-    s = s->body.size() == 1 ? s->body[0].get() : nullptr;
-  }
+  std::vector<const Stmt*> nest = spatialNest(k, top);
   int64_t staticTotal = 1;
   bool known = true;
   for (const Stmt* l : nest) {
     if (l->extent->kind != Expr::Kind::Int) known = false;
     else staticTotal *= l->extent->intValue;
   }
-  auto indexOf = [&](ExprP f) {
-    std::map<int, ExprP> index;
-    for (size_t i = nest.size(); i-- > 0;) {
-      const Stmt* l = nest[i];
-      index[l->var] = i == 0 ? f : floormod(f, l->extent);
-      f = floordiv(f, l->extent);
-    }
-    return index;
-  };
+  auto indexOf = [&](ExprP f) { return nestIndex(nest, f); };
   if (known)
     if (auto split = splitLaunches(k, top, nest, intImm(staticTotal), indexOf, launch)) return *split;
   return {launch(k, top)};
 }
 
 StmtP launch(Kernel& k, const StmtP& top) {
-  std::vector<const Stmt*> nest;
-  for (const Stmt* s = top.get(); s && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar &&
-                                  !readsLoopVariable(k, s->extent);) {
-    nest.push_back(s);
-    s = s->body.size() == 1 ? s->body[0].get() : nullptr;
-  }
+  std::vector<const Stmt*> nest = spatialNest(k, top);
   int bx = newLoopVar(k, "bx"), tx = newLoopVar(k, "tx");
   ExprP total = intImm(1);
   for (const Stmt* l : nest) total = total * l->extent;
-  // The old loop variables as functions of an output index, innermost fastest.
-  auto indexOf = [&](ExprP f) {
-    std::map<int, ExprP> index;
-    for (size_t i = nest.size(); i-- > 0;) {
-      const Stmt* l = nest[i];
-      index[l->var] = i == 0 ? f : floormod(f, l->extent);
-      f = floordiv(f, l->extent);
-    }
-    return index;
-  };
+  auto indexOf = [&](ExprP f) { return nestIndex(nest, f); };
   if (total->kind != Expr::Kind::Int || total->intValue <= kWarpModeMaxOutputs ||
       reducesContiguousRows(k, nest.empty() ? std::vector<StmtP>{top} : nest.back()->body)) {
     // A warp per output, or a block when there are few outputs (one, for a reduction of everything).

@@ -54,6 +54,12 @@ std::string printedAfter(const std::string& text, const std::string& pass) {
   return printed;
 }
 
+// A module with one cuda vdevice, up to main's `def`.
+const std::string kCudaMain =
+    "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+    "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
+    "    @R.function\n";
+
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at += what.size()) ++n;
@@ -193,10 +199,7 @@ TEST_CASE("compile and run: reshape, flatten, expand_dims and squeeze that fusio
 }
 
 TEST_CASE("fusion: a producer read many times per element (a matmul's operand) is not inlined, and the matmul's epilogue is folded") {
-  std::string text =
-      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
-      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
-      "    @R.function\n"
+  std::string text = kCudaMain +
       "    def main(x: R.Tensor((64, 128), \"float32\"), w: R.Tensor((128, 96), \"float32\")) -> R.Tensor((64, 96), \"float32\"):\n"
       "        a = R.nn.gelu(x)\n        m = R.matmul(a, w)\n        b = R.nn.relu(m)\n        return b\n";
   auto lowered = test::lower(text);
@@ -249,10 +252,7 @@ TEST_CASE("compile and run: a permute that only feeds a matmul's B becomes the G
 }
 
 TEST_CASE("offload: the transposed B's permute keeps only its other axes, or goes") {
-  std::string text =
-      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
-      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
-      "    @R.function\n"
+  std::string text = kCudaMain +
       "    def main(q: R.Tensor((2, 3, 5, 8), \"float32\"), k: R.Tensor((2, 5, 3, 8), \"float32\"), a: R.Tensor((6, 8), \"float32\"), "
       "b: R.Tensor((7, 8), \"float32\")) -> R.Tuple(R.Tensor((2, 3, 5, 5), \"float32\"), R.Tensor((6, 7), \"float32\"), R.Tensor((8, 7), \"float32\")):\n"
       "        kt = R.permute_dims(k, axes=[0, 2, 3, 1])\n        s = R.matmul(q, kt)\n"
@@ -282,10 +282,7 @@ TEST_CASE("compile and run: long reductions into few outputs (a sum of everythin
 }
 
 TEST_CASE("gpu schedule: a split reduction adds its blocks' parts atomically, printed as TVM's atomicAdd extern and read back") {
-  std::string text =
-      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
-      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
-      "    @R.function\n"
+  std::string text = kCudaMain +
       "    def main(x: R.Tensor((4096, 4096), \"float16\")) -> R.Tensor((), \"float16\"):\n        y = R.sum(x)\n        return y\n";
   auto lowered = test::lower(text);
   std::string printed = test::printedAfterLegalizeOps(lowered.module(), driver::BuildOptions{});
@@ -323,10 +320,7 @@ TEST_CASE("compile and run: a column sum (a thread per column, the rows cut into
 }
 
 TEST_CASE("gpu schedule: column sums get a thread per column and parts of rows, long rows a block each") {
-  std::string text =
-      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
-      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
-      "    @R.function\n"
+  std::string text = kCudaMain +
       "    def main(x: R.Tensor((4096, 4096), \"float32\")) -> R.Tuple(R.Tensor((4096,), \"float32\"), R.Tensor((4096, 4096), \"float32\")):\n"
       "        c = R.sum(x, axis=[0])\n        p = R.nn.softmax(x, axis=-1)\n        return (c, p)\n";
   auto lowered = test::lower(text);
