@@ -97,6 +97,10 @@ int loadCount(const ExprP& e, int buffer) {
   return (e->kind == Expr::Kind::Load && e->id == buffer) + loadCount(e->a, buffer) + loadCount(e->b, buffer) + loadCount(e->c, buffer);
 }
 
+// `e` as the type a load of the buffer it was stored to has (a store converts its value to the
+// buffer's type; an inlined value must too).
+ExprP as(ScalarType t, const ExprP& e) { return e->type == t ? e : cast(t, e); }
+
 // One perfect nest of spatial loops around a single store of the output at the row-major index of
 // the loops (or at the one loop's variable): out[flat(i0, .., in)] = value.
 struct InjectiveForm {
@@ -322,7 +326,7 @@ class Fuser {
         value = varRef(k_, t);
       }
       ExprP g = substitute(form->value, indexFor(*form, s->index));
-      g = rewrite(g, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == from ? value : n; });
+      g = rewrite(g, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == from ? as(n->type, value) : n; });
       out.push_back(store(c.output, s->index, g));
     }
     return out;
@@ -330,7 +334,7 @@ class Fuser {
 
   std::vector<StmtP> inlineLoads(const std::vector<StmtP>& body, int buffer, const InjectiveForm& f) {
     auto inlineExpr = [&](const ExprP& e) {
-      return rewrite(e, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == buffer ? substitute(f.value, indexFor(f, n->a)) : n; });
+      return rewrite(e, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == buffer ? as(n->type, substitute(f.value, indexFor(f, n->a))) : n; });
     };
     std::vector<StmtP> out;
     for (auto& s : body) {
