@@ -45,6 +45,9 @@ class FunctionLowering {
     }
     for (auto& p : f_.params) compileComputedDims(p);  // every plain dim is bound by now
     countUses(fn.body.get());
+    // A view that escapes (returned, in a tuple, passed on) takes its source's storage with it.
+    for (auto& [view, root] : viewOf_)
+      if (escapes_.count(view)) escapes_.insert(root);
     if (fn.body) {
       seq(*fn.body);
       int ret = valueReg(fn.body->body);
@@ -183,8 +186,16 @@ class FunctionLowering {
         if (auto* i = as<If>(b->value)) { countUses(i->thenBranch.get()); countUses(i->elseBranch.get()); }
         // A value stored elsewhere (tuples, aliases, branches, other functions) keeps its storage.
         if (!as<Call>(b->value) || as<Call>(b->value)->callee) forEachVarUse(b->value, [&](const Var* v) { escapes_.insert(v); });
-        if (auto* c = as<Call>(b->value); c && c->def != &op::builtin::callTir() && c->def != &op::builtin::toVDevice())
+        auto* c = as<Call>(b->value);
+        if (c && c->def == &op::builtin::reshape() && !c->args.empty() && as<Var>(c->args[0]) && b->vars.size() == 1) {
+          // A view: its storage is its source's, shared until both are dead (an alias group, by root).
+          const Var* source = as<Var>(c->args[0]);
+          const Var* root = viewOf_.count(source) ? viewOf_[source] : source;
+          viewOf_[b->vars[0].get()] = root;
+          ++liveViews_[root];
+        } else if (c && c->def != &op::builtin::callTir() && c->def != &op::builtin::toVDevice()) {
           forEachVarUse(b->value, [&](const Var* v) { escapes_.insert(v); });
+        }
       }
     forEachVarUse(s->body, [&](const Var* v) { escapes_.insert(v); });
   }
@@ -339,8 +350,15 @@ class FunctionLowering {
     auto dying = deadAfter_.find(b);
     if (dying == deadAfter_.end()) return;
     for (const Var* v : dying->second) {
-      auto st = storage_.find(v);
-      if (st != storage_.end() && !escapes_.count(v)) pool_.push_back(st->second);
+      // A storage shared with views goes back when the last of its names dies.
+      auto view = viewOf_.find(v);
+      const Var* root = view == viewOf_.end() ? v : view->second;
+      if (auto live = liveViews_.find(root); live != liveViews_.end() && live->second-- > 0) {
+        if (!escapes_.count(v) && regs_.count(v)) emit(Opcode::Release, -1, {regs_[v]});
+        continue;
+      }
+      auto st = storage_.find(root);
+      if (st != storage_.end() && !escapes_.count(root)) pool_.push_back(st->second);
       if (!escapes_.count(v) && regs_.count(v)) emit(Opcode::Release, -1, {regs_[v]});
     }
     deadAfter_.erase(dying);
@@ -718,6 +736,8 @@ class FunctionLowering {
   std::unordered_map<const BindingPtr*, std::vector<const Var*>> deadAfter_;
   bool deadAfterBuilt_ = false;
   std::unordered_set<const Var*> escapes_;
+  std::unordered_map<const Var*, const Var*> viewOf_;  // a view (R.reshape) -> the variable whose storage it shares
+  std::unordered_map<const Var*, int> liveViews_;      // per storage root: its names still alive, less one
   std::unordered_map<const Var*, Storage> storage_;
   std::vector<Storage> pool_;
 };

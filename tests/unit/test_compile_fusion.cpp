@@ -389,3 +389,35 @@ TEST_CASE("compile and run: fusion of random op chains gives the unfused outputs
     fusedAndUnfused(text, {x, g, b});
   }
 }
+
+TEST_CASE("compile and run: a view's storage goes back to the pool when the last of its names dies") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto p = h.tensor({8, 16}, rng);
+  std::string text = module("p: " + T("(8, 16)"), T("(16, 8)"),
+                            "        a = R.exp(p)\n        v = R.reshape(a, (16, 8))\n        b = R.tanh(v)\n"
+                            "        c = R.sigmoid(b)\n        d = R.negative(c)\n        return d\n");
+  driver::BuildOptions o = test::testOptions();
+  o.fuse = false;  // one kernel per op, so the view and the pool are what is tested
+  test::Run r = test::compileAndRunWith(text, {p}, o);
+  // a (viewed as v) and b are allocated; after tanh neither a nor v is used: c takes their storage,
+  // d takes b's.
+  CHECK(r.allocations == 2);
+  CHECK(r.reuses == 2);
+  std::vector<double> want;
+  for (int64_t i = 0; i < 128; ++i) want.push_back(-1 / (1 + std::exp(-std::tanh(std::exp(double(test::at(p, i)))))));
+  test::checkClose(r.outputs[0], want, 1e-5);
+  // Returned, a view keeps its storage out of the pool: the tensor it shares is the output's.
+  std::string returned = module("p: " + T("(8, 16)"), "R.Tuple(" + T("(16, 8)") + ", " + T("(8, 16)") + ")",
+                                "        a = R.exp(p)\n        v = R.reshape(a, (16, 8))\n        b = R.tanh(p)\n"
+                                "        c = R.sigmoid(b)\n        return (v, c)\n");
+  test::Run kept = test::compileAndRunWith(returned, {p}, o);
+  CHECK(kept.allocations == 3);  // a (returned through v), b, and c (a's storage is not reused)
+  std::vector<double> va, vc;
+  for (int64_t i = 0; i < 128; ++i) {
+    va.push_back(std::exp(double(test::at(p, i))));
+    vc.push_back(1 / (1 + std::exp(-std::tanh(double(test::at(p, i))))));
+  }
+  test::checkClose(kept.outputs[0], va, 1e-5);
+  test::checkClose(kept.outputs[1], vc, 1e-5);
+}
