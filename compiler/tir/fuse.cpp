@@ -186,9 +186,10 @@ class Fuser {
     for (int cur = root; cur != static_cast<int>(members_.size()) - 1;) {
       int next = consumerOf(cur);
       if (next < 0) return fail("the output of " + members_[static_cast<size_t>(cur)].compute->name + " is not read in the group");
-      int param = paramReading(next, cur);
-      if (!readsAtOwnIndex(*members_[static_cast<size_t>(next)].compute, param))
-        return fail(members_[static_cast<size_t>(next)].compute->name + " does not read its input at its own index");
+      const auto& in = members_[static_cast<size_t>(next)].inputs;
+      for (size_t param = 0; param < in.size(); ++param)
+        if (in[param] == -cur - 1 && !readsAtOwnIndex(*members_[static_cast<size_t>(next)].compute, static_cast<int>(param)))
+          return fail(members_[static_cast<size_t>(next)].compute->name + " does not read its input at its own index");
       body = fold(body, imported_[static_cast<size_t>(cur)].output, static_cast<size_t>(next));
       done.insert(next);
       cur = next;
@@ -289,12 +290,6 @@ class Fuser {
     for (size_t c = 0; c < members_.size(); ++c)
       for (int from : members_[c].inputs)
         if (from == -m - 1) return static_cast<int>(c);
-    return -1;
-  }
-  int paramReading(int consumer, int producer) const {
-    const auto& in = members_[static_cast<size_t>(consumer)].inputs;
-    for (size_t i = 0; i < in.size(); ++i)
-      if (in[i] == -producer - 1) return static_cast<int>(i);
     return -1;
   }
   static bool stores(const std::vector<StmtP>& body, int buffer) {

@@ -152,17 +152,22 @@ class FuseOpsPass {
       for (size_t p = 0; p < operands.size(); ++p) {
         auto* v = as<Var>(operands[p]);
         auto at = definedAt.find(v);
-        if (at == definedAt.end() || uses_[v] != 1 || groupOf[at->second] < 0) continue;
+        // Every use of v must be this call's (x * x reads it twice, still one consumer).
+        std::vector<int> reads;
+        for (size_t q = 0; q < operands.size(); ++q)
+          if (operands[q].get() == v) reads.push_back(static_cast<int>(q));
+        if (at == definedAt.end() || uses_[v] != static_cast<int>(reads.size()) || groupOf[at->second] < 0) continue;
         Group& producer = groups[static_cast<size_t>(groupOf[at->second])];
         if (!producer.live || producer.members.back() != at->second || placeOf(*bs[at->second]) != placeOf(*bs[i])) continue;
         if (producer.members.size() + g.members.size() > kMaxGroup) continue;
+        const tir::Kernel& consumer = m_.computes[byName_.at(kernelOf(*bs[i]))];
         bool epilogue = producer.anchor && *pattern == tir::FusionPattern::Injective && !g.anchor &&
-                        tir::readsAtOwnIndex(m_.computes[byName_.at(kernelOf(*bs[i]))], static_cast<int>(p));
+                        std::all_of(reads.begin(), reads.end(), [&](int q) { return tir::readsAtOwnIndex(consumer, q); });
         if (producer.anchor && !epilogue) continue;
         // A producer inlined into an anchor is recomputed at each read: only where it is read a few times.
-        if (!producer.anchor && *pattern == tir::FusionPattern::Anchor &&
-            tir::readsPerElement(m_.computes[byName_.at(kernelOf(*bs[i]))], static_cast<int>(p)) > kMaxRereads)
-          continue;
+        double rereads = 0;
+        for (int q : reads) rereads += tir::readsPerElement(consumer, q);
+        if (!producer.anchor && *pattern == tir::FusionPattern::Anchor && rereads > kMaxRereads) continue;
         std::vector<size_t> merged = producer.members;
         merged.insert(merged.end(), g.members.begin(), g.members.end());
         std::sort(merged.begin(), merged.end());

@@ -421,3 +421,15 @@ TEST_CASE("compile and run: a view's storage goes back to the pool when the last
   test::checkClose(kept.outputs[0], va, 1e-5);
   test::checkClose(kept.outputs[1], vc, 1e-5);
 }
+
+TEST_CASE("compile and run: a value read twice by one call (x * x) still fuses, before and after a norm") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({16, 32}, rng), g = h.tensor({32}, rng), b = h.tensor({32}, rng);
+  std::string text = module("x: " + T("(16, 32)") + ", g: " + T("(32,)") + ", b: " + T("(32,)"), T("(16, 32)"),
+                            "        a = R.subtract(x, R.const(1.0, \"float32\"))\n        sq = R.multiply(a, a)\n"
+                            "        n = R.nn.layer_norm(sq, g, b, axes=[-1])\n        t = R.multiply(n, n)\n        return t\n");
+  Both both = fusedAndUnfused(text, {x, g, b});
+  CHECK(kernelCalls(both.fused) == 1);
+  CHECK(kernelCalls(both.unfused) == 4);
+}
