@@ -80,8 +80,7 @@ class FuseOpsPass {
   }
 
   FunctionPtr function(const Function& f) {
-    uses_.clear();
-    countUses(*f.body);
+    uses_ = useCounts(f);
     auto copy = std::make_shared<Function>(f);
     copy->body = seq(*f.body);
     return copy;
@@ -95,17 +94,6 @@ class FuseOpsPass {
     bool anchor = false;
     bool live = true;
   };
-
-  void countUses(const SeqExpr& s) {
-    for (auto& blk : s.blocks)
-      for (auto& b : blk->bindings) {
-        forEachVarUse(b->value, [&](const Var* v) { ++uses_[v]; });
-        if (auto* i = as<If>(b->value))
-          for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
-            if (br) countUses(*br);
-      }
-    forEachVarUse(s.body, [&](const Var* v) { ++uses_[v]; });
-  }
 
   SeqExprPtr seq(const SeqExpr& s) {
     auto out = std::make_shared<SeqExpr>(s);

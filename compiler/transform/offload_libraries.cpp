@@ -55,13 +55,12 @@ class Offload : public Rewriter {
   // op T) and the permute keeps only the rest of its axes (none: it goes), instead of a copy kernel
   // writing the transposed layout (attention's K^T: a permute that reads across rows).
   void findTransposedOperands(const Function& f) {
-    std::unordered_map<const Var*, int> uses;
+    std::unordered_map<const Var*, int> uses = useCounts(f);
     std::unordered_map<const Var*, const Binding*> permuteOf;
     std::vector<const Binding*> matmuls;
     std::function<void(const SeqExpr&)> scan = [&](const SeqExpr& s) {
       for (auto& blk : s.blocks)
         for (auto& b : blk->bindings) {
-          forEachVarUse(b->value, [&](const Var* v) { ++uses[v]; });
           if (auto* i = as<If>(b->value))
             for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
               if (br) scan(*br);
@@ -70,7 +69,6 @@ class Offload : public Rewriter {
           if (c->def == permute_) permuteOf[b->vars[0].get()] = b.get();
           if (c->def == matmul_) matmuls.push_back(b.get());
         }
-      forEachVarUse(s.body, [&](const Var* v) { ++uses[v]; });
     };
     if (f.body) scan(*f.body);
     for (const Binding* mm : matmuls) {

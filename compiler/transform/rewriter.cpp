@@ -113,6 +113,27 @@ SeqExprPtr mapSeq(const SeqExpr& s, const std::function<BindingPtr(const Binding
 
 }  // namespace
 
+namespace {
+
+void countUses(const SeqExpr& s, std::unordered_map<const Var*, int>& uses) {
+  for (auto& blk : s.blocks)
+    for (auto& b : blk->bindings) {
+      forEachVarUse(b->value, [&](const Var* v) { ++uses[v]; });
+      if (auto* i = as<If>(b->value))
+        for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
+          if (br) countUses(*br, uses);
+    }
+  forEachVarUse(s.body, [&](const Var* v) { ++uses[v]; });
+}
+
+}  // namespace
+
+std::unordered_map<const Var*, int> useCounts(const Function& fn) {
+  std::unordered_map<const Var*, int> uses;
+  if (fn.body) countUses(*fn.body, uses);
+  return uses;
+}
+
 FunctionPtr mapBindings(const Function& fn, const std::function<BindingPtr(const BindingPtr&)>& f) {
   auto copy = std::make_shared<Function>(fn);
   if (fn.body) copy->body = mapSeq(*fn.body, f);

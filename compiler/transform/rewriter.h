@@ -70,6 +70,10 @@ void forEachVarUse(const ir::ExprPtr& e, F&& f) {
   }
 }
 
+// How many times each variable is used as a value in `fn` (forEachVarUse over every binding, the
+// bindings of every If's branches, and each sequence's result).
+std::unordered_map<const ir::Var*, int> useCounts(const ir::Function& fn);
+
 // A copy of `fn` with each binding (in every block, and in the branches of every If, innermost first)
 // replaced by f(binding); variables are kept, so what is keyed by them stays true. f returns its
 // argument to keep a binding.
