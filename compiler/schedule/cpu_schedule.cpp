@@ -21,9 +21,11 @@ bool loadsContiguous(const ExprP& e, int v) {
   return loadsContiguous(e->a, v) && loadsContiguous(e->b, v) && loadsContiguous(e->c, v);
 }
 
-bool vectorizable(const Stmt& loop) {
+// Stores of contiguous elements, and temporaries (a fused epilogue's value named once per iteration).
+bool vectorizable(const Kernel& k, const Stmt& loop) {
   if (loop.keepScalar || loop.iter != IterType::Spatial) return false;
   for (auto& s : loop.body) {
+    if (s->kind == Stmt::Kind::Assign && k.vars[static_cast<size_t>(s->var)].temporary && loadsContiguous(s->value, loop.var)) continue;
     if (s->kind != Stmt::Kind::Store) return false;  // an inner loop, a scalar carried across iterations
     if (strideOf(s->index, loop.var) != std::optional<int64_t>(1)) return false;
     if (!loadsContiguous(s->value, loop.var)) return false;
@@ -41,7 +43,7 @@ StmtP splitFlat(Kernel& k, const Stmt& loop) {
   std::vector<StmtP> body;
   for (auto& s : loop.body) body.push_back(substitute(s, {{loop.var, o * intImm(kChunk) + varRef(k, inner)}}));
   StmtP innerLoop = forLoop(inner, min(intImm(kChunk), n - o * intImm(kChunk)), body, true);
-  if (vectorizable(*innerLoop)) {
+  if (vectorizable(k, *innerLoop)) {
     auto v = std::make_shared<Stmt>(*innerLoop);
     v->forKind = ForKind::Vectorized;
     innerLoop = v;
@@ -51,17 +53,17 @@ StmtP splitFlat(Kernel& k, const Stmt& loop) {
   return outerLoop;
 }
 
-StmtP scheduleLoop(const StmtP& s, bool topLevel) {
+StmtP scheduleLoop(const Kernel& k, const StmtP& s, bool topLevel) {
   if (s->kind == Stmt::Kind::Seq) {
     auto copy = std::make_shared<Stmt>(*s);
-    for (auto& b : copy->body) b = scheduleLoop(b, false);  // the thread pool runs only a kernel's own top-level loops
+    for (auto& b : copy->body) b = scheduleLoop(k, b, false);  // the thread pool runs only a kernel's own top-level loops
     return copy;
   }
   if (s->kind != Stmt::Kind::For) return s;
   auto copy = std::make_shared<Stmt>(*s);
   if (topLevel && s->iter == IterType::Spatial) copy->forKind = ForKind::Parallel;
-  else if (vectorizable(*s)) copy->forKind = ForKind::Vectorized;
-  for (auto& b : copy->body) b = scheduleLoop(b, false);
+  else if (vectorizable(k, *s)) copy->forKind = ForKind::Vectorized;
+  for (auto& b : copy->body) b = scheduleLoop(k, b, false);
   return copy;
 }
 
@@ -70,7 +72,7 @@ StmtP scheduleLoop(const StmtP& s, bool topLevel) {
 void applyCpu(Kernel& k) {
   for (auto& s : k.body) {
     if (s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar && !containsLoop(s->body)) s = splitFlat(k, *s);
-    else s = scheduleLoop(s, true);
+    else s = scheduleLoop(k, s, true);
   }
 }
 
