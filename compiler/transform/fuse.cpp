@@ -119,9 +119,18 @@ class FuseOpsPass {
     return (v ? analysis::spellingOf(m_.module, v) : "") + "|" + m_.computes[byName_.at(kernelOf(b))].target.key();
   }
 
-  bool fuses(const std::vector<const Binding*>& bindings) const {
+  // Whether the group's computes fuse (a dry run), remembered by the group's shape — its kernels and
+  // how their inputs are wired — so a model's repeated layers are tried once.
+  bool fuses(const std::vector<const Binding*>& bindings) {
     GroupPlan plan = planOf(bindings, m_, byName_);
-    return tir::fuseKernels(plan.members, plan.inputs.size(), "dry_run", nullptr).has_value();
+    std::string shape = std::to_string(plan.inputs.size());
+    for (auto& member : plan.members) {
+      shape += "|" + member.compute->name;
+      for (int from : member.inputs) shape += "," + std::to_string(from);
+    }
+    auto [it, fresh] = fusesByShape_.try_emplace(shape, false);
+    if (fresh) it->second = tir::fuseKernels(plan.members, plan.inputs.size(), "dry_run", nullptr).has_value();
+    return it->second;
   }
 
   BindingBlockPtr block(const BindingBlock& blk) {
@@ -196,8 +205,10 @@ class FuseOpsPass {
       members.push_back(bs[m].get());
       if (name.size() < 60) name += "_" + opPart("tvmsk_" + kernelOf(*bs[m]));
     }
+    // Numbered on from the last number this name took: 4,000 layers' groups of one name must not
+    // try 1, 2, 3, ... each (that was quadratic).
     std::string unique = name;
-    for (int n = 1; taken_.count(unique); ++n) unique = name + std::to_string(n);
+    for (int& n = nextNumber_[name]; taken_.count(unique);) unique = name + std::to_string(++n);
     taken_.insert(unique);
     GroupPlan plan = planOf(members, m_, byName_);
     auto fn = std::make_shared<Function>();
@@ -251,6 +262,8 @@ class FuseOpsPass {
   std::unordered_map<std::string, size_t> byName_;  // prim func name -> its compute
   std::unordered_map<const Var*, int> uses_;
   std::set<std::string> taken_;
+  std::unordered_map<std::string, bool> fusesByShape_;
+  std::unordered_map<std::string, int> nextNumber_;
 };
 
 bool isPrimitive(const Function& f) {
