@@ -3,7 +3,7 @@
 import * as fs from "fs";
 import * as path from "path";
 
-export const PASSES = ["parsed", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "LowerToVM"];
+export const PASSES = ["parsed", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "FuseOps", "FuseTIR", "RewriteDataflowReshape", "LowerToVM"];
 
 export interface ServerLocation {
   command?: string;

@@ -100,7 +100,7 @@ test("Show IR after pass… asks the server for tvms/viewIR and shows it as a vi
   ext.activate(context);
   rec.requestAnswers["tvms/viewIR"] = { text: "# after LowerToVM\nfunction main(...)\n", pass: "LowerToVM" };
   await rec.commands.get("tvms.showIR")!();
-  assert.deepEqual(rec.quickPicks[0], ["parsed", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "LowerToVM"]);
+  assert.deepEqual(rec.quickPicks[0], ["parsed", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "FuseOps", "FuseTIR", "RewriteDataflowReshape", "LowerToVM"]);
   const req = rec.clients[0].requests.find((r) => r.method === "tvms/viewIR");
   assert.deepEqual(req.params, { uri: "file:///work/m.py", pass: "LowerToVM" });
   assert.equal(rec.shownDocuments.length, 1);

@@ -310,7 +310,7 @@ function M.setup(opts)
     M.run(bufnr, fname or function_at_cursor(bufnr), inputs)
   end, { nargs = "*", desc = "Run a TVMScript function: :TvmsRun [function] [NAME=random|NAME=file.npy]..." })
   vim.api.nvim_create_user_command("TvmsViewIR", function(c) M.view_ir(vim.api.nvim_get_current_buf(), c.args) end, {
-    nargs = 1, complete = function() return { "parsed", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "LowerToVM" } end,
+    nargs = 1, complete = function() return { "parsed", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "FuseOps", "FuseTIR", "RewriteDataflowReshape", "LowerToVM" } end,
     desc = "Show the module after a pass" })
   vim.api.nvim_create_user_command("TvmsLint", function() M.lint(vim.api.nvim_get_current_buf()) end, { desc = "tvms lint into the quickfix list" })
   vim.api.nvim_create_user_command("TvmsGraph", function(c)
