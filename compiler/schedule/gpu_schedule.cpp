@@ -186,15 +186,15 @@ std::vector<const Stmt*> spatialNest(const Kernel& k, const StmtP& top) {
   return nest;
 }
 
-// The nest's loop variables as functions of a flat output index `f`, innermost fastest.
+// The nest's loop variables as functions of a flat index `f`, innermost fastest.
 std::map<int, ExprP> nestIndex(const std::vector<const Stmt*>& nest, ExprP f) {
-  std::map<int, ExprP> index;
-  for (size_t i = nest.size(); i-- > 0;) {
-    const Stmt* l = nest[i];
-    index[l->var] = i == 0 ? f : floormod(f, l->extent);
-    f = floordiv(f, l->extent);
+  std::vector<int> vars;
+  std::vector<ExprP> extents;
+  for (const Stmt* l : nest) {
+    vars.push_back(l->var);
+    extents.push_back(l->extent);
   }
-  return index;
+  return rowMajorIndex(vars, extents, std::move(f));
 }
 
 // ---- Several blocks per output: long reductions into few outputs ------------------------------
@@ -246,12 +246,7 @@ std::optional<StmtP> flatReduction(Kernel& k, const Stmt& top) {
   for (const Stmt* l : loops) total *= l->extent->intValue;
   const std::string name = k.vars[static_cast<size_t>(loops[0]->var)].name;  // a copy: newLoopVar grows k.vars
   int flat = newLoopVar(k, name + "_flat");
-  std::map<int, ExprP> index;
-  ExprP rest = varRef(k, flat);
-  for (size_t i = loops.size(); i-- > 0;) {
-    index[loops[i]->var] = i == 0 ? rest : floormod(rest, loops[i]->extent);
-    rest = floordiv(rest, loops[i]->extent);
-  }
+  std::map<int, ExprP> index = nestIndex(loops, varRef(k, flat));
   std::vector<StmtP> body;
   for (auto& b : loops.back()->body) body.push_back(substitute(b, index));
   return forLoop(flat, intImm(total), body);
@@ -265,26 +260,32 @@ constexpr int64_t kColumnModeMinLength = 1024;
 constexpr int64_t kColumnRowsPerThread = 64;
 constexpr int64_t kColumnMaxParts = 256;
 
-StmtP columnLaunch(Kernel& k, const std::vector<StmtP>& body, const Stmt& loop, int64_t total, int64_t parts, int64_t chunk,
-                   const std::function<std::map<int, ExprP>(ExprP)>& indexOf) {
+// One output's share of a split sum: the accumulator set, the reduction over the part of the range
+// from `start` (chunk elements, fewer at the end), its value added into the output atomically. `body`
+// is [acc = 0, the reduction, the store]; `at` places the nest's variables at the output.
+std::vector<StmtP> partOfSum(Kernel& k, const std::vector<StmtP>& body, const Stmt& loop, const ExprP& start, int64_t chunk,
+                             const std::map<int, ExprP>& at) {
+  int j = newLoopVar(k, k.vars[static_cast<size_t>(loop.var)].name + "_part");
+  std::vector<StmtP> inner;
+  for (auto& b : loop.body) inner.push_back(substitute(substitute(b, {{loop.var, start + varRef(k, j)}}), at));
+  return {substitute(body[0], at), forLoop(j, min(intImm(chunk), loop.extent - start), inner),
+          atomicAddTo(body[2]->buffer, substitute(body[2]->index, at), substitute(body[2]->value, at))};
+}
+
+StmtP columnLaunch(Kernel& k, const std::vector<StmtP>& body, const Stmt& loop, const std::vector<const Stmt*>& nest, int64_t total, int64_t parts,
+                   int64_t chunk) {
   int64_t groups = (total + kThreads - 1) / kThreads;
   int bx = newLoopVar(k, "bx"), tx = newLoopVar(k, "tx");
   ExprP output = floormod(varRef(k, bx), intImm(groups)) * intImm(kThreads) + varRef(k, tx);
   ExprP start = floordiv(varRef(k, bx), intImm(groups)) * intImm(chunk);
-  auto at = indexOf(output);
-  int length = static_cast<int>(loop.extent->intValue);
-  int j = newLoopVar(k, k.vars[static_cast<size_t>(loop.var)].name + "_part");
-  std::vector<StmtP> inner;
-  for (auto& b : loop.body) inner.push_back(substitute(substitute(b, {{loop.var, start + varRef(k, j)}}), at));
-  std::vector<StmtP> perOutput{substitute(body[0], at), forLoop(j, min(intImm(chunk), intImm(length) - start), inner),
-                               atomicAddTo(body[2]->buffer, substitute(body[2]->index, at), substitute(body[2]->value, at))};
+  std::vector<StmtP> perOutput = partOfSum(k, body, loop, start, chunk, nestIndex(nest, output));
   return bound(bx, intImm(groups * parts), {bound(tx, intImm(kThreads), {ifThen(binary(BinOp::Lt, output, intImm(total)), perOutput)}, "threadIdx.x")},
                "blockIdx.x");
 }
 
-std::optional<std::vector<StmtP>> splitLaunches(Kernel& k, const StmtP& top, const std::vector<const Stmt*>& nest, const ExprP& total,
-                                                const std::function<std::map<int, ExprP>(ExprP)>& indexOf, StmtP (*launchOf)(Kernel&, const StmtP&)) {
-  if (total->kind != Expr::Kind::Int) return std::nullopt;
+StmtP launch(Kernel& k, const StmtP& top);
+
+std::optional<std::vector<StmtP>> splitLaunches(Kernel& k, const StmtP& top, const std::vector<const Stmt*>& nest, int64_t total) {
   std::vector<StmtP> body;
   std::function<void(const std::vector<StmtP>&)> flatten = [&](const std::vector<StmtP>& b) {
     for (auto& x : b) {
@@ -304,32 +305,24 @@ std::optional<std::vector<StmtP>> splitLaunches(Kernel& k, const StmtP& top, con
   int64_t length = (*loop)->extent->intValue;
   ScalarType t = k.buffers[static_cast<size_t>(body[2]->buffer)].type;
   if (!linearIn(body[2]->value, acc) || t == ScalarType::Bool || t == ScalarType::BF16) return std::nullopt;
-  bool blocks = total->intValue <= kBlockModeMaxOutputs && length >= kSplitMinLength;
-  bool columns = total->intValue >= kColumnModeMinOutputs && length >= kColumnModeMinLength && !reducesContiguousRows(k, body);
+  bool blocks = total <= kBlockModeMaxOutputs && length >= kSplitMinLength;
+  bool columns = total >= kColumnModeMinOutputs && length >= kColumnModeMinLength && !reducesContiguousRows(k, body);
   if (!blocks && !columns) return std::nullopt;
   // Launch 1: every output zero.
   int o = newLoopVar(k, "o");
-  auto zeroAt = indexOf(varRef(k, o));
-  StmtP zero = forLoop(o, total, {store(body[2]->buffer, substitute(body[2]->index, zeroAt), cast(t, intImm(0)))}, true);
+  StmtP zero = forLoop(o, intImm(total), {store(body[2]->buffer, substitute(body[2]->index, nestIndex(nest, varRef(k, o))), cast(t, intImm(0)))}, true);
   int64_t parts = blocks ? std::min(kSplitMaxParts, (length + kSplitElementsPerBlock - 1) / kSplitElementsPerBlock)
                          : std::min(kColumnMaxParts, (length + kColumnRowsPerThread - 1) / kColumnRowsPerThread);
   int64_t chunk = (length + parts - 1) / parts;
-  if (columns && !blocks) return std::vector<StmtP>{launchOf(k, zero), columnLaunch(k, body, **loop, total->intValue, parts, chunk, indexOf)};
+  if (!blocks) return std::vector<StmtP>{launch(k, zero), columnLaunch(k, body, **loop, nest, total, parts, chunk)};
   // Launch 2: block bx reduces part bx % parts of output bx / parts.
   int bx = newLoopVar(k, "bx"), tx = newLoopVar(k, "tx");
-  ExprP part = floormod(varRef(k, bx), intImm(parts)), start = part * intImm(chunk);
-  auto at = indexOf(floordiv(varRef(k, bx), intImm(parts)));
-  int j = newLoopVar(k, k.vars[static_cast<size_t>((*loop)->var)].name + "_part");
-  std::vector<StmtP> inner;
-  for (auto& b : (*loop)->body) inner.push_back(substitute(substitute(b, {{(*loop)->var, start + varRef(k, j)}}), at));
-  std::vector<StmtP> perOutput{substitute(body[0], at), forLoop(j, min(intImm(chunk), intImm(length) - start), inner),
-                               atomicAddTo(body[2]->buffer, substitute(body[2]->index, at), substitute(body[2]->value, at))};
+  ExprP start = floormod(varRef(k, bx), intImm(parts)) * intImm(chunk);
+  std::vector<StmtP> perOutput = partOfSum(k, body, **loop, start, chunk, nestIndex(nest, floordiv(varRef(k, bx), intImm(parts))));
   auto lanes = laneBody(k, perOutput, varRef(k, tx), kThreads, varRef(k, tx));
   if (!lanes) return std::nullopt;
-  return std::vector<StmtP>{launchOf(k, zero), bound(bx, intImm(total->intValue * parts), {bound(tx, intImm(kThreads), *lanes, "threadIdx.x")}, "blockIdx.x")};
+  return std::vector<StmtP>{launch(k, zero), bound(bx, intImm(total * parts), {bound(tx, intImm(kThreads), *lanes, "threadIdx.x")}, "blockIdx.x")};
 }
-
-StmtP launch(Kernel& k, const StmtP& top);
 
 // One launch per top-level statement, or two for a reduction split across blocks.
 std::vector<StmtP> launches(Kernel& k, const StmtP& top) {
@@ -340,9 +333,8 @@ std::vector<StmtP> launches(Kernel& k, const StmtP& top) {
     if (l->extent->kind != Expr::Kind::Int) known = false;
     else staticTotal *= l->extent->intValue;
   }
-  auto indexOf = [&](ExprP f) { return nestIndex(nest, f); };
   if (known)
-    if (auto split = splitLaunches(k, top, nest, intImm(staticTotal), indexOf, launch)) return *split;
+    if (auto split = splitLaunches(k, top, nest, staticTotal)) return *split;
   return {launch(k, top)};
 }
 

@@ -19,17 +19,7 @@ int outputBuffer(const Kernel& k) {
   return last;
 }
 
-bool sameExpr(const ExprP& a, const ExprP& b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->type != b->type) return false;
-  switch (a->kind) {
-    case Expr::Kind::Int: return a->intValue == b->intValue;
-    case Expr::Kind::Float: return a->floatValue == b->floatValue;
-    case Expr::Kind::Var: return a->id == b->id;
-    default: break;
-  }
-  return a->id == b->id && a->binOp == b->binOp && a->unOp == b->unOp && sameExpr(a->a, b->a) && sameExpr(a->b, b->b) && sameExpr(a->c, b->c);
-}
+bool sameExpr(const ExprP& a, const ExprP& b);
 
 // `e` matched against `pattern`, whose variables in `free` may stand for any expression (bound in
 // `binds`, consistently); every other node must be the same.
@@ -50,31 +40,25 @@ bool unify(const ExprP& pattern, const ExprP& e, const std::set<int>& free, std:
          unify(pattern->b, e->b, free, binds) && unify(pattern->c, e->c, free, binds);
 }
 
-// `e` with every node rewritten by `f` (children first).
-ExprP rewrite(const ExprP& e, const std::function<ExprP(const ExprP&)>& f) {
-  if (!e) return e;
-  ExprP a = rewrite(e->a, f), b = rewrite(e->b, f), c = rewrite(e->c, f);
-  ExprP node = e;
-  if (a != e->a || b != e->b || c != e->c) {
-    auto copy = std::make_shared<Expr>(*e);
-    copy->a = a;
-    copy->b = b;
-    copy->c = c;
-    node = copy;
-  }
-  return f(node);
+// Structurally equal: a match with no free variables.
+bool sameExpr(const ExprP& a, const ExprP& b) {
+  if (a == b) return true;
+  std::map<int, ExprP> none;
+  return unify(a, b, {}, none);
+}
+
+// Calls f on `e` and every node under it.
+void forEachNode(const ExprP& e, const std::function<void(const ExprP&)>& f) {
+  if (!e) return;
+  f(e);
+  forEachNode(e->a, f);
+  forEachNode(e->b, f);
+  forEachNode(e->c, f);
 }
 
 void forEachExpr(const std::vector<StmtP>& body, const std::function<void(const ExprP&)>& f) {
-  std::function<void(const ExprP&)> walk = [&](const ExprP& e) {
-    if (!e) return;
-    f(e);
-    walk(e->a);
-    walk(e->b);
-    walk(e->c);
-  };
   for (auto& s : body) {
-    for (const ExprP* e : {&s->extent, &s->index, &s->value, &s->cond}) walk(*e);
+    for (const ExprP* e : {&s->extent, &s->index, &s->value, &s->cond}) forEachNode(*e, f);
     forEachExpr(s->body, f);
   }
 }
@@ -140,13 +124,7 @@ std::optional<InjectiveForm> injectiveForm(const Kernel& k, const std::vector<St
 std::map<int, ExprP> indexFor(const InjectiveForm& f, const ExprP& at) {
   std::map<int, ExprP> binds;
   if (unify(f.index, at, std::set<int>(f.loops.begin(), f.loops.end()), binds) && binds.size() == f.loops.size()) return binds;
-  binds.clear();
-  ExprP rest = at;
-  for (size_t d = f.loops.size(); d-- > 0;) {
-    binds[f.loops[d]] = d == 0 ? rest : floormod(rest, f.extents[d]);
-    rest = floordiv(rest, f.extents[d]);
-  }
-  return binds;
+  return rowMajorIndex(f.loops, f.extents, at);
 }
 
 // A member's compute copied into the fused kernel: its variables and buffers renumbered.
@@ -245,26 +223,18 @@ class Fuser {
       bufs[static_cast<int>(b)] = at;
       if (static_cast<int>(b) == out) im.output = at;
     }
-    auto mapExpr = [&](const ExprP& e) {
-      return rewrite(e, [&](const ExprP& n) -> ExprP {
-        if (n->kind != Expr::Kind::Var && n->kind != Expr::Kind::Load) return n;
-        auto copy = std::make_shared<Expr>(*n);
-        copy->id = n->kind == Expr::Kind::Var ? vars.at(n->id) : bufs.at(n->id);
-        return copy;
-      });
-    };
-    std::function<StmtP(const StmtP&)> mapStmt = [&](const StmtP& s) -> StmtP {
-      auto copy = std::make_shared<Stmt>(*s);
-      if (s->var >= 0) copy->var = vars.at(s->var);
-      if (s->buffer >= 0) copy->buffer = bufs.at(s->buffer);
-      copy->extent = mapExpr(s->extent);
-      copy->index = mapExpr(s->index);
-      copy->value = mapExpr(s->value);
-      copy->cond = mapExpr(s->cond);
-      for (auto& b : copy->body) b = mapStmt(b);
-      return copy;
-    };
-    for (auto& s : c.body) im.body.push_back(mapStmt(s));
+    im.body = mapStmts(
+        c.body,
+        [&](const ExprP& n) -> ExprP {
+          if (n->kind != Expr::Kind::Var && n->kind != Expr::Kind::Load) return n;
+          auto copy = std::make_shared<Expr>(*n);
+          copy->id = n->kind == Expr::Kind::Var ? vars.at(n->id) : bufs.at(n->id);
+          return copy;
+        },
+        [&](Stmt& s) {
+          if (s.var >= 0) s.var = vars.at(s.var);
+          if (s.buffer >= 0) s.buffer = bufs.at(s.buffer);
+        });
     return im;
   }
 
@@ -321,27 +291,16 @@ class Fuser {
         value = varRef(k_, t);
       }
       ExprP g = substitute(form->value, indexFor(*form, s->index));
-      g = rewrite(g, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == from ? as(n->type, value) : n; });
+      g = mapExpr(g, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == from ? as(n->type, value) : n; });
       out.push_back(store(c.output, s->index, g));
     }
     return out;
   }
 
-  std::vector<StmtP> inlineLoads(const std::vector<StmtP>& body, int buffer, const InjectiveForm& f) {
-    auto inlineExpr = [&](const ExprP& e) {
-      return rewrite(e, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == buffer ? as(n->type, substitute(f.value, indexFor(f, n->a))) : n; });
-    };
-    std::vector<StmtP> out;
-    for (auto& s : body) {
-      auto copy = std::make_shared<Stmt>(*s);
-      copy->extent = inlineExpr(s->extent);
-      copy->index = inlineExpr(s->index);
-      copy->value = inlineExpr(s->value);
-      copy->cond = inlineExpr(s->cond);
-      copy->body = inlineLoads(s->body, buffer, f);
-      out.push_back(copy);
-    }
-    return out;
+  static std::vector<StmtP> inlineLoads(const std::vector<StmtP>& body, int buffer, const InjectiveForm& f) {
+    return mapStmts(body, [&](const ExprP& n) {
+      return n->kind == Expr::Kind::Load && n->id == buffer ? as(n->type, substitute(f.value, indexFor(f, n->a))) : n;
+    });
   }
 
   // The intermediates' buffer slots go; the local arrays after them move down.
@@ -357,26 +316,17 @@ class Fuser {
     k_.body = renumberBuffers(k_.body, renumber);
   }
   static std::vector<StmtP> renumberBuffers(const std::vector<StmtP>& body, const std::map<int, int>& to) {
-    auto mapExpr = [&](const ExprP& e) {
-      return rewrite(e, [&](const ExprP& n) -> ExprP {
-        if (n->kind != Expr::Kind::Load || to.at(n->id) == n->id) return n;
-        auto copy = std::make_shared<Expr>(*n);
-        copy->id = to.at(n->id);
-        return copy;
-      });
-    };
-    std::vector<StmtP> out;
-    for (auto& s : body) {
-      auto copy = std::make_shared<Stmt>(*s);
-      if (s->buffer >= 0) copy->buffer = to.at(s->buffer);
-      copy->extent = mapExpr(s->extent);
-      copy->index = mapExpr(s->index);
-      copy->value = mapExpr(s->value);
-      copy->cond = mapExpr(s->cond);
-      copy->body = renumberBuffers(s->body, to);
-      out.push_back(copy);
-    }
-    return out;
+    return mapStmts(
+        body,
+        [&](const ExprP& n) -> ExprP {
+          if (n->kind != Expr::Kind::Load || to.at(n->id) == n->id) return n;
+          auto copy = std::make_shared<Expr>(*n);
+          copy->id = to.at(n->id);
+          return copy;
+        },
+        [&](Stmt& s) {
+          if (s.buffer >= 0) s.buffer = to.at(s.buffer);
+        });
   }
 
   // Only the dims the fused body reads are passed (an inlined producer's loop extents are gone).
@@ -434,14 +384,7 @@ bool readsAtOwnIndex(const Kernel& consumer, int param) {
   if (!form || param < 0 || static_cast<size_t>(param) >= consumer.buffers.size() || consumer.buffers[static_cast<size_t>(param)].shape != consumer.buffers[static_cast<size_t>(out)].shape)
     return false;
   bool own = loadCount(form->value, param) > 0;
-  std::function<void(const ExprP&)> visit = [&](const ExprP& e) {
-    if (!e) return;
-    if (e->kind == Expr::Kind::Load && e->id == param && !sameExpr(e->a, form->index)) own = false;
-    visit(e->a);
-    visit(e->b);
-    visit(e->c);
-  };
-  visit(form->value);
+  forEachNode(form->value, [&](const ExprP& e) { own &= !(e->kind == Expr::Kind::Load && e->id == param && !sameExpr(e->a, form->index)); });
   return own;
 }
 

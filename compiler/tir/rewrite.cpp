@@ -2,29 +2,58 @@
 
 namespace tvms::tir {
 
-ExprP substitute(const ExprP& e, const std::map<int, ExprP>& with) {
+ExprP mapExpr(const ExprP& e, const std::function<ExprP(const ExprP&)>& f) {
   if (!e) return e;
-  if (e->kind == Expr::Kind::Var) {
-    auto it = with.find(e->id);
-    return it == with.end() ? e : it->second;
-  }
-  ExprP a = substitute(e->a, with), b = substitute(e->b, with), c = substitute(e->c, with);
-  if (a == e->a && b == e->b && c == e->c) return e;
+  ExprP a = mapExpr(e->a, f), b = mapExpr(e->b, f), c = mapExpr(e->c, f);
+  if (a == e->a && b == e->b && c == e->c) return f(e);
   auto copy = std::make_shared<Expr>(*e);
   copy->a = a;
   copy->b = b;
   copy->c = c;
+  return f(copy);
+}
+
+StmtP mapStmt(const StmtP& s, const std::function<ExprP(const ExprP&)>& f, const std::function<void(Stmt&)>& fields) {
+  auto copy = std::make_shared<Stmt>(*s);
+  if (fields) fields(*copy);
+  copy->extent = mapExpr(s->extent, f);
+  copy->index = mapExpr(s->index, f);
+  copy->value = mapExpr(s->value, f);
+  copy->cond = mapExpr(s->cond, f);
+  copy->body = mapStmts(s->body, f, fields);
   return copy;
 }
 
-StmtP substitute(const StmtP& s, const std::map<int, ExprP>& with) {
-  auto copy = std::make_shared<Stmt>(*s);
-  copy->extent = substitute(s->extent, with);
-  copy->index = substitute(s->index, with);
-  copy->value = substitute(s->value, with);
-  copy->cond = substitute(s->cond, with);
-  for (auto& b : copy->body) b = substitute(b, with);
-  return copy;
+std::vector<StmtP> mapStmts(const std::vector<StmtP>& body, const std::function<ExprP(const ExprP&)>& f, const std::function<void(Stmt&)>& fields) {
+  std::vector<StmtP> out;
+  out.reserve(body.size());
+  for (auto& s : body) out.push_back(mapStmt(s, f, fields));
+  return out;
+}
+
+namespace {
+
+std::function<ExprP(const ExprP&)> replacing(const std::map<int, ExprP>& with) {
+  return [&with](const ExprP& e) {
+    if (e->kind != Expr::Kind::Var) return e;
+    auto it = with.find(e->id);
+    return it == with.end() ? e : it->second;
+  };
+}
+
+}  // namespace
+
+ExprP substitute(const ExprP& e, const std::map<int, ExprP>& with) { return mapExpr(e, replacing(with)); }
+
+StmtP substitute(const StmtP& s, const std::map<int, ExprP>& with) { return mapStmt(s, replacing(with)); }
+
+std::map<int, ExprP> rowMajorIndex(const std::vector<int>& vars, const std::vector<ExprP>& extents, ExprP flat) {
+  std::map<int, ExprP> index;
+  for (size_t i = vars.size(); i-- > 0;) {
+    index[vars[i]] = i == 0 ? flat : floormod(flat, extents[i]);
+    flat = floordiv(flat, extents[i]);
+  }
+  return index;
 }
 
 void variablesOf(const ExprP& e, std::set<int>& out) {
