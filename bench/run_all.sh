@@ -23,3 +23,5 @@ echo
 python3 bench/vm/bench_vm.py "$BUILD_DIR" examples/multi_cpu.py
 echo
 python3 bench/lint/bench_scale.py "$BUILD_DIR/bin/tvms" 1 4 50
+echo
+python3 bench/build/bench_fusion_build.py "$BUILD_DIR/bin/tvms"

@@ -18,6 +18,13 @@ int64_t operand(const std::vector<int64_t>& heap, int64_t isSlot, int64_t value)
   return isSlot ? heap.at(static_cast<size_t>(value)) : value;
 }
 
+// The dims written as operand pairs in a[from], a[from + 1], ... (LowerToVM's pushDims).
+std::vector<int64_t> dimsOf(const std::vector<int64_t>& a, size_t from, const std::vector<int64_t>& heap) {
+  std::vector<int64_t> dims;
+  for (size_t k = from; k + 1 < a.size(); k += 2) dims.push_back(operand(heap, a[k], a[k + 1]));
+  return dims;
+}
+
 const NDArray& tensorIn(const Value& v, const char* what) {
   if (auto* t = std::get_if<NDArray>(&v)) return *t;
   throw std::runtime_error(std::string("the VM expected a tensor ") + what);
@@ -124,7 +131,7 @@ Value VirtualMachine::view(const std::vector<int64_t>& a, const std::vector<Valu
   v.dtype = t.dtype;
   v.storage = t.storage;
   v.offset = t.offset;
-  for (size_t k = 1; k + 1 < a.size(); k += 2) v.shape.push_back(operand(heap, a[k], a[k + 1]));
+  v.shape = dimsOf(a, 1, heap);
   if (v.bytes() != t.bytes()) throw std::runtime_error("a view of " + t.shapeText() + " as " + v.shapeText() + " changes the element count");
   return v;
 }
@@ -213,7 +220,7 @@ void VirtualMachine::bindArguments(const VMFunction& f, std::vector<Value>& args
 
 Value VirtualMachine::makeShape(const std::vector<int64_t>& a, const std::vector<int64_t>& heap) {
   ShapeValue shape;
-  for (size_t k = 0; k + 1 < a.size(); k += 2) shape.dims.push_back(operand(heap, a[k], a[k + 1]));
+  shape.dims = dimsOf(a, 0, heap);
   return shape;
 }
 
@@ -393,7 +400,7 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
         NDArray t;
         t.storage = std::get<std::shared_ptr<Storage>>(r[a[0]]);
         t.dtype = static_cast<DType>(a[1]);
-        for (size_t k = 2; k + 1 < a.size(); k += 2) t.shape.push_back(operand(heap, a[k], a[k + 1]));
+        t.shape = dimsOf(a, 2, heap);
         if (t.bytes() > t.storage->bytes) throw std::runtime_error("internal error: a tensor larger than its storage");
         r[in.dst] = std::move(t);
         break;

@@ -81,10 +81,6 @@ int loadCount(const ExprP& e, int buffer) {
   return (e->kind == Expr::Kind::Load && e->id == buffer) + loadCount(e->a, buffer) + loadCount(e->b, buffer) + loadCount(e->c, buffer);
 }
 
-// `e` as the type a load of the buffer it was stored to has (a store converts its value to the
-// buffer's type; an inlined value must too).
-ExprP as(ScalarType t, const ExprP& e) { return e->type == t ? e : cast(t, e); }
-
 // One perfect nest of spatial loops around a single store of the output at the row-major index of
 // the loops (or at the one loop's variable): out[flat(i0, .., in)] = value.
 struct InjectiveForm {
@@ -291,7 +287,7 @@ class Fuser {
         value = varRef(k_, t);
       }
       ExprP g = substitute(form->value, indexFor(*form, s->index));
-      g = mapExpr(g, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == from ? as(n->type, value) : n; });
+      g = mapExpr(g, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == from ? value : n; });
       out.push_back(store(c.output, s->index, g));
     }
     return out;
@@ -299,7 +295,7 @@ class Fuser {
 
   static std::vector<StmtP> inlineLoads(const std::vector<StmtP>& body, int buffer, const InjectiveForm& f) {
     return mapStmts(body, [&](const ExprP& n) {
-      return n->kind == Expr::Kind::Load && n->id == buffer ? as(n->type, substitute(f.value, indexFor(f, n->a))) : n;
+      return n->kind == Expr::Kind::Load && n->id == buffer ? substitute(f.value, indexFor(f, n->a)) : n;
     });
   }
 

@@ -65,17 +65,15 @@ GroupPlan planOf(const std::vector<const Binding*>& bindings, const LegalizedMod
   return plan;
 }
 
-// "tvmsk_add1" -> "add": the op a kernel was built for, for a group's name.
-std::string opPart(const std::string& kernel) {
-  std::string s = kernel.substr(std::min(kernel.size(), std::string(kKernelSymbolPrefix).size()));
-  while (!s.empty() && std::isdigit(static_cast<unsigned char>(s.back()))) s.pop_back();
-  return s;
+// "add1" -> "add": the op a kernel's prim_func was built for, for a group's name.
+std::string opPart(std::string prim) {
+  while (!prim.empty() && std::isdigit(static_cast<unsigned char>(prim.back()))) prim.pop_back();
+  return prim;
 }
 
 class FuseOpsPass {
  public:
-  explicit FuseOpsPass(LegalizedModule& m) : m_(m) {
-    for (size_t i = 0; i < m.computes.size(); ++i) byName_[m.computes[i].name.substr(std::string(kKernelSymbolPrefix).size())] = i;
+  explicit FuseOpsPass(LegalizedModule& m) : m_(m), byName_(computesByName(m)) {
     for (auto& f : m.module.functions) taken_.insert(f.name);
   }
 
@@ -203,7 +201,7 @@ class FuseOpsPass {
     std::string name = "fused";
     for (size_t m : g.members) {
       members.push_back(bs[m].get());
-      if (name.size() < 60) name += "_" + opPart("tvmsk_" + kernelOf(*bs[m]));
+      if (name.size() < 60) name += "_" + opPart(kernelOf(*bs[m]));
     }
     // Numbered on from the last number this name took: 4,000 layers' groups of one name must not
     // try 1, 2, 3, ... each (that was quadratic).
@@ -274,9 +272,7 @@ bool isPrimitive(const Function& f) {
 
 class FuseTIRPass {
  public:
-  explicit FuseTIRPass(LegalizedModule& m) : m_(m) {
-    for (size_t i = 0; i < m.computes.size(); ++i) byName_[m.computes[i].name.substr(std::string(kKernelSymbolPrefix).size())] = i;
-  }
+  explicit FuseTIRPass(LegalizedModule& m) : m_(m), byName_(computesByName(m)) {}
 
   FunctionPtr function(const Function& f) {
     return mapBindings(f, [&](const BindingPtr& b) { return binding(b); });

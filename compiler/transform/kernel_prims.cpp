@@ -6,10 +6,22 @@
 
 #include "compiler/ir/printer.h"
 #include "compiler/op/registry.h"
+#include "compiler/transform/rewriter.h"
 
 namespace tvms::transform {
 
 using namespace ir;
+
+std::string primNameOf(const tir::Kernel& k) {
+  std::string_view prefix = kKernelSymbolPrefix;
+  return k.name.compare(0, prefix.size(), prefix) == 0 ? k.name.substr(prefix.size()) : k.name;
+}
+
+std::unordered_map<std::string, size_t> computesByName(const LegalizedModule& m) {
+  std::unordered_map<std::string, size_t> byName;
+  for (size_t i = 0; i < m.computes.size(); ++i) byName[primNameOf(m.computes[i])] = i;
+  return byName;
+}
 
 std::vector<std::string> freeDimsOf(const tir::Kernel& k) {
   std::set<std::string> named;
@@ -96,18 +108,12 @@ namespace {
 // The names of the kernels the module's Relax functions still call.
 std::set<std::string> calledKernels(const IRModule& m) {
   std::set<std::string> called;
-  std::function<void(const SeqExpr&)> visit = [&](const SeqExpr& s) {
-    for (auto& blk : s.blocks)
-      for (auto& b : blk->bindings) {
-        if (auto* c = as<Call>(b->value); c && !c->args.empty())
-          if (auto* g = as<GlobalVar>(c->args[0])) called.insert(g->name);
-        if (auto* i = as<If>(b->value))
-          for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
-            if (br) visit(*br);
-      }
-  };
   for (auto& f : m.functions)
-    if (f.relax && f.relax->body) visit(*f.relax->body);
+    if (f.relax)
+      forEachBinding(*f.relax, [&](const Binding& b) {
+        if (auto* c = as<Call>(b.value); c && !c->args.empty())
+          if (auto* g = as<GlobalVar>(c->args[0])) called.insert(g->name);
+      });
   return called;
 }
 
@@ -117,7 +123,7 @@ void dropUncalledKernels(LegalizedModule& m) {
   std::set<std::string> called = calledKernels(m.module), dropped;
   size_t kept = 0;
   for (size_t i = 0; i < m.kernels.size(); ++i) {
-    std::string name = m.kernels[i].name.substr(std::string(kKernelSymbolPrefix).size());
+    std::string name = primNameOf(m.kernels[i]);
     if (m.computes[i].signature.empty() && !called.count(name)) {
       dropped.insert(name);
       continue;

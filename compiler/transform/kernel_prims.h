@@ -3,6 +3,7 @@
 // module holds, key it so equal kernels are compiled once, and call it with R.call_tir.
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/ir/module.h"
@@ -10,6 +11,11 @@
 #include "compiler/transform/legalize_ops.h"
 
 namespace tvms::transform {
+
+// The name of the T.prim_func a kernel is built from: its symbol without kKernelSymbolPrefix.
+std::string primNameOf(const tir::Kernel& k);
+// Each compute of `m` (LegalizedModule::computes) by its prim_func's name.
+std::unordered_map<std::string, size_t> computesByName(const LegalizedModule& m);
 
 // The symbolic dims the kernel reads that no buffer parameter's shape names: passed as tir_vars.
 std::vector<std::string> freeDimsOf(const tir::Kernel& k);

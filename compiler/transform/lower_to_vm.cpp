@@ -8,6 +8,7 @@
 
 #include "compiler/analysis/analysis.h"
 #include "compiler/ir/printer.h"
+#include "compiler/transform/kernel_prims.h"
 #include "compiler/op/registry.h"
 #include "compiler/transform/rewriter.h"
 #include "compiler/transform/targets.h"
@@ -156,6 +157,15 @@ class FunctionLowering {
     return true;
   }
 
+  // Each dim appended to `args` as an (isSlot, value) operand pair, the VM's shape form.
+  void pushDims(std::vector<int64_t>& args, const std::vector<PrimExprPtr>& dims) {
+    for (auto& d : dims) {
+      runtime::DimOperand o = dimOperand(d);
+      args.push_back(o.isSlot);
+      args.push_back(o.value);
+    }
+  }
+
   // A dim as a VM operand: an immediate, a bound symbolic dim, or a temporary computed into the heap.
   runtime::DimOperand dimOperand(const PrimExprPtr& d) {
     if (!d) return {false, 0};
@@ -217,11 +227,7 @@ class FunctionLowering {
     }
     if (auto* sh = as<ShapeExpr>(e)) {  // R.shape([n, 4]): its dims from the heap or immediates
       std::vector<int64_t> operands;
-      for (auto& d : sh->values) {
-        runtime::DimOperand o = dimOperand(d);
-        operands.push_back(o.isSlot);
-        operands.push_back(o.value);
-      }
+      pushDims(operands, sh->values);
       int r = newReg();
       emit(Opcode::MakeShape, r, operands);
       return r;
@@ -395,11 +401,7 @@ class FunctionLowering {
       if (c->def == &op::builtin::reshape() && !c->args.empty() && var->annotation && var->annotation->shape) {
         // Only RewriteDataflowReshape leaves a reshape here (LegalizeOps made every other a kernel).
         std::vector<int64_t> args{valueReg(c->args[0])};
-        for (auto& d : *var->annotation->shape) {
-          runtime::DimOperand o = dimOperand(d);
-          args.push_back(o.isSlot);
-          args.push_back(o.value);
-        }
+        pushDims(args, *var->annotation->shape);
         emit(Opcode::View, regOf(var), args);
         return;
       }
@@ -519,7 +521,7 @@ class FunctionLowering {
     if (outputs.empty() || std::count(outputs.begin(), outputs.end(), nullptr))
       return error("'" + var->name + "': a kernel's outputs must be a tensor or a tuple of tensors");
     const tir::Kernel& k = out_.kernels[it->second];
-    std::string kernelName = k.name.substr(std::string(kKernelSymbolPrefix).size());
+    std::string kernelName = primNameOf(k);
     // The call site binds (kernel, device slot): one kernel may run on several devices of its target.
     int slot = slotOf(outputs[0]);
     std::vector<int64_t> inplace;
@@ -761,7 +763,7 @@ LoweredVM lowerToVM(LegalizedModule legalized) {
   std::unordered_map<std::string, int> kernelIndex, functionIndex;
   for (size_t i = 0; i < out.kernels.size(); ++i) {
     const std::string& sym = out.kernels[i].name;
-    kernelIndex[sym.substr(std::string(kKernelSymbolPrefix).size())] = static_cast<int>(i);
+    kernelIndex[primNameOf(out.kernels[i])] = static_cast<int>(i);
     out.exe.kernels.push_back({sym, out.kernels[i].target.kind});
   }
   for (auto& f : m.functions)

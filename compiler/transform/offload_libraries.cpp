@@ -7,7 +7,6 @@
 // symmetric padding); the rest keep their generated kernels. A permute_dims used only as a matmul's B
 // that swaps B's last two axes becomes cuBLAS's transpose (tvms.cublas.matmul_transpose_b), the permute
 // keeping only its other axes, or going when they are the identity. The printed module reads back.
-#include <functional>
 #include <unordered_map>
 
 #include "compiler/op/infer_util.h"
@@ -58,19 +57,12 @@ class Offload : public Rewriter {
     std::unordered_map<const Var*, int> uses = useCounts(f);
     std::unordered_map<const Var*, const Binding*> permuteOf;
     std::vector<const Binding*> matmuls;
-    std::function<void(const SeqExpr&)> scan = [&](const SeqExpr& s) {
-      for (auto& blk : s.blocks)
-        for (auto& b : blk->bindings) {
-          if (auto* i = as<If>(b->value))
-            for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
-              if (br) scan(*br);
-          auto* c = as<Call>(b->value);
-          if (!c || c->callee || b->vars.size() != 1) continue;
-          if (c->def == permute_) permuteOf[b->vars[0].get()] = b.get();
-          if (c->def == matmul_) matmuls.push_back(b.get());
-        }
-    };
-    if (f.body) scan(*f.body);
+    forEachBinding(f, [&](const Binding& b) {
+      auto* c = as<Call>(b.value);
+      if (!c || c->callee || b.vars.size() != 1) return;
+      if (c->def == permute_) permuteOf[b.vars[0].get()] = &b;
+      if (c->def == matmul_) matmuls.push_back(&b);
+    });
     for (const Binding* mm : matmuls) {
       auto* c = as<Call>(mm->value);
       auto* bt = c->args.size() > 1 ? as<Var>(c->args[1]) : nullptr;

@@ -115,22 +115,27 @@ SeqExprPtr mapSeq(const SeqExpr& s, const std::function<BindingPtr(const Binding
 
 namespace {
 
-void countUses(const SeqExpr& s, std::unordered_map<const Var*, int>& uses) {
+void forEachBindingIn(const SeqExpr& s, const std::function<void(const Binding&)>& f) {
   for (auto& blk : s.blocks)
     for (auto& b : blk->bindings) {
-      forEachVarUse(b->value, [&](const Var* v) { ++uses[v]; });
       if (auto* i = as<If>(b->value))
         for (auto* br : {i->thenBranch.get(), i->elseBranch.get()})
-          if (br) countUses(*br, uses);
+          if (br) forEachBindingIn(*br, f);
+      f(*b);
     }
-  forEachVarUse(s.body, [&](const Var* v) { ++uses[v]; });
 }
 
 }  // namespace
 
+void forEachBinding(const Function& fn, const std::function<void(const Binding&)>& f) {
+  if (fn.body) forEachBindingIn(*fn.body, f);
+}
+
 std::unordered_map<const Var*, int> useCounts(const Function& fn) {
   std::unordered_map<const Var*, int> uses;
-  if (fn.body) countUses(*fn.body, uses);
+  auto count = [&](const Var* v) { ++uses[v]; };
+  forEachBinding(fn, [&](const Binding& b) { forEachVarUse(b.value, count); });  // an If's value holds its branches' results
+  if (fn.body) forEachVarUse(fn.body->body, count);
   return uses;
 }
 

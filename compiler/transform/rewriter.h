@@ -70,8 +70,10 @@ void forEachVarUse(const ir::ExprPtr& e, F&& f) {
   }
 }
 
+// Calls f(binding) for every binding of `fn`, those in the branches of an If before the If's own.
+void forEachBinding(const ir::Function& fn, const std::function<void(const ir::Binding&)>& f);
 // How many times each variable is used as a value in `fn` (forEachVarUse over every binding, the
-// bindings of every If's branches, and each sequence's result).
+// bindings of every If's branches included, and the function's result).
 std::unordered_map<const ir::Var*, int> useCounts(const ir::Function& fn);
 
 // A copy of `fn` with each binding (in every block, and in the branches of every If, innermost first)

@@ -29,10 +29,9 @@ bool writesInPlace(const IRModule& m) {
   bool found = false;
   for (auto& f : m.functions)
     if (f.relax)
-      mapBindings(*f.relax, [&](const BindingPtr& b) {
-        auto* c = as<Call>(b->value);
+      forEachBinding(*f.relax, [&](const Binding& b) {
+        auto* c = as<Call>(b.value);
         found |= c && c->def == &op::builtin::callTirInplace();
-        return b;
       });
   return found;
 }
@@ -41,15 +40,18 @@ bool writesInPlace(const IRModule& m) {
 
 LegalizedModule rewriteDataflowReshape(LegalizedModule m) {
   if (writesInPlace(m.module)) return m;
-  std::unordered_map<std::string, bool> copies;  // prim func name -> copiesInOrder
-  for (auto& k : m.computes) copies[k.name.substr(std::string(kKernelSymbolPrefix).size())] = copiesInOrder(k);
+  auto byName = computesByName(m);
+  auto copies = [&](const std::string& prim) {
+    auto it = byName.find(prim);
+    return it != byName.end() && copiesInOrder(m.computes[it->second]);
+  };
   auto view = [&](const BindingPtr& b) -> BindingPtr {
     auto* c = as<Call>(b->value);
     if (!c || c->callee || c->def != &op::builtin::callTir() || c->args.size() != 2 || b->vars.size() != 1) return b;
     auto* g = as<GlobalVar>(c->args[0]);
     auto* operands = as<Tuple>(c->args[1]);
     const StructInfo* out = b->vars[0]->annotation.get();
-    if (!g || !copies[g->name] || !operands || operands->fields.size() != 1 || !as<Var>(operands->fields[0]) || !out || !out->shape) return b;
+    if (!g || !copies(g->name) || !operands || operands->fields.size() != 1 || !as<Var>(operands->fields[0]) || !out || !out->shape) return b;
     auto call = std::make_shared<Call>();
     call->def = &op::builtin::reshape();
     call->op = call->def->name;
