@@ -365,15 +365,6 @@ FusionPattern fusionPattern(const Kernel& k) {
   return injectiveForm(k, k.body, out) ? FusionPattern::Injective : FusionPattern::Anchor;
 }
 
-std::string_view fusionPatternName(FusionPattern p) {
-  switch (p) {
-    case FusionPattern::Injective: return "injective";
-    case FusionPattern::Anchor: return "anchor";
-    case FusionPattern::Opaque: return "opaque";
-  }
-  return "?";
-}
-
 bool readsAtOwnIndex(const Kernel& consumer, int param) {
   int out = outputBuffer(consumer);
   auto form = injectiveForm(consumer, consumer.body, out);

@@ -29,7 +29,6 @@ enum class FusionPattern {
   Opaque,     // never fused: several outputs, a GEMM's tiled form, a user's scheduled kernel, reads its output
 };
 FusionPattern fusionPattern(const Kernel& compute);
-std::string_view fusionPatternName(FusionPattern p);  // "injective", "anchor", "opaque"
 
 // Whether injective `consumer` reads its input `param` only at its own output's index (so it can be
 // folded into the stores of the kernel that makes that input).
