@@ -8,9 +8,28 @@ namespace tvms::runtime {
 Storage::Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n) : device(std::move(d)), slot(s), data(device->alloc(n ? n : 1)), bytes(n) {
   device->noteAllocated(bytes);
 }
+Storage::Storage(std::shared_ptr<DeviceAPI> d, int s, void* external, size_t n, std::shared_ptr<void> externalOwner)
+    : device(std::move(d)), slot(s), data(external), bytes(n), owner(std::move(externalOwner)) {
+  if (!owner) throw std::invalid_argument("external storage needs an owner");
+}
 Storage::~Storage() {
+  if (owner) return;  // not ours: the owner lets it go
   device->noteFreed(bytes);
   device->free(data);
+}
+
+NDArray hostCopy(const NDArray& a, const std::shared_ptr<DeviceAPI>& host) {
+  if (a.storage->device->hostAccessible()) return a;
+  NDArray out;
+  out.dtype = a.dtype;
+  out.shape = a.shape;
+  out.storage = std::make_shared<Storage>(host, -1, a.bytes());
+  DeviceAPI& from = *a.storage->device;
+  from.copyToHost(out.data(), a.data(), a.bytes());
+  Event copied = from.recordEvent();
+  from.synchronizeEvent(copied);
+  from.destroyEvent(copied);
+  return out;
 }
 
 int64_t NDArray::numel() const {

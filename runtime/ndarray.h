@@ -22,7 +22,12 @@ struct Storage {
   int slot = 0;
   void* data = nullptr;
   size_t bytes = 0;
+  // Non-null: memory tvms did not allocate (a caller's DLPack tensor, a memory-mapped weights file)
+  // seen as storage on `device`: never freed through the device, and `owner` (which frees it, or
+  // hands it back to its producer) is released when the last tensor on it goes.
+  std::shared_ptr<void> owner;
   Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n);
+  Storage(std::shared_ptr<DeviceAPI> d, int s, void* external, size_t n, std::shared_ptr<void> externalOwner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -41,5 +46,9 @@ struct NDArray {
   void* data() const { return static_cast<char*>(storage->data) + offset; }
   std::string shapeText() const;  // "(2, 3)"
 };
+
+// `a` in host memory: `a` itself when the host reads it where it is, else a copy in memory of `host`
+// (the host waits for that copy alone, not for the whole device).
+NDArray hostCopy(const NDArray& a, const std::shared_ptr<DeviceAPI>& host);
 
 }  // namespace tvms::runtime

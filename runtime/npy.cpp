@@ -52,8 +52,14 @@ std::optional<std::string> enclosed(std::optional<std::string_view> v, char open
 }  // namespace
 
 NDArray readNpy(const std::string& path, const std::shared_ptr<DeviceAPI>& host) {
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw std::runtime_error("cannot read " + path);
+  const auto size = static_cast<uint64_t>(in.tellg());
+  in.seekg(0);
+  return readNpy(in, size, host, path);
+}
+
+NDArray readNpy(std::istream& in, uint64_t size, const std::shared_ptr<DeviceAPI>& host, const std::string& path) {
   char magic[8];
   in.read(magic, 8);
   if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + " is not a .npy file");
@@ -103,10 +109,8 @@ NDArray readNpy(const std::string& path, const std::shared_ptr<DeviceAPI>& host)
     elements *= static_cast<uint64_t>(d);
     a.shape.push_back(d);
   }
-  const std::streampos dataStart = in.tellg();
-  in.seekg(0, std::ios::end);
-  const uint64_t available = static_cast<uint64_t>(in.tellg() - dataStart);
-  in.seekg(dataStart);
+  const uint64_t dataStart = 8 + (magic[6] == 1 ? 2 : 4) + uint64_t{headerLen};
+  const uint64_t available = size > dataStart ? size - dataStart : 0;
   const uint64_t width = dtypeBytes(a.dtype);
   if (elements > available / width)
     throw std::runtime_error(path + ": its shape " + a.shapeText() + " needs " + std::to_string(elements) + " elements, the file holds " +

@@ -50,6 +50,10 @@ struct TargetKind {
   bool pinsHostMemory = false;       // a module using it keeps host tensors page-locked (DMA-speed copies)
   DeviceFactory openDevice;          // null: tvms cannot run it (known to TVM only)
   ModuleLoader loadModule;           // its module blob in a .tvmx -> kernels in this process
+  // The alignment (bytes) a tensor from outside (DLPack) needs for the kind's kernels and library
+  // calls to take it where it lies; 0: its element size (what any kernel assumes). Less aligned, it
+  // is copied once.
+  size_t foreignTensorAlignment = 0;
 
   bool isCpu() const { return deviceClass == DeviceClass::Cpu; }
   bool offers(std::string_view libraryFunction) const;

@@ -89,19 +89,7 @@ NDArray VirtualMachine::toDevice(const NDArray& a, int slot, int64_t* counter) {
   return out;
 }
 
-NDArray VirtualMachine::hostCopy(const NDArray& a) {
-  if (a.storage->device->hostAccessible()) return a;
-  NDArray out;
-  out.dtype = a.dtype;
-  out.shape = a.shape;
-  out.storage = std::make_shared<Storage>(host_, -1, a.bytes());
-  DeviceAPI& from = *a.storage->device;
-  from.copyToHost(out.data(), a.data(), a.bytes());
-  Event copied = from.recordEvent();  // the host waits for this copy, not for the whole device
-  from.synchronizeEvent(copied);
-  from.destroyEvent(copied);
-  return out;
-}
+NDArray VirtualMachine::hostCopy(const NDArray& a) { return runtime::hostCopy(a, host_); }
 
 Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs) {
   const VMFunction* f = exe_.function(name);

@@ -24,6 +24,7 @@
 #include "runtime/vm.h"
 #include "tools/tvms/commands.h"
 #include "tools/tvms/file_module.h"
+#include "runtime/param_binding.h"
 #include "tools/tvms/run_inputs.h"
 #include "tools/tvms/run_report.h"
 #include "tools/tvms/source_io.h"
@@ -33,7 +34,7 @@ namespace tvms::cli {
 namespace {
 
 struct BuildArgs {
-  std::string file, output, entry = "main", outputDir, emit, format = "text", trace;
+  std::string file, output, entry = "main", outputDir, emit, format = "text", trace, params;
   bool progress = false, randomMissing = false, offload = true, fuse = true, foldScopeChange = false;
   int64_t repeat = 0;
   std::vector<std::string> printAfter, passes;
@@ -137,6 +138,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
       continue;
     }
     if (run && a == "--output" && value(b.outputDir)) continue;
+    if (run && a == "--params" && value(b.params)) continue;
     if (run && a == "--trace" && value(b.trace)) continue;
     if (run && a == "--repeat" && value(v)) {
       // The whole text, a plain decimal count: "1e3", "5x" and counts past the bound are errors.
@@ -174,6 +176,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
   std::vector<std::string> inputFiles{b.file};
   for (auto& [name, spec] : b.inputs)
     if (spec.rfind("random", 0) != 0) inputFiles.push_back(spec);
+  if (!b.params.empty()) inputFiles.push_back(b.params);
   if (!b.output.empty() && outputIsAnInput("-o", b.output, inputFiles)) return std::nullopt;
   if (!b.trace.empty() && outputIsAnInput("--trace", b.trace, inputFiles)) return std::nullopt;
   for (auto& p : b.printAfter)
@@ -269,12 +272,13 @@ void progress(const BuildArgs& b, const std::string& stage) {
 
 const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--passes=PASS,...] [--update-vdevice=INDEX:KIND[:ID]] [--fold-vdevice-scope-change] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-fuse] [--no-cache]\n";
 const char* kRunUsage =
-    "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--dim NAME=VALUE]\n"
+    "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--params FILE.safetensors|FILE.npz]\n"
+    "                [--dim NAME=VALUE]"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
     "                [--random-missing] [--no-offload] [--no-fuse] [--no-cache] [--repeat N] [--trace FILE.json]\n"
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...); a tuple parameter takes NAME=DIR (DIR/0.npy, DIR/1.npy, ...),\n"
-    "       an integer parameter (R.Prim(\"int64\")) NAME=VALUE\n";
+    "       an integer parameter (R.Prim(\"int64\")) NAME=VALUE; --params binds parameters by name from a weights file\n";
 
 // A --device whose left side names no vdevice of the module is said (a typo such as cuda:7 would
 // otherwise remap nothing, silently), as a warning: one command line may serve a folder of modules
@@ -377,8 +381,19 @@ int runOnVM(const BuildArgs& b) {
     for (auto& p : f->params) known |= p.name == name;
     if (!known) { std::cerr << "tvms: " << b.entry << " has no parameter '" << name << "'\n"; return 2; }
   }
+  // --params: weights bound by name (a tensor naming no parameter, or of the wrong dtype or shape, is
+  // an error naming it); the first call places each on its parameter's device, --repeat reuses them.
+  std::map<size_t, runtime::NDArray> weights;
+  if (!b.params.empty()) {
+    weights = runtime::bindWeights(*f, runtime::readWeightsFile(b.params, runtime::makeCpuDevice(-1)), b.params);
+    for (auto& [index, array] : weights)
+      if (b.inputs.count(f->params[index].name)) {
+        std::cerr << "tvms: '" << f->params[index].name << "' is given by --input and by --params " << b.params << "\n";
+        return 2;
+      }
+  }
   runtime::VirtualMachine vm(*exe, runtime::openDevices(*exe, b.remap));
-  auto bound = bindInputs(b.inputs, b.dims, b.randomMissing, *f);
+  auto bound = bindInputs(b.inputs, b.dims, b.randomMissing, *f, weights);
   if (!bound) return 2;
   std::vector<runtime::Value> inputs = std::move(*bound);
   progress(b, "running " + b.entry);
@@ -424,6 +439,7 @@ int runOnVM(const BuildArgs& b) {
   if (!b.outputDir.empty()) {
     std::vector<std::string> inputFiles{b.file};
     for (auto& [name, spec] : b.inputs) inputFiles.push_back(spec);
+    if (!b.params.empty()) inputFiles.push_back(b.params);
     for (auto& [name, t] : outs)
       if (outputIsAnInput("--output", b.outputDir + "/" + name + ".npy", inputFiles)) return 2;
     std::filesystem::create_directories(b.outputDir);

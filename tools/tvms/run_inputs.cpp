@@ -56,6 +56,21 @@ class Binder {
     return fromNpy(p, spec);
   }
 
+  // A tensor read from a file (a .npy, or a --params file's): its dims bind the symbolic dims of `p`.
+  std::optional<runtime::Value> given(const runtime::ParamSpec& p, const runtime::NDArray& a, const std::string& file) {
+    for (size_t d = 0; d < p.dims.size() && d < a.shape.size(); ++d) {
+      if (p.dims[d].kind != runtime::ParamSpec::Dim::Bind) continue;
+      auto given = bound_.find(p.dims[d].name);
+      if (given != bound_.end() && given->second != a.shape[d]) {
+        std::cerr << "tvms: input '" << p.name << "' (" << file << ") has " << p.dims[d].name << " = " << a.shape[d] << ", but "
+                  << p.dims[d].name << " = " << given->second << " (from --dim or an earlier input)\n";
+        return std::nullopt;
+      }
+      bound_[p.dims[d].name] = a.shape[d];
+    }
+    return runtime::Value(a);
+  }
+
  private:
   std::optional<runtime::Value> tuple(const runtime::ParamSpec& p, const std::string& spec, uint64_t seed) {
     bool random = spec.rfind("random", 0) == 0;
@@ -127,20 +142,8 @@ class Binder {
     return runtime::Value(a);
   }
 
-  std::optional<runtime::Value> fromNpy(const runtime::ParamSpec& p, const std::string& file) {
-    runtime::NDArray a = runtime::readNpy(file, host_);
-    for (size_t d = 0; d < p.dims.size() && d < a.shape.size(); ++d) {
-      if (p.dims[d].kind != runtime::ParamSpec::Dim::Bind) continue;
-      auto given = bound_.find(p.dims[d].name);
-      if (given != bound_.end() && given->second != a.shape[d]) {
-        std::cerr << "tvms: input '" << p.name << "' (" << file << ") has " << p.dims[d].name << " = " << a.shape[d] << ", but "
-                  << p.dims[d].name << " = " << given->second << " (from --dim or an earlier input)\n";
-        return std::nullopt;
-      }
-      bound_[p.dims[d].name] = a.shape[d];
-    }
-    return runtime::Value(a);
-  }
+  std::optional<runtime::Value> fromNpy(const runtime::ParamSpec& p, const std::string& file) { return given(p, runtime::readNpy(file, host_), file); }
+
 
   // Which symbolic dim each heap slot holds (a Computed dim's program reads slots).
   void nameSlots(const runtime::ParamSpec& p) {
@@ -158,11 +161,22 @@ class Binder {
 
 std::optional<std::vector<runtime::Value>> bindInputs(const std::map<std::string, std::string>& inputs,
                                                       const std::map<std::string, int64_t>& dims, bool randomMissing,
-                                                      const runtime::VMFunction& fn) {
+                                                      const runtime::VMFunction& fn, const std::map<size_t, runtime::NDArray>& weights) {
   Binder binder(dims, runtime::makeCpuDevice(-1), fn);
   std::vector<runtime::Value> out;
+  // The weights first: their dims bind symbolic dims that random inputs then take.
+  std::map<size_t, runtime::Value> fromWeights;
+  for (auto& [i, array] : weights) {
+    auto v = binder.given(fn.params[i], array, "--params");
+    if (!v) return std::nullopt;
+    fromWeights[i] = *v;
+  }
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const runtime::ParamSpec& p = fn.params[i];
+    if (auto w = fromWeights.find(i); w != fromWeights.end()) {
+      out.push_back(w->second);
+      continue;
+    }
     auto it = inputs.find(p.name);
     std::string spec = it != inputs.end() ? it->second : inputs.empty() || randomMissing ? "random:" + std::to_string(i) : "";
     if (spec.empty()) {

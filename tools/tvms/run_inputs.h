@@ -12,9 +12,10 @@
 
 namespace tvms::cli {
 
-// nullopt after saying on stderr why an input cannot be made.
+// nullopt after saying on stderr why an input cannot be made. `weights`: parameters bound from a
+// --params file (by parameter index); the others come from `inputs`, or random values.
 std::optional<std::vector<runtime::Value>> bindInputs(const std::map<std::string, std::string>& inputs,
                                                       const std::map<std::string, int64_t>& dims, bool randomMissing,
-                                                      const runtime::VMFunction& fn);
+                                                      const runtime::VMFunction& fn, const std::map<size_t, runtime::NDArray>& weights = {});
 
 }  // namespace tvms::cli
