@@ -45,7 +45,7 @@ void Server::executeCommand(const json& id, const json& params) {
   if (command != "tvms.run") return error(id, InvalidParams, "unknown command '" + command + "' (commands: tvms.run)");
   const json args = params.value("arguments", json::array());
   if (!args.is_array() || args.empty()) return error(id, InvalidParams, "tvms.run needs arguments: {uri, function, inputs}");
-  // Either one object {uri, function, inputs, device, outputDir, timeoutMs} or positional (uri, function, inputs).
+  // Either one object {uri, function, inputs, device, params, outputDir, timeoutMs} or positional (uri, function, inputs).
   json a = args[0].is_object() ? args[0] : json{{"uri", args[0]}};
   if (!args[0].is_object()) {
     if (args.size() > 1) a["function"] = args[1];
@@ -56,6 +56,9 @@ void Server::executeCommand(const json& id, const json& params) {
   const json inputs = a.value("inputs", json::object()), device = a.value("device", json::object());
   const int64_t timeoutMs = a.value("timeoutMs", kDefaultTimeoutMs);
   const std::string outputDir = a.value("outputDir", "");
+  const std::string weightsFile = a.contains("params") && a["params"].is_string() ? a["params"].get<std::string>() : "";
+  if (a.contains("params") && !a["params"].is_string() && !a["params"].is_null())
+    return error(id, InvalidParams, "tvms.run: params is the path of a .safetensors or .npz file");
   if (!inputs.is_object() || !device.is_object()) return error(id, InvalidParams, "tvms.run: inputs and device are objects of strings");
   if (timeoutMs <= 0) return error(id, InvalidParams, "tvms.run: timeoutMs must be positive");
 
@@ -74,6 +77,12 @@ void Server::executeCommand(const json& id, const json& params) {
   for (auto& [name, spec] : inputs.items()) argv.push_back("--input"), argv.push_back(name + "=" + spec.get<std::string>());
   for (auto& [from, to] : device.items()) argv.push_back("--device"), argv.push_back(from + "=" + to.get<std::string>());
   if (!outputDir.empty()) argv.push_back("--output"), argv.push_back(outputDir);
+  // A weights file (tvms.run.params): relative to the document's folder, as a user writes it there.
+  if (!weightsFile.empty()) {
+    std::filesystem::path weights(weightsFile);
+    if (weights.is_relative() && !pathOfUri(uri).empty()) weights = std::filesystem::path(pathOfUri(uri)).parent_path() / weights;
+    argv.push_back("--params"), argv.push_back(weights.string());
+  }
 
   const std::string key = id.dump();
   if (runs_.count(key)) return error(id, InvalidRequest, "a request with this id is already running");

@@ -17,6 +17,8 @@ echo "== artifacts built without a GPU, run on it, against their CPU runs"
 python3 tests/run_artifacts.py check ./tvms art 2>&1 | grep -E "^ok|^FAIL|failure"
 echo "== the IRBuilder example (examples/builder_conv2d.py) on the GPU against numpy"
 python3 tests/check_builder_numpy.py ./tvms art/examples_builder_conv2d.tvmx
+echo "== the Python package with PyTorch CUDA tensors (zero copy both ways, the seed's conv2d, vm.benchmark against PyTorch)"
+PYTHONPATH=$PWD/python TVMS_LIBRARY=$PWD/libtvms_runtime.so.0 python3 tests/python_gpu.py check pyart art 2>&1 | tail -16
 echo "== bench/gpu"
 python3 tests/bench_gpu.py measure ./tvms bench 2>&1 | tail -14
 echo "== bench/gpu/bench_fusion.py"

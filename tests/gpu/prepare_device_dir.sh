@@ -8,11 +8,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:-.gpu}
-rm -rf "$dir/art" "$dir/bench"
+rm -rf "$dir/art" "$dir/bench" "$dir/pyart"
 mkdir -p "$dir/tests"
-cmake --build build --target tvms tvms_llvm_backend tvms_compile_tests | grep -v '^\[' || true
+cmake --build build --target tvms tvms_llvm_backend tvms_compile_tests tvms_runtime_c tvms_python | grep -v '^\[' || true
 for exe in tvms tvms_compile_tests; do cp build/bin/$exe "$dir/" && strip "$dir/$exe"; done
 for lib in libtree-sitter.so.0 libmimalloc.so.2; do cp -L "$(ldconfig -p | awk -v l=$lib '$1 == l {print $NF; exit}')" "$dir/"; done
+# The Python package and libtvms_runtime.so (tests/gpu/python_gpu.py calls them with torch tensors).
+cp -L build/lib/libtvms_runtime.so.0 "$dir/" && strip "$dir/libtvms_runtime.so.0"
+rm -rf "$dir/python" && mkdir -p "$dir/python" && cp -r build/python/tvms "$dir/python/"
+python3 tests/gpu/python_gpu.py prepare build/bin/tvms "$dir/pyart"
+cp tests/gpu/python_gpu.py "$dir/tests/"
 cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_gpu.py bench/gpu/bench_fusion.py tests/gpu/on_device.sh "$dir/tests/"
 mv "$dir/tests/on_device.sh" "$dir/on_device.sh"
 python3 tests/gpu/run_artifacts.py prepare build/bin/tvms "$dir/art"

@@ -103,6 +103,19 @@ local ok_run, err = pcall(function()
         tostring(vim.g.tvms_last_run):find("copied between devices: 8192 bytes in 1 copies", 1, true) ~= nil, vim.g.tvms_last_run)
   check("the summary names the output's vdevice", tostring(vim.g.tvms_last_run):find('on "llvm:1"', 1, true) ~= nil)
 
+  -- :TvmsRun main params=FILE: a safetensors file binding z (zeros) by name, so the product is zero.
+  local weights = vim.fn.tempname() .. ".safetensors"
+  local header = '{"z":{"dtype":"F32","shape":[32,16],"data_offsets":[0,2048]}}'
+  header = header .. string.rep(" ", (8 - #header % 8) % 8)
+  local f = io.open(weights, "wb")
+  f:write(string.char(#header % 256, math.floor(#header / 256), 0, 0, 0, 0, 0, 0), header, string.rep("\0", 2048))
+  f:close()
+  vim.g.tvms_last_run = nil
+  vim.cmd("TvmsRun main params=" .. weights)
+  check(":TvmsRun params=FILE binds the weights file", vim.wait(60000, function() return vim.g.tvms_last_run ~= nil end, 50) and
+        tostring(vim.g.tvms_last_run):find("min 0, max 0, mean 0", 1, true) ~= nil, vim.g.tvms_last_run)
+  os.remove(weights)
+
   -- The code lens above @R.function runs the same way (vim.lsp.commands["tvms.run"]).
   vim.g.tvms_last_run = nil
   vim.lsp.codelens.refresh()

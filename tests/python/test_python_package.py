@@ -52,6 +52,23 @@ class Module:
 '''
 
 
+CUDA_DOUBLE = '''
+from tvm.script import ir as I
+from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0)]})
+
+    @R.function
+    def main(x: R.Tensor(("n",), "float32", "cuda")) -> R.Tensor(("n",), "float32", "cuda"):
+        with R.dataflow():
+            y = R.add(x, x)
+            R.output(y)
+        return y
+'''
+
+
 def safetensors_bytes(tensors, codes=None, header_extra=None, pad=8):
     """safetensors as the format says, laid out with numpy's bytes (not tvms's writer: it has none)."""
     codes = codes or {}
@@ -164,6 +181,23 @@ class PackageTest(unittest.TestCase):
             self.vm["main"](producer, w, b)
         gc.collect()
         self.assertEqual(deleted, [1], "the refused tensor was not handed back to its producer exactly once")
+
+    def test_a_cuda_module_without_a_gpu_and_remapped_to_the_cpu(self):
+        text = CUDA_DOUBLE
+        cuda_exe = tvms.build(text, output=self.path("double_cuda.tvmx"))
+        self.assertEqual(cuda_exe.vdevices, [("cuda:0", "cuda", 0)])
+        if not os.path.exists("/dev/nvidia0"):
+            with self.assertRaises(tvms.TvmsError) as e:
+                tvms.VirtualMachine(cuda_exe)
+            self.assertEqual(e.exception.code, 3)  # TVMS_ERROR_DEVICE
+            self.assertIn("needs a cuda device", str(e.exception))
+        # PTX is not host code: the artifact cannot be moved onto the CPU, it must be built for it.
+        with self.assertRaisesRegex(tvms.TvmsError, "build it for cpu"):
+            tvms.VirtualMachine(cuda_exe, [tvms.cpu()])
+        cpu_exe = tvms.build(text, device_map={"cuda:0": "cpu"})
+        x = self.rng.standard_normal(7).astype(np.float32)
+        for vm in (tvms.VirtualMachine(cpu_exe), tvms.VirtualMachine(cpu_exe, [tvms.cpu()])):
+            np.testing.assert_allclose(vm["main"](x).numpy(), x + x, rtol=1e-6)
 
     # --- weights ------------------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ function startClient(context: vscode.ExtensionContext): Client | undefined {
       // A click on "▶ Run main" runs tvms.run on the server; its answer is shown here.
       executeCommand: async (command, args, next) => {
         if (command !== "tvms.run") return next(command, args);
-        const a = { ...(args[0] as object), device: config().get("run.device", {}), timeoutMs: config().get("run.timeoutMs", 300000) };
+        const a = { ...(args[0] as object), ...runSettings() };
         return showRun(context, await next(command, [a]));
       },
     },
@@ -69,6 +69,12 @@ function startClient(context: vscode.ExtensionContext): Client | undefined {
   const c = new lc.LanguageClient("tvms", "TVMScript (tvms)", serverOptions, clientOptions);
   void c.start();
   return c;
+}
+
+// What every run sends from the settings: tvms.run.device, tvms.run.timeoutMs and tvms.run.params.
+function runSettings(): { device: Record<string, string>; timeoutMs: number; params?: string } {
+  const params = config().get<string>("run.params", "");
+  return { device: config().get("run.device", {}), timeoutMs: config().get("run.timeoutMs", 300000), ...(params ? { params } : {}) };
 }
 
 function showRun(context: vscode.ExtensionContext, result: unknown): unknown {
@@ -102,7 +108,7 @@ async function runFunction(context: vscode.ExtensionContext, uriArg?: string, fn
   if (text === undefined) return;
   const parsed = parseInputs(text);
   if (!parsed.inputs) return void vscode.window.showErrorMessage(`TVMScript: ${parsed.error}`);
-  const params = runCommand({ uri, function: fn, inputs: parsed.inputs, device: config().get("run.device", {}), timeoutMs: config().get("run.timeoutMs", 300000) });
+  const params = runCommand({ uri, function: fn, inputs: parsed.inputs, ...runSettings() });
   try {
     showRun(context, await client.sendRequest("workspace/executeCommand", params));
   } catch (e) {

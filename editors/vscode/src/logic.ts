@@ -54,6 +54,7 @@ export interface RunRequest {
   function: string;
   inputs?: Record<string, string>;
   device?: Record<string, string>;
+  params?: string; // a .safetensors / .npz weights file, relative to the document's folder
   timeoutMs?: number;
 }
 
@@ -62,6 +63,7 @@ export function runCommand(req: RunRequest): { command: string; arguments: unkno
   const arg: Record<string, unknown> = { uri: req.uri, function: req.function };
   if (req.inputs && Object.keys(req.inputs).length) arg.inputs = req.inputs;
   if (req.device && Object.keys(req.device).length) arg.device = req.device;
+  if (req.params) arg.params = req.params;
   if (req.timeoutMs) arg.timeoutMs = req.timeoutMs;
   return { command: "tvms.run", arguments: [arg] };
 }

@@ -37,6 +37,9 @@ test("parseInputs and runCommand build tvms.run's arguments", () => {
     command: "tvms.run",
     arguments: [{ uri: "file:///m.py", function: "main", inputs: { x: "random" }, timeoutMs: 5 }],
   });
+  assert.deepEqual(runCommand({ uri: "file:///m.py", function: "main", params: "w.safetensors" }).arguments, [
+    { uri: "file:///m.py", function: "main", params: "w.safetensors" },
+  ]);
 });
 
 test("functionsFromLenses takes the run lenses' functions", () => {

@@ -6,6 +6,7 @@
 import { strict as assert } from "assert";
 import * as cp from "child_process";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import { test } from "node:test";
 import * as rpc from "vscode-jsonrpc/node";
@@ -121,6 +122,20 @@ test("the extension's requests against the real tvms lsp: diagnostics, code lens
     // A failing run is an error answer, not a dead server.
     await assert.rejects(conn.sendRequest(ExecuteCommandRequest.type, runCommand({ uri, function: "main", inputs: { nope: "random" } })),
                          /main has no parameter 'nope'/);
+    // tvms.run.params: a weights file, relative to the module's folder, binds z by name (all zeros
+    // here, laid out as safetensors says), so the product is zero whatever x and y are.
+    const weightsDir = fs.mkdtempSync(path.join(os.tmpdir(), "tvms-params-"));
+    const header = JSON.stringify({ z: { dtype: "F32", shape: [32, 16], data_offsets: [0, 2048] } });
+    const padded = header + " ".repeat((8 - (header.length % 8)) % 8);
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(padded.length));
+    fs.writeFileSync(path.join(weightsDir, "w.safetensors"), Buffer.concat([length, Buffer.from(padded), Buffer.alloc(2048)]));
+    const withWeights = "file://" + path.join(weightsDir, "m.py");
+    await conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri: withWeights, languageId: "python", version: 1, text } });
+    const zeroed = (await conn.sendRequest(ExecuteCommandRequest.type, runCommand({ uri: withWeights, function: "main", params: "w.safetensors" }))) as RunSummary;
+    assert.equal(zeroed.outputs[0].min, 0);
+    assert.equal(zeroed.outputs[0].max, 0);
+    fs.rmSync(weightsDir, { recursive: true });
     await conn.sendRequest(ShutdownRequest.type);
     await conn.sendNotification(ExitNotification.type);
     const code = await new Promise<number | null>((r) => child.on("exit", r));

@@ -9,7 +9,7 @@ local defaults = {
   filetypes = { "python" },
   root_markers = { "pyproject.toml", ".git" },
   settings = {},           -- initializationOptions, e.g. { tvms = { lint = { ignore = { "TVS205" } } } }
-  run = { device = {}, timeout_ms = 300000 },
+  run = { device = {}, timeout_ms = 300000, params = nil },  -- params: a .safetensors/.npz weights file (tvms run --params)
   codelens = true,
   inlay_hints = true,      -- Neovim 0.10+: the deduced struct info after each binding
   open_graph = true,       -- :TvmsGraph opens the SVG with the system viewer
@@ -94,13 +94,14 @@ end
 
 -- Runs `fname` of the buffer through workspace/executeCommand tvms.run (the server runs it in a
 -- child process and answers with the summary).
-function M.run(bufnr, fname, inputs)
+function M.run(bufnr, fname, inputs, params)
   bufnr = bufnr == 0 and vim.api.nvim_get_current_buf() or bufnr
   local client = client_for(bufnr)
   if not client then return vim.notify("tvms: no tvms language server on this buffer", vim.log.levels.ERROR) end
   local arg = { uri = vim.uri_from_bufnr(bufnr), ["function"] = fname, timeoutMs = M.config.run.timeout_ms }
   if inputs and next(inputs) then arg.inputs = inputs end
   if next(M.config.run.device) then arg.device = M.config.run.device end
+  if params or M.config.run.params then arg.params = params or M.config.run.params end
   vim.g.tvms_last_run = nil
   request(client, "workspace/executeCommand", { command = "tvms.run", arguments = { arg } }, function(err, result)
     show_run(err, result, fname)
@@ -301,14 +302,14 @@ function M.setup(opts)
   end
   vim.api.nvim_create_user_command("TvmsRun", function(c)
     local bufnr = vim.api.nvim_get_current_buf()
-    local fname, inputs = c.fargs[1], {}
+    local fname, inputs, params = c.fargs[1], {}, nil
     for i = 2, #c.fargs do
       local k, v = c.fargs[i]:match("^([^=]+)=(.+)$")
-      if not k then return vim.notify("tvms: '" .. c.fargs[i] .. "' is not NAME=random[:seed] or NAME=FILE.npy", vim.log.levels.ERROR) end
-      inputs[k] = v
+      if not k then return vim.notify("tvms: '" .. c.fargs[i] .. "' is not NAME=random[:seed], NAME=FILE.npy or params=FILE", vim.log.levels.ERROR) end
+      if k == "params" then params = v else inputs[k] = v end
     end
-    M.run(bufnr, fname or function_at_cursor(bufnr), inputs)
-  end, { nargs = "*", desc = "Run a TVMScript function: :TvmsRun [function] [NAME=random|NAME=file.npy]..." })
+    M.run(bufnr, fname or function_at_cursor(bufnr), inputs, params)
+  end, { nargs = "*", desc = "Run a TVMScript function: :TvmsRun [function] [NAME=random|NAME=file.npy]... [params=FILE.safetensors]" })
   vim.api.nvim_create_user_command("TvmsViewIR", function(c) M.view_ir(vim.api.nvim_get_current_buf(), c.args) end, {
     nargs = 1, complete = function() return { "parsed", "Normalize", "RealizeVDevice", "OffloadLibraries", "LegalizeOps", "FuseOps", "FuseTIR", "RewriteDataflowReshape", "LowerToVM" } end,
     desc = "Show the module after a pass" })
