@@ -132,6 +132,17 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(back.ctypes.data, out.data_ptr(), "the output was copied")
         np.testing.assert_array_equal(back, x)
 
+    def test_an_output_fed_back_travels_as_dlpack_1_without_a_copy(self):
+        # tvms's own Tensor offers DLPack 1.x (max_version): the versioned struct both ways.
+        x = np.arange(16, dtype=np.float32)
+        first = self.vm["identity"](x)
+        capsule = first.__dlpack__(max_version=(1, 0))
+        self.assertTrue(ctypes.pythonapi.PyCapsule_IsValid(ctypes.py_object(capsule), b"dltensor_versioned"))
+        del capsule  # unconsumed: its destructor hands the export back
+        second = self.vm["identity"](first)
+        self.assertEqual(second.data_ptr(), x.ctypes.data)
+        self.assertIsNone(self.vm._lib.tvms_vm_device_stream(self.vm._handle, 0), "a CPU slot has no stream")
+
     def test_output_outlives_vm_and_input_handles(self):
         x = self.rng.standard_normal(5).astype(np.float32)
         out = tvms.VirtualMachine(self.exe)["pair"](x)
