@@ -42,9 +42,14 @@ namespace {
 
 struct Tiler {
   Tiler(KernelBuilder& kb, ScalarType t, const GemmOperands& g, const CpuGemmTile& tile)
-      : kb(kb), t(t), g(g), kMR(tile.mr), kNR(tile.nr), kKC(tile.kc), kGroup(tile.group) {}
+      : kb(kb), t(t), ct(computeType(t)), g(g), kMR(tile.mr), kNR(tile.nr), kKC(tile.kc), kGroup(tile.group) {}
+  // 16-bit floats are converted once, when A and B are packed: the panels, the accumulators and the
+  // staging tile are float32, and C gets the 16-bit value when the tile goes back.
+  static ScalarType computeType(ScalarType t) { return t == ScalarType::F16 || t == ScalarType::BF16 ? ScalarType::F32 : t; }
+  ExprP computed(ExprP e) const { return ct == t ? e : cast(ct, std::move(e)); }
+  ExprP stored(ExprP e) const { return ct == t ? e : cast(t, std::move(e)); }
   KernelBuilder& kb;
-  ScalarType t;
+  ScalarType t, ct;
   const GemmOperands& g;
   const int64_t kMR, kNR, kKC, kGroup;
   int C = -1, packedB = -1, packedA = -1, staging = -1;
@@ -58,20 +63,20 @@ struct Tiler {
     if (!g.packA) return {};
     int pk = kb.loopVar("ak" + tag), pr = kb.loopVar("ar" + tag);
     return {forLoop(pk, kLen, {forLoop(pr, intImm(mr), {
-        store(packedA, kb.var(pk) * intImm(kMR) + kb.var(pr), g.a(b, row0 + kb.var(pr), k0 + kb.var(pk)))})})};
+        store(packedA, kb.var(pk) * intImm(kMR) + kb.var(pr), computed(g.a(b, row0 + kb.var(pr), k0 + kb.var(pk))))})})};
   }
 
   std::vector<StmtP> tile(int64_t mr, const ExprP& row0, const std::string& tag) {
-    auto zero = floatImm(0, t);
+    auto zero = floatImm(0, ct);
     std::vector<StmtP> out, step, stage;
     int k = kb.loopVar("k" + tag);
     for (int64_t r = 0; r < mr; ++r) {
       ExprP row = row0 + intImm(r);
-      ExprP a = g.packA ? kb.load(packedA, kb.var(k) * intImm(kMR) + intImm(r)) : g.a(b, row, k0 + kb.var(k));
+      ExprP a = g.packA ? kb.load(packedA, kb.var(k) * intImm(kMR) + intImm(r)) : computed(g.a(b, row, k0 + kb.var(k)));
       for (int64_t j = 0; j < kNR; ++j) {
         int x = acc[static_cast<size_t>(r * kNR + j)];
         // The column is clamped into the panel so padding columns read a valid element.
-        ExprP prev = kb.load(C, g.cIndex(b, row, col0 + binary(BinOp::Min, intImm(j), width - intImm(1))));
+        ExprP prev = computed(kb.load(C, g.cIndex(b, row, col0 + binary(BinOp::Min, intImm(j), width - intImm(1)))));
         out.push_back(assign(x, select(firstBlock, zero, prev)));
         step.push_back(assign(x, kb.var(x) + a * kb.load(packedB, panelOffset + kb.var(k) * intImm(kNR) + intImm(j))));
         stage.push_back(store(staging, intImm(r * kNR + j), kb.var(x)));
@@ -81,7 +86,7 @@ struct Tiler {
     out.insert(out.end(), stage.begin(), stage.end());
     int r = kb.loopVar("r" + tag), j = kb.loopVar("j" + tag);
     out.push_back(forLoop(r, intImm(mr), {forLoop(j, width, {
-        store(C, g.cIndex(b, row0 + kb.var(r), col0 + kb.var(j)), kb.load(staging, kb.var(r) * intImm(kNR) + kb.var(j)))})}));
+        store(C, g.cIndex(b, row0 + kb.var(r), col0 + kb.var(j)), stored(kb.load(staging, kb.var(r) * intImm(kNR) + kb.var(j))))})}));
     return out;
   }
 };
@@ -91,10 +96,10 @@ void addCpuGemm(KernelBuilder& kb, const CpuGemmTile& tile, ScalarType t, int c,
   const int64_t kMR = tile.mr, kNR = tile.nr, kKC = tile.kc, kGroup = tile.group;
   Tiler tl(kb, t, g, tile);
   tl.C = c;
-  tl.packedB = kb.localArray("packed_b", t, kGroup * kKC * kNR);
-  if (g.packA) tl.packedA = kb.localArray("packed_a", t, kKC * kMR);
-  tl.staging = kb.localArray("staging", t, kMR * kNR);
-  for (int64_t i = 0; i < kMR * kNR; ++i) tl.acc.push_back(kb.local("acc" + std::to_string(i), t));
+  tl.packedB = kb.localArray("packed_b", tl.ct, kGroup * kKC * kNR);
+  if (g.packA) tl.packedA = kb.localArray("packed_a", tl.ct, kKC * kMR);
+  tl.staging = kb.localArray("staging", tl.ct, kMR * kNR);
+  for (int64_t i = 0; i < kMR * kNR; ++i) tl.acc.push_back(kb.local("acc" + std::to_string(i), tl.ct));
 
   int task = kb.loopVar("task"), kblock = kb.loopVar("kblock"), pk = kb.loopVar("pk"), pj = kb.loopVar("pj");
   int it = kb.loopVar("it"), ir = kb.loopVar("ir"), gpPack = kb.loopVar("gp"), gpTile = kb.loopVar("gt"), gpEdge = kb.loopVar("ge");
@@ -136,7 +141,7 @@ void addCpuGemm(KernelBuilder& kb, const CpuGemmTile& tile, ScalarType t, int c,
   ExprP inPanel = binary(BinOp::Lt, kb.var(pj), tl.width);
   ExprP col = tl.col0 + binary(BinOp::Min, kb.var(pj), tl.width - intImm(1));
   StmtP pack = forLoop(gpPack, inGroup, {forLoop(pk, tl.kLen, {forLoop(pj, intImm(kNR), {
-      store(tl.packedB, tl.panelOffset + kb.var(pk) * intImm(kNR) + kb.var(pj), select(inPanel, g.b(tl.b, tl.k0 + kb.var(pk), col), floatImm(0, t)))})})});
+      store(tl.packedB, tl.panelOffset + kb.var(pk) * intImm(kNR) + kb.var(pj), select(inPanel, tl.computed(g.b(tl.b, tl.k0 + kb.var(pk), col)), floatImm(0, tl.ct)))})})});
   ExprP fullTiles = binary(BinOp::FloorDiv, rows, intImm(kMR));
   auto rowTile = [&](int64_t mr, const ExprP& row0, int gp, const std::string& tag) {
     std::vector<StmtP> body = tl.packRows(mr, row0, tag);

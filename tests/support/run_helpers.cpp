@@ -38,8 +38,6 @@ uint32_t freshSeed() {
 
 float at(const runtime::NDArray& a, int64_t i) { return static_cast<const float*>(a.data())[i]; }
 
-namespace {
-
 double elementAsDouble(const runtime::NDArray& a, int64_t i) {
   const void* p = a.data();
   switch (a.dtype) {
@@ -53,6 +51,9 @@ double elementAsDouble(const runtime::NDArray& a, int64_t i) {
   }
   return 0;
 }
+
+namespace {
+
 
 // Builds a lowered module that lints clean and runs main on `inputs`.
 Run buildAndRun(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs, const driver::BuildOptions& options) {

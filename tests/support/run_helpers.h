@@ -29,6 +29,8 @@ uint32_t freshSeed();
   INFO("random seed " << name##Seed << " (rerun with TVMS_TEST_SEED=" << name##Seed << ")"); \
   std::mt19937 name(name##Seed)
 float at(const runtime::NDArray& a, int64_t i);
+// Element i of a host tensor of any dtype, as a double.
+double elementAsDouble(const runtime::NDArray& a, int64_t i);
 
 struct Run {
   runtime::Executable exe;

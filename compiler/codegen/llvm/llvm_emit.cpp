@@ -56,6 +56,7 @@ class FunctionEmitter {
         Value* v = expr(s->value);
         ScalarType t = k_.buffers[s->buffer].type;
         if (t == ScalarType::Bool) v = b_.CreateZExt(v, b_.getInt8Ty());
+        if (isHalf(t)) v = narrowed(v, t);
         if (s->atomicAdd) {  // a user's kernel may add atomically on the CPU too
           if (t != ScalarType::F32 && t != ScalarType::F64 && t != ScalarType::I32 && t != ScalarType::I64)
             throw std::runtime_error("kernel " + k_.name + ": an atomic add of " + std::string(dtypeName(t)) + " on the CPU");
@@ -152,6 +153,7 @@ class FunctionEmitter {
       case Expr::Kind::Load: {
         ScalarType t = k_.buffers[e->id].type;
         Value* v = b_.CreateLoad(memType(t), address(e->id, e->a));
+        if (isHalf(t)) return widened(v, t);
         return t == ScalarType::Bool ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
       }
       case Expr::Kind::Binary: return binaryOp(e->binOp, expr(e->a), expr(e->b), e->a->type);
@@ -169,12 +171,30 @@ class FunctionEmitter {
       case ScalarType::I64: return b_.getInt64Ty();
       case ScalarType::F32: return b_.getFloatTy();
       case ScalarType::F64: return b_.getDoubleTy();
-      case ScalarType::F16: case ScalarType::BF16: break;
+      case ScalarType::F16: case ScalarType::BF16: return b_.getFloatTy();  // computed in float32, as on the GPU
     }
-    throw std::runtime_error("kernel " + k_.name + ": " + std::string(dtypeName(t)) +
-                             " kernels are built for cuda vdevices only (the CPU backend has no 16-bit float kernels)");
+    throw std::runtime_error("kernel " + k_.name + ": an unknown element type");
   }
-  llvm::Type* memType(ScalarType t) { return t == ScalarType::Bool ? b_.getInt8Ty() : regType(t); }
+  // In memory: bool as a byte, the 16-bit floats as their bits.
+  llvm::Type* memType(ScalarType t) { return t == ScalarType::Bool ? b_.getInt8Ty() : isHalf(t) ? b_.getInt16Ty() : regType(t); }
+  static bool isHalf(ScalarType t) { return t == ScalarType::F16 || t == ScalarType::BF16; }
+
+  // 16 bits -> float32: float16 through LLVM's half (F16C's vcvtph2ps where the CPU has it),
+  // bfloat16 as the high half of a float32 (exact).
+  Value* widened(Value* bits, ScalarType t) {
+    if (t == ScalarType::F16) return b_.CreateFPExt(b_.CreateBitCast(bits, b_.getHalfTy()), b_.getFloatTy());
+    return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(bits, b_.getInt32Ty()), 16), b_.getFloatTy());
+  }
+  // float32 -> 16 bits, rounding to nearest even (runtime/dtype.h's floatToBf16 for bfloat16: a NaN
+  // stays a quiet NaN); written out for bfloat16 so no library routine is needed.
+  Value* narrowed(Value* v, ScalarType t) {
+    if (t == ScalarType::F16) return b_.CreateBitCast(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getInt16Ty());
+    Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
+    Value* odd = b_.CreateAnd(b_.CreateLShr(bits, 16), b_.getInt32(1));
+    Value* rounded = b_.CreateLShr(b_.CreateAdd(b_.CreateAdd(bits, b_.getInt32(0x7fff)), odd), 16);
+    Value* nan = b_.CreateOr(b_.CreateLShr(bits, 16), b_.getInt32(0x40));
+    return b_.CreateTrunc(b_.CreateSelect(b_.CreateFCmpUNO(v, v), nan, rounded), b_.getInt16Ty());
+  }
 
  private:
   Value* address(int buffer, const ExprP& index) {
@@ -186,13 +206,13 @@ class FunctionEmitter {
   Value* libm(const char* f32, const char* f64, Value* x, ScalarType t) {
     madeCall_ = true;
     auto* ty = x->getType();
-    auto callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32 : f64, llvm::FunctionType::get(ty, {ty}, false));
+    auto callee = m_.getOrInsertFunction(t == ScalarType::F64 ? f64 : f32, llvm::FunctionType::get(ty, {ty}, false));
     return b_.CreateCall(callee, {x});
   }
   Value* libm2(const char* f32, const char* f64, Value* a, Value* b, ScalarType t) {
     madeCall_ = true;
     auto* ty = a->getType();
-    auto callee = m_.getOrInsertFunction(t == ScalarType::F32 ? f32 : f64, llvm::FunctionType::get(ty, {ty, ty}, false));
+    auto callee = m_.getOrInsertFunction(t == ScalarType::F64 ? f64 : f32, llvm::FunctionType::get(ty, {ty, ty}, false));
     return b_.CreateCall(callee, {a, b});
   }
   // Integer division never traps (x86's idiv raises SIGFPE for a zero divisor and for INT_MIN / -1):
@@ -302,7 +322,12 @@ class FunctionEmitter {
     }
     throw std::runtime_error("loop IR: unknown unary op " + std::string(opName(op)));
   }
+  // A cast to a 16-bit float rounds to it (the value then computes in float32 like every 16-bit one).
   Value* castTo(Value* v, ScalarType from, ScalarType to) {
+    Value* out = castRegister(v, from, to);
+    return isHalf(to) && from != to ? widened(narrowed(out, to), to) : out;
+  }
+  Value* castRegister(Value* v, ScalarType from, ScalarType to) {
     llvm::Type* ty = regType(to);
     if (from == ScalarType::Bool) return isFloat(to) ? b_.CreateUIToFP(v, ty) : b_.CreateZExt(v, ty);
     if (to == ScalarType::Bool)

@@ -1,0 +1,126 @@
+// float16 and bfloat16 kernels for every op family, on the CPU (and on cuda:0 with
+// TVMS_TEST_TARGET=cuda): each module built once in the 16-bit type and once in float64, run on the
+// same values (the 16-bit inputs widened exactly), the 16-bit outputs within their own rounding of
+// the float64 ones. Kernels compute in float32 and store 16 bits, as on the GPU.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "tests/support/run_helpers.h"
+
+namespace tvms {
+
+namespace {
+
+std::string replaced(std::string text, const std::string& dtype) {
+  for (size_t at = text.find("DT"); at != std::string::npos; at = text.find("DT", at + dtype.size())) text.replace(at, 2, dtype);
+  return text;
+}
+
+// A tensor of `dtype` holding `values` (exact in every dtype used here).
+runtime::NDArray tensorOf(runtime::DType dtype, const std::vector<int64_t>& shape, const std::vector<double>& values, test::Host& h) {
+  runtime::NDArray a;
+  a.dtype = dtype;
+  a.shape = shape;
+  a.storage = std::make_shared<runtime::Storage>(h.device, -1, a.bytes());
+  for (size_t i = 0; i < values.size(); ++i) {
+    float f = static_cast<float>(values[i]);
+    switch (dtype) {
+      case runtime::DType::F16: static_cast<uint16_t*>(a.data())[i] = runtime::floatToHalf(f); break;
+      case runtime::DType::BF16: static_cast<uint16_t*>(a.data())[i] = runtime::floatToBf16(f); break;
+      case runtime::DType::F64: static_cast<double*>(a.data())[i] = values[i]; break;
+      case runtime::DType::I64: static_cast<int64_t*>(a.data())[i] = static_cast<int64_t>(values[i]); break;
+      default: FAIL("unexpected dtype");
+    }
+  }
+  return a;
+}
+
+struct HalfCase {
+  const char* family;
+  std::string params, ret, body;  // DT stands for the float type
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<bool> isIndex;  // int64 inputs (indices), drawn in [0, 4)
+};
+
+void checkFamily(const HalfCase& c, std::mt19937& rng) {
+  INFO(c.family);
+  test::Host h;
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (runtime::DType half : {runtime::DType::F16, runtime::DType::BF16}) {
+    std::string name(runtime::dtypeName(half));
+    INFO(name);
+    std::vector<runtime::NDArray> inHalf, inWide;
+    for (size_t k = 0; k < c.shapes.size(); ++k) {
+      int64_t n = 1;
+      for (auto d : c.shapes[k]) n *= d;
+      std::vector<double> values(static_cast<size_t>(n));
+      bool index = k < c.isIndex.size() && c.isIndex[k];
+      for (auto& v : values) {
+        // Values exact in the 16-bit type, so both runs read the very same numbers.
+        v = index ? static_cast<double>(rng() % 4) : static_cast<double>(half == runtime::DType::F16 ? runtime::halfToFloat(runtime::floatToHalf(static_cast<float>(u(rng))))
+                                                                                                    : runtime::bf16ToFloat(runtime::floatToBf16(static_cast<float>(u(rng)))));
+      }
+      inHalf.push_back(tensorOf(index ? runtime::DType::I64 : half, c.shapes[k], values, h));
+      inWide.push_back(tensorOf(index ? runtime::DType::I64 : runtime::DType::F64, c.shapes[k], values, h));
+    }
+    test::Run got = test::compileAndRun(test::module(replaced(c.params, "\"" + name + "\""), replaced(c.ret, "\"" + name + "\""), replaced(c.body, "\"" + name + "\"")), inHalf);
+    test::Run want = test::compileAndRun(test::module(replaced(c.params, "\"float64\""), replaced(c.ret, "\"float64\""), replaced(c.body, "\"float64\"")), inWide);
+    REQUIRE(got.outputs.size() == want.outputs.size());
+    // The output's own rounding (8 or 11 bits of mantissa) and that of the 16-bit values between
+    // kernels, relative past 1.
+    double tol = half == runtime::DType::BF16 ? 3e-2 : 4e-3;
+    for (size_t o = 0; o < got.outputs.size(); ++o) {
+      REQUIRE(got.outputs[o].shape == want.outputs[o].shape);
+      double worst = 0;
+      for (int64_t i = 0; i < want.outputs[o].numel(); ++i) {
+        double g = test::elementAsDouble(got.outputs[o], i), w = test::elementAsDouble(want.outputs[o], i);
+        worst = std::max(worst, std::abs(g - w) / std::max(1.0, std::abs(w)));
+      }
+      INFO("output " << o);
+      CHECK(worst < tol);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("compile and run: float16 and bfloat16 kernels of every op family against float64 on the same values") {
+  TVMS_FRESH_RNG(rng);
+  const std::vector<HalfCase> cases = {
+      {"elementwise arithmetic and math", "a: R.Tensor((7, 33), DT), b: R.Tensor((7, 33), DT)", "R.Tuple(R.Tensor((7, 33), DT), R.Tensor((7, 33), DT))",
+       "        x = R.add(R.multiply(a, b), R.exp(a))\n        y = R.divide(R.tanh(x), R.add(R.sqrt(R.abs(b)), R.const(1, DT)))\n"
+       "        z = R.maximum(R.sigmoid(y), R.negative(a))\n        w = R.nn.gelu(R.subtract(z, b))\n        return (z, w)\n",
+       {{7, 33}, {7, 33}}, {}},
+      {"broadcast", "a: R.Tensor((4, 1, 9), DT), b: R.Tensor((3, 9), DT)", "R.Tensor((4, 3, 9), DT)",
+       "        c = R.add(a, b)\n        return c\n", {{4, 1, 9}, {3, 9}}, {}},
+      {"reductions", "a: R.Tensor((6, 50), DT)", "R.Tuple(R.Tensor((6,), DT), R.Tensor((50,), DT), R.Tensor((6,), DT), R.Tensor((), DT))",
+       "        s = R.sum(a, axis=1)\n        m = R.mean(a, axis=0)\n        x = R.max(a, axis=1)\n        t = R.sum(a)\n        return (s, m, x, t)\n",
+       {{6, 50}}, {}},
+      {"softmax and normalization", "a: R.Tensor((5, 40), DT), g: R.Tensor((40,), DT), b: R.Tensor((40,), DT)",
+       "R.Tuple(R.Tensor((5, 40), DT), R.Tensor((5, 40), DT), R.Tensor((5, 40), DT))",
+       "        s = R.nn.softmax(a, axis=-1)\n        l = R.nn.log_softmax(a, axis=-1)\n        n = R.nn.layer_norm(a, g, b, axes=[-1])\n        return (s, l, n)\n",
+       {{5, 40}, {40}, {40}}, {}},
+      {"matmul", "a: R.Tensor((3, 17, 33), DT), b: R.Tensor((33, 9), DT)", "R.Tensor((3, 17, 9), DT)",
+       "        c = R.matmul(a, b)\n        return c\n", {{3, 17, 33}, {33, 9}}, {}},
+      {"conv2d and pooling", "x: R.Tensor((2, 3, 10, 10), DT), w: R.Tensor((4, 3, 3, 3), DT)",
+       "R.Tuple(R.Tensor((2, 4, 10, 10), DT), R.Tensor((2, 4, 5, 5), DT), R.Tensor((2, 4, 5, 5), DT))",
+       "        c = R.nn.conv2d(x, w, padding=(1, 1))\n        m = R.nn.max_pool2d(c, pool_size=(2, 2), strides=(2, 2))\n"
+       "        v = R.nn.avg_pool2d(c, pool_size=(2, 2), strides=(2, 2))\n        return (c, m, v)\n",
+       {{2, 3, 10, 10}, {4, 3, 3, 3}}, {}},
+      {"gather, concat, permute, reshape", "t: R.Tensor((4, 6), DT), i: R.Tensor((5,), \"int64\"), u: R.Tensor((2, 6), DT)",
+       "R.Tuple(R.Tensor((5, 6), DT), R.Tensor((6, 6), DT), R.Tensor((3, 12), DT))",
+       "        g = R.take(t, i, axis=0)\n        c = R.concat((t, u), axis=0)\n        p = R.permute_dims(c, axes=[1, 0])\n"
+       "        r = R.reshape(p, R.shape([3, 12]))\n        return (g, p, r)\n",
+       {{4, 6}, {5}, {2, 6}}, {false, true, false}},
+      {"casts, comparisons and where", "a: R.Tensor((8, 8), DT), b: R.Tensor((8, 8), DT)",
+       "R.Tuple(R.Tensor((8, 8), \"float32\"), R.Tensor((8, 8), DT), R.Tensor((8, 8), \"int32\"))",
+       "        f = R.astype(R.add(a, b), \"float32\")\n        w = R.where(R.greater(a, b), a, R.astype(R.multiply(f, f), DT))\n"
+       "        i = R.astype(R.round(R.multiply(a, R.const(4, DT))), \"int32\")\n        return (f, w, i)\n",
+       {{8, 8}, {8, 8}}, {}},
+  };
+  for (auto& c : cases) checkFamily(c, rng);
+}
+
+}  // namespace tvms
