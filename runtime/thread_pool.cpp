@@ -1,6 +1,6 @@
 #include "runtime/thread_pool.h"
 
-#include <cstdlib>
+#include "runtime/usable_cores.h"
 
 namespace tvms::runtime {
 
@@ -11,11 +11,7 @@ void parallelForThunk(void* pool, int64_t n, TvmsParallelBody body, void* closur
 }  // namespace
 
 ThreadPool::ThreadPool(unsigned threads) {
-  if (threads == 0) {
-    const char* env = std::getenv("TVMS_NUM_THREADS");
-    threads = env ? static_cast<unsigned>(std::atoi(env)) : std::thread::hardware_concurrency();
-    if (threads == 0) threads = 1;
-  }
+  if (threads == 0) threads = usableCores();
   for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { work(i); });
   env_.pool = this;
   env_.parallel_for = parallelForThunk;

@@ -12,7 +12,7 @@ namespace tvms::runtime {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(unsigned threads = 0);  // 0: one per hardware thread (TVMS_NUM_THREADS overrides)
+  explicit ThreadPool(unsigned threads = 0);  // 0: usableCores() (affinity, cgroup quota, TVMS_NUM_THREADS)
   ~ThreadPool();
   // The process's pool, made on first use: every CPU device runs its kernels on it.
   static ThreadPool& shared();

@@ -70,13 +70,22 @@ struct Tiler {
     auto zero = floatImm(0, ct);
     std::vector<StmtP> out, step, stage;
     int k = kb.loopVar("k" + tag);
+    // 16-bit C: a later K block's partial sums are widened into the float32 staging tile by a loop
+    // of their own, and the accumulators start from there (widening 16-bit loads inside the tile's
+    // straight-line code left it scalar: 15x slower).
+    if (ct != t) {
+      int r = kb.loopVar("cr" + tag), j = kb.loopVar("cj" + tag);
+      out.push_back(ifThen(unary(UnOp::Not, firstBlock), {forLoop(r, intImm(mr), {forLoop(j, intImm(kNR), {
+          store(staging, kb.var(r) * intImm(kNR) + kb.var(j),
+                computed(kb.load(C, g.cIndex(b, row0 + kb.var(r), col0 + binary(BinOp::Min, kb.var(j), width - intImm(1))))))})})}));
+    }
     for (int64_t r = 0; r < mr; ++r) {
       ExprP row = row0 + intImm(r);
       ExprP a = g.packA ? kb.load(packedA, kb.var(k) * intImm(kMR) + intImm(r)) : computed(g.a(b, row, k0 + kb.var(k)));
       for (int64_t j = 0; j < kNR; ++j) {
         int x = acc[static_cast<size_t>(r * kNR + j)];
         // The column is clamped into the panel so padding columns read a valid element.
-        ExprP prev = computed(kb.load(C, g.cIndex(b, row, col0 + binary(BinOp::Min, intImm(j), width - intImm(1)))));
+        ExprP prev = ct != t ? kb.load(staging, intImm(r * kNR + j)) : kb.load(C, g.cIndex(b, row, col0 + binary(BinOp::Min, intImm(j), width - intImm(1))));
         out.push_back(assign(x, select(firstBlock, zero, prev)));
         step.push_back(assign(x, kb.var(x) + a * kb.load(packedB, panelOffset + kb.var(k) * intImm(kNR) + intImm(j))));
         stage.push_back(store(staging, intImm(r * kNR + j), kb.var(x)));
@@ -92,7 +101,21 @@ struct Tiler {
 };
 }  // namespace
 
-void addCpuGemm(KernelBuilder& kb, const CpuGemmTile& tile, ScalarType t, int c, const GemmOperands& g) {
+// 16-bit floats: the whole of a known K in one block (up to kMaxHalfKC), so the float32 sums never
+// go through the 16-bit C between blocks (that rounded them once per 256 of K) and no tile reads C.
+constexpr int64_t kMaxHalfKC = 4096;
+CpuGemmTile blockedForType(CpuGemmTile tile, ScalarType t, const GemmOperands& g) {
+  if (t != ScalarType::F16 && t != ScalarType::BF16) return tile;
+  if (g.K->kind == Expr::Kind::Int && g.K->intValue > tile.kc && g.K->intValue <= kMaxHalfKC) tile.kc = g.K->intValue;
+  return tile;
+}
+
+void addCpuGemm(KernelBuilder& kb, const CpuGemmTile& chosen, ScalarType t, int c, const GemmOperands& operands) {
+  const CpuGemmTile tile = blockedForType(chosen, t, operands);
+  // float16 A is packed too, so each element is converted once per tile rather than at every step
+  // (bfloat16's conversion is one shift: cheaper at each step than a pass over A).
+  GemmOperands g = operands;
+  g.packA |= t == ScalarType::F16;
   const int64_t kMR = tile.mr, kNR = tile.nr, kKC = tile.kc, kGroup = tile.group;
   Tiler tl(kb, t, g, tile);
   tl.C = c;

@@ -1,5 +1,7 @@
 #include "tools/tvms/lint_files.h"
 
+#include "runtime/usable_cores.h"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -59,13 +61,7 @@ TextLint lintText(const std::string& text, const LintOptions& options) {
   return out;
 }
 
-unsigned workers() {
-  if (const char* env = std::getenv("TVMS_NUM_THREADS"); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return static_cast<unsigned>(CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+unsigned workers() { return runtime::usableCores(); }
 
 void forEachInParallel(size_t n, const std::function<void(size_t)>& job) {
   size_t threads = std::min<size_t>(workers(), n);

@@ -179,8 +179,8 @@ class FunctionEmitter {
   llvm::Type* memType(ScalarType t) { return t == ScalarType::Bool ? b_.getInt8Ty() : isHalf(t) ? b_.getInt16Ty() : regType(t); }
   static bool isHalf(ScalarType t) { return t == ScalarType::F16 || t == ScalarType::BF16; }
 
-  // 16 bits -> float32: float16 through LLVM's half (F16C's vcvtph2ps where the CPU has it),
-  // bfloat16 as the high half of a float32 (exact).
+  // 16 bits -> float32, exact: float16 through LLVM's half (F16C's vcvtph2ps where the CPU has
+  // it), bfloat16 as the high half of a float32.
   Value* widened(Value* bits, ScalarType t) {
     if (t == ScalarType::F16) return b_.CreateFPExt(b_.CreateBitCast(bits, b_.getHalfTy()), b_.getFloatTy());
     return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(bits, b_.getInt32Ty()), 16), b_.getFloatTy());
