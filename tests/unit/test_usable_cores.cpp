@@ -9,7 +9,7 @@ using tvms::runtime::coresOfCfsQuota;
 using tvms::runtime::coresOfCpuMax;
 using tvms::runtime::usableCores;
 
-TEST_CASE("usable cores: a cgroup quota in cores, rounded up; no quota is none") {
+TEST_CASE("usable cores: a cgroup quota in cores, rounded up, and no quota is none") {
   CHECK_FALSE(coresOfCpuMax("max 100000").has_value());
   CHECK(coresOfCpuMax("150000 100000") == 2u);
   CHECK(coresOfCpuMax("200000 100000") == 2u);
