@@ -82,6 +82,57 @@ LegalizeResult flip(const LegalizeInput& in) {
   });
 }
 
+// reverse_sequence: along seq_axis, the first len elements of each batch (its seq_lengths entry,
+// clamped into [1, the axis's length], as TOPI does) reversed, the rest copied.
+LegalizeResult reverseSequence(const LegalizeInput& in) {
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  int rank = x ? x->rank() : -1;
+  int seqAxis = axisAttr(in, "seq_axis", rank, 1), batchAxis = axisAttr(in, "batch_axis", rank, 0);
+  if (seqAxis < 0 || batchAxis < 0 || seqAxis == batchAxis) return failure("R.reverse_sequence: seq_axis and batch_axis must be two different axes of data");
+  auto lengthType = in.args.size() > 1 ? elementType(in.args[1]) : std::nullopt;
+  if (!lengthType || (*lengthType != ScalarType::I32 && *lengthType != ScalarType::I64))
+    return failure("R.reverse_sequence: seq_lengths must be an int32 or int64 tensor");
+  KernelBuilder kb(in.kernelName);
+  std::string error;
+  auto f = oneInput(kb, in, error);
+  if (!f) return failure(error);
+  int a = kb.param("A", f->t, shapeText(f->x));
+  int lengths = kb.param("L", *lengthType, shapeText(in.args[1]));
+  int c = kb.param("C", f->t, shapeText(&in.out));
+  size_t s = static_cast<size_t>(seqAxis), b = static_cast<size_t>(batchAxis);
+  kb.add(outputNest(kb, f->od, [&](const std::vector<ExprP>& o) {
+    ExprP len = max(intImm(1), min(cast(ScalarType::I64, kb.load(lengths, o[b])), f->xd[s]));
+    std::vector<ExprP> at = o;
+    at[s] = select(binary(BinOp::Lt, o[s], len), len - intImm(1) - o[s], o[s]);
+    return std::vector<StmtP>{store(c, flatIndex(o, f->od), kb.load(a, flatIndex(at, f->xd)))};
+  }));
+  return done(kb, {0, 1});
+}
+
+// hamming_window: alpha - beta * cos(2 pi n / D), D the size (periodic) or the size - 1; a window of
+// one element is 1.
+LegalizeResult hammingWindow(const LegalizeInput& in) {
+  auto t = elementType(&in.out);
+  if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");
+  for (size_t k = 1; k <= 3; ++k)
+    if (in.scalars.size() <= k || !in.scalars[k]) return failure("R.hamming_window: periodic, alpha and beta must be constants to compile");
+  bool periodic = *in.scalars[1] != 0;
+  double alpha = *in.scalars[2], beta = *in.scalars[3];
+  KernelBuilder kb(in.kernelName);
+  auto od = shapeExprs(kb, &in.out);
+  if (!od || od->size() != 1) return failure("the window's size must be known to compile R.hamming_window");
+  int c = kb.param("C", *t, shapeText(&in.out));
+  ScalarType ct = *t == ScalarType::F64 ? ScalarType::F64 : ScalarType::F32;
+  ExprP n = (*od)[0];
+  ExprP denominator = cast(ct, max(intImm(1), periodic ? n : n - intImm(1)));
+  kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
+    ExprP angle = binary(BinOp::Div, floatImm(2 * 3.14159265358979323846, ct) * cast(ct, o[0]), denominator);
+    ExprP w = select(binary(BinOp::Eq, n, intImm(1)), floatImm(1, ct), floatImm(alpha, ct) - floatImm(beta, ct) * unary(UnOp::Cos, angle));
+    return std::vector<StmtP>{store(c, o[0], ct == *t ? w : cast(*t, w))};
+  }));
+  return done(kb, {});
+}
+
 // pad_value as written: a number, TVM's old third argument R.const(v, dtype) (kept as text), or,
 // when a newer module passed pad_mode third without a keyword, a mode string.
 namespace {

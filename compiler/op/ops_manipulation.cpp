@@ -456,8 +456,7 @@ void addManipulationOps(std::vector<OpDef>& out) {
                             attr("dtype", ParamKind::DType, s("int32"))},
                    P, "The k largest (or smallest) elements along `axis`, with their indices.", inferTopk), kernels::orderingOp<kernels::Ordering::Topk>));
 
-  for (auto* n : {"dynamic_strided_slice", "reverse_sequence", "hamming_window"})
-    out.push_back(unmodelled(n));
+  out.push_back(unmodelled("dynamic_strided_slice"));
 }
 
 }  // namespace tvms::op

@@ -86,6 +86,18 @@ InferResult inferEinsum(const InferInput& in) {
   return ok(tensor(out, (*ts)[0]->dtype));
 }
 
+// bucketize: the input's shape, int64 (int32 with out_int32); the boundaries 1-D.
+InferResult inferBucketize(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  const StructInfo* boundaries = x ? tensorOperand(in, 1, r) : nullptr;
+  if (!boundaries) return r;
+  if (boundaries->rank() >= 0 && boundaries->rank() != 1)
+    return fail(diag::Code::TVS103, "R.bucketize: the boundaries must be 1-D, got rank " + std::to_string(boundaries->rank()));
+  std::string dt = boolAttr(in.attr("out_int32"), false) ? "int32" : "int64";
+  return ok(tensor(x->shape, dt, x->shape ? -1 : x->rank()));
+}
+
 InferResult inferWhere(const InferInput& in) {
   InferResult r;
   const StructInfo* c = tensorOperand(in, 0, r);
@@ -249,7 +261,13 @@ void addOtherOps(std::vector<OpDef>& out) {
                                                "without a format, or \"Assertion Failed\".", inferPrint),
                       "the VM"));
 
-  for (auto* n : {"unique", "nonzero", "bucketize", "quantize", "dequantize", "multinomial_from_uniform",
+  out.push_back(withKernel(op("bucketize", {tensor("input_tensor"), tensor("boundaries"), attr("out_int32", ParamKind::Bool, b(false)),
+                                            attr("right", ParamKind::Bool, b(false))},
+                              DeviceRule::PrimaryInput, "For each element, the index of its bucket among the sorted 1-D boundaries: how many "
+                                                        "lie below it (right=True: at or below it), int64 (int32 with out_int32).",
+                              inferBucketize),
+                           kernels::bucketize));
+  for (auto* n : {"unique", "nonzero", "quantize", "dequantize", "multinomial_from_uniform",
                   "size", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
                   "make_closure", "wrap_param", "image.resize3d", "image.affine_grid",

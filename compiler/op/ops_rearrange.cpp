@@ -133,6 +133,33 @@ InferResult inferEye(const InferInput& in) {
   return ok(tensor(Dims{dim(*n), dim(*m)}, dt));
 }
 
+// reverse_sequence: data's shape; seq_lengths a 1-D integer tensor of data's batch_axis length.
+InferResult inferReverseSequence(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  const StructInfo* lengths = x ? tensorOperand(in, 1, r) : nullptr;
+  if (!lengths) return r;
+  if (!lengths->dtype.empty() && lengths->dtype != "int32" && lengths->dtype != "int64")
+    return fail(diag::Code::TVS102, "R.reverse_sequence: seq_lengths must be int32 or int64, got " + lengths->dtype);
+  if (lengths->rank() >= 0 && lengths->rank() != 1) return fail(diag::Code::TVS103, "R.reverse_sequence: seq_lengths must be 1-D");
+  if (x->rank() >= 0) {
+    auto seq = normalizeAxis(intAttr(in.attr("seq_axis")).value_or(1), x->rank());
+    auto batch = normalizeAxis(intAttr(in.attr("batch_axis")).value_or(0), x->rank());
+    if (!seq || !batch || *seq == *batch)
+      return fail(diag::Code::TVS103, "R.reverse_sequence: seq_axis and batch_axis must be two different axes of a rank-" + std::to_string(x->rank()) + " tensor");
+  }
+  return ok(tensor(x->shape, x->dtype, x->shape ? -1 : x->rank()));
+}
+
+// hamming_window: a 1-D window of window_size elements.
+InferResult inferHammingWindow(const InferInput& in) {
+  std::string dt = stringAttr(in.attr("dtype")).value_or("float32");
+  auto n = primOperand(in, 0);
+  if (n && *n < 0) return fail(diag::Code::TVS005, "R.hamming_window: the window size must not be negative");
+  if (!n) return ok(tensor(std::nullopt, dt, 1));
+  return ok(tensor(Dims{dim(*n)}, dt));
+}
+
 InferResult inferEyeLike(const InferInput& in) {
   InferResult r;
   const StructInfo* x = tensorOperand(in, 0, r);
@@ -222,6 +249,15 @@ void addRearrangeOps(std::vector<OpDef>& out) {
                                       attr("dtype", ParamKind::DType, s("float32"))},
                               DeviceRule::NoDevice, "An n x m matrix (m defaults to n) with ones on diagonal k; it has no vdevice.", inferEye),
                            kernels::eye));
+  out.push_back(withKernel(op("reverse_sequence", {tensor("data"), tensor("seq_lengths"), attr("seq_axis", ParamKind::Int, i(1)),
+                                                  attr("batch_axis", ParamKind::Int, i(0))},
+                              P, "For each index along batch_axis, the first seq_lengths[i] elements along seq_axis reversed, the "
+                                 "rest as they are.", inferReverseSequence), kernels::reverseSequence));
+  out.push_back(withKernel(op("hamming_window", {expr("window_size", ParamKind::Prim), expr("periodic", ParamKind::Prim),
+                                                 expr("alpha", ParamKind::Prim), expr("beta", ParamKind::Prim), attr("dtype", ParamKind::DType, s("float32"))},
+                              DeviceRule::NoDevice, "alpha - beta * cos(2 pi n / D) for n < window_size, D the size when periodic, else "
+                                                    "the size - 1; it has no vdevice.", inferHammingWindow),
+                           kernels::hammingWindow));
   out.push_back(withKernel(op("eye_like", {tensor("x"), optExpr("k", ParamKind::Prim), optional("dtype", ParamKind::DType)}, P,
                               "A matrix of x's shape with ones on diagonal k.", inferEyeLike), kernels::eye));
   out.push_back(withKernel(op("layout_transform", {tensor("x"), required("index_map", ParamKind::Any), attr("pad_value", ParamKind::Any, Value::none()),
