@@ -10,7 +10,7 @@
 namespace tvms::runtime {
 
 // Values are stored in artifacts (alloc_tensor's dtype): append, never reorder.
-enum class DType : uint8_t { Bool, I32, I64, F16, F32, F64, BF16 };
+enum class DType : uint8_t { Bool, I32, I64, F16, F32, F64, BF16, I8, U8 };
 
 inline std::optional<DType> dtypeFromName(std::string_view n) {  // "float32" -> F32
   if (n == "bool") return DType::Bool;
@@ -20,6 +20,8 @@ inline std::optional<DType> dtypeFromName(std::string_view n) {  // "float32" ->
   if (n == "float32") return DType::F32;
   if (n == "float64") return DType::F64;
   if (n == "bfloat16") return DType::BF16;
+  if (n == "int8") return DType::I8;
+  if (n == "uint8") return DType::U8;
   return std::nullopt;
 }
 
@@ -32,13 +34,15 @@ inline std::string_view dtypeName(DType t) {
     case DType::F32: return "float32";
     case DType::F64: return "float64";
     case DType::BF16: return "bfloat16";
+    case DType::I8: return "int8";
+    case DType::U8: return "uint8";
   }
   return "?";
 }
 
 inline size_t dtypeBytes(DType t) {
   switch (t) {
-    case DType::Bool: return 1;
+    case DType::Bool: case DType::I8: case DType::U8: return 1;
     case DType::F16: case DType::BF16: return 2;
     case DType::I32: case DType::F32: return 4;
     case DType::I64: case DType::F64: return 8;
@@ -47,6 +51,8 @@ inline size_t dtypeBytes(DType t) {
 }
 
 inline bool isFloatDType(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64; }
+// uint8: the one unsigned type (its arithmetic, comparisons and conversions are unsigned).
+inline bool isUnsignedDType(DType t) { return t == DType::U8; }
 
 // The 16-bit float formats to and from float32 (round to nearest even), for inputs and reports.
 inline float bf16ToFloat(uint16_t b) {

@@ -4,6 +4,15 @@
 
 namespace tvms::runtime {
 
+std::optional<std::string> tensorMismatch(const ParamSpec& p, const NDArray& a) {
+  if (!p.dtype.empty() && dtypeName(a.dtype) != p.dtype) return std::string(dtypeName(a.dtype));
+  bool shapeFits = p.ndim < 0 || static_cast<int>(a.shape.size()) == p.ndim;
+  for (size_t d = 0; shapeFits && d < p.dims.size() && d < a.shape.size(); ++d)
+    shapeFits = p.dims[d].kind != ParamSpec::Dim::Fixed || p.dims[d].value == a.shape[d];
+  if (!shapeFits) return "of shape " + a.shapeText();
+  return std::nullopt;
+}
+
 std::map<size_t, NDArray> bindWeights(const VMFunction& function, std::vector<NamedTensor> tensors, const std::string& path) {
   std::map<size_t, NDArray> out;
   for (auto& [name, array] : tensors) {
@@ -21,11 +30,7 @@ std::map<size_t, NDArray> bindWeights(const VMFunction& function, std::vector<Na
       return std::runtime_error(what + " is " + why + "; parameter '" + p.name + "' of " + function.name + " is " + p.sinfo);
     };
     if (!p.tensor || p.tuple || p.prim) throw fail("a tensor");
-    if (!p.dtype.empty() && dtypeName(array.dtype) != p.dtype) throw fail(std::string(dtypeName(array.dtype)));
-    bool shapeFits = p.ndim < 0 || static_cast<int>(array.shape.size()) == p.ndim;
-    for (size_t d = 0; shapeFits && d < p.dims.size() && d < array.shape.size(); ++d)
-      shapeFits = p.dims[d].kind != ParamSpec::Dim::Fixed || p.dims[d].value == array.shape[d];
-    if (!shapeFits) throw fail("of shape " + array.shapeText());
+    if (auto wrong = tensorMismatch(p, array)) throw fail(*wrong);
     out[index] = std::move(array);
   }
   return out;

@@ -31,6 +31,8 @@ std::optional<DType> dtypeOfCode(const std::string& code) {
   if (code == "I32") return DType::I32;
   if (code == "I64") return DType::I64;
   if (code == "BOOL") return DType::Bool;
+  if (code == "I8") return DType::I8;
+  if (code == "U8") return DType::U8;
   return std::nullopt;
 }
 
@@ -101,7 +103,7 @@ std::vector<NamedTensor> readSafetensors(const std::string& path, const std::sha
     if (!entry["dtype"].is_string()) throw fail(what + ": dtype is not a string");
     std::string code = entry["dtype"].get<std::string>();
     auto dtype = dtypeOfCode(code);
-    if (!dtype) throw fail(what + " has dtype " + code + ", which tvms does not run (F16, BF16, F32, F64, I32, I64, BOOL)");
+    if (!dtype) throw fail(what + " has dtype " + code + ", which tvms does not run (F16, BF16, F32, F64, I8, U8, I32, I64, BOOL)");
     NDArray a;
     a.dtype = *dtype;
     if (!entry["shape"].is_array()) throw fail(what + ": shape is not a list");

@@ -35,6 +35,8 @@ std::string elementText(const NDArray& a, int64_t i, bool scalar) {
     case DType::F64: { double v; std::memcpy(&v, p, 8); return floatText(v, scalar); }
     case DType::F16: { uint16_t v; std::memcpy(&v, p, 2); return floatText(halfToFloat(v), scalar); }
     case DType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return floatText(bf16ToFloat(v), scalar); }
+    case DType::I8: return std::to_string(*reinterpret_cast<const int8_t*>(p));
+    case DType::U8: return std::to_string(*reinterpret_cast<const uint8_t*>(p));
   }
   return "?";
 }

@@ -76,6 +76,8 @@ LegalizeResult eye(const LegalizeInput& in);          // eye, eye_like
 LegalizeResult reverseSequence(const LegalizeInput& in);  // reverse_sequence: each batch's first seq_lengths elements reversed
 LegalizeResult hammingWindow(const LegalizeInput& in);    // hamming_window with constant periodic / alpha / beta
 LegalizeResult bucketize(const LegalizeInput& in);        // bucketize: how many boundaries lie below each element
+LegalizeResult quantize(const LegalizeInput& in);         // quantize to int8 / uint8 / int32
+LegalizeResult dequantize(const LegalizeInput& in);       // dequantize to a float type
 LegalizeResult collapseSum(const LegalizeInput& in);  // collapse_sum_to, collapse_sum_like
 LegalizeResult layoutTransform(const LegalizeInput& in);
 LegalizeResult attention(const LegalizeInput& in);    // nn.attention (bias, scale, causal masks): one output per thread, float32 math

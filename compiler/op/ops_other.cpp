@@ -98,6 +98,27 @@ InferResult inferBucketize(const InferInput& in) {
   return ok(tensor(x->shape, dt, x->shape ? -1 : x->rank()));
 }
 
+// quantize / dequantize: data's shape in out_dtype; scale (a float) and zero_point 0-d or 1-D, one
+// value or one per index of `axis`.
+InferResult inferQdq(const InferInput& in, const std::string& opName, bool quantize) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  const StructInfo* scale = x ? tensorOperand(in, 1, r) : nullptr;
+  const StructInfo* zero = scale ? tensorOperand(in, 2, r) : nullptr;
+  if (!zero) return r;
+  std::string dt = stringAttr(in.attr("out_dtype")).value_or(quantize ? "int8" : "float32");
+  if (!scale->dtype.empty() && scale->dtype.find("float") == std::string::npos)
+    return fail(diag::Code::TVS102, opName + ": scale must be a float tensor, got " + scale->dtype);
+  int64_t axis = intAttr(in.attr("axis")).value_or(-1);
+  std::optional<int> a = x->rank() >= 0 ? normalizeAxis(axis, x->rank()) : std::optional<int>(0);
+  if (x->rank() > 0 && !a) return fail(diag::Code::TVS103, opName + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(x->rank()));
+  for (const StructInfo* p : {scale, zero})
+    if (p->rank() > 1) return fail(diag::Code::TVS103, opName + ": scale and zero_point are 0-d or 1-D, got rank " + std::to_string(p->rank()));
+  return ok(tensor(x->shape, dt, x->shape ? -1 : x->rank()));
+}
+InferResult inferQuantize(const InferInput& in) { return inferQdq(in, "R.quantize", true); }
+InferResult inferDequantize(const InferInput& in) { return inferQdq(in, "R.dequantize", false); }
+
 InferResult inferWhere(const InferInput& in) {
   InferResult r;
   const StructInfo* c = tensorOperand(in, 0, r);
@@ -267,7 +288,17 @@ void addOtherOps(std::vector<OpDef>& out) {
                                                         "lie below it (right=True: at or below it), int64 (int32 with out_int32).",
                               inferBucketize),
                            kernels::bucketize));
-  for (auto* n : {"unique", "nonzero", "quantize", "dequantize", "multinomial_from_uniform",
+  out.push_back(withKernel(op("quantize", {tensor("data"), tensor("scale"), tensor("zero_point"), attr("axis", ParamKind::Int, i(-1)),
+                                           attr("out_dtype", ParamKind::DType, s("int8"))},
+                              DeviceRule::PrimaryInput, "clamp(round(data / scale) + zero_point) into out_dtype's range (round half to "
+                                                        "even); scale and zero_point one value or one per index of axis.", inferQuantize),
+                           kernels::quantize));
+  out.push_back(withKernel(op("dequantize", {tensor("data"), tensor("scale"), tensor("zero_point"), attr("axis", ParamKind::Int, i(-1)),
+                                             attr("out_dtype", ParamKind::DType, s("float32"))},
+                              DeviceRule::PrimaryInput, "(data - zero_point) * scale in out_dtype; scale and zero_point one value or one "
+                                                        "per index of axis.", inferDequantize),
+                           kernels::dequantize));
+  for (auto* n : {"unique", "nonzero", "multinomial_from_uniform",
                   "size", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
                   "make_closure", "wrap_param", "image.resize3d", "image.affine_grid",

@@ -23,6 +23,7 @@ namespace tvms::tir {
 using ScalarType = runtime::DType;
 std::optional<ScalarType> scalarTypeOf(std::string_view dtype);  // "float32" -> F32
 using runtime::dtypeName;
+using runtime::isUnsignedDType;
 bool isFloat(ScalarType t);
 
 // Binary operators. Comparisons give Bool; And/Or/Xor are bitwise on integers, logical on Bool.

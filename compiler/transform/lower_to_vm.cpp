@@ -255,6 +255,8 @@ class FunctionLowering {
       case runtime::DType::F16: { uint16_t x = runtime::floatToHalf(static_cast<float>(real)); memcpy(at, &x, 2); break; }
       case runtime::DType::BF16: { uint16_t x = runtime::floatToBf16(static_cast<float>(real)); memcpy(at, &x, 2); break; }
       case runtime::DType::Bool: *at = real != 0; break;
+      case runtime::DType::I8: *at = static_cast<char>(static_cast<int8_t>(whole)); break;
+      case runtime::DType::U8: *at = static_cast<char>(static_cast<uint8_t>(whole)); break;
     }
   }
 

@@ -23,6 +23,8 @@ std::optional<DType> dtypeOfDL(DLDataType t) {
   if (t.code == kDLInt && t.bits == 32) return DType::I32;
   if (t.code == kDLInt && t.bits == 64) return DType::I64;
   if (t.code == kBoolCode && t.bits == 8) return DType::Bool;
+  if (t.code == kDLInt && t.bits == 8) return DType::I8;
+  if (t.code == kDLUInt && t.bits == 8) return DType::U8;
   return std::nullopt;
 }
 
@@ -35,6 +37,8 @@ DLDataType dlDataTypeOf(DType t) {
     case DType::F32: return {kDLFloat, 32, 1};
     case DType::F64: return {kDLFloat, 64, 1};
     case DType::BF16: return {kDLBfloat, 16, 1};
+    case DType::I8: return {kDLInt, 8, 1};
+    case DType::U8: return {kDLUInt, 8, 1};
   }
   return {kDLFloat, 32, 1};
 }

@@ -84,6 +84,7 @@ Value Session::tensorArgument(const ParamSpec& p, ForeignTensor f) {
   if (!dtype) throw std::invalid_argument("input '" + p.name + "' is a tensor of " + dlDataTypeName(t.dtype) + ", which tvms does not run; expected " + p.sinfo);
   a.dtype = *dtype;
   a.shape.assign(t.shape, t.shape + t.ndim);
+  if (auto wrong = tensorMismatch(p, a)) throw std::invalid_argument("input '" + p.name + "' is " + *wrong + "; expected " + p.sinfo);
   size_t bytes = a.bytes();  // checked: a shape past int64 throws
   int slot = slotFor(p, t.device);
   std::shared_ptr<DeviceAPI> device = slot >= 0 ? devices_[static_cast<size_t>(slot)] : host_;

@@ -48,6 +48,8 @@ double elementAsDouble(const runtime::NDArray& a, int64_t i) {
     case runtime::DType::BF16: return runtime::bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
     case runtime::DType::F32: return static_cast<const float*>(p)[i];
     case runtime::DType::F64: return static_cast<const double*>(p)[i];
+    case runtime::DType::I8: return static_cast<const int8_t*>(p)[i];
+    case runtime::DType::U8: return static_cast<const uint8_t*>(p)[i];
   }
   return 0;
 }

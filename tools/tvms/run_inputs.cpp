@@ -22,6 +22,8 @@ std::string fillRandom(runtime::NDArray& a, uint64_t seed) {
     case runtime::DType::I32: { auto* p = static_cast<int32_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int32_t>(rng() % 10); break; }
     case runtime::DType::I64: { auto* p = static_cast<int64_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int64_t>(rng() % 10); break; }
     case runtime::DType::Bool: { auto* p = static_cast<uint8_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = rng() & 1; break; }
+    case runtime::DType::I8: { auto* p = static_cast<int8_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int8_t>(rng() % 21) - 10; break; }
+    case runtime::DType::U8: { auto* p = static_cast<uint8_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(rng() % 256); break; }
     case runtime::DType::F16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToHalf(static_cast<float>(u(rng))); break; }
     case runtime::DType::BF16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToBf16(static_cast<float>(u(rng))); break; }
   }

@@ -39,6 +39,7 @@ OutputReport describeOutput(const std::string& name, const runtime::NDArray& a, 
     for (int64_t i = 0; i < std::min(a.numel(), kFirst); ++i)
       o.firstIntegers.push_back(a.dtype == runtime::DType::I64 ? static_cast<const int64_t*>(a.data())[i]
                                 : a.dtype == runtime::DType::I32 ? static_cast<const int32_t*>(a.data())[i]
+                                : a.dtype == runtime::DType::I8  ? static_cast<const int8_t*>(a.data())[i]
                                                                  : static_cast<const uint8_t*>(a.data())[i]);
     return o;
   }

@@ -53,6 +53,8 @@ __device__ __forceinline__ void tvms_atomic_add_half(unsigned short* a, unsigned
 const char* typeName(ScalarType t) {
   switch (t) {
     case ScalarType::Bool: return "bool";
+    case ScalarType::I8: return "signed char";  // arithmetic promotes both 8-bit types to int
+    case ScalarType::U8: return "unsigned char";
     case ScalarType::I32: return "int";
     case ScalarType::I64: return "i64";
     case ScalarType::F32: return "float";
@@ -97,6 +99,9 @@ class Emitter {
       case Expr::Kind::Select: return "(" + expr(e->a) + " ? " + expr(e->b) + " : " + expr(e->c) + ")";
       case Expr::Kind::Cast:
         if (e->type == ScalarType::Bool) return "(" + expr(e->a) + " != 0)";
+        // A float to an 8-bit integer through int: it wraps as on the CPU, never undefined.
+        if ((e->type == ScalarType::I8 || e->type == ScalarType::U8) && isFloat(e->a->type))
+          return "((" + std::string(typeName(e->type)) + ")(int)(" + expr(e->a) + "))";
         return "((" + std::string(typeName(e->type)) + ")(" + expr(e->a) + "))";
     }
     throw std::runtime_error("unknown loop IR expression");

@@ -167,6 +167,7 @@ class FunctionEmitter {
   llvm::Type* regType(ScalarType t) {
     switch (t) {
       case ScalarType::Bool: return b_.getInt1Ty();
+      case ScalarType::I8: case ScalarType::U8: return b_.getInt8Ty();
       case ScalarType::I32: return b_.getInt32Ty();
       case ScalarType::I64: return b_.getInt64Ty();
       case ScalarType::F32: return b_.getFloatTy();
@@ -243,6 +244,7 @@ class FunctionEmitter {
   Value* binaryOp(BinOp op, Value* a, Value* b, ScalarType t) {
     bool f = isFloat(t);
     using P = llvm::CmpInst::Predicate;
+    if (isUnsignedDType(t)) return unsignedOp(op, a, b);
     auto zero = [&] { return llvm::ConstantInt::get(a->getType(), 0); };
     switch (op) {
       case BinOp::Atan2: return libm2("atan2f", "atan2", a, b, t);
@@ -284,13 +286,39 @@ class FunctionEmitter {
     }
     throw std::runtime_error("loop IR: unknown binary op " + std::string(opName(op)));
   }
+  // uint8: division by zero gives 0 (never a trap, as for the signed types); floor division and
+  // modulo are the plain ones, with nothing below zero.
+  Value* unsignedOp(BinOp op, Value* a, Value* b) {
+    using P = llvm::CmpInst::Predicate;
+    auto zero = llvm::ConstantInt::get(a->getType(), 0);
+    auto safe = [&](bool remainder) {
+      Value* isZero = b_.CreateICmpEQ(b, zero);
+      Value* divisor = b_.CreateSelect(isZero, llvm::ConstantInt::get(a->getType(), 1), b);
+      Value* q = remainder ? b_.CreateURem(a, divisor) : b_.CreateUDiv(a, divisor);
+      return b_.CreateSelect(isZero, zero, q);
+    };
+    switch (op) {
+      case BinOp::Div: case BinOp::FloorDiv: return safe(false);
+      case BinOp::Mod: case BinOp::FloorMod: return safe(true);
+      case BinOp::Shr: return b_.CreateLShr(a, b);
+      case BinOp::Max: return b_.CreateSelect(b_.CreateICmpUGT(a, b), a, b);
+      case BinOp::Min: return b_.CreateSelect(b_.CreateICmpULT(a, b), a, b);
+      case BinOp::Lt: return b_.CreateICmp(P::ICMP_ULT, a, b);
+      case BinOp::Le: return b_.CreateICmp(P::ICMP_ULE, a, b);
+      case BinOp::Gt: return b_.CreateICmp(P::ICMP_UGT, a, b);
+      case BinOp::Ge: return b_.CreateICmp(P::ICMP_UGE, a, b);
+      default: return binaryOp(op, a, b, ScalarType::I32);  // the same bits as signed: add, sub, mul, and, or, xor, shl, ==, !=
+    }
+  }
   Value* unaryOp(UnOp op, Value* x, ScalarType t) {
     bool f = isFloat(t);
     auto one = [&] { return llvm::ConstantFP::get(x->getType(), 1.0); };
     switch (op) {
       case UnOp::Neg: return f ? b_.CreateFNeg(x) : b_.CreateNeg(x);
       case UnOp::Not: return b_.CreateNot(x);
-      case UnOp::Abs: return f ? intrinsic(llvm::Intrinsic::fabs, {x}) : b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
+      case UnOp::Abs:
+        if (isUnsignedDType(t)) return x;
+        return f ? intrinsic(llvm::Intrinsic::fabs, {x}) : b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
       default: break;
     }
     if (!f) throw std::runtime_error("loop IR: " + std::string(opName(op)) + " needs a float operand");
@@ -333,9 +361,12 @@ class FunctionEmitter {
     if (to == ScalarType::Bool)
       return isFloat(from) ? b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
     if (isFloat(from) && isFloat(to)) return b_.CreateFPCast(v, ty);
+    // A float to an 8-bit integer goes through int32 and wraps, as C's conversion of an in-range
+    // value does (LLVM's direct fptosi/fptoui to i8 is poison outside the type's range).
+    if (isFloat(from) && ty->getIntegerBitWidth() == 8) return b_.CreateTrunc(b_.CreateFPToSI(v, b_.getInt32Ty()), ty);
     if (isFloat(from)) return b_.CreateFPToSI(v, ty);
-    if (isFloat(to)) return b_.CreateSIToFP(v, ty);
-    return b_.CreateSExtOrTrunc(v, ty);
+    if (isFloat(to)) return isUnsignedDType(from) ? b_.CreateUIToFP(v, ty) : b_.CreateSIToFP(v, ty);
+    return isUnsignedDType(from) ? b_.CreateZExtOrTrunc(v, ty) : b_.CreateSExtOrTrunc(v, ty);
   }
 
   const Kernel& k_;
