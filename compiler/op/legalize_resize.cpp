@@ -1,9 +1,11 @@
-// image.resize2d as TOPI computes it: each output position mapped back to a (fractional) input
+// image.resize2d and resize3d as TOPI computes them: each output position mapped back to a (fractional) input
 // position by coordinate_transformation_mode, then sampled by nearest_neighbor (rounding_method),
 // linear (the 4 neighbours) or cubic (the 16 neighbours, Keys' kernel with cubic_alpha, out-of-image
 // taps dropped and the rest renormalised with cubic_exclude); neighbours outside clamp to the edge.
 #include "compiler/op/infer_util.h"
 #include "compiler/op/legalize_util.h"
+
+#include <algorithm>
 
 namespace tvms::op::kernels {
 
@@ -49,71 +51,84 @@ std::vector<ExprP> cubicWeights(const ExprP& t, double a) {
 
 }  // namespace
 
-LegalizeResult resize2d(const LegalizeInput& in) {
+// resize2d (layout NCHW / NHWC: axes H, W) and resize3d (NCDHW / NDHWC: axes D, H, W), one kernel
+// over the layout's spatial axes: nearest takes one tap, linear 2 per axis, cubic 4 per axis, each
+// tap weighted by the product of its axes' weights.
+LegalizeResult resizeNd(const LegalizeInput& in, const std::string& spatialAxes) {
+  const std::string name = in.def.scriptName();
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(x), ot = elementType(&in.out);
-  if (!t || !ot || !isFloat(*t)) return failure("R.image.resize2d kernels take float tensors");
-  std::string layout = infer::stringAttr(in.attr("layout")).value_or("NCHW");
+  if (!t || !ot || !isFloat(*t)) return failure(name + " kernels take float tensors");
+  const size_t rank = spatialAxes.size() + 2;
+  std::string layout = infer::stringAttr(in.attr("layout")).value_or(rank == 4 ? "NCHW" : "NCDHW");
   std::string method = infer::stringAttr(in.attr("method")).value_or("linear");
   std::string mode = infer::stringAttr(in.attr("coordinate_transformation_mode")).value_or("half_pixel");
   std::string rounding = infer::stringAttr(in.attr("rounding_method")).value_or("round");
-  size_t hAxis = layout.find('H'), wAxis = layout.find('W');
-  if (layout.size() != 4 || hAxis == std::string::npos || wAxis == std::string::npos) return failure("R.image.resize2d: layout " + layout + " has no kernel (NCHW and NHWC do)");
+  std::vector<size_t> axes;
+  for (char c : spatialAxes) axes.push_back(layout.find(c));
+  if (layout.size() != rank || std::count(axes.begin(), axes.end(), std::string::npos))
+    return failure(name + ": layout " + layout + " has no kernel (" + (rank == 4 ? "NCHW and NHWC" : "NCDHW and NDHWC") + " do)");
   if (method == "nearest_neighbor" ? !nearest(rounding, f32(0)) : method != "linear" && method != "cubic")
-    return failure("R.image.resize2d: method \"" + method + "\" with rounding \"" + rounding + "\" has no kernel");
+    return failure(name + ": method \"" + method + "\" with rounding \"" + rounding + "\" has no kernel");
   KernelBuilder kb(in.kernelName);
   auto xd = shapeExprs(kb, x), od = shapeExprs(kb, &in.out);
-  if (!xd || !od || xd->size() != 4) return failure("the shapes must be known to compile R.image.resize2d");
+  if (!xd || !od || xd->size() != rank) return failure("the shapes must be known to compile " + name);
   if (!sourceCoordinate(mode, intImm(0), intImm(1), intImm(1)))
-    return failure("R.image.resize2d: coordinate_transformation_mode \"" + mode + "\" has no kernel yet");
+    return failure(name + ": coordinate_transformation_mode \"" + mode + "\" has no kernel yet");
   double alpha = floatAttr(in, "cubic_alpha", -0.75);
   bool exclude = infer::intAttr(in.attr("cubic_exclude")).value_or(0) != 0;
   int a = kb.param("A", *t, shapeText(x));
   int c = kb.param("C", *ot, shapeText(&in.out));
   int acc = kb.local("acc", F), wsum = kb.local("wsum", F);
   kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
-    const ExprP &H = (*xd)[hAxis], &W = (*xd)[wAxis];
-    ExprP ys = sourceCoordinate(mode, o[hAxis], H, (*od)[hAxis]), xs = sourceCoordinate(mode, o[wAxis], W, (*od)[wAxis]);
-    auto sample = [&](const ExprP& yi, const ExprP& xi) {
-      std::vector<ExprP> at = o;
-      at[hAxis] = clampIndex(yi, H);
-      at[wAxis] = clampIndex(xi, W);
-      return cast(F, kb.load(a, flatIndex(at, *xd)));
+    // Per spatial axis: the source coordinate, its first tap and the taps' weights (offsets from it).
+    struct Axis {
+      ExprP first;                 // the index of the tap at offset 0
+      std::vector<int> offsets;
+      std::vector<ExprP> weights;  // one per offset
     };
-    ExprP value;
-    std::vector<StmtP> steps;
-    if (method == "nearest_neighbor") {
-      value = sample(cast(ScalarType::I64, nearest(rounding, ys)), cast(ScalarType::I64, nearest(rounding, xs)));
-    } else if (method == "linear") {
-      ExprP y0 = unary(UnOp::Floor, ys), x0 = unary(UnOp::Floor, xs);
-      ExprP fy = ys - y0, fx = xs - x0;
-      ExprP yi = cast(ScalarType::I64, y0), xi = cast(ScalarType::I64, x0);
-      ExprP top = sample(yi, xi) * (f32(1) - fx) + sample(yi, xi + intImm(1)) * fx;
-      ExprP bottom = sample(yi + intImm(1), xi) * (f32(1) - fx) + sample(yi + intImm(1), xi + intImm(1)) * fx;
-      value = top * (f32(1) - fy) + bottom * fy;
-    } else {  // cubic: 4 x 4 taps
-      ExprP y0 = unary(UnOp::Floor, ys), x0 = unary(UnOp::Floor, xs);
-      auto wy = cubicWeights(ys - y0, alpha), wx = cubicWeights(xs - x0, alpha);
-      ExprP yi = cast(ScalarType::I64, y0), xi = cast(ScalarType::I64, x0);
-      steps = {assign(acc, f32(0)), assign(wsum, f32(0))};
-      for (int dy = -1; dy <= 2; ++dy)
-        for (int dx = -1; dx <= 2; ++dx) {
-          ExprP py = yi + intImm(dy), px = xi + intImm(dx);
-          ExprP w = wy[static_cast<size_t>(dy + 1)] * wx[static_cast<size_t>(dx + 1)];
-          if (exclude) {
-            ExprP inside = binary(BinOp::And, binary(BinOp::And, binary(BinOp::Ge, py, intImm(0)), binary(BinOp::Lt, py, H)),
-                                  binary(BinOp::And, binary(BinOp::Ge, px, intImm(0)), binary(BinOp::Lt, px, W)));
-            w = select(inside, w, f32(0));
-          }
-          steps.push_back(assign(acc, kb.var(acc) + w * sample(py, px)));
-          steps.push_back(assign(wsum, kb.var(wsum) + w));
-        }
-      value = exclude ? binary(BinOp::Div, kb.var(acc), kb.var(wsum)) : kb.var(acc);
+    std::vector<Axis> per;
+    for (size_t k = 0; k < axes.size(); ++k) {
+      ExprP source = sourceCoordinate(mode, o[axes[k]], (*xd)[axes[k]], (*od)[axes[k]]);
+      if (method == "nearest_neighbor") {
+        per.push_back({cast(ScalarType::I64, nearest(rounding, source)), {0}, {f32(1)}});
+      } else {
+        ExprP floor = unary(UnOp::Floor, source), frac = source - floor;
+        if (method == "linear") per.push_back({cast(ScalarType::I64, floor), {0, 1}, {f32(1) - frac, frac}});
+        else per.push_back({cast(ScalarType::I64, floor), {-1, 0, 1, 2}, cubicWeights(frac, alpha)});
+      }
     }
+    std::vector<StmtP> steps{assign(acc, f32(0)), assign(wsum, f32(0))};
+    // Every combination of the axes' taps.
+    std::vector<size_t> tap(axes.size(), 0);
+    for (bool more = true; more;) {
+      std::vector<ExprP> at = o;
+      ExprP weight = f32(1), inside = nullptr;
+      for (size_t k = 0; k < axes.size(); ++k) {
+        ExprP index = per[k].first + intImm(per[k].offsets[tap[k]]);
+        const ExprP& n = (*xd)[axes[k]];
+        at[axes[k]] = clampIndex(index, n);
+        weight = weight * per[k].weights[tap[k]];
+        ExprP within = binary(BinOp::And, binary(BinOp::Ge, index, intImm(0)), binary(BinOp::Lt, index, n));
+        inside = inside ? binary(BinOp::And, inside, within) : within;
+      }
+      if (exclude && method == "cubic") weight = select(inside, weight, f32(0));
+      steps.push_back(assign(acc, kb.var(acc) + weight * cast(F, kb.load(a, flatIndex(at, *xd)))));
+      steps.push_back(assign(wsum, kb.var(wsum) + weight));
+      more = false;
+      for (size_t k = axes.size(); k-- > 0;) {
+        if (++tap[k] < per[k].offsets.size()) { more = true; break; }
+        tap[k] = 0;
+      }
+    }
+    ExprP value = exclude && method == "cubic" ? binary(BinOp::Div, kb.var(acc), kb.var(wsum)) : kb.var(acc);
     steps.push_back(store(c, flatIndex(o, *od), cast(*ot, value)));
     return steps;
   }));
   return done(kb, {0});
 }
+
+LegalizeResult resize2d(const LegalizeInput& in) { return resizeNd(in, "HW"); }
+LegalizeResult resize3d(const LegalizeInput& in) { return resizeNd(in, "DHW"); }
 
 }  // namespace tvms::op::kernels

@@ -271,6 +271,50 @@ TEST_CASE("compile and run: image.resize2d by nearest_neighbor, linear and cubic
              }), 1e-5);
 }
 
+TEST_CASE("compile and run: image.resize3d, trilinear half_pixel in NCDHW and nearest asymmetric in NDHWC") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({1, 2, 3, 4, 5}, rng), y = h.tensor({1, 3, 4, 2, 2}, rng);
+  std::string body =
+      "        a = R.image.resize3d(x, (4, 6, 7), method=\"linear\", coordinate_transformation_mode=\"half_pixel\")\n"
+      "        b = R.image.resize3d(y, (5, 5, 3), layout=\"NDHWC\", method=\"nearest_neighbor\", coordinate_transformation_mode=\"asymmetric\", rounding_method=\"floor\")\n"
+      "        return (a, b)\n";
+  test::Run r = compileAndRun(test::module("x: " + T("(1, 2, 3, 4, 5)") + ", y: " + T("(1, 3, 4, 2, 2)"),
+                                           "R.Tuple(" + T("(1, 2, 4, 6, 7)") + ", " + T("(1, 5, 5, 3, 2)") + ")", body),
+                              {x, y});
+  auto clampTo = [](int64_t i, int64_t n) { return std::max<int64_t>(0, std::min(i, n - 1)); };
+  // Trilinear: the 8 corners around each source position, each weighted by its three fractions.
+  checkClose(r.outputs.at(0), gathered({1, 2, 4, 6, 7}, [&](const Shape& o) {
+               const int64_t in[3] = {3, 4, 5}, out[3] = {4, 6, 7};
+               int64_t lo[3];
+               double frac[3];
+               for (int k = 0; k < 3; ++k) {
+                 double src = (static_cast<double>(o[2 + k]) + 0.5) * static_cast<double>(in[k]) / static_cast<double>(out[k]) - 0.5;
+                 lo[k] = static_cast<int64_t>(std::floor(src));
+                 frac[k] = src - static_cast<double>(lo[k]);
+               }
+               double sum = 0;
+               for (int corner = 0; corner < 8; ++corner) {
+                 double w = 1;
+                 int64_t at3[3];
+                 for (int k = 0; k < 3; ++k) {
+                   int bit = (corner >> (2 - k)) & 1;
+                   w *= bit ? frac[k] : 1 - frac[k];
+                   at3[k] = clampTo(lo[k] + bit, in[k]);
+                 }
+                 sum += w * at(x, ravel({0, o[1], at3[0], at3[1], at3[2]}, {1, 2, 3, 4, 5}));
+               }
+               return sum;
+             }), 1e-5);
+  checkClose(r.outputs.at(1), gathered({1, 5, 5, 3, 2}, [&](const Shape& o) {
+               const int64_t in[3] = {3, 4, 2}, out[3] = {5, 5, 3};
+               int64_t src[3];
+               for (int k = 0; k < 3; ++k)
+                 src[k] = clampTo(static_cast<int64_t>(std::floor(static_cast<double>(o[1 + k]) * static_cast<double>(in[k]) / static_cast<double>(out[k]))), in[k]);
+               return static_cast<double>(at(y, ravel({0, src[0], src[1], src[2], o[4]}, {1, 3, 4, 2, 2})));
+             }));
+}
+
 TEST_CASE("compile and run: nn.pad with TVM's older third-argument pad value R.const(v, dtype)") {
   TVMS_FRESH_RNG(rng);
   test::Host h;
