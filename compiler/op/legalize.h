@@ -84,7 +84,8 @@ LegalizeResult attention(const LegalizeInput& in);    // nn.attention (bias, sca
 LegalizeResult nllLoss(const LegalizeInput& in);      // nn.nll_loss (none, sum, mean; weights, ignore_index)
 LegalizeResult crossEntropyWithLogits(const LegalizeInput& in);
 LegalizeResult resize2d(const LegalizeInput& in);
-LegalizeResult resize3d(const LegalizeInput& in);  // image.resize3d: the same over D, H, W; NCDHW / NDHWC
+LegalizeResult resize3d(const LegalizeInput& in);
+LegalizeResult affineGrid(const LegalizeInput& in);  // image.affine_grid: theta (N, 2, 3) applied to a [-1, 1] grid  // image.resize3d: the same over D, H, W; NCDHW / NDHWC
 LegalizeResult indexTensor(const LegalizeInput& in);  // index_tensor (the index tuple as operands 1..n)
 LegalizeResult indexPut(const LegalizeInput& in);     // index_put (data, the index tuple, values)     // image.resize2d: nearest_neighbor, linear, cubic; NCHW / NHWC  // layout_transform by a lambda index map (padding filled)
 LegalizeResult gatherElements(const LegalizeInput& in);  // gather_elements (ONNX)

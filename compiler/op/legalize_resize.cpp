@@ -128,6 +128,29 @@ LegalizeResult resizeNd(const LegalizeInput& in, const std::string& spatialAxes)
   return done(kb, {0});
 }
 
+// affine_grid as TOPI writes it: the target grid's x (along W) and y (along H) step from -1 by
+// (2 - 1e-7) / (size - 1), and grid[n, d, i, j] = theta[n, d, 0] * x + theta[n, d, 1] * y + theta[n, d, 2].
+LegalizeResult affineGrid(const LegalizeInput& in) {
+  const ir::StructInfo* theta = in.args.empty() ? nullptr : in.args[0];
+  auto t = elementType(theta);
+  if (!t || !isFloat(*t)) return failure("R.image.affine_grid takes a float theta");
+  KernelBuilder kb(in.kernelName);
+  auto td = shapeExprs(kb, theta), od = shapeExprs(kb, &in.out);
+  if (!td || !od || td->size() != 3 || od->size() != 4) return failure("the shapes must be known to compile R.image.affine_grid");
+  int a = kb.param("A", *t, shapeText(theta));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  ScalarType ct = *t == ScalarType::F64 ? ScalarType::F64 : F;
+  auto step = [&](const ExprP& n) { return binary(BinOp::Div, floatImm(2.0 - 1e-7, ct), cast(ct, n - intImm(1))); };
+  kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
+    ExprP y = floatImm(-1, ct) + cast(ct, o[2]) * step((*od)[2]);
+    ExprP x = floatImm(-1, ct) + cast(ct, o[3]) * step((*od)[3]);
+    auto coefficient = [&](int k) { return cast(ct, kb.load(a, flatIndex({o[0], o[1], intImm(k)}, *td))); };
+    ExprP v = coefficient(0) * x + coefficient(1) * y + coefficient(2);
+    return std::vector<StmtP>{store(c, flatIndex(o, *od), ct == *t ? v : cast(*t, v))};
+  }));
+  return done(kb, {0});
+}
+
 LegalizeResult resize2d(const LegalizeInput& in) { return resizeNd(in, "HW"); }
 LegalizeResult resize3d(const LegalizeInput& in) { return resizeNd(in, "DHW"); }
 

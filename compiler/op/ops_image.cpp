@@ -34,6 +34,23 @@ InferResult inferResize(const InferInput& in, const std::string& opName, const s
   for (size_t k = 0; k < spatial.size(); ++k) out[layout.find(spatial[k])] = (*sizes)[k];
   return ok(tensor(out, dt));
 }
+// affine_grid: theta (N, 2, 3) and size (H, W) give (N, 2, H, W); both sizes above 1, as TOPI asks.
+InferResult inferAffineGrid(const InferInput& in) {
+  InferResult r;
+  const StructInfo* theta = tensorOperand(in, 0, r);
+  if (!theta) return r;
+  if (theta->rank() >= 0 && theta->rank() != 3) return fail(diag::Code::TVS103, "R.image.affine_grid takes theta of shape (N, 2, 3), got rank " + std::to_string(theta->rank()));
+  const StructInfo* size = in.arg(1);
+  std::optional<Dims> hw;
+  if (size && size->kind == StructInfo::Kind::Shape && size->shape) hw = *size->shape;
+  if (hw && hw->size() != 2) return fail(diag::Code::TVS005, "R.image.affine_grid: size has " + std::to_string(hw->size()) + " values (height, width)", 1);
+  if (hw)
+    for (auto& d : *hw)
+      if (auto v = constInt(d); v && *v <= 1) return fail(diag::Code::TVS005, "R.image.affine_grid: the target height and width must be above 1", 1);
+  if (!theta->shape || !hw) return ok(tensor(std::nullopt, theta->dtype, 4));
+  return ok(tensor(Dims{(*theta->shape)[0], dim(2), (*hw)[0], (*hw)[1]}, theta->dtype));
+}
+
 InferResult inferResize2d(const InferInput& in) { return inferResize(in, "R.image.resize2d", "HW"); }
 InferResult inferResize3d(const InferInput& in) { return inferResize(in, "R.image.resize3d", "DHW"); }
 
@@ -57,6 +74,10 @@ void addImageOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("image.resize3d", resizeParams("NCDHW"), DeviceRule::PrimaryInput,
                               "Resizes the D, H and W axes of data to `size` as resize2d does its two.", inferResize3d),
                            kernels::resize3d));
+  out.push_back(withKernel(op("image.affine_grid", {tensor("data"), expr("size", ParamKind::Shape)}, DeviceRule::PrimaryInput,
+                              "A 2-D sampling grid (N, 2, H, W): the affine matrices data (N, 2, 3) applied to a uniform grid of "
+                              "size (H, W) over [-1, 1].", inferAffineGrid),
+                           kernels::affineGrid));
 }
 
 }  // namespace tvms::op

@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 
+#include "compiler/analysis/lint.h"
+#include "compiler/syntax/document.h"
 #include "tests/support/run_helpers.h"
 
 namespace {
@@ -313,6 +315,25 @@ TEST_CASE("compile and run: image.resize3d, trilinear half_pixel in NCDHW and ne
                  src[k] = clampTo(static_cast<int64_t>(std::floor(static_cast<double>(o[1 + k]) * static_cast<double>(in[k]) / static_cast<double>(out[k]))), in[k]);
                return static_cast<double>(at(y, ravel({0, src[0], src[1], src[2], o[4]}, {1, 3, 4, 2, 2})));
              }));
+}
+
+TEST_CASE("compile and run: image.affine_grid applies each batch's theta to TOPI's [-1, 1] grid") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto theta = h.tensor({2, 2, 3}, rng);
+  test::Run r = compileAndRun(test::module("theta: " + T("(2, 2, 3)"), T("(2, 2, 4, 5)"),
+                                           "        g = R.image.affine_grid(theta, (4, 5))\n        return g\n"),
+                              {theta});
+  checkClose(r.outputs.at(0), gathered({2, 2, 4, 5}, [&](const Shape& o) {
+               double y = -1 + static_cast<double>(o[2]) * (2.0 - 1e-7) / 3, x = -1 + static_cast<double>(o[3]) * (2.0 - 1e-7) / 4;
+               auto t = [&](int64_t k) { return static_cast<double>(at(theta, (o[0] * 2 + o[1]) * 3 + k)); };
+               return t(0) * x + t(1) * y + t(2);
+             }), 1e-5);
+  // A target of one row or column is refused, as TOPI does.
+  syntax::Document doc(test::module("theta: " + T("(2, 2, 3)"), T("(2, 2, 1, 5)"), "        g = R.image.affine_grid(theta, (1, 5))\n        return g\n"));
+  bool said = false;
+  for (auto& d : analysis::lintDocument(doc, {}).diagnostics) said |= d.message.find("height and width must be above 1") != std::string::npos;
+  CHECK(said);
 }
 
 TEST_CASE("compile and run: nn.pad with TVM's older third-argument pad value R.const(v, dtype)") {
