@@ -52,21 +52,11 @@ class Module:
 '''
 
 
-CUDA_DOUBLE = '''
-from tvm.script import ir as I
-from tvm.script import relax as R
+# The GPU test's module (a cuda vdevice, `double(x) = x + x`): built here without a GPU.
+sys.path.insert(0, os.path.join(ROOT, "tests", "gpu"))
+from python_gpu import IDENTITY as CUDA_MODULE  # noqa: E402
 
-@I.ir_module
-class Module:
-    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0)]})
 
-    @R.function
-    def main(x: R.Tensor(("n",), "float32", "cuda")) -> R.Tensor(("n",), "float32", "cuda"):
-        with R.dataflow():
-            y = R.add(x, x)
-            R.output(y)
-        return y
-'''
 
 
 def safetensors_bytes(tensors, codes=None, header_extra=None, pad=8):
@@ -194,7 +184,7 @@ class PackageTest(unittest.TestCase):
         self.assertEqual(deleted, [1], "the refused tensor was not handed back to its producer exactly once")
 
     def test_a_cuda_module_without_a_gpu_and_remapped_to_the_cpu(self):
-        text = CUDA_DOUBLE
+        text = CUDA_MODULE
         cuda_exe = tvms.build(text, output=self.path("double_cuda.tvmx"))
         self.assertEqual(cuda_exe.vdevices, [("cuda:0", "cuda", 0)])
         if not os.path.exists("/dev/nvidia0"):
@@ -208,7 +198,7 @@ class PackageTest(unittest.TestCase):
         cpu_exe = tvms.build(text, device_map={"cuda:0": "cpu"})
         x = self.rng.standard_normal(7).astype(np.float32)
         for vm in (tvms.VirtualMachine(cpu_exe), tvms.VirtualMachine(cpu_exe, [tvms.cpu()])):
-            np.testing.assert_allclose(vm["main"](x).numpy(), x + x, rtol=1e-6)
+            np.testing.assert_allclose(vm["double"](x).numpy(), x + x, rtol=1e-6)
 
     def test_int8_and_uint8_tensors_in_and_out(self):
         text = (
