@@ -132,6 +132,17 @@ std::vector<Value> VirtualMachine::placeInputs(const std::string& name, std::vec
   return inputs;
 }
 
+std::vector<double> VirtualMachine::timedCalls(const std::string& name, const std::vector<Value>& placed, int64_t repeat) {
+  std::vector<double> ms;
+  for (int64_t i = 0; i < repeat; ++i) {
+    auto t = std::chrono::steady_clock::now();
+    invoke(name, placed);
+    for (auto& d : devices_) d->synchronize();
+    ms.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count() * 1e3);
+  }
+  return ms;
+}
+
 // Only what bindParam would copy is copied (a tensor on another slot); what it would refuse is left
 // for invoke to refuse with its message.
 void VirtualMachine::place(const ParamSpec& p, Value& v, int64_t* placedBytes) {

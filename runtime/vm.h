@@ -60,6 +60,9 @@ class VirtualMachine {
   // once: a caller that calls `function` again and again (--repeat, a benchmark) passes these, and
   // invoke copies nothing. The bytes copied are added to `*placedBytes`.
   std::vector<Value> placeInputs(const std::string& function, std::vector<Value> inputs, int64_t* placedBytes);
+  // `repeat` calls of `function` on `placed` (placeInputs' result), each waited for on every device:
+  // their wall times in milliseconds (what `tvms run --repeat` and the C API's benchmark report).
+  std::vector<double> timedCalls(const std::string& function, const std::vector<Value>& placed, int64_t repeat);
   const RunStats& stats() const { return stats_; }
   // Keep every kernel, library call and copy as a span of its device's timeline from now on.
   void enableTrace() { tracing_ = true; }

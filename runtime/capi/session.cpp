@@ -1,7 +1,6 @@
 #include "runtime/capi/session.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -179,17 +178,9 @@ std::vector<double> Session::benchmark(const std::string& name, std::vector<Argu
   int64_t placed = 0;
   std::vector<Value> values = vm_.placeInputs(name, arguments(f, std::move(args)), &placed);
   stats.input_bytes_copied += placed;
-  vm_.invoke(name, values);  // loads the kernels
-  synchronize();
-  std::vector<double> ms;
-  for (int i = 0; i < repeat; ++i) {
-    auto t = std::chrono::steady_clock::now();
-    vm_.invoke(name, values);
-    synchronize();
-    ms.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count() * 1e3);
-  }
+  vm_.timedCalls(name, values, 1);  // loads the kernels
   stats.calls += repeat + 1;
-  return ms;
+  return vm_.timedCalls(name, values, repeat);
 }
 
 void Session::loadParams(const std::string& name, const std::string& path) {

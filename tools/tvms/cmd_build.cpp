@@ -407,18 +407,12 @@ int runOnVM(const BuildArgs& b) {
   double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   // --repeat: the same call again, each one waited for on every device; the first (which loads the
   // kernels) is left out of the figures, and the device times become per call.
-  std::vector<double> perCall;
   // The repeated calls take their inputs where the function wants them: placed once, here, so a call's
   // time is the module's and not the upload of its weights (the report says what was placed).
   if (b.repeat) firstInputs = vm.placeInputs(b.entry, std::move(firstInputs), &report.inputBytesPlacedOnce);
   runtime::RunStats before = vm.stats();
   if (b.trace.empty()) vm.disableTrace();  // --repeat's timed calls run without trace events
-  for (int64_t i = 0; i < b.repeat; ++i) {
-    auto t = std::chrono::steady_clock::now();
-    runtime::Value again = vm.invoke(b.entry, firstInputs);
-    for (size_t d = 0; d < exe->devices.size(); ++d) vm.device(static_cast<int>(d)).synchronize();
-    perCall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count() * 1e3);
-  }
+  std::vector<double> perCall = vm.timedCalls(b.entry, firstInputs, b.repeat);
   progress(b, "reporting");
   report.entry = b.entry;
   report.compileMs = compileSeconds * 1e3;
