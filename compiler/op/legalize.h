@@ -85,7 +85,8 @@ LegalizeResult nllLoss(const LegalizeInput& in);      // nn.nll_loss (none, sum,
 LegalizeResult crossEntropyWithLogits(const LegalizeInput& in);
 LegalizeResult resize2d(const LegalizeInput& in);
 LegalizeResult resize3d(const LegalizeInput& in);
-LegalizeResult affineGrid(const LegalizeInput& in);  // image.affine_grid: theta (N, 2, 3) applied to a [-1, 1] grid  // image.resize3d: the same over D, H, W; NCDHW / NDHWC
+LegalizeResult affineGrid(const LegalizeInput& in);  // image.affine_grid: theta (N, 2, 3) applied to a [-1, 1] grid
+LegalizeResult gridSample(const LegalizeInput& in);  // image.grid_sample: NCHW, bilinear / nearest, zeros / border  // image.resize3d: the same over D, H, W; NCDHW / NDHWC
 LegalizeResult indexTensor(const LegalizeInput& in);  // index_tensor (the index tuple as operands 1..n)
 LegalizeResult indexPut(const LegalizeInput& in);     // index_put (data, the index tuple, values)     // image.resize2d: nearest_neighbor, linear, cubic; NCHW / NHWC  // layout_transform by a lambda index map (padding filled)
 LegalizeResult gatherElements(const LegalizeInput& in);  // gather_elements (ONNX)

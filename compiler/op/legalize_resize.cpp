@@ -128,27 +128,87 @@ LegalizeResult resizeNd(const LegalizeInput& in, const std::string& spatialAxes)
   return done(kb, {0});
 }
 
-// affine_grid as TOPI writes it: the target grid's x (along W) and y (along H) step from -1 by
-// (2 - 1e-7) / (size - 1), and grid[n, d, i, j] = theta[n, d, 0] * x + theta[n, d, 1] * y + theta[n, d, 2].
+// affine_grid (2-D) as PyTorch and TVM define it: the target grid's normalised coordinates —
+// align_corners: -1 + 2 i / (n - 1), else (2 i + 1) / n - 1 — x along W and y along H, and
+// grid[n, d, i, j] = theta[n, d, 0] * x + theta[n, d, 1] * y + theta[n, d, 2].
 LegalizeResult affineGrid(const LegalizeInput& in) {
   const ir::StructInfo* theta = in.args.empty() ? nullptr : in.args[0];
   auto t = elementType(theta);
   if (!t || !isFloat(*t)) return failure("R.image.affine_grid takes a float theta");
+  bool alignCorners = infer::boolAttr(in.attr("align_corners"), true);
   KernelBuilder kb(in.kernelName);
   auto td = shapeExprs(kb, theta), od = shapeExprs(kb, &in.out);
-  if (!td || !od || td->size() != 3 || od->size() != 4) return failure("the shapes must be known to compile R.image.affine_grid");
+  if (!td || !od || td->size() != 3 || od->size() != 4) return failure("the shapes must be known to compile R.image.affine_grid (2-D)");
   int a = kb.param("A", *t, shapeText(theta));
   int c = kb.param("C", *t, shapeText(&in.out));
   ScalarType ct = *t == ScalarType::F64 ? ScalarType::F64 : F;
-  auto step = [&](const ExprP& n) { return binary(BinOp::Div, floatImm(2.0 - 1e-7, ct), cast(ct, n - intImm(1))); };
+  auto normalised = [&](const ExprP& i, const ExprP& n) {
+    ExprP fi = cast(ct, i), fn = cast(ct, n);
+    if (alignCorners) return floatImm(-1, ct) + binary(BinOp::Div, floatImm(2, ct) * fi, cast(ct, max(n - intImm(1), intImm(1))));
+    return binary(BinOp::Div, floatImm(2, ct) * fi + floatImm(1, ct), fn) - floatImm(1, ct);
+  };
   kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
-    ExprP y = floatImm(-1, ct) + cast(ct, o[2]) * step((*od)[2]);
-    ExprP x = floatImm(-1, ct) + cast(ct, o[3]) * step((*od)[3]);
+    ExprP y = normalised(o[2], (*od)[2]), x = normalised(o[3], (*od)[3]);
     auto coefficient = [&](int k) { return cast(ct, kb.load(a, flatIndex({o[0], o[1], intImm(k)}, *td))); };
     ExprP v = coefficient(0) * x + coefficient(1) * y + coefficient(2);
     return std::vector<StmtP>{store(c, flatIndex(o, *od), ct == *t ? v : cast(*t, v))};
   }));
   return done(kb, {0});
+}
+
+// grid_sample (NCHW) as PyTorch and TVM define it: grid (N, H_out, W_out, 2) holds normalised (x, y)
+// in [-1, 1], unnormalised by align_corners (true: (g + 1) / 2 * (n - 1), false: ((g + 1) * n - 1) / 2);
+// bilinear takes the 4 neighbours, nearest the one at the rounded position (half to even); a
+// neighbour outside the image is 0 (padding_mode "zeros") or the coordinate is first clamped into it
+// ("border").
+LegalizeResult gridSample(const LegalizeInput& in) {
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  const ir::StructInfo* grid = in.args.size() > 1 ? in.args[1] : nullptr;
+  auto t = elementType(x), gt = elementType(grid);
+  if (!t || !gt || !isFloat(*t) || !isFloat(*gt)) return failure("R.image.grid_sample takes float data and a float grid");
+  std::string method = infer::stringAttr(in.attr("method")).value_or("bilinear");
+  std::string padding = infer::stringAttr(in.attr("padding_mode")).value_or("zeros");
+  std::string layout = infer::stringAttr(in.attr("layout")).value_or("NCHW");
+  bool alignCorners = infer::boolAttr(in.attr("align_corners"), false);
+  if (layout != "NCHW") return failure("R.image.grid_sample: layout " + layout + " has no kernel (NCHW does)");
+  if (method != "bilinear" && method != "nearest") return failure("R.image.grid_sample: method \"" + method + "\" has no kernel yet (bilinear and nearest do)");
+  if (padding != "zeros" && padding != "border") return failure("R.image.grid_sample: padding_mode \"" + padding + "\" has no kernel yet (zeros and border do)");
+  KernelBuilder kb(in.kernelName);
+  auto xd = shapeExprs(kb, x), gd = shapeExprs(kb, grid), od = shapeExprs(kb, &in.out);
+  if (!xd || !gd || !od || xd->size() != 4 || gd->size() != 4) return failure("the shapes must be known to compile R.image.grid_sample");
+  int a = kb.param("A", *t, shapeText(x));
+  int g = kb.param("G", *gt, shapeText(grid));
+  int c = kb.param("C", *t, shapeText(&in.out));
+  int acc = kb.local("acc", F);
+  kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
+    const ExprP &H = (*xd)[2], &W = (*xd)[3];
+    auto source = [&](int component, const ExprP& n) {
+      ExprP v = cast(F, kb.load(g, flatIndex({o[0], o[2], o[3], intImm(component)}, *gd)));
+      ExprP fn = cast(F, n);
+      ExprP s = alignCorners ? (v + f32(1)) * (fn - f32(1)) * f32(0.5) : ((v + f32(1)) * fn - f32(1)) * f32(0.5);
+      return padding == "border" ? min(max(s, f32(0)), fn - f32(1)) : s;
+    };
+    ExprP xs = source(0, W), ys = source(1, H);
+    auto tap = [&](const ExprP& yi, const ExprP& xi) {
+      ExprP inside = binary(BinOp::And, binary(BinOp::And, binary(BinOp::Ge, yi, intImm(0)), binary(BinOp::Lt, yi, H)),
+                            binary(BinOp::And, binary(BinOp::Ge, xi, intImm(0)), binary(BinOp::Lt, xi, W)));
+      ExprP value = cast(F, kb.load(a, flatIndex({o[0], o[1], clampIndex(yi, H), clampIndex(xi, W)}, *xd)));
+      return select(inside, value, f32(0));
+    };
+    std::vector<StmtP> steps;
+    if (method == "nearest") {
+      steps.push_back(assign(acc, tap(cast(ScalarType::I64, unary(UnOp::Round, ys)), cast(ScalarType::I64, unary(UnOp::Round, xs)))));
+    } else {
+      ExprP y0 = unary(UnOp::Floor, ys), x0 = unary(UnOp::Floor, xs);
+      ExprP fy = ys - y0, fx = xs - x0;
+      ExprP yi = cast(ScalarType::I64, y0), xi = cast(ScalarType::I64, x0);
+      steps.push_back(assign(acc, (tap(yi, xi) * (f32(1) - fx) + tap(yi, xi + intImm(1)) * fx) * (f32(1) - fy) +
+                                      (tap(yi + intImm(1), xi) * (f32(1) - fx) + tap(yi + intImm(1), xi + intImm(1)) * fx) * fy));
+    }
+    steps.push_back(store(c, flatIndex(o, *od), cast(*t, kb.var(acc))));
+    return steps;
+  }));
+  return done(kb, {0, 1});
 }
 
 LegalizeResult resize2d(const LegalizeInput& in) { return resizeNd(in, "HW"); }

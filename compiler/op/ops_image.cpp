@@ -34,7 +34,8 @@ InferResult inferResize(const InferInput& in, const std::string& opName, const s
   for (size_t k = 0; k < spatial.size(); ++k) out[layout.find(spatial[k])] = (*sizes)[k];
   return ok(tensor(out, dt));
 }
-// affine_grid: theta (N, 2, 3) and size (H, W) give (N, 2, H, W); both sizes above 1, as TOPI asks.
+// affine_grid: theta (N, 2, 3) and size (H, W) give (N, 2, H, W); with align_corners both sizes
+// must be above 1 (the grid's step divides by size - 1).
 InferResult inferAffineGrid(const InferInput& in) {
   InferResult r;
   const StructInfo* theta = tensorOperand(in, 0, r);
@@ -44,11 +45,24 @@ InferResult inferAffineGrid(const InferInput& in) {
   std::optional<Dims> hw;
   if (size && size->kind == StructInfo::Kind::Shape && size->shape) hw = *size->shape;
   if (hw && hw->size() != 2) return fail(diag::Code::TVS005, "R.image.affine_grid: size has " + std::to_string(hw->size()) + " values (height, width)", 1);
-  if (hw)
+  if (hw && boolAttr(in.attr("align_corners"), true))
     for (auto& d : *hw)
-      if (auto v = constInt(d); v && *v <= 1) return fail(diag::Code::TVS005, "R.image.affine_grid: the target height and width must be above 1", 1);
+      if (auto v = constInt(d); v && *v <= 1)
+        return fail(diag::Code::TVS005, "R.image.affine_grid: with align_corners the target height and width must be above 1", 1);
   if (!theta->shape || !hw) return ok(tensor(std::nullopt, theta->dtype, 4));
   return ok(tensor(Dims{(*theta->shape)[0], dim(2), (*hw)[0], (*hw)[1]}, theta->dtype));
+}
+
+// grid_sample: data (N, C, H, W) and grid (N, H_out, W_out, 2) give (N, C, H_out, W_out).
+InferResult inferGridSample(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  const StructInfo* grid = x ? tensorOperand(in, 1, r) : nullptr;
+  if (!grid) return r;
+  if (x->rank() >= 0 && x->rank() != 4) return fail(diag::Code::TVS103, "R.image.grid_sample takes 4-D data, got rank " + std::to_string(x->rank()));
+  if (grid->rank() >= 0 && grid->rank() != 4) return fail(diag::Code::TVS103, "R.image.grid_sample takes a 4-D grid (N, H, W, 2), got rank " + std::to_string(grid->rank()));
+  if (!x->shape || !grid->shape) return ok(tensor(std::nullopt, x->dtype, 4));
+  return ok(tensor(Dims{(*x->shape)[0], (*x->shape)[1], (*grid->shape)[1], (*grid->shape)[2]}, x->dtype));
 }
 
 InferResult inferResize2d(const InferInput& in) { return inferResize(in, "R.image.resize2d", "HW"); }
@@ -74,7 +88,14 @@ void addImageOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("image.resize3d", resizeParams("NCDHW"), DeviceRule::PrimaryInput,
                               "Resizes the D, H and W axes of data to `size` as resize2d does its two.", inferResize3d),
                            kernels::resize3d));
-  out.push_back(withKernel(op("image.affine_grid", {tensor("data"), expr("size", ParamKind::Shape)}, DeviceRule::PrimaryInput,
+  out.push_back(withKernel(op("image.grid_sample", {tensor("data"), tensor("grid"), attr("method", ParamKind::String, s("bilinear")),
+                                                    attr("layout", ParamKind::String, s("NCHW")), attr("padding_mode", ParamKind::String, s("zeros")),
+                                                    attr("align_corners", ParamKind::Bool, b(false))},
+                              DeviceRule::PrimaryInput, "Samples data at the grid's normalised (x, y) positions (bilinear or nearest; "
+                                                        "outside the image zeros or the border).", inferGridSample),
+                           kernels::gridSample));
+  out.push_back(withKernel(op("image.affine_grid", {tensor("data"), expr("size", ParamKind::Shape), attr("align_corners", ParamKind::Bool, b(true))},
+                              DeviceRule::PrimaryInput,
                               "A 2-D sampling grid (N, 2, H, W): the affine matrices data (N, 2, 3) applied to a uniform grid of "
                               "size (H, W) over [-1, 1].", inferAffineGrid),
                            kernels::affineGrid));

@@ -301,8 +301,7 @@ void addOtherOps(std::vector<OpDef>& out) {
   for (auto* n : {"unique", "nonzero", "multinomial_from_uniform",
                   "size", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
-                  "make_closure", "wrap_param",
-                  "image.grid_sample"})
+                  "make_closure", "wrap_param"})
     out.push_back(unmodelled(n));
 }
 

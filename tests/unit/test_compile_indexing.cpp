@@ -317,19 +317,45 @@ TEST_CASE("compile and run: image.resize3d, trilinear half_pixel in NCDHW and ne
              }));
 }
 
-TEST_CASE("compile and run: image.affine_grid applies each batch's theta to TOPI's [-1, 1] grid") {
+TEST_CASE("compile and run: image.affine_grid with and without align_corners, and grid_sample of its grid against PyTorch's formulas") {
   TVMS_FRESH_RNG(rng);
   test::Host h;
-  auto theta = h.tensor({2, 2, 3}, rng);
-  test::Run r = compileAndRun(test::module("theta: " + T("(2, 2, 3)"), T("(2, 2, 4, 5)"),
-                                           "        g = R.image.affine_grid(theta, (4, 5))\n        return g\n"),
-                              {theta});
-  checkClose(r.outputs.at(0), gathered({2, 2, 4, 5}, [&](const Shape& o) {
-               double y = -1 + static_cast<double>(o[2]) * (2.0 - 1e-7) / 3, x = -1 + static_cast<double>(o[3]) * (2.0 - 1e-7) / 4;
-               auto t = [&](int64_t k) { return static_cast<double>(at(theta, (o[0] * 2 + o[1]) * 3 + k)); };
-               return t(0) * x + t(1) * y + t(2);
+  auto theta = h.tensor({2, 2, 3}, rng, -0.8, 0.8);
+  auto x = h.tensor({2, 3, 5, 6}, rng);
+  std::string body =
+      "        g = R.image.affine_grid(theta, (4, 5))\n"
+      "        f = R.image.affine_grid(theta, (4, 5), align_corners=False)\n"
+      "        p = R.permute_dims(f, axes=[0, 2, 3, 1])\n"
+      "        b = R.image.grid_sample(x, p)\n"
+      "        n = R.image.grid_sample(x, p, method=\"nearest\", padding_mode=\"border\", align_corners=True)\n"
+      "        return (g, f, b, n)\n";
+  test::Run r = compileAndRun(test::module("theta: " + T("(2, 2, 3)") + ", x: " + T("(2, 3, 5, 6)"),
+                                           "R.Tuple(" + T("(2, 2, 4, 5)") + ", " + T("(2, 2, 4, 5)") + ", " + T("(2, 3, 4, 5)") + ", " + T("(2, 3, 4, 5)") + ")", body),
+                              {theta, x});
+  auto coordinate = [](int64_t i, int64_t n, bool align) { return align ? -1 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1) : (2.0 * static_cast<double>(i) + 1) / static_cast<double>(n) - 1; };
+  auto gridAt = [&](int64_t n, int64_t d, int64_t i, int64_t j, bool align) {
+    auto t = [&](int64_t k) { return static_cast<double>(at(theta, (n * 2 + d) * 3 + k)); };
+    return t(0) * coordinate(j, 5, align) + t(1) * coordinate(i, 4, align) + t(2);
+  };
+  checkClose(r.outputs.at(0), gathered({2, 2, 4, 5}, [&](const Shape& o) { return gridAt(o[0], o[1], o[2], o[3], true); }), 1e-5);
+  checkClose(r.outputs.at(1), gathered({2, 2, 4, 5}, [&](const Shape& o) { return gridAt(o[0], o[1], o[2], o[3], false); }), 1e-5);
+  auto pixel = [&](int64_t n, int64_t c, int64_t yy, int64_t xx) {
+    return yy < 0 || yy >= 5 || xx < 0 || xx >= 6 ? 0.0 : static_cast<double>(at(x, ((n * 3 + c) * 5 + yy) * 6 + xx));
+  };
+  // grid_sample reads the grid affine_grid made (align_corners=False) at each output position.
+  checkClose(r.outputs.at(2), gathered({2, 3, 4, 5}, [&](const Shape& o) {
+               double gx = gridAt(o[0], 0, o[2], o[3], false), gy = gridAt(o[0], 1, o[2], o[3], false);
+               double xs = ((gx + 1) * 6 - 1) / 2, ys = ((gy + 1) * 5 - 1) / 2;  // align_corners=False
+               double x0 = std::floor(xs), y0 = std::floor(ys), fx = xs - x0, fy = ys - y0;
+               auto p = [&](double yy, double xx) { return pixel(o[0], o[1], static_cast<int64_t>(yy), static_cast<int64_t>(xx)); };
+               return (p(y0, x0) * (1 - fx) + p(y0, x0 + 1) * fx) * (1 - fy) + (p(y0 + 1, x0) * (1 - fx) + p(y0 + 1, x0 + 1) * fx) * fy;
              }), 1e-5);
-  // A target of one row or column is refused, as TOPI does.
+  checkClose(r.outputs.at(3), gathered({2, 3, 4, 5}, [&](const Shape& o) {
+               double gx = gridAt(o[0], 0, o[2], o[3], false), gy = gridAt(o[0], 1, o[2], o[3], false);
+               double xs = std::clamp((gx + 1) / 2 * 5, 0.0, 5.0), ys = std::clamp((gy + 1) / 2 * 4, 0.0, 4.0);  // align_corners=True, border
+               return pixel(o[0], o[1], static_cast<int64_t>(std::nearbyint(ys)), static_cast<int64_t>(std::nearbyint(xs)));
+             }), 1e-5);
+  // With align_corners a target of one row or column is refused, as TOPI does.
   syntax::Document doc(test::module("theta: " + T("(2, 2, 3)"), T("(2, 2, 1, 5)"), "        g = R.image.affine_grid(theta, (1, 5))\n        return g\n"));
   bool said = false;
   for (auto& d : analysis::lintDocument(doc, {}).diagnostics) said |= d.message.find("height and width must be above 1") != std::string::npos;
