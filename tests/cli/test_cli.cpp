@@ -193,7 +193,7 @@ TEST_CASE("cli: shapes known only at run time run, and dims that do not broadcas
   CHECK(inner.err.find("R.matmul (bound to 'm'): b and c must be equal, got 4 and 5") != std::string::npos);
 }
 
-TEST_CASE("cli: a tuple parameter runs from random values or from a directory of .npy files, binding its symbolic dims") {
+TEST_CASE("cli: a tuple parameter runs from random values or from a directory of .npy files (or an .npz: tests/python), binding its symbolic dims") {
   auto random = runTvms({"run", corpus("run/tuple_param.py"), "--dim", "n=3"});
   CHECK(random.exitCode == 0);
   CHECK(random.out.find("gv: shape (3, 7), float32") == 0);

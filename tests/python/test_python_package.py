@@ -346,6 +346,24 @@ class PackageTest(unittest.TestCase):
             tvms.load(path)
         self.assertEqual(e.exception.code, 2)  # TVMS_ERROR_FILE
 
+    def test_tvms_run_takes_a_tuple_parameter_from_an_npz(self):
+        module = os.path.join(ROOT, "tests", "corpus", "run", "tuple_param.py")
+        a = np.arange(12, dtype=np.float32).reshape(3, 4)
+        b = np.ones((3, 2), dtype=np.float32)  # binds n = 2
+        for name, save in (("named", lambda f: np.savez(f, **{"0": a, "1": b})), ("positional", lambda f: np.savez_compressed(f, a, b))):
+            path = self.path("t_%s.npz" % name)
+            save(path)
+            out = self.path("out_%s" % name)
+            done = subprocess.run([tvms.binary_path(), "run", module, "--input", "t=" + path, "--output", out],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertTrue(done.stdout.startswith("gv: shape (3, 6), float32"), done.stdout)
+            np.testing.assert_array_equal(np.load(os.path.join(out, "gv.npy")), np.concatenate([a, b], axis=1))
+        np.savez(self.path("one.npz"), a)
+        done = subprocess.run([tvms.binary_path(), "run", module, "--input", "t=" + self.path("one.npz")], stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("has no array '1' or 'arr_1'", done.stderr)
+
     def test_python_m_tvms_is_the_cli(self):
         done = subprocess.run([sys.executable, "-m", "tvms", "--version"], stdout=subprocess.PIPE, universal_newlines=True)
         self.assertEqual(done.returncode, 0)

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "runtime/npy.h"
+#include "runtime/weights_file.h"
 #include "runtime/shape_math.h"
 
 namespace tvms::cli {
@@ -76,8 +77,10 @@ class Binder {
  private:
   std::optional<runtime::Value> tuple(const runtime::ParamSpec& p, const std::string& spec, uint64_t seed) {
     bool random = spec.rfind("random", 0) == 0;
+    if (!random && std::filesystem::is_regular_file(spec)) return tupleFromNpz(p, spec);
     if (!random && !std::filesystem::is_directory(spec)) {
-      std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is a tuple: pass a directory holding 0.npy, 1.npy, ... or =random\n";
+      std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is a tuple: pass a directory holding 0.npy, 1.npy, ..., an .npz "
+                << "of them, or =random\n";
       return std::nullopt;
     }
     auto t = std::make_shared<runtime::TupleValue>();
@@ -87,6 +90,41 @@ class Binder {
       auto v = make(f, part, seed * 1000003 + k + 1);
       if (!v) return std::nullopt;
       t->fields.push_back(*v);
+    }
+    return runtime::Value(t);
+  }
+
+  // A tuple of tensors from an .npz: field k is the array named "k" (np.savez(f, **{"0": a, ...})) or
+  // "arr_k" (np.savez(f, a, b), positional).
+  std::optional<runtime::Value> tupleFromNpz(const runtime::ParamSpec& p, const std::string& file) {
+    std::vector<runtime::NamedTensor> arrays;
+    try {
+      arrays = runtime::readNpz(file, host_);
+    } catch (const std::exception& e) {
+      std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << ") is a tuple: pass a directory holding 0.npy, 1.npy, ..., an .npz "
+                << "of them, or =random (" << e.what() << ")\n";
+      return std::nullopt;
+    }
+    auto t = std::make_shared<runtime::TupleValue>();
+    for (size_t k = 0; k < p.fields.size(); ++k) {
+      const runtime::ParamSpec& f = p.fields[k];
+      const runtime::NDArray* found = nullptr;
+      for (auto& a : arrays)
+        if (a.name == std::to_string(k) || a.name == "arr_" + std::to_string(k)) found = &a.array;
+      if (!f.tensor || f.tuple || !found) {
+        std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << "): " << file
+                  << (found ? " holds a tensor for field " + std::to_string(k) + ", which is not a tensor" : " has no array '" + std::to_string(k) + "' or 'arr_" + std::to_string(k) + "'")
+                  << " (an .npz gives a tuple of tensors, one array per field)\n";
+        return std::nullopt;
+      }
+      auto v = given(f, *found, file);
+      if (!v) return std::nullopt;
+      t->fields.push_back(*v);
+    }
+    if (arrays.size() != p.fields.size()) {
+      std::cerr << "tvms: input '" << p.name << "' (" << p.sinfo << "): " << file << " holds " << arrays.size() << " arrays for "
+                << p.fields.size() << " fields\n";
+      return std::nullopt;
     }
     return runtime::Value(t);
   }
