@@ -1,3 +1,4 @@
+#include <map>
 #include <optional>
 
 #include "compiler/schedule/schedule.h"
@@ -10,6 +11,57 @@ using namespace tir;
 namespace {
 
 constexpr int64_t kChunk = 16384;  // elements per parallel part of a flat loop
+// A top-level loop nest that runs fewer body statements than this stays on the calling thread: waking
+// the pool costs more than the work (multi_cpu's 64x128 @ 128x32 matmul took 70 us on two threads,
+// 7 us on one; the wake-up dominates up to about a million scalar statements).
+constexpr int64_t kMinParallelWork = int64_t{1} << 20;
+constexpr int64_t kUnbounded = int64_t{1} << 40;
+
+// An upper bound of an integer expression of constants, the kernel's loop variables (bounded by
+// their loops, `bounds`) and min / floordiv / floormod / + / * / - of them (dims and indices are never
+// negative); kUnbounded where none is known (a symbolic dim).
+int64_t upperBound(const ExprP& e, const std::map<int, int64_t>& bounds) {
+  if (!e) return kUnbounded;
+  auto sat = [](int64_t v) { return std::min(v, kUnbounded); };
+  switch (e->kind) {
+    case Expr::Kind::Int: return std::max<int64_t>(0, e->intValue);
+    case Expr::Kind::Var: {
+      auto it = bounds.find(e->id);
+      return it == bounds.end() ? kUnbounded : it->second;
+    }
+    case Expr::Kind::Binary: {
+      int64_t a = upperBound(e->a, bounds), b = upperBound(e->b, bounds);
+      switch (e->binOp) {
+        case BinOp::Min: return std::min(a, b);
+        case BinOp::Max: return std::max(a, b);
+        case BinOp::Add: return sat(a + b);
+        case BinOp::Sub: return a;
+        case BinOp::Mul: return a == 0 || b == 0 ? 0 : a >= kUnbounded / std::max<int64_t>(1, b) ? kUnbounded : a * b;
+        case BinOp::FloorDiv: return e->b->kind == Expr::Kind::Int && e->b->intValue > 0 ? a / e->b->intValue : a;
+        case BinOp::FloorMod: return e->b->kind == Expr::Kind::Int && e->b->intValue > 0 ? e->b->intValue - 1 : a;
+        default: return kUnbounded;
+      }
+    }
+    default: return kUnbounded;
+  }
+}
+
+// At most how many statements `s` runs (each loop's trips times its body's).
+int64_t staticWork(const StmtP& s, std::map<int, int64_t>& bounds) {
+  auto sum = [&](const std::vector<StmtP>& body) {
+    int64_t total = 0;
+    for (auto& b : body) total = std::min(kUnbounded, total + staticWork(b, bounds));
+    return std::max<int64_t>(1, total);
+  };
+  if (s->kind == Stmt::Kind::For) {
+    int64_t trips = upperBound(s->extent, bounds);
+    bounds[s->var] = trips > 0 ? trips - 1 : 0;
+    int64_t body = sum(s->body);
+    return trips == 0 ? 0 : trips >= kUnbounded / body ? kUnbounded : trips * body;
+  }
+  if (s->kind == Stmt::Kind::Seq || s->kind == Stmt::Kind::If) return sum(s->body);
+  return 1;
+}
 
 // Every load inside `e` reads with stride 0 or 1 in v.
 bool loadsContiguous(const ExprP& e, int v) {
@@ -71,8 +123,10 @@ StmtP scheduleLoop(const Kernel& k, const StmtP& s, bool topLevel) {
 
 void applyCpu(Kernel& k) {
   for (auto& s : k.body) {
-    if (s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar && !containsLoop(s->body)) s = splitFlat(k, *s);
-    else s = scheduleLoop(k, s, true);
+    std::map<int, int64_t> bounds;
+    bool worthThreads = staticWork(s, bounds) >= kMinParallelWork;
+    if (worthThreads && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar && !containsLoop(s->body)) s = splitFlat(k, *s);
+    else s = scheduleLoop(k, s, worthThreads);
   }
 }
 

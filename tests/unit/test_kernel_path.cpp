@@ -170,14 +170,28 @@ TEST_CASE("schedule: on a 256-bit target the GEMM's register tile does not spill
   CHECK(stackVectorTraffic(wideTile) > 10);  // what an AVX2-only host would have run before
 }
 
-TEST_CASE("schedule: LegalizeOps prints the CPU schedule (parallel and vectorized loops) in its prim_funcs") {
+TEST_CASE("schedule: LegalizeOps prints the CPU schedule (parallel and vectorized loops, the pool only for enough work) in its prim_funcs") {
   auto lowered = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/same_kernel_two_cpus.py"));
   std::string error;
   std::string text = driver::printAfter(lowered.module(), "LegalizeOps", &error);
   CHECK(error.empty());
-  CHECK(text.find("for i_0 in T.parallel(1):") != std::string::npos);
-  CHECK(text.find("for i_1 in T.vectorized(T.min(16384, (1000 - (i_0 * 16384)))):") != std::string::npos);
-  CHECK(text.find("C_flat[((i_0 * 16384) + i_1)] = T.exp(A_flat[((i_0 * 16384) + i_1)])") != std::string::npos);  // parameters through their flat views
+  // 1,000 elements: too little work to wake the thread pool for, one vectorized loop.
+  CHECK(text.find("T.parallel") == std::string::npos);
+  CHECK(text.find("for i in T.vectorized(1000):") != std::string::npos);
+  CHECK(text.find("C_flat[i] = T.exp(A_flat[i])") != std::string::npos);  // parameters through their flat views
+  // 4M elements: chunks of 16384 dealt to the pool, each vectorized.
+  auto big = test::lower(test::module("x: R.Tensor((4194304,), \"float32\")", "R.Tensor((4194304,), \"float32\")", "        y = R.exp(x)\n        return y\n"));
+  std::string b = driver::printAfter(big.module(), "LegalizeOps", &error);
+  CHECK(b.find("for i_0 in T.parallel(256):") != std::string::npos);
+  CHECK(b.find("for i_1 in T.vectorized(T.min(16384, (4194304 - (i_0 * 16384)))):") != std::string::npos);
+  CHECK(b.find("C_flat[((i_0 * 16384) + i_1)] = T.exp(A_flat[((i_0 * 16384) + i_1)])") != std::string::npos);
+  // A matmul too small for the pool runs its GEMM tasks on the calling thread; a large one deals them out.
+  auto small = test::lower(test::module("a: R.Tensor((64, 128), \"float32\"), b: R.Tensor((128, 32), \"float32\")", "R.Tensor((64, 32), \"float32\")",
+                                        "        c = R.matmul(a, b)\n        return c\n"));
+  CHECK(driver::printAfter(small.module(), "LegalizeOps", &error).find("for task in T.serial(") != std::string::npos);
+  auto large = test::lower(test::module("a: R.Tensor((512, 512), \"float32\"), b: R.Tensor((512, 512), \"float32\")", "R.Tensor((512, 512), \"float32\")",
+                                        "        c = R.matmul(a, b)\n        return c\n"));
+  CHECK(driver::printAfter(large.module(), "LegalizeOps", &error).find("for task in T.parallel(") != std::string::npos);
   // A reduction loop is never vectorized or parallel: softmax's max and sum stay serial.
   auto softmax = test::lower(test::module("x: R.Tensor((8, 64), \"float32\")", "R.Tensor((8, 64), \"float32\")",
                                           "        y = R.nn.softmax(x)\n        return y\n"));
