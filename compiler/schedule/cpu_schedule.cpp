@@ -11,9 +11,9 @@ using namespace tir;
 namespace {
 
 constexpr int64_t kChunk = 16384;  // elements per parallel part of a flat loop
-// A top-level loop nest that runs fewer body statements than this stays on the calling thread: waking
-// the pool costs more than the work (multi_cpu's 64x128 @ 128x32 matmul took 70 us on two threads,
-// 7 us on one; the wake-up dominates up to about a million scalar statements).
+// A top-level loop nest (not a flat loop) that runs fewer body statements than this stays on the
+// calling thread: waking the pool costs more than the work (multi_cpu's 64x128 @ 128x32 matmul took
+// 70 us on two threads, 7 us on one; the wake-up dominates up to about a million scalar statements).
 constexpr int64_t kMinParallelWork = int64_t{1} << 20;
 constexpr int64_t kUnbounded = int64_t{1} << 40;
 
@@ -121,12 +121,14 @@ StmtP scheduleLoop(const Kernel& k, const StmtP& s, bool topLevel) {
 
 }  // namespace
 
+// A flat loop is cut into chunks of kChunk whatever its size (one chunk runs on the calling thread:
+// ThreadPool::parallelFor does not wake the pool for one part); its statements move memory, so a
+// million of them is already worth the pool. Any other nest gets the pool only for enough work.
 void applyCpu(Kernel& k) {
   for (auto& s : k.body) {
     std::map<int, int64_t> bounds;
-    bool worthThreads = staticWork(s, bounds) >= kMinParallelWork;
-    if (worthThreads && s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar && !containsLoop(s->body)) s = splitFlat(k, *s);
-    else s = scheduleLoop(k, s, worthThreads);
+    if (s->kind == Stmt::Kind::For && s->iter == IterType::Spatial && !s->keepScalar && !containsLoop(s->body)) s = splitFlat(k, *s);
+    else s = scheduleLoop(k, s, staticWork(s, bounds) >= kMinParallelWork);
   }
 }
 

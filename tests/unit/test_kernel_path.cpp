@@ -175,11 +175,11 @@ TEST_CASE("schedule: LegalizeOps prints the CPU schedule (parallel and vectorize
   std::string error;
   std::string text = driver::printAfter(lowered.module(), "LegalizeOps", &error);
   CHECK(error.empty());
-  // 1,000 elements: too little work to wake the thread pool for, one vectorized loop.
-  CHECK(text.find("T.parallel") == std::string::npos);
-  CHECK(text.find("for i in T.vectorized(1000):") != std::string::npos);
-  CHECK(text.find("C_flat[i] = T.exp(A_flat[i])") != std::string::npos);  // parameters through their flat views
-  // 4M elements: chunks of 16384 dealt to the pool, each vectorized.
+  // A flat loop in chunks of 16384 (one chunk here: it runs on the calling thread), each vectorized.
+  CHECK(text.find("for i_0 in T.parallel(1):") != std::string::npos);
+  CHECK(text.find("for i_1 in T.vectorized(T.min(16384, (1000 - (i_0 * 16384)))):") != std::string::npos);
+  CHECK(text.find("C_flat[((i_0 * 16384) + i_1)] = T.exp(A_flat[((i_0 * 16384) + i_1)])") != std::string::npos);  // parameters through their flat views
+  // 4M elements: 256 chunks dealt to the pool.
   auto big = test::lower(test::module("x: R.Tensor((4194304,), \"float32\")", "R.Tensor((4194304,), \"float32\")", "        y = R.exp(x)\n        return y\n"));
   std::string b = driver::printAfter(big.module(), "LegalizeOps", &error);
   CHECK(b.find("for i_0 in T.parallel(256):") != std::string::npos);
