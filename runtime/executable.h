@@ -129,6 +129,8 @@ struct Executable {
   std::vector<KernelModule> modules;  // one blob per target kind, when built for an artifact
 
   const VMFunction* function(const std::string& name) const;
+  // The function `name`; throws std::invalid_argument listing the module's functions when it has none.
+  const VMFunction& functionNamed(const std::string& name) const;
 };
 
 // .tvmx: "TVMX" + version, metadata (JSON), constants, one module blob per target kind.

@@ -37,6 +37,13 @@ const VMFunction* Executable::function(const std::string& name) const {
   return nullptr;
 }
 
+const VMFunction& Executable::functionNamed(const std::string& name) const {
+  if (const VMFunction* f = function(name)) return *f;
+  std::string known;
+  for (auto& g : functions) known += (known.empty() ? "" : ", ") + g.name;
+  throw std::invalid_argument("no function '" + name + "' in the module (it has: " + known + ")");
+}
+
 VirtualMachine::VirtualMachine(const Executable& exe, std::vector<std::shared_ptr<DeviceAPI>> devices)
     : printTo_(&std::cout), exe_(exe), devices_(std::move(devices)), host_(makeCpuDevice(-1)) {
   if (devices_.size() != exe.devices.size())
@@ -92,12 +99,7 @@ NDArray VirtualMachine::toDevice(const NDArray& a, int slot, int64_t* counter) {
 NDArray VirtualMachine::hostCopy(const NDArray& a) { return runtime::hostCopy(a, host_); }
 
 Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs) {
-  const VMFunction* f = exe_.function(name);
-  if (!f) {
-    std::string known;
-    for (auto& g : exe_.functions) known += (known.empty() ? "" : ", ") + g.name;
-    throw std::runtime_error("no function '" + name + "' in the module (it has: " + known + ")");
-  }
+  const VMFunction* f = &exe_.functionNamed(name);
   if (inputs.size() != f->params.size())
     throw std::runtime_error(name + " takes " + std::to_string(f->params.size()) + " inputs, got " + std::to_string(inputs.size()));
   if (tracing_ && traceBase_.empty()) traceOrigin();

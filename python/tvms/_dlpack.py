@@ -30,14 +30,18 @@ _DELETER_OFFSET = {LEGACY: 56, VERSIONED: 16}
 _Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
+def _hand_back(name, managed):
+    """Calls a managed tensor's deleter (`name` says which struct it is)."""
+    deleter = ctypes.c_void_p.from_address(managed + _DELETER_OFFSET[name]).value
+    if deleter:
+        _Deleter(deleter)(managed)
+
+
 def _capsule_destructor(name):
     def destroy(capsule):
         # A capsule no consumer renamed still owns its tensor: hand it back.
         if _is_valid_raw(capsule, name):
-            managed = _get_pointer_raw(capsule, name)
-            deleter = ctypes.c_void_p.from_address(managed + _DELETER_OFFSET[name]).value
-            if deleter:
-                _Deleter(deleter)(managed)
+            _hand_back(name, _get_pointer_raw(capsule, name))
 
     return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(destroy)
 
@@ -53,10 +57,7 @@ def make_capsule(managed, versioned):
 
 def release(kind, managed):
     """Hands a taken tensor back to its producer (its deleter), for a call that never happened."""
-    name = VERSIONED if kind == _library.ARG_DLPACK_VERSIONED else LEGACY
-    deleter = ctypes.c_void_p.from_address(managed + _DELETER_OFFSET[name]).value
-    if deleter:
-        _Deleter(deleter)(managed)
+    _hand_back(VERSIONED if kind == _library.ARG_DLPACK_VERSIONED else LEGACY, managed)
 
 
 def take(obj, stream_for_device):

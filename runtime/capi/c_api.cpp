@@ -105,12 +105,6 @@ tvms_value* newValue(Value value, std::shared_ptr<const std::vector<DLDevice>> d
   return new tvms_value{std::move(value), std::move(devices), {}};
 }
 
-std::shared_ptr<const std::vector<DLDevice>> slotDevicesOf(capi::Session& s) {
-  auto out = std::make_shared<std::vector<DLDevice>>();
-  for (size_t i = 0; i < s.numDevices(); ++i) out->push_back(s.slotDevice(static_cast<int>(i)));
-  return out;
-}
-
 }  // namespace
 
 extern "C" {
@@ -191,7 +185,7 @@ tvms_status tvms_vm_call(tvms_vm* vm, const char* function, int32_t n, const tvm
   *out = nullptr;
   return guarded(TVMS_ERROR_RUN, [&] {
     Value result = vm->session->call(function, std::move(taken));
-    *out = newValue(std::move(result), slotDevicesOf(*vm->session));
+    *out = newValue(std::move(result), vm->session->slotDevices());
   });
 }
 

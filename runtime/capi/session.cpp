@@ -21,57 +21,47 @@ std::string deviceText(DLDevice d) {
   return (k ? k->name : "device type " + std::to_string(d.device_type)) + ":" + std::to_string(d.device_id);
 }
 
-std::vector<std::shared_ptr<DeviceAPI>> opened(const Executable& exe, const std::map<std::string, std::string>& remap) {
-  return openDevices(exe, remap);
-}
-
-}  // namespace
-
-Session::Session(const Executable& exe, const std::map<std::string, std::string>& remap)
-    : exe_(exe), devices_(opened(exe, remap)), host_(makeCpuDevice(-1)), vm_(exe, devices_) {
-  stats = {};
+// Each slot as the DLPack device it is after the remaps.
+std::shared_ptr<const std::vector<DLDevice>> dlDevicesOf(const Executable& exe, const std::map<std::string, std::string>& remap) {
+  auto out = std::make_shared<std::vector<DLDevice>>();
   for (auto& slot : exe.devices) {
     DeviceChoice c = deviceFor(slot, remap);
     const TargetKind* k = targetKindSpelled(c.kind);
     DLDevice d{static_cast<DLDeviceType>(k ? k->dlDeviceType : kDLCPU), c.index};
     if (k && k->isCpu()) d.device_id = 0;  // every CPU vdevice is the host's memory
-    slotDevices_.push_back(d);
+    out->push_back(d);
   }
+  return out;
 }
 
-const VMFunction& Session::function(const std::string& name) const {
-  const VMFunction* f = exe_.function(name);
-  if (!f) {
-    std::string known;
-    for (auto& g : exe_.functions) known += (known.empty() ? "" : ", ") + g.name;
-    throw std::invalid_argument("no function '" + name + "' in the module (it has: " + known + ")");
-  }
-  return *f;
+}  // namespace
+
+Session::Session(const Executable& exe, const std::map<std::string, std::string>& remap)
+    : exe_(exe), devices_(openDevices(exe, remap)), slotDevices_(dlDevicesOf(exe, remap)), host_(makeCpuDevice(-1)), vm_(exe, devices_) {
+  stats = {};
 }
+
+const VMFunction& Session::function(const std::string& name) const { return exe_.functionNamed(name); }
 
 bool Session::isBound(const std::string& function, size_t param) const {
   auto it = bound_.find(function);
   return it != bound_.end() && it->second.count(param);
 }
 
-DLDevice Session::deviceOf(const NDArray& a) const {
-  if (a.slot() >= 0) return slotDevices_.at(static_cast<size_t>(a.slot()));
-  return {kDLCPU, 0};
-}
 
 // The parameter's own slot when the tensor is there, else any slot on the tensor's device (the VM
 // copies it onto the parameter's), else the host for host memory (-1).
 int Session::slotFor(const ParamSpec& p, DLDevice d) const {
   auto same = [&](size_t s) {
-    DLDevice o = slotDevices_[s];
+    DLDevice o = (*slotDevices_)[s];
     return isHost(d) ? o.device_type == kDLCPU : o.device_type == d.device_type && o.device_id == d.device_id;
   };
   if (p.slot >= 0 && same(static_cast<size_t>(p.slot))) return p.slot;
-  for (size_t s = 0; s < slotDevices_.size(); ++s)
+  for (size_t s = 0; s < slotDevices_->size(); ++s)
     if (same(s)) return static_cast<int>(s);
   if (isHost(d)) return -1;
   std::string have;
-  for (size_t s = 0; s < slotDevices_.size(); ++s) have += (have.empty() ? "" : ", ") + exe_.devices[s].spelling + " on " + deviceText(slotDevices_[s]);
+  for (size_t s = 0; s < slotDevices_->size(); ++s) have += (have.empty() ? "" : ", ") + exe_.devices[s].spelling + " on " + deviceText((*slotDevices_)[s]);
   throw std::invalid_argument("input '" + p.name + "' is a tensor on " + deviceText(d) + ", which is none of the module's devices (" + have + ")");
 }
 
@@ -90,14 +80,15 @@ Value Session::tensorArgument(const ParamSpec& p, ForeignTensor f) {
   char* data = static_cast<char*>(t.data) + t.byte_offset;
   size_t alignment = dtypeBytes(a.dtype);
   if (slot >= 0)
-    if (const TargetKind* k = targetKindOfDeviceType(slotDevices_[static_cast<size_t>(slot)].device_type))
+    if (const TargetKind* k = targetKindOfDeviceType((*slotDevices_)[static_cast<size_t>(slot)].device_type))
       alignment = std::max(alignment, k->foreignTensorAlignment);
   bool compact = isCompact(t);
   bool aligned = reinterpret_cast<uintptr_t>(data) % alignment == 0;
   if (compact && aligned) {
     a.storage = std::make_shared<Storage>(device, slot, data, bytes, f.owner);
     if (p.slot < 0 || slot == p.slot) ++stats.inputs_in_place;
-    return a;  // on another slot: the VM copies it (counted there)
+    else ++stats.inputs_copied;  // on another slot: the VM copies it (its bytes counted by the call)
+    return a;
   }
   // One copy into memory tvms allocated, on the tensor's own device.
   a.storage = std::make_shared<Storage>(device, slot, bytes);
@@ -165,10 +156,7 @@ Value Session::call(const std::string& name, std::vector<Argument> args) {
   Value out = vm_.invoke(name, std::move(values));
   synchronize();  // a DLPack consumer may read the outputs at once, on any stream
   ++stats.calls;
-  if (int64_t placed = vm_.stats().inputBytesPlaced - placedBefore) {
-    stats.input_bytes_copied += placed;
-    ++stats.inputs_copied;
-  }
+  stats.input_bytes_copied += vm_.stats().inputBytesPlaced - placedBefore;
   return out;
 }
 

@@ -30,13 +30,12 @@ class Session {
 
   const VMFunction& function(const std::string& name) const;
   bool isBound(const std::string& function, size_t param) const;
-  // Where a tensor value lives, as DLPack says it.
-  DLDevice deviceOf(const NDArray& a) const;
-  NDArray toHost(const NDArray& a) { return vm_.hostCopy(a); }
   size_t numDevices() const { return devices_.size(); }
   DeviceAPI& device(int slot) { return *devices_.at(static_cast<size_t>(slot)); }
   void* nativeStream(int slot);  // the CUDA stream of a slot's work, null for a CPU slot
-  DLDevice slotDevice(int slot) const { return slotDevices_.at(static_cast<size_t>(slot)); }
+  DLDevice slotDevice(int slot) const { return slotDevices_->at(static_cast<size_t>(slot)); }
+  // Every slot as a DLPack device, shared with the values a call returns (they may outlive the VM).
+  const std::shared_ptr<const std::vector<DLDevice>>& slotDevices() const { return slotDevices_; }
   const std::string& spelling(int slot) const { return exe_.devices.at(static_cast<size_t>(slot)).spelling; }
   const RunStats& runStats() const { return vm_.stats(); }
   tvms_stats stats;
@@ -50,7 +49,7 @@ class Session {
 
   const Executable& exe_;
   std::vector<std::shared_ptr<DeviceAPI>> devices_;
-  std::vector<DLDevice> slotDevices_;
+  std::shared_ptr<const std::vector<DLDevice>> slotDevices_;
   std::shared_ptr<DeviceAPI> host_;
   VirtualMachine vm_;
   std::map<std::string, std::map<size_t, NDArray>> bound_;  // function -> parameter index -> its placed tensor
