@@ -23,6 +23,8 @@ echo "== bench/gpu"
 python3 tests/bench_gpu.py measure ./tvms bench 2>&1 | tail -14
 echo "== bench/gpu/bench_fusion.py"
 python3 tests/bench_fusion.py ./tvms fusion 2>&1 | grep -v Warning | tail -14
+echo "== bench/vm/bench_cpu_cores.py: the CPU vdevice on every core against numpy"
+PYTHONPATH=$PWD/python TVMS_LIBRARY=$PWD/libtvms_runtime.so.0 python3 tests/bench_cpu_cores.py measure cpucores 3 2>&1 | tail -16
 echo "== --trace of the seed artifact: spans per device in order"
 ./tvms run art/run_seed_conv2d_offload.tvmx --trace trace.json > /dev/null && python3 -c "
 import json; x = [e for e in json.load(open('trace.json'))['traceEvents'] if e['ph'] == 'X']

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:-.gpu}
-rm -rf "$dir/art" "$dir/bench" "$dir/pyart"
+rm -rf "$dir/art" "$dir/bench" "$dir/pyart" "$dir/cpucores"
 mkdir -p "$dir/tests"
 cmake --build build --target tvms tvms_llvm_backend tvms_compile_tests tvms_runtime_c tvms_python | grep -v '^\[' || true
 for exe in tvms tvms_compile_tests; do cp build/bin/$exe "$dir/" && strip "$dir/$exe"; done
@@ -18,8 +18,10 @@ cp -L build/lib/libtvms_runtime.so.0 "$dir/" && strip "$dir/libtvms_runtime.so.0
 rm -rf "$dir/python" && mkdir -p "$dir/python" && cp -r build/python/tvms "$dir/python/"
 python3 tests/gpu/python_gpu.py prepare build/bin/tvms "$dir/pyart"
 cp tests/gpu/python_gpu.py "$dir/tests/"
-cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_gpu.py bench/gpu/bench_fusion.py tests/gpu/on_device.sh "$dir/tests/"
+cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_gpu.py bench/gpu/bench_fusion.py bench/vm/bench_cpu_cores.py tests/gpu/on_device.sh "$dir/tests/"
 mv "$dir/tests/on_device.sh" "$dir/on_device.sh"
 python3 tests/gpu/run_artifacts.py prepare build/bin/tvms "$dir/art"
 python3 bench/gpu/bench_gpu.py prepare build/bin/tvms "$dir/bench"
+# The CPU vdevice on the host's 16 cores against numpy (issue 35's table).
+python3 bench/vm/bench_cpu_cores.py prepare build/bin/tvms "$dir/cpucores" | tail -1
 du -sh "$dir"
