@@ -132,6 +132,24 @@ def check(out, art):
     expect(err < 2e-2, "the layer's output against PyTorch: max abs error %.3g" % err)
     timing = vm.benchmark("main", x, w, b, repeat=300)
 
+    # Weights written by the `safetensors` package itself (an independent writer), where the host has it.
+    try:
+        from safetensors.torch import save_file
+    except ImportError:
+        save_file = None
+        print("skip the safetensors package's file: the package is not installed here")
+    if save_file is not None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "layer.safetensors")
+            save_file({"w": w.cpu().contiguous(), "b": b.cpu().contiguous()}, path)
+            bound = tvms.VirtualMachine(tvms.load(os.path.join(out, "python_layer.tvmx")))
+            bound.load_params(path)
+            from_file = torch.from_dlpack(bound["main"](x))
+            expect(torch.equal(from_file, ours), "weights saved by the safetensors package, bound by name on cuda:0: the same output")
+
+
     def median_ms(fn, repeat=300):
         for _ in range(20):
             fn(x, w, b)

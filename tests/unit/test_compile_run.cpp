@@ -152,19 +152,20 @@ TEST_CASE("compile and run: matmul (tiles and edges, batches), reductions, softm
 }
 
 TEST_CASE("compile and run: permute_dims with axes and reversed") {
+  // Dims of 35 and 70 cross the CPU schedule's 32x32 transpose tiles with remainders on both loops.
   TVMS_FRESH_RNG(rng);
   Host h;
-  auto x = h.tensor({3, 4, 5}, rng);
-  Run r = compileAndRun(module("x: R.Tensor((3, 4, 5), \"float32\")", "R.Tuple(R.Tensor((5, 3, 4), \"float32\"), R.Tensor((5, 4, 3), \"float32\"))",
+  auto x = h.tensor({35, 4, 70}, rng);
+  Run r = compileAndRun(module("x: R.Tensor((35, 4, 70), \"float32\")", "R.Tuple(R.Tensor((70, 35, 4), \"float32\"), R.Tensor((70, 4, 35), \"float32\"))",
                                "        p = R.permute_dims(x, axes=[2, 0, 1])\n        q = R.permute_dims(x)\n        return (p, q)\n"),
                         {x});
   std::vector<double> p, q;
-  for (int k = 0; k < 5; ++k)
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 4; ++j) p.push_back(at(x, (i * 4 + j) * 5 + k));
-  for (int k = 0; k < 5; ++k)
+  for (int k = 0; k < 70; ++k)
+    for (int i = 0; i < 35; ++i)
+      for (int j = 0; j < 4; ++j) p.push_back(at(x, (i * 4 + j) * 70 + k));
+  for (int k = 0; k < 70; ++k)
     for (int j = 0; j < 4; ++j)
-      for (int i = 0; i < 3; ++i) q.push_back(at(x, (i * 4 + j) * 5 + k));
+      for (int i = 0; i < 35; ++i) q.push_back(at(x, (i * 4 + j) * 70 + k));
   REQUIRE(r.outputs.size() == 2);
   checkClose(r.outputs[0], p, 0);
   checkClose(r.outputs[1], q, 0);

@@ -200,6 +200,25 @@ TEST_CASE("schedule: LegalizeOps prints the CPU schedule (parallel and vectorize
   CHECK(s.find("for k3 in T.vectorized(64):") != std::string::npos);
 }
 
+TEST_CASE("schedule: a transposed copy on the CPU walks 32x32 tiles; a copy that keeps its innermost dim is not tiled") {
+  std::string error;
+  auto transpose = test::lower(test::module("x: R.Tensor((8192, 100), \"float32\")", "R.Tensor((100, 8192), \"float32\")",
+                                            "        y = R.permute_dims(x)\n        return y\n"));
+  std::string t = driver::printAfter(transpose.module(), "LegalizeOps", &error);
+  CHECK(error.empty());
+  // The output's rows and the input's rows split into tiles; the tiles' own loops innermost.
+  CHECK(t.find("for i0_o in T.parallel(4):") != std::string::npos);
+  CHECK(t.find("for i1_o in T.serial(256):") != std::string::npos);
+  CHECK(t.find("for i0_i in T.serial(T.min(32, (100 - (i0_o * 32)))):") != std::string::npos);
+  CHECK(t.find("for i1_i in T.serial(T.min(32, (8192 - (i1_o * 32)))):") != std::string::npos);
+  // Swapping the two outer dims of a 3-D tensor keeps rows whole: no tiles, the rows vectorized.
+  auto rows = test::lower(test::module("x: R.Tensor((64, 32, 128), \"float32\")", "R.Tensor((32, 64, 128), \"float32\")",
+                                       "        y = R.permute_dims(x, axes=[1, 0, 2])\n        return y\n"));
+  std::string r = driver::printAfter(rows.module(), "LegalizeOps", &error);
+  CHECK(r.find("_o in") == std::string::npos);
+  CHECK(r.find("T.vectorized(128)") != std::string::npos);
+}
+
 TEST_CASE("loop IR: thread-bound loops and shared buffers and barriers print as TVMScript and the CPU backend refuses them clearly") {
   using namespace tir;
   KernelBuilder kb("tvmsk_gpu_shape");
