@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "runtime/cuda_libraries.h"
+#include "runtime/library_call_name.h"
 #include "runtime/offload_library.h"
 
 namespace tvms::runtime {
@@ -121,28 +122,6 @@ struct ConvPlan {
 
 enum Uid : int64_t { kX = 1, kW = 2, kY = 3 };
 
-std::map<std::string, std::string> parseQuery(const std::string& name) {
-  std::map<std::string, std::string> out;
-  size_t q = name.find('?');
-  for (size_t at = q == std::string::npos ? name.size() : q + 1; at < name.size();) {
-    size_t amp = name.find('&', at), eq = name.find('=', at);
-    if (amp == std::string::npos) amp = name.size();
-    if (eq < amp) out[name.substr(at, eq - at)] = name.substr(eq + 1, amp - eq - 1);
-    at = amp + 1;
-  }
-  return out;
-}
-std::vector<int64_t> ints(const std::string& s) {
-  std::vector<int64_t> v;
-  for (size_t at = 0; at < s.size();) {
-    size_t comma = s.find(',', at);
-    if (comma == std::string::npos) comma = s.size();
-    v.push_back(std::stoll(s.substr(at, comma - at)));
-    at = comma + 1;
-  }
-  return v;
-}
-
 // A 4-d tensor in cuDNN's dimension order (N, C, H, W; K, C, R, S for filters) with the strides of
 // its layout in memory: NHWC/OHWI keep channels innermost.
 DescriptorP tensor(const NDArray& t, bool nhwc, int64_t uid, int dataType) {
@@ -212,9 +191,9 @@ void execute(DeviceAPI& device, ConvPlan& plan, void* x, void* w, void* y) {
 
 // Plans the convolution: the fastest of the first few engine configurations that build, timed here.
 ConvPlan makePlan(DeviceAPI& device, void* stream, const NDArray& x, const NDArray& w, const NDArray& y, const std::string& name) {
-  auto q = parseQuery(name);
+  auto q = parseLibraryQuery(name);
   bool nhwc = q["layout"] == "NHWC";
-  std::vector<int64_t> stride = ints(q["stride"]), pad = ints(q["pad"]), dilation = ints(q["dilation"]);
+  std::vector<int64_t> stride = parseLibraryInts(q["stride"]), pad = parseLibraryInts(q["pad"]), dilation = parseLibraryInts(q["dilation"]);
   if (stride.size() != 2 || pad.size() != 2 || dilation.size() != 2 || x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4)
     throw std::runtime_error("tvms.cudnn.conv2d: bad call " + name);
   bool f64 = x.dtype == DType::F64;

@@ -6,14 +6,17 @@
 // no generated kernels yet; conv2d in NCHW/OIHW or NHWC/OHWI,
 // symmetric padding); the rest keep their generated kernels. A permute_dims used only as a matmul's B
 // that swaps B's last two axes becomes cuBLAS's transpose (tvms.cublas.matmul_transpose_b), the permute
-// keeping only its other axes, or going when they are the identity. The printed module reads back.
+// keeping only its other axes, or going when they are the identity. Attention, as R.nn.attention or
+// written out, becomes one fused tvms.attention call (attention_pattern.h). The printed module reads back.
 #include <unordered_map>
 
 #include "compiler/op/infer_util.h"
+#include "compiler/transform/attention_pattern.h"
 #include "compiler/op/registry.h"
 #include "compiler/transform/passes.h"
 #include "compiler/transform/rewriter.h"
 #include "compiler/transform/targets.h"
+#include "runtime/cuda_attention.h"
 #include "runtime/cuda_libraries.h"
 #include "runtime/target_kind.h"
 
@@ -50,6 +53,16 @@ class Offload : public Rewriter {
  public:
   Offload(const IRModule& m, const DeviceRemap& remap) : m_(m), remap_(remap) {}
 
+  // Attention (R.nn.attention, or softmax(q @ kt * c) @ v written out) on a kind that offers the fused
+  // kernel becomes one tvms.attention call; its chain's other bindings go (attention_pattern.h).
+  void findAttentions(const Function& f) {
+    attention_ = findAttention(f, [&](const StructInfo& out, int64_t featureSize) {
+      const runtime::TargetKind* kind = kernelKind(out);
+      auto dtype = runtime::dtypeFromName(out.dtype);
+      return kind && kind->offers(runtime::kAttention) && dtype && runtime::attentionTakes(*dtype, featureSize);
+    });
+  }
+
   // A matmul's B made by a permute_dims used by nothing else: the GEMM transposes B itself (cuBLAS's
   // op T) and the permute keeps only the rest of its axes (none: it goes), instead of a copy kernel
   // writing the transposed layout (attention's K^T: a permute that reads across rows).
@@ -64,6 +77,7 @@ class Offload : public Rewriter {
       if (c->def == matmul_) matmuls.push_back(&b);
     });
     for (const Binding* mm : matmuls) {
+      if (attention_.dropped.count(mm)) continue;
       auto* c = as<Call>(mm->value);
       auto* bt = c->args.size() > 1 ? as<Var>(c->args[1]) : nullptr;
       auto p = bt ? permuteOf.find(bt) : permuteOf.end();
@@ -88,6 +102,8 @@ class Offload : public Rewriter {
 
  protected:
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
+    if (attention_.dropped.count(&b)) return;
+    if (auto a = attention_.calls.find(&b); a != attention_.calls.end()) return attentionCall(b, a->second, out);
     auto* c = as<Call>(b.value);
     if (!c || c->callee || !c->def || b.vars.size() != 1) return Rewriter::binding(b, out);
     if (auto t = transposed_.find(b.vars[0].get()); t != transposed_.end()) return untransposed(b, t->second, out);
@@ -154,6 +170,18 @@ class Offload : public Rewriter {
     out.push_back(copy);
   }
 
+  void attentionCall(const Binding& b, const AttentionMatch& m, std::vector<BindingPtr>& out) {
+    runtime::AttentionAttrs attrs{m.qAxes, m.kAxes, m.vAxes, m.oAxes, m.scale, m.causal};
+    auto call = std::make_shared<Call>();
+    call->def = &op::builtin::callDpsPacked();
+    call->op = call->def->name;
+    std::vector<ExprPtr> operands{expr(m.q), expr(m.k), expr(m.v)};
+    call->args = {std::make_shared<ExternFunc>(runtime::attentionCallName(attrs)), std::make_shared<Tuple>(operands)};
+    call->sinfoArgs = {b.vars[0]->annotation};
+    call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
+    out.push_back(copyBinding(b, call));
+  }
+
   // cuBLAS: A (..., M, K) @ B (K, N) or with A's batch dims; same float dtype throughout.
   std::string matmulFunction(const Call& c, const StructInfo& out) const {
     const StructInfo *a = arg(c, 0), *b = arg(c, 1);
@@ -193,6 +221,7 @@ class Offload : public Rewriter {
   const op::OpDef* permute_ = op::findOp("relax.permute_dims");
   std::unordered_map<const Var*, std::vector<int64_t>> transposed_;  // B's permute -> its other axes
   std::unordered_map<const Var*, ExprPtr> sourceOf_;                 // a dropped identity permute -> its input
+  AttentionPlan attention_;                                          // of the function being rewritten
 };
 
 }  // namespace
@@ -202,6 +231,7 @@ IRModule offloadLibraries(const IRModule& m, const DeviceRemap& remap) {
   Offload o(m, remap);
   for (auto& mf : out.functions)
     if (mf.relax) {
+      o.findAttentions(*mf.relax);
       o.findTransposedOperands(*mf.relax);
       mf.relax = o.function(*mf.relax);
     }

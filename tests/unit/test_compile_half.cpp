@@ -127,4 +127,31 @@ TEST_CASE("compile and run: float16 and bfloat16 kernels of every op family agai
   for (auto& c : cases) checkFamily(c, rng);
 }
 
+TEST_CASE("compile and run: attention in float16 and bfloat16 against float64 (on cuda one fused tvms.attention call each)") {
+  TVMS_FRESH_RNG(rng);
+  const std::vector<HalfCase> cases = {
+      // BERT's form at 64 features: 100 rows cross the kernel's 64-row blocks and 32-key tiles.
+      {"attention written out, heads split and merged by permutes", "qb: R.Tensor((2, 100, 128), DT), kb: R.Tensor((2, 100, 128), DT), vb: R.Tensor((2, 100, 128), DT)",
+       "R.Tensor((2, 100, 128), DT)",
+       "        qh = R.permute_dims(R.reshape(qb, (2, 100, 2, 64)), axes=[0, 2, 1, 3])\n"
+       "        kh = R.permute_dims(R.reshape(kb, (2, 100, 2, 64)), axes=[0, 2, 3, 1])\n"
+       "        vh = R.permute_dims(R.reshape(vb, (2, 100, 2, 64)), axes=[0, 2, 1, 3])\n"
+       "        p = R.nn.softmax(R.multiply(R.matmul(qh, kh), R.const(0.125, DT)), axis=-1)\n"
+       "        o = R.reshape(R.permute_dims(R.matmul(p, vh), axes=[0, 2, 1, 3]), (2, 100, 128))\n        return o\n",
+       {{2, 100, 128}, {2, 100, 128}, {2, 100, 128}}, {}},
+      // Rank 3 (heads folded into the batch), a divided scale, K already transposed.
+      {"attention written out on rank-3 tensors", "q: R.Tensor((3, 40, 64), DT), kt: R.Tensor((3, 64, 77), DT), v: R.Tensor((3, 77, 64), DT)",
+       "R.Tensor((3, 40, 64), DT)",
+       "        p = R.nn.softmax(R.divide(R.matmul(q, kt), R.const(8, DT)), axis=-1)\n        o = R.matmul(p, v)\n        return o\n",
+       {{3, 40, 64}, {3, 64, 77}, {3, 77, 64}}, {}},
+      // 128 features (32-row blocks), the causal masks with fewer queries than keys.
+      {"nn.attention with 128 features and causal masks", "q: R.Tensor((1, 70, 3, 128), DT), k: R.Tensor((1, 90, 3, 128), DT), v: R.Tensor((1, 90, 3, 128), DT)",
+       "R.Tuple(R.Tensor((1, 70, 3, 128), DT), R.Tensor((1, 70, 3, 128), DT), R.Tensor((1, 70, 3, 128), DT))",
+       "        a = R.nn.attention(q, k, v)\n        b = R.nn.attention(q, k, v, scale=0.25, causal_mask=\"TopLeft\")\n"
+       "        c = R.nn.attention(q, k, v, causal_mask=\"BottomRight\")\n        return (a, b, c)\n",
+       {{1, 70, 3, 128}, {1, 90, 3, 128}, {1, 90, 3, 128}}, {}},
+  };
+  for (auto& c : cases) checkFamily(c, rng);
+}
+
 }  // namespace tvms

@@ -4,6 +4,8 @@
 // events.
 #include <doctest/doctest.h>
 
+#include "runtime/cuda_attention.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -440,6 +442,57 @@ TEST_CASE("offload: matmul and conv2d on cuda vdevices become cuBLAS and cuDNN c
   std::string vm = driver::printAfter(mlp.module(), "LowerToVM", &error);
   CHECK(vm.find("# library function 0: tvms.cublas.matmul") != std::string::npos);
   CHECK(vm.find("call_library 0 0 3") != std::string::npos);
+}
+
+TEST_CASE("offload: attention on a cuda vdevice becomes one tvms.attention call reading and writing through the permutes around it") {
+  // BERT's form: heads split by reshape + permute, K^T by a permute, the scale, softmax, P V, heads merged.
+  const std::string chain =
+      "            qr = R.reshape(qb, (2, 100, 16, 64))\n            kr = R.reshape(kb, (2, 100, 16, 64))\n"
+      "            vr = R.reshape(vb, (2, 100, 16, 64))\n            qh = R.permute_dims(qr, axes=[0, 2, 1, 3])\n"
+      "            kh = R.permute_dims(kr, axes=[0, 2, 3, 1])\n            vh = R.permute_dims(vr, axes=[0, 2, 1, 3])\n"
+      "            sc = R.matmul(qh, kh)\n            ss = R.multiply(sc, R.const(0.125, \"float16\"))\n"
+      "            pr = R.nn.softmax(ss, axis=-1)\n            o = R.matmul(pr, vh)\n";
+  auto moduleWith = [&](const std::string& tail, const std::string& ret) {
+    const std::string t = "R.Tensor((2, 100, 1024), \"float16\", \"cuda\")";
+    return "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"
+           "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n    @R.function\n"
+           "    def main(qb: " + t + ", kb: " + t + ", vb: " + t + ") -> " + ret + ":\n        with R.dataflow():\n" + chain + tail;
+  };
+  std::string error;
+  auto merged = test::lower(moduleWith("            ot = R.permute_dims(o, axes=[0, 2, 1, 3])\n            out = R.reshape(ot, (2, 100, 1024))\n"
+                                       "            R.output(out)\n        return out\n", "R.Tensor((2, 100, 1024), \"float16\", \"cuda\")"));
+  REQUIRE(merged.codes().empty());
+  std::string text = driver::printAfter(merged.module(), "OffloadLibraries", &error);
+  CHECK(error.empty());
+  // Q, K and V read where the reshapes left them, the output written in the merging permute's layout.
+  CHECK(text.find("\"tvms.attention?q=0,2,1,3&k=0,2,1,3&v=0,2,1,3&o=0,2,1,3&scale=0.125&causal=0\",\n                (qr, kr, vr),") != std::string::npos);
+  for (const char* gone : {"R.permute_dims", "R.nn.softmax", "R.multiply", "R.matmul"}) CHECK(text.find(gone) == std::string::npos);
+  auto calls = runtime::parseAttentionCallName("tvms.attention?q=0,2,1,3&k=0,2,1,3&v=0,2,1,3&o=0,2,1,3&scale=0.125&causal=0");
+  CHECK(calls.kAxes == std::vector<int64_t>{0, 2, 1, 3});
+  CHECK(calls.scale == 0.125);
+  CHECK_THROWS_AS(runtime::parseAttentionCallName("tvms.attention?q=0,2,1,3"), std::runtime_error);
+  // Scores read twice stay unfused (cuBLAS and the softmax kernel), as do float32 attentions.
+  auto twice = test::lower(moduleWith("            s2 = R.add(sc, sc)\n            R.output(o, s2)\n        return (o, s2)\n",
+                                      "R.Tuple(R.Tensor((2, 16, 100, 64), \"float16\", \"cuda\"), R.Tensor((2, 16, 100, 100), \"float16\", \"cuda\"))"));
+  REQUIRE(twice.codes().empty());
+  std::string kept = driver::printAfter(twice.module(), "OffloadLibraries", &error);
+  CHECK(kept.find("tvms.attention") == std::string::npos);
+  CHECK(kept.find("R.nn.softmax") != std::string::npos);
+  // R.nn.attention over (batch, sequence, heads, features), with its causal mask; not on a CPU vdevice.
+  auto op = test::lower(
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n    @R.function\n"
+      "    def main(q: R.Tensor((1, 70, 3, 128), \"bfloat16\", \"cuda\"), k: R.Tensor((1, 90, 3, 128), \"bfloat16\", \"cuda\"), "
+      "v: R.Tensor((1, 90, 3, 128), \"bfloat16\", \"cuda\")) -> R.Tensor((1, 70, 3, 128), \"bfloat16\", \"cuda\"):\n"
+      "        o = R.nn.attention(q, k, v, scale=0.5, causal_mask=\"BottomRight\")\n        return o\n");
+  REQUIRE(op.codes().empty());
+  CHECK(driver::printAfter(op.module(), "OffloadLibraries", &error).find("\"tvms.attention?q=0,2,1,3&k=0,2,1,3&v=0,2,1,3&o=0,2,1,3&scale=0.5&causal=2\"") !=
+        std::string::npos);
+  driver::BuildOptions remapped;
+  remapped.remap = {{"cuda:0", "cpu"}};
+  remapped.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "OffloadLibraries") kept = t; };
+  driver::build(op.module(), remapped);
+  CHECK(kept.find("tvms.attention") == std::string::npos);
 }
 
 TEST_CASE("offload: cases cuDNN does not take keep their generated kernel") {

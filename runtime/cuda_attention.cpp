@@ -1,0 +1,131 @@
+#include "runtime/cuda_attention.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "runtime/cuda_driver.h"
+#include "runtime/library_call_name.h"
+#include "runtime/offload_library.h"
+
+namespace tvms::runtime {
+
+extern const char kCudaAttentionPtx[];  // generated from cuda_attention.cu (empty when nvcc was not found)
+
+namespace {
+
+// The kernel's argument block, as cuda_attention.cu declares it.
+struct AttentionArgs {
+  long long batches, heads, rowsQ, rowsKV, rowBlocks;
+  long long q[4], k[4], v[4], o[4];
+  float scaleLog2;
+  int causal;
+  long long causalOffset;
+};
+
+std::string joined(const std::vector<int64_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
+// The kernel for this element type and feature size, loaded once into the context of `stream`.
+cu::Function kernelFor(void* stream, DType dtype, int64_t featureSize) {
+  static std::mutex mu;
+  static std::map<std::pair<void*, std::string>, cu::Function> functions;
+  static std::map<void*, cu::Module> modules;
+  std::string name = std::string("tvms_attention_") + (dtype == DType::F16 ? "f16" : "bf16") + "_d" + std::to_string(featureSize);
+  std::lock_guard<std::mutex> lock(mu);
+  cu::Function& f = functions[{stream, name}];
+  if (!f) {
+    const cu::Driver& d = cu::driver();
+    cu::Module& m = modules[stream];
+    if (!m) cu::check(d.moduleLoadData(&m, kCudaAttentionPtx), "loading tvms.attention's PTX");
+    cu::check(d.moduleGetFunction(&f, m, name.c_str()), "tvms.attention: " + name);
+  }
+  return f;
+}
+
+// Each logical axis's extent and stride in a row-major tensor (an absent axis: extent 1, stride 0).
+void logicalLayout(const NDArray& t, const std::vector<int64_t>& axes, const char* what, int64_t extent[4], long long stride[4]) {
+  if (axes.size() != 4) throw std::runtime_error(std::string("tvms.attention: ") + what + " needs four axes");
+  std::vector<int64_t> strides(t.shape.size(), 1);
+  for (size_t i = t.shape.size(); i-- > 1;) strides[i - 1] = strides[i] * t.shape[i];
+  for (size_t l = 0; l < 4; ++l) {
+    int64_t a = axes[l];
+    if (a >= static_cast<int64_t>(t.shape.size()) || a < -1 || (a < 0 && l != 0))
+      throw std::runtime_error(std::string("tvms.attention: ") + what + " " + t.shapeText() + " has no axis " + std::to_string(a));
+    extent[l] = a < 0 ? 1 : t.shape[static_cast<size_t>(a)];
+    stride[l] = a < 0 ? 0 : strides[static_cast<size_t>(a)];
+  }
+}
+
+}  // namespace
+
+std::string attentionCallName(const AttentionAttrs& a) {
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%.17g", a.scale);
+  return std::string(kAttention) + "?q=" + joined(a.qAxes) + "&k=" + joined(a.kAxes) + "&v=" + joined(a.vAxes) + "&o=" + joined(a.oAxes) +
+         "&scale=" + scale + "&causal=" + std::to_string(a.causal);
+}
+
+AttentionAttrs parseAttentionCallName(const std::string& name) {
+  auto q = parseLibraryQuery(name);
+  AttentionAttrs a;
+  try {
+    a.qAxes = parseLibraryInts(q.at("q"));
+    a.kAxes = parseLibraryInts(q.at("k"));
+    a.vAxes = parseLibraryInts(q.at("v"));
+    a.oAxes = parseLibraryInts(q.at("o"));
+    a.scale = std::stod(q.at("scale"));
+    a.causal = std::stoi(q.at("causal"));
+  } catch (const std::exception&) {
+    throw std::runtime_error("tvms.attention: a malformed call '" + name + "'");
+  }
+  return a;
+}
+
+bool attentionTakes(DType dtype, int64_t featureSize) {
+  return kCudaAttentionPtx[0] != '\0' && (dtype == DType::F16 || dtype == DType::BF16) && (featureSize == 64 || featureSize == 128);
+}
+
+void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name) {
+  void* stream = offloadStream(device, "tvms.attention");
+  if (args.size() != 4) throw std::runtime_error("tvms.attention takes Q, K, V and the output");
+  const NDArray &q = *args[0], &k = *args[1], &v = *args[2], &o = *args[3];
+  AttentionAttrs attrs = parseAttentionCallName(name);
+  AttentionArgs a{};
+  int64_t qe[4], ke[4], ve[4], oe[4];
+  logicalLayout(q, attrs.qAxes, "Q", qe, a.q);
+  logicalLayout(k, attrs.kAxes, "K", ke, a.k);
+  logicalLayout(v, attrs.vAxes, "V", ve, a.v);
+  logicalLayout(o, attrs.oAxes, "the output", oe, a.o);
+  const int64_t D = qe[3];
+  bool fits = k.dtype == q.dtype && v.dtype == q.dtype && o.dtype == q.dtype && attentionTakes(q.dtype, D) && ke[3] == D && ve[3] == D && oe[3] == D;
+  for (int l = 0; l < 2; ++l) fits = fits && ke[l] == qe[l] && ve[l] == qe[l] && oe[l] == qe[l];
+  fits = fits && ve[2] == ke[2] && oe[2] == qe[2];
+  if (!fits)
+    throw std::runtime_error("tvms.attention: Q " + q.shapeText() + ", K " + k.shapeText() + ", V " + v.shapeText() + " and the output " + o.shapeText() +
+                             " do not make one attention its kernel takes");
+  if (qe[2] == 0 || qe[0] * qe[1] == 0) return;
+  const int64_t rowsPerBlock = D == 64 ? 64 : 32;  // as cuda_attention.cu instantiates it
+  a.batches = qe[0], a.heads = qe[1], a.rowsQ = qe[2], a.rowsKV = ke[2];
+  a.rowBlocks = (a.rowsQ + rowsPerBlock - 1) / rowsPerBlock;
+  a.scaleLog2 = static_cast<float>(attrs.scale * 1.4426950408889634);
+  a.causal = attrs.causal != 0;
+  a.causalOffset = attrs.causal == 2 ? a.rowsKV - a.rowsQ : 0;
+  int64_t blocks = a.rowBlocks * a.batches * a.heads;
+  if (blocks > 0x7fffffff) throw std::runtime_error("tvms.attention: too many blocks for one launch");
+  void* qp = q.data();
+  void* kp = k.data();
+  void* vp = v.data();
+  void* op = o.data();
+  void* params[] = {&qp, &kp, &vp, &op, &a};
+  cu::Function f = kernelFor(stream, q.dtype, D);
+  cu::check(cu::driver().launchKernel(f, static_cast<unsigned>(blocks), 1, 1, static_cast<unsigned>(rowsPerBlock / 16 * 32), 1, 1, 0, stream, params, nullptr),
+            "launching tvms.attention");
+}
+
+}  // namespace tvms::runtime
