@@ -110,7 +110,7 @@ void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, c
     throw std::runtime_error("tvms.attention: Q " + q.shapeText() + ", K " + k.shapeText() + ", V " + v.shapeText() + " and the output " + o.shapeText() +
                              " do not make one attention its kernel takes");
   if (qe[2] == 0 || qe[0] * qe[1] == 0) return;
-  const int64_t rowsPerBlock = D == 64 ? 64 : 32;  // as cuda_attention.cu instantiates it
+  const int64_t rowsPerBlock = 64, threads = 128;  // as cuda_attention.cu's blocks are
   a.batches = qe[0], a.heads = qe[1], a.rowsQ = qe[2], a.rowsKV = ke[2];
   a.rowBlocks = (a.rowsQ + rowsPerBlock - 1) / rowsPerBlock;
   a.scaleLog2 = static_cast<float>(attrs.scale * 1.4426950408889634);
@@ -124,7 +124,7 @@ void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, c
   void* op = o.data();
   void* params[] = {&qp, &kp, &vp, &op, &a};
   cu::Function f = kernelFor(stream, q.dtype, D);
-  cu::check(cu::driver().launchKernel(f, static_cast<unsigned>(blocks), 1, 1, static_cast<unsigned>(rowsPerBlock / 16 * 32), 1, 1, 0, stream, params, nullptr),
+  cu::check(cu::driver().launchKernel(f, static_cast<unsigned>(blocks), 1, 1, static_cast<unsigned>(threads), 1, 1, 0, stream, params, nullptr),
             "launching tvms.attention");
 }
 

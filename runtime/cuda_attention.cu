@@ -26,7 +26,6 @@ struct AttentionArgs {
 
 namespace {
 
-constexpr int BN = 32;  // keys per tile: one per lane of a warp in the softmax
 constexpr float kMasked = -1e30f;
 
 template <typename T>
@@ -36,11 +35,11 @@ __device__ inline __half fromFloat<__half>(float x) { return __float2half_rn(x);
 template <>
 __device__ inline __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
-// rows x D elements of a strided tensor into shared memory, rows past `valid` zeroed. With unit
-// feature stride and 16-byte aligned rows, 8 elements per load; otherwise one, the fastest index
-// the one with unit stride.
+// rows x D elements of a strided tensor into shared memory rows of `ld` elements, rows past `valid`
+// zeroed. With unit feature stride and 16-byte aligned rows, 8 elements per load; otherwise one, the
+// fastest index the one with unit stride.
 template <typename T, int D, int THREADS>
-__device__ void loadTile(T* dst, const T* src, long long rowStride, long long featureStride, int rows, int valid) {
+__device__ void loadTile(T* dst, int ld, const T* src, long long rowStride, long long featureStride, int rows, int valid) {
   const int tid = threadIdx.x;
   bool vec = featureStride == 1 && rowStride % 8 == 0 && (reinterpret_cast<unsigned long long>(src) % 16) == 0;
   if (vec) {
@@ -49,120 +48,152 @@ __device__ void loadTile(T* dst, const T* src, long long rowStride, long long fe
       int r = e / chunks, c = (e % chunks) * 8;
       uint4 x = make_uint4(0, 0, 0, 0);
       if (r < valid) x = *reinterpret_cast<const uint4*>(src + r * rowStride + c);
-      *reinterpret_cast<uint4*>(dst + r * D + c) = x;
+      *reinterpret_cast<uint4*>(dst + r * ld + c) = x;
     }
     return;
   }
   bool rowsFastest = featureStride != 1 && rowStride == 1;
   for (int e = tid; e < rows * D; e += THREADS) {
     int r = rowsFastest ? e % rows : e / D, c = rowsFastest ? e / rows : e % D;
-    dst[r * D + c] = r < valid ? src[r * rowStride + c * featureStride] : fromFloat<T>(0.f);
+    dst[r * ld + c] = r < valid ? src[r * rowStride + c * featureStride] : fromFloat<T>(0.f);
   }
 }
 
-template <typename T, int D, int WARPS>
-__device__ void attention(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ o, const AttentionArgs& a) {
-  constexpr int BM = 16 * WARPS, THREADS = 32 * WARPS;
-  __shared__ __align__(32) T Qs[BM * D];
-  __shared__ __align__(32) T Ks[BN * D];
-  __shared__ __align__(32) T Vs[BN * D];
-  __shared__ __align__(32) T Ps[BM * BN];
-  __shared__ __align__(32) float Ss[BM * BN];
-  __shared__ __align__(32) float Os[BM * D];
-  __shared__ float rowMax[BM], rowSum[BM];
+using Accumulator = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
 
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+// Which row (or column) of its 16x16 tile each element of this thread's accumulator fragment holds:
+// read off a tile whose elements are their own row (column) numbers, so nothing assumes the
+// fragment's layout. `scratch` is 16 rows of `ld` floats this warp alone uses.
+__device__ void fragmentCoordinates(float* scratch, int ld, int rowOf[Accumulator::num_elements], int colOf[Accumulator::num_elements]) {
+  const int lane = threadIdx.x % 32;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int e = lane; e < 256; e += 32) scratch[(e / 16) * ld + e % 16] = static_cast<float>(pass == 0 ? e / 16 : e % 16);
+    __syncwarp();
+    Accumulator f;
+    wmma::load_matrix_sync(f, scratch, ld, wmma::mem_row_major);
+    for (int e = 0; e < Accumulator::num_elements; ++e) (pass == 0 ? rowOf : colOf)[e] = static_cast<int>(f.x[e]);
+    __syncwarp();
+  }
+}
+
+// A block: 64 query rows (16 per warp) of one (batch, head), keys in tiles of BN. Per tile each warp
+// computes its S = Q K^T (Q's fragments kept in registers), runs the online softmax with two lanes
+// per row (row maxima and sums in registers), and adds P V into its output fragments, which stay in
+// registers for the whole key loop and are rescaled there. Shared rows are padded by 16 bytes so
+// that the tensor cores' tile loads do not all hit one bank.
+template <typename T, int D, int BN>
+__device__ void attention(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ o, const AttentionArgs& a) {
+  constexpr int WARPS = 4, BM = 16 * WARPS, THREADS = 32 * WARPS;
+  constexpr int LDH = D + 8, LDP = BN + 8, LDS = BN + 4;  // row lengths in shared memory (elements)
+  constexpr int COLS = BN / 2;                            // keys of a tile per lane in the softmax
+  constexpr int QBYTES = BM * LDH * sizeof(T), SBYTES = BM * LDS * sizeof(float);
+  // Q's tile and S share memory: Q lives in registers once each warp has its fragments.
+  __shared__ __align__(32) unsigned char qsOrS[QBYTES > SBYTES ? QBYTES : SBYTES];
+  __shared__ __align__(32) T Ks[BN * LDH];
+  __shared__ __align__(32) T Vs[BN * LDH];
+  __shared__ __align__(32) T Ps[BM * LDP];
+  __shared__ float rowScale[BM];
+  T* Qs = reinterpret_cast<T*>(qsOrS);
+  float* Ss = reinterpret_cast<float*>(qsOrS);
+
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, r0 = warp * 16;
   const long long bh = blockIdx.x / a.rowBlocks, b = bh / a.heads, h = bh % a.heads;
   const long long i0 = (blockIdx.x % a.rowBlocks) * BM;
-  const T* qb = q + b * a.q[0] + h * a.q[1] + i0 * a.q[2];
-  const T* kb = k + b * a.k[0] + h * a.k[1];
-  const T* vb = v + b * a.v[0] + h * a.v[1];
   const int validQ = static_cast<int>(min(static_cast<long long>(BM), a.rowsQ - i0));
 
-  loadTile<T, D, THREADS>(Qs, qb, a.q[2], a.q[3], BM, validQ);
-  for (int e = threadIdx.x; e < BM * D; e += THREADS) Os[e] = 0.f;
-  for (int r = threadIdx.x; r < BM; r += THREADS) rowMax[r] = kMasked, rowSum[r] = 0.f;
+  int rowOf[Accumulator::num_elements], colOf[Accumulator::num_elements];
+  fragmentCoordinates(Ss + r0 * LDS, LDS, rowOf, colOf);
+  __syncthreads();
+  loadTile<T, D, THREADS>(Qs, LDH, q + b * a.q[0] + h * a.q[1] + i0 * a.q[2], a.q[2], a.q[3], BM, validQ);
+  __syncthreads();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
+  for (int kk = 0; kk < D / 16; ++kk) wmma::load_matrix_sync(qf[kk], Qs + r0 * LDH + kk * 16, LDH);
+  Accumulator of[D / 16];
+  for (int n = 0; n < D / 16; ++n) wmma::fill_fragment(of[n], 0.f);
+
+  // This lane's row of the softmax and its half of each tile's keys.
+  const int sr = r0 + lane / 2, c0 = (lane % 2) * COLS;
+  const long long si = i0 + sr;
+  float rowMax = kMasked, rowSum = 0.f;
 
   long long keysEnd = a.rowsKV;
-  if (a.causal) keysEnd = max(0LL, min(keysEnd, i0 + BM + a.causalOffset));  // no key past the block's last row sees
-  const int r0 = warp * 16;
+  if (a.causal) keysEnd = max(0LL, min(keysEnd, i0 + BM + a.causalOffset));  // no later key is seen by the block's rows
+  const T* kb = k + b * a.k[0] + h * a.k[1];
+  const T* vb = v + b * a.v[0] + h * a.v[1];
   for (long long j0 = 0; j0 < keysEnd; j0 += BN) {
-    __syncthreads();  // the previous tile's K and V are read by every warp
-    int validK = static_cast<int>(min(static_cast<long long>(BN), a.rowsKV - j0));
-    loadTile<T, D, THREADS>(Ks, kb + j0 * a.k[2], a.k[2], a.k[3], BN, validK);
-    loadTile<T, D, THREADS>(Vs, vb + j0 * a.v[2], a.v[2], a.v[3], BN, validK);
+    __syncthreads();  // every warp is done with the last tile's K and V (and, the first time, with Qs)
+    const int validK = static_cast<int>(min(static_cast<long long>(BN), a.rowsKV - j0));
+    loadTile<T, D, THREADS>(Ks, LDH, kb + j0 * a.k[2], a.k[2], a.k[3], BN, validK);
+    loadTile<T, D, THREADS>(Vs, LDH, vb + j0 * a.v[2], a.v[2], a.v[3], BN, validK);
     __syncthreads();
 
-    // S (this warp's 16 rows x BN keys) = Q K^T on the tensor cores.
     for (int n = 0; n < BN / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> s;
+      Accumulator s;
       wmma::fill_fragment(s, 0.f);
       for (int kk = 0; kk < D / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qa;
         wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kt;
-        wmma::load_matrix_sync(qa, Qs + r0 * D + kk * 16, D);
-        wmma::load_matrix_sync(kt, Ks + n * 16 * D + kk * 16, D);
-        wmma::mma_sync(s, qa, kt, s);
+        wmma::load_matrix_sync(kt, Ks + n * 16 * LDH + kk * 16, LDH);
+        wmma::mma_sync(s, qf[kk], kt, s);
       }
-      wmma::store_matrix_sync(Ss + r0 * BN + n * 16, s, BN, wmma::mem_row_major);
+      wmma::store_matrix_sync(Ss + r0 * LDS + n * 16, s, LDS, wmma::mem_row_major);
     }
     __syncwarp();
 
-    // The online softmax, a lane per key: new row maxima, the old sums and outputs rescaled to them.
-    for (int r = r0; r < r0 + 16; ++r) {
-      long long i = i0 + r, j = j0 + lane;
-      bool seen = j < a.rowsKV && i < a.rowsQ && !(a.causal && j > i + a.causalOffset);
-      float x = seen ? Ss[r * BN + lane] * a.scaleLog2 : kMasked;
-      float m = x;
-      for (int off = 16; off > 0; off /= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, off));
-      float before = rowMax[r], after = fmaxf(before, m);
-      float p = seen ? exp2f(x - after) : 0.f;
-      float sum = p;
-      for (int off = 16; off > 0; off /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, off);
-      float rescale = exp2f(before - after);
-      Ps[r * BN + lane] = fromFloat<T>(p);
-      for (int d = lane; d < D; d += 32) Os[r * D + d] *= rescale;
-      __syncwarp();
-      if (lane == 0) rowMax[r] = after, rowSum[r] = rowSum[r] * rescale + sum;
+    float x[COLS];
+    float m = kMasked;
+    for (int c = 0; c < COLS; ++c) {
+      long long j = j0 + c0 + c;
+      bool seen = j < a.rowsKV && si < a.rowsQ && !(a.causal && j > si + a.causalOffset);
+      x[c] = seen ? Ss[sr * LDS + c0 + c] * a.scaleLog2 : kMasked;
+      m = fmaxf(m, x[c]);
     }
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+    const float after = fmaxf(rowMax, m), rescale = exp2f(rowMax - after);
+    float sum = 0.f;
+    for (int c = 0; c < COLS; ++c) {
+      float p = x[c] > 0.5f * kMasked ? exp2f(x[c] - after) : 0.f;
+      sum += p;
+      Ps[sr * LDP + c0 + c] = fromFloat<T>(p);
+    }
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    rowSum = rowSum * rescale + sum;
+    rowMax = after;
+    if (lane % 2 == 0) rowScale[sr] = rescale;
     __syncwarp();
 
-    // O (this warp's 16 rows x D) += P V on the tensor cores.
-    for (int n = 0; n < D / 16; ++n) {
-      wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-      wmma::load_matrix_sync(acc, Os + r0 * D + n * 16, D, wmma::mem_row_major);
+    for (int n = 0; n < D / 16; ++n)
+      for (int e = 0; e < Accumulator::num_elements; ++e) of[n].x[e] *= rowScale[r0 + rowOf[e]];
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[BN / 16];
+    for (int kk = 0; kk < BN / 16; ++kk) wmma::load_matrix_sync(pf[kk], Ps + r0 * LDP + kk * 16, LDP);
+    for (int n = 0; n < D / 16; ++n)
       for (int kk = 0; kk < BN / 16; ++kk) {
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pa;
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vb16;
-        wmma::load_matrix_sync(pa, Ps + r0 * BN + kk * 16, BN);
-        wmma::load_matrix_sync(vb16, Vs + kk * 16 * D + n * 16, D);
-        wmma::mma_sync(acc, pa, vb16, acc);
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
+        wmma::load_matrix_sync(vf, Vs + kk * 16 * LDH + n * 16, LDH);
+        wmma::mma_sync(of[n], pf[kk], vf, of[n]);
       }
-      wmma::store_matrix_sync(Os + r0 * D + n * 16, acc, D, wmma::mem_row_major);
-    }
-    __syncwarp();
+    __syncwarp();  // rowScale and Ps are rewritten by the next tile
   }
 
   // Each row divided by its sum (a row that saw no key is zero), written through the output's strides.
-  __syncthreads();  // with no key tile at all, Os and the row sums were set by other warps
+  if (lane % 2 == 0) rowScale[sr] = rowSum > 0.f ? 1.f / rowSum : 0.f;
+  __syncwarp();
   T* ob = o + b * a.o[0] + h * a.o[1];
-  for (int r = r0; r < r0 + 16; ++r) {
-    long long i = i0 + r;
-    if (i >= a.rowsQ) break;
-    float sum = rowSum[r], inv = sum > 0.f ? 1.f / sum : 0.f;
-    for (int d = lane; d < D; d += 32) ob[i * a.o[2] + d * a.o[3]] = fromFloat<T>(Os[r * D + d] * inv);
-  }
+  for (int n = 0; n < D / 16; ++n)
+    for (int e = 0; e < Accumulator::num_elements; ++e) {
+      int r = r0 + rowOf[e];
+      if (r < validQ) ob[(i0 + r) * a.o[2] + (n * 16 + colOf[e]) * a.o[3]] = fromFloat<T>(of[n].x[e] * rowScale[r]);
+    }
 }
 
 }  // namespace
 
-// One entry point per (element type, feature size); a block of 4 warps (64 query rows) at D = 64, of
-// 2 warps (32 rows) at D = 128, so that a block's tiles fit the 48 KiB of static shared memory.
-#define TVMS_ATTENTION(NAME, T, D, WARPS)                                                                                   \
-  extern "C" __global__ void __launch_bounds__(32 * WARPS) NAME(const T* q, const T* k, const T* v, T* o, AttentionArgs a) { \
-    attention<T, D, WARPS>(q, k, v, o, a);                                                                                   \
+// One entry point per (element type, feature size): blocks of 128 threads and 64 query rows; keys in
+// tiles of 64 at 64 features, of 32 at 128, so that a block's tiles fit 48 KiB of static shared memory.
+#define TVMS_ATTENTION(NAME, T, D, BN)                                                                                  \
+  extern "C" __global__ void __launch_bounds__(128) NAME(const T* q, const T* k, const T* v, T* o, AttentionArgs a) { \
+    attention<T, D, BN>(q, k, v, o, a);                                                                                  \
   }
-TVMS_ATTENTION(tvms_attention_f16_d64, __half, 64, 4)
-TVMS_ATTENTION(tvms_attention_f16_d128, __half, 128, 2)
-TVMS_ATTENTION(tvms_attention_bf16_d64, __nv_bfloat16, 64, 4)
-TVMS_ATTENTION(tvms_attention_bf16_d128, __nv_bfloat16, 128, 2)
+TVMS_ATTENTION(tvms_attention_f16_d64, __half, 64, 64)
+TVMS_ATTENTION(tvms_attention_f16_d128, __half, 128, 32)
+TVMS_ATTENTION(tvms_attention_bf16_d64, __nv_bfloat16, 64, 64)
+TVMS_ATTENTION(tvms_attention_bf16_d128, __nv_bfloat16, 128, 32)

@@ -70,6 +70,11 @@ def encoder(dtype):
 CASES = [
     encoder("float16"),
     encoder("float32"),
+    ("attention fp16 8x16x512x64 written out (q @ k^T * 0.125, softmax, @ v)",
+     {"q": ((8, 16, 512, 64), "float16"), "k": ((8, 16, 512, 64), "float16"), "v": ((8, 16, 512, 64), "float16")}, ((8, 16, 512, 64), "float16"),
+     ["kt = R.permute_dims(k, axes=[0, 1, 3, 2])", "s = R.matmul(q, kt)", 'ss = R.multiply(s, R.const(0.125, "float16"))',
+      "p = R.nn.softmax(ss, axis=-1)", "o = R.matmul(p, v)", "return o"],
+     lambda q, k, v: torch.softmax((q @ k.transpose(-1, -2)) * 0.125, dim=-1) @ v),
     ("add, layer_norm, scale, SiLU, residual, ReLU 4096x4096 fp32",
      {"x": ((N, N), "float32"), "y": ((N, N), "float32"), "g": ((N,), "float32"), "b": ((N,), "float32")}, ((N, N), "float32"),
      ["a = R.add(x, y)", "n = R.nn.layer_norm(a, g, b, axes=[-1])", 's = R.multiply(n, R.const(0.5, "float32"))', "t = R.nn.silu(s)",
@@ -124,7 +129,10 @@ def main(tvms, work):
     print("| case | tvms fused: GPU ms (kernels) | --no-fuse: GPU ms (kernels) | eager | torch.compile | reduce-overhead | fused / best torch | max rel. err vs eager |")
     print("|---|---|---|---|---|---|---|---|")
     breakdown = []
+    only = os.environ.get("BENCH_CASES")  # a comma-separated list of words: only the cases whose label has one
     for i, (label, params, ret, body, fn) in enumerate(CASES):
+        if only and not any(w in label for w in only.split(",")):
+            continue
         d = os.path.join(work, "case%d" % i)
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, "m.py")

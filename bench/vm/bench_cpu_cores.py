@@ -29,6 +29,12 @@ class Module:
 
 # name -> (signature and body, input maker, numpy reference, bytes moved or flops, unit)
 def cases():
+    """The cases, or those whose name has one of $BENCH_CASES's comma-separated words."""
+    only = os.environ.get("BENCH_CASES")
+    return {name: c for name, c in all_cases().items() if not only or any(w in name for w in only.split(","))}
+
+
+def all_cases():
     try:
         import numpy as np
         rng = np.random.default_rng(0)
@@ -60,6 +66,9 @@ def cases():
     out["sum of 64M f32"] = (
         "def main(a: R.Tensor((%d,), \"float32\")) -> R.Tensor((), \"float32\"):\n"
         "        return R.sum(a)" % (2 * big), [f32(2 * big)], lambda a: a.sum(dtype=np.float32), 2 * big * 4.0, "GB/s")
+    out["column sum 8192x8192 f32 (axis 0)"] = (
+        "def main(a: R.Tensor((8192, 8192), \"float32\")) -> R.Tensor((8192,), \"float32\"):\n"
+        "        return R.sum(a, axis=[0])", [f32(8192, 8192)], lambda a: a.sum(axis=0), 8192 * 8192 * 4.0, "GB/s")
     out["transpose 8192x8192 f32"] = (
         "def main(a: R.Tensor((8192, 8192), \"float32\")) -> R.Tensor((8192, 8192), \"float32\"):\n"
         "        return R.permute_dims(a, [1, 0])", [f32(8192, 8192)], lambda a: np.ascontiguousarray(a.T), 2.0 * 8192 * 8192 * 4, "GB/s")
@@ -68,7 +77,7 @@ def cases():
 
 def prepare(tvms_binary, folder):
     os.makedirs(folder, exist_ok=True)
-    for i, (name, (body, makers, _, _, _)) in enumerate(cases().items()):
+    for i, (name, (body, makers, _, _, _)) in enumerate(all_cases().items()):
         src = os.path.join(folder, "case%d.py" % i)
         with open(src, "w") as f:
             f.write(HEADER + "    " + body + "\n")
@@ -97,7 +106,10 @@ def worker(folder, runs):
     import tvms
 
     result = {}
-    for i, (name, (_, makers, reference, _, _)) in enumerate(cases().items()):
+    selected = cases()
+    for i, (name, (_, makers, reference, _, _)) in enumerate(all_cases().items()):
+        if name not in selected:
+            continue
         args = [m() for m in makers]
         vm = tvms.VirtualMachine(tvms.load(os.path.join(folder, "case%d.tvmx" % i)))
         first = vm.benchmark("main", *args, repeat=1)["median_ms"]

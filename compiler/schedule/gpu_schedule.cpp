@@ -6,6 +6,7 @@
 // spatial loop at its top runs in a single thread. After it, each top-level statement is
 //   for bx in T.thread_binding(G, "blockIdx.x"): for tx in T.thread_binding(B, "threadIdx.x"): ...
 // which is what the CUDA code generator launches.
+#include "compiler/schedule/reduction_form.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/tir/rewrite.h"
 
@@ -59,32 +60,6 @@ constexpr int64_t kBlockModeMinRow = 2048;
 // Fewer outputs than this (a full reduction has one) get a whole block each: 256 lanes, the warps'
 // totals combined through shared memory.
 constexpr int64_t kBlockModeMaxOutputs = 256;
-
-std::optional<BinOp> combinerOf(const Stmt& s) {
-  const Expr* v = s.value.get();
-  if (s.kind != Stmt::Kind::Assign || v->kind != Expr::Kind::Binary) return std::nullopt;
-  if (v->binOp != BinOp::Add && v->binOp != BinOp::Mul && v->binOp != BinOp::Max && v->binOp != BinOp::Min) return std::nullopt;
-  auto isAcc = [&](const ExprP& e) { return e->kind == Expr::Kind::Var && e->id == s.var; };
-  std::set<int> others;
-  variablesOf(isAcc(v->a) ? v->b : v->a, others);
-  if (!(isAcc(v->a) || isAcc(v->b)) || others.count(s.var)) return std::nullopt;
-  return v->binOp;
-}
-
-// The accumulators of a reduction loop's body, or false when something else is assigned there.
-bool reductionBody(const std::vector<StmtP>& body, std::map<int, BinOp>& accumulators) {
-  for (auto& s : body) {
-    if (s->kind == Stmt::Kind::For) {
-      if (!reductionBody(s->body, accumulators)) return false;
-      continue;
-    }
-    auto op = combinerOf(*s);
-    if (!op) return false;
-    auto [it, fresh] = accumulators.emplace(s->var, *op);
-    if (!fresh && it->second != *op) return false;
-  }
-  return true;
-}
 
 // Assigns nothing carried between iterations (a temporary is named and used within one).
 bool assignsNothing(const Kernel& k, const std::vector<StmtP>& body) {

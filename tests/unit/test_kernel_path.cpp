@@ -221,7 +221,33 @@ TEST_CASE("schedule: a transposed copy on the CPU walks 32x32 tiles; a copy that
   CHECK(r.find("T.vectorized(128)") != std::string::npos);
 }
 
-TEST_CASE("loop IR: thread-bound loops and shared buffers and barriers print as TVMScript and the CPU backend refuses them clearly") {
+TEST_CASE("schedule: a long CPU reduction into one value runs in parts on the pool; a column reduction walks rows in tiles of outputs") {
+  std::string error;
+  auto whole = test::lower(test::module("x: R.Tensor((4096, 4096), \"float32\")", "R.Tensor((), \"float32\")", "        y = R.sum(x)\n        return y\n"));
+  std::string w = driver::printAfter(whole.module(), "LegalizeOps", &error);
+  CHECK(error.empty());
+  // 256 parts of 16 rows, each part's sum in a slot every task of the call shares, combined in order.
+  CHECK(w.find("acc_parts = T.alloc_buffer((256,), \"float32\", scope=\"shared\")") != std::string::npos);
+  CHECK(w.find("for i0_part in T.parallel(256):") != std::string::npos);
+  CHECK(w.find("for i0_in in T.serial(T.min(16, (4096 - (i0_part * 16)))):") != std::string::npos);
+  CHECK(w.find("acc_parts[i0_part] = acc") != std::string::npos);
+  CHECK(w.find("acc = (acc + acc_parts[i0_parts])") != std::string::npos);
+  // A small one stays as it was.
+  auto small = test::lower(test::module("x: R.Tensor((64, 64), \"float32\")", "R.Tensor((), \"float32\")", "        y = R.sum(x)\n        return y\n"));
+  CHECK(driver::printAfter(small.module(), "LegalizeOps", &error).find("_parts") == std::string::npos);
+  // Column sums: 256 outputs' accumulators in a local array, each row read as one vectorized stretch.
+  auto columns = test::lower(test::module("x: R.Tensor((4096, 1000), \"float32\")", "R.Tensor((1000,), \"float32\")", "        y = R.sum(x, axis=[0])\n        return y\n"));
+  std::string c = driver::printAfter(columns.module(), "LegalizeOps", &error);
+  CHECK(c.find("acc_cols = T.alloc_buffer((256,), \"float32\", scope=\"local\")") != std::string::npos);
+  CHECK(c.find("for i1_o in T.parallel(4):") != std::string::npos);
+  CHECK(c.find("acc_cols[i1_j] = (acc_cols[i1_j] + A_flat[((i0 * 1000) + ((i1_o * 256) + i1_j))])") != std::string::npos);
+  CHECK(c.find("for i1_j in T.vectorized(T.min(256, (1000 - (i1_o * 256)))):") != std::string::npos);
+  // A row sum reads rows contiguously already: a loop per output, as before.
+  auto rows = test::lower(test::module("x: R.Tensor((4096, 1000), \"float32\")", "R.Tensor((4096,), \"float32\")", "        y = R.sum(x, axis=[1])\n        return y\n"));
+  CHECK(driver::printAfter(rows.module(), "LegalizeOps", &error).find("_cols") == std::string::npos);
+}
+
+TEST_CASE("loop IR: thread-bound loops and shared buffers and barriers print as TVMScript and the CPU backend refuses thread-bound loops clearly") {
   using namespace tir;
   KernelBuilder kb("tvmsk_gpu_shape");
   int a = kb.param("A", ScalarType::F32, {"256"});
@@ -251,9 +277,9 @@ TEST_CASE("loop IR: thread-bound loops and shared buffers and barriers print as 
   CHECK(opName(UnOp::Rsqrt) == "rsqrt");
   try {
     codegen::backendFor("llvm")->emit({k}, Target::host(), "llvm");
-    FAIL("the CPU backend compiled GPU shared memory");
+    FAIL("the CPU backend compiled a kernel bound to GPU threads");
   } catch (const std::runtime_error& e) {
-    CHECK(std::string(e.what()).find("GPU shared memory; the CPU backend cannot build it") != std::string::npos);
+    CHECK(std::string(e.what()).find("a thread_binding loop where the CPU backend cannot run one") != std::string::npos);
   }
 }
 

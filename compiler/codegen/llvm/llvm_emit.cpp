@@ -24,29 +24,41 @@ using llvm::Value;
 
 class FunctionEmitter {
  public:
-  FunctionEmitter(const Kernel& k, llvm::Module& m, llvm::Function* fn, std::vector<Value*> buffers, Value* dims)
+  // `buffers`: the parameters; `shared`: the kernel's shared buffers when this function is a parallel
+  // body (the kernel's own frame holds them and hands them to its tasks), else empty.
+  FunctionEmitter(const Kernel& k, llvm::Module& m, llvm::Function* fn, std::vector<Value*> buffers, Value* dims, std::vector<Value*> shared = {})
       : k_(k), m_(m), ctx_(m.getContext()), fn_(fn), b_(ctx_), buffers_(std::move(buffers)), dims_(dims) {
-    for (auto& buf : k_.buffers)
-      if (buf.scope == MemoryScope::Shared)
-        throw std::runtime_error("kernel " + k_.name + ": buffer " + buf.name + " is in GPU shared memory; the CPU backend cannot build it");
     llvm::FastMathFlags fmf;
     fmf.setAllowReassoc();  // reductions and register tiles vectorize; results stay within float tolerance
     fmf.setAllowContract(); // a * b + c may become an FMA
     b_.setFastMathFlags(fmf);
     auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     b_.SetInsertPoint(entry);
-    // Locals and local arrays live in this function's frame (a parallel body gets its own).
-    for (size_t i = 0; i < k_.buffers.size(); ++i)
-      if (!k_.buffers[i].param) {
-        auto* a = b_.CreateAlloca(memType(k_.buffers[i].type), b_.getInt64(k_.buffers[i].localSize), k_.buffers[i].name);
-        a->setAlignment(llvm::Align(64));
-        buffers_.push_back(a);
+    // Locals and local arrays live in this function's frame (a parallel body gets its own); a shared
+    // buffer (on a CPU: memory of the whole kernel call, as a split reduction's parts) in the kernel's.
+    size_t nextShared = 0;
+    for (size_t i = 0; i < k_.buffers.size(); ++i) {
+      if (k_.buffers[i].param) continue;
+      if (k_.buffers[i].scope == MemoryScope::Shared && nextShared < shared.size()) {
+        buffers_.push_back(shared[nextShared++]);
+        continue;
       }
+      auto* a = b_.CreateAlloca(memType(k_.buffers[i].type), b_.getInt64(k_.buffers[i].localSize), k_.buffers[i].name);
+      a->setAlignment(llvm::Align(64));
+      buffers_.push_back(a);
+    }
     for (size_t i = 0; i < k_.vars.size(); ++i)
       if (k_.vars[i].role == Variable::Role::Local) locals_[static_cast<int>(i)] = b_.CreateAlloca(regType(k_.vars[i].type), nullptr, k_.vars[i].name);
   }
 
   IRBuilder<>& builder() { return b_; }
+  // The kernel's shared buffers as this function holds them, in the kernel's order.
+  std::vector<Value*> sharedBuffers() const {
+    std::vector<Value*> out;
+    for (size_t i = 0; i < k_.buffers.size(); ++i)
+      if (!k_.buffers[i].param && k_.buffers[i].scope == MemoryScope::Shared) out.push_back(buffers_[i]);
+    return out;
+  }
   void bindVar(int id, Value* v) { vars_[id] = v; }
 
   void stmt(const StmtP& s) {
@@ -433,17 +445,20 @@ class KernelEmitter {
     auto* ptr = llvm::PointerType::getUnqual(ctx_);
     auto* i64 = llvm::Type::getInt64Ty(ctx_);
     size_t n = bufs.size();
+    std::vector<Value*> shared = caller.sharedBuffers();
+    size_t m = shared.size(), closed = n + 1 + m;  // the closure: buffers, dims, the kernel's shared buffers
     std::string base = k_.name + ".par" + std::to_string(index);
-    std::vector<llvm::Type*> params(n + 1, ptr);
+    std::vector<llvm::Type*> params(closed, ptr);
     params.push_back(i64);
     params.push_back(i64);
     auto* part = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false),
                                         llvm::Function::InternalLinkage, base, m_);
     markNoAlias(part, n);
-    std::vector<Value*> partBufs;
+    std::vector<Value*> partBufs, partShared;
     for (size_t i = 0; i < n; ++i) partBufs.push_back(part->getArg(i));
-    FunctionEmitter pe(k_, m_, part, partBufs, part->getArg(n));
-    pe.loop(s.var, part->getArg(n + 1), part->getArg(n + 2), s.body);
+    for (size_t i = 0; i < m; ++i) partShared.push_back(part->getArg(n + 1 + i));
+    FunctionEmitter pe(k_, m_, part, partBufs, part->getArg(n), partShared);
+    pe.loop(s.var, part->getArg(closed), part->getArg(closed + 1), s.body);
     pe.builder().CreateRetVoid();
 
     auto* thunk = llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr, i64, i64}, false),
@@ -451,7 +466,7 @@ class KernelEmitter {
     {
       IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", thunk));
       std::vector<Value*> args;
-      for (size_t i = 0; i <= n; ++i) args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, thunk->getArg(0), i)));
+      for (size_t i = 0; i < closed; ++i) args.push_back(b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, thunk->getArg(0), i)));
       args.push_back(thunk->getArg(1));
       args.push_back(thunk->getArg(2));
       b.CreateCall(part, args);
@@ -459,9 +474,10 @@ class KernelEmitter {
     }
 
     auto& b = caller.builder();
-    auto* closure = b.CreateAlloca(ptr, b.getInt64(n + 1), "closure");
+    auto* closure = b.CreateAlloca(ptr, b.getInt64(static_cast<int64_t>(closed)), "closure");
     for (size_t i = 0; i < n; ++i) b.CreateStore(bufs[i], b.CreateConstInBoundsGEP1_64(ptr, closure, i));
     b.CreateStore(dims, b.CreateConstInBoundsGEP1_64(ptr, closure, n));
+    for (size_t i = 0; i < m; ++i) b.CreateStore(shared[i], b.CreateConstInBoundsGEP1_64(ptr, closure, n + 1 + i));
     // env: {void* pool; void (*parallel_for)(pool, n, body, closure)}
     Value* pool = b.CreateLoad(ptr, env);
     Value* pf = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(ptr, env, 1));
