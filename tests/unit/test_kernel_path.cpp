@@ -202,7 +202,7 @@ TEST_CASE("schedule: LegalizeOps prints the CPU schedule (parallel and vectorize
   CHECK(s.find("for k3 in T.vectorized(64):") != std::string::npos);
 }
 
-TEST_CASE("schedule: a transposed copy on the CPU walks 32x32 tiles; a copy that keeps its innermost dim is not tiled") {
+TEST_CASE("schedule: a transposed copy on the CPU walks 32x32 tiles, a copy that keeps its innermost dim is not tiled") {
   std::string error;
   auto transpose = test::lower(test::module("x: R.Tensor((8192, 100), \"float32\")", "R.Tensor((100, 8192), \"float32\")",
                                             "        y = R.permute_dims(x)\n        return y\n"));
@@ -221,7 +221,7 @@ TEST_CASE("schedule: a transposed copy on the CPU walks 32x32 tiles; a copy that
   CHECK(r.find("T.vectorized(128)") != std::string::npos);
 }
 
-TEST_CASE("schedule: a long CPU reduction into one value runs in parts on the pool; a column reduction walks rows in tiles of outputs") {
+TEST_CASE("schedule: a long CPU reduction into one value runs in parts on the pool, a column reduction walks rows in tiles of outputs") {
   std::string error;
   auto whole = test::lower(test::module("x: R.Tensor((4096, 4096), \"float32\")", "R.Tensor((), \"float32\")", "        y = R.sum(x)\n        return y\n"));
   std::string w = driver::printAfter(whole.module(), "LegalizeOps", &error);
