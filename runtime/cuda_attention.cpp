@@ -25,12 +25,6 @@ struct AttentionArgs {
   long long causalOffset;
 };
 
-std::string joined(const std::vector<int64_t>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
 // The kernel for this element type and feature size, loaded once into the context of `stream`.
 cu::Function kernelFor(void* stream, DType dtype, int64_t featureSize) {
   static std::mutex mu;
@@ -67,7 +61,7 @@ void logicalLayout(const NDArray& t, const std::vector<int64_t>& axes, const cha
 std::string attentionCallName(const AttentionAttrs& a) {
   char scale[32];
   std::snprintf(scale, sizeof scale, "%.17g", a.scale);
-  return std::string(kAttention) + "?q=" + joined(a.qAxes) + "&k=" + joined(a.kAxes) + "&v=" + joined(a.vAxes) + "&o=" + joined(a.oAxes) +
+  return std::string(kAttention) + "?q=" + formatLibraryInts(a.qAxes) + "&k=" + formatLibraryInts(a.kAxes) + "&v=" + formatLibraryInts(a.vAxes) + "&o=" + formatLibraryInts(a.oAxes) +
          "&scale=" + scale + "&causal=" + std::to_string(a.causal);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The runtime's library functions for cuda vdevices (the cuda kind's offloads, runtime/target_kind.cpp): cuBLAS for
 // matmul, cuDNN for conv2d, both loaded with dlopen on first use and bound to the slot's stream.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,8 +22,19 @@ void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, co
 // kCublasMatmulTransB: C (..., M, N) = A (..., M, K) @ B^T, B stored (N, K) or (..., N, K): a permute that
 // only fed the matmul's B becomes cuBLAS's transpose instead of a copy kernel (OffloadLibraries).
 void cublasMatmulTransposeB(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
-// kCudnnConv2d "?layout=NHWC&stride=..&pad=..&dilation=..&groups=..": NCHW/OIHW or NHWC/OHWI,
-// float32 (no TF32 engines) / float64; the output in the data's layout. In runtime/cudnn_conv.cpp.
+// kCudnnConv2d's attributes, written into the call's name by OffloadLibraries and read back here
+// ("tvms.cudnn.conv2d?layout=NHWC&stride=1,1&pad=1,1&dilation=1,1&groups=1": the name is what the
+// printed module carries); the groups follow from the weight's channels, as cuDNN reads them.
+struct Conv2dAttrs {
+  bool nhwc = false;  // NHWC data with OHWI weights, else NCHW with OIHW
+  std::vector<int64_t> stride{1, 1}, pad{0, 0}, dilation{1, 1};
+  int64_t groups = 1;
+};
+std::string conv2dCallName(const Conv2dAttrs& a);
+Conv2dAttrs parseConv2dCallName(const std::string& name);  // std::runtime_error when malformed
+
+// kCudnnConv2d: NCHW/OIHW or NHWC/OHWI, float32 (no TF32 engines) / float64; the output in the data's
+// layout. In runtime/cudnn_conv.cpp.
 void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
 
 }  // namespace tvms::runtime

@@ -191,11 +191,10 @@ void execute(DeviceAPI& device, ConvPlan& plan, void* x, void* w, void* y) {
 
 // Plans the convolution: the fastest of the first few engine configurations that build, timed here.
 ConvPlan makePlan(DeviceAPI& device, void* stream, const NDArray& x, const NDArray& w, const NDArray& y, const std::string& name) {
-  auto q = parseLibraryQuery(name);
-  bool nhwc = q["layout"] == "NHWC";
-  std::vector<int64_t> stride = parseLibraryInts(q["stride"]), pad = parseLibraryInts(q["pad"]), dilation = parseLibraryInts(q["dilation"]);
-  if (stride.size() != 2 || pad.size() != 2 || dilation.size() != 2 || x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4)
-    throw std::runtime_error("tvms.cudnn.conv2d: bad call " + name);
+  Conv2dAttrs attrs = parseConv2dCallName(name);
+  const bool nhwc = attrs.nhwc;
+  const std::vector<int64_t>&stride = attrs.stride, &pad = attrs.pad, &dilation = attrs.dilation;
+  if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4) throw std::runtime_error("tvms.cudnn.conv2d: bad call " + name);
   bool f64 = x.dtype == DType::F64;
   int dataType = f64 ? cd::kDoubleData : cd::kFloatData;
 
@@ -287,6 +286,28 @@ void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, con
   }
   // A plan belongs to one stream, and a stream's calls come one at a time.
   execute(device, *plan, x.data(), w.data(), y.data());
+}
+
+std::string conv2dCallName(const Conv2dAttrs& a) {
+  return std::string(kCudnnConv2d) + "?layout=" + (a.nhwc ? "NHWC" : "NCHW") + "&stride=" + formatLibraryInts(a.stride) + "&pad=" + formatLibraryInts(a.pad) +
+         "&dilation=" + formatLibraryInts(a.dilation) + "&groups=" + std::to_string(a.groups);
+}
+
+Conv2dAttrs parseConv2dCallName(const std::string& name) {
+  auto q = parseLibraryQuery(name);
+  Conv2dAttrs a;
+  try {
+    if (q.at("layout") != "NHWC" && q.at("layout") != "NCHW") throw std::invalid_argument("layout");
+    a.nhwc = q.at("layout") == "NHWC";
+    a.stride = parseLibraryInts(q.at("stride"));
+    a.pad = parseLibraryInts(q.at("pad"));
+    a.dilation = parseLibraryInts(q.at("dilation"));
+    a.groups = q.count("groups") ? std::stoll(q.at("groups")) : 1;
+  } catch (const std::exception&) {
+    throw std::runtime_error("tvms.cudnn.conv2d: a malformed call '" + name + "'");
+  }
+  if (a.stride.size() != 2 || a.pad.size() != 2 || a.dilation.size() != 2) throw std::runtime_error("tvms.cudnn.conv2d: a malformed call '" + name + "'");
+  return a;
 }
 
 }  // namespace tvms::runtime

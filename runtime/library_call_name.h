@@ -22,6 +22,13 @@ inline std::map<std::string, std::string> parseLibraryQuery(const std::string& n
   return out;
 }
 
+// {1, -2, 3} -> "1,-2,3".
+inline std::string formatLibraryInts(const std::vector<int64_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
+
 // "1,-2,3" -> {1, -2, 3}; std::invalid_argument on anything else.
 inline std::vector<int64_t> parseLibraryInts(const std::string& s) {
   std::vector<int64_t> v;

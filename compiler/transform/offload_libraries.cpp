@@ -26,12 +26,6 @@ using namespace ir;
 
 namespace {
 
-std::string joinInts(const std::vector<int64_t>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
 bool floatTensor(const StructInfo* s, const std::string& dtype, bool halves = false) {
   bool wide = dtype == "float32" || dtype == "float64", half = dtype == "float16" || dtype == "bfloat16";
   return s && s->kind == StructInfo::Kind::Tensor && s->rank() >= 0 && s->dtype == dtype && (wide || (halves && half));
@@ -210,8 +204,7 @@ class Offload : public Rewriter {
     if (strides.size() != 2 || dilation.size() != 2 || padding.size() != 4) return "";
     if (padding[0] != padding[2] || padding[1] != padding[3]) return "";  // cuDNN pads both sides alike
     int64_t groups = op::infer::intAttr(c.attr("groups") ? &c.attr("groups")->value : nullptr).value_or(1);
-    return std::string(runtime::kCudnnConv2d) + "?layout=" + data + "&stride=" + joinInts(strides) + "&pad=" + joinInts({padding[0], padding[1]}) +
-           "&dilation=" + joinInts(dilation) + "&groups=" + std::to_string(groups);
+    return runtime::conv2dCallName({data == "NHWC", strides, {padding[0], padding[1]}, dilation, groups});
   }
 
   const IRModule& m_;

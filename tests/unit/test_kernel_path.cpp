@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "runtime/cuda_attention.h"
+#include "runtime/cuda_libraries.h"
 
 #include <cmath>
 #include <cstdlib>
@@ -447,6 +448,13 @@ TEST_CASE("offload: matmul and conv2d on cuda vdevices become cuBLAS and cuDNN c
   std::string text = driver::printAfter(lowered.module(), "OffloadLibraries", &error);
   CHECK(error.empty());
   CHECK(text.find("R.call_dps_packed(\n                \"tvms.cudnn.conv2d?layout=NHWC&stride=1,1&pad=1,1&dilation=1,1&groups=1\"") != std::string::npos);
+  // The runtime reads the same record back from the name; a malformed one is an error, not a guess.
+  runtime::Conv2dAttrs attrs = runtime::parseConv2dCallName("tvms.cudnn.conv2d?layout=NHWC&stride=1,1&pad=1,1&dilation=1,1&groups=1");
+  CHECK(attrs.nhwc);
+  CHECK(attrs.pad == std::vector<int64_t>{1, 1});
+  CHECK(runtime::conv2dCallName(attrs) == "tvms.cudnn.conv2d?layout=NHWC&stride=1,1&pad=1,1&dilation=1,1&groups=1");
+  CHECK_THROWS_AS(runtime::parseConv2dCallName("tvms.cudnn.conv2d?layout=NHWC&stride=1"), std::runtime_error);
+  CHECK_THROWS_AS(runtime::parseConv2dCallName("tvms.cudnn.conv2d?layout=HWCN&stride=1,1&pad=1,1&dilation=1,1"), std::runtime_error);
   // The pass's output is TVMScript that reads back clean.
   auto reread = test::lower(text.substr(text.find("@I.ir_module")).insert(0, "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n"));
   CHECK(reread.codes().empty());
