@@ -107,7 +107,7 @@ std::vector<frontend::Comment> directiveComments(const syntax::Document& doc) {
 }
 
 // The diagnostics of `out.file` and `out.analyses`, selected, de-duplicated and suppressed.
-void assemble(LintResult& out, const syntax::Document& doc, const RuleSelection& rules) {
+void assemble(LintResult& out, const syntax::Document& doc, const RuleSelection& rules, std::vector<frontend::Comment> comments) {
   out.diagnostics.clear();
   out.expectations.clear();
   std::vector<diag::Diagnostic> all = out.file.diagnostics;
@@ -120,7 +120,6 @@ void assemble(LintResult& out, const syntax::Document& doc, const RuleSelection&
     all.insert(all.end(), more.begin(), more.end());
   }
   const syntax::LineIndex& lines = doc.lines();
-  std::vector<frontend::Comment> comments = directiveComments(doc);
 
   // Expectations (the verify convention) anywhere in the file.
   bool fileNoqa = false;
@@ -207,7 +206,17 @@ LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules)
   LintResult out;
   out.file = frontend::lowerDocument(doc);
   for (auto& region : out.file.regions) out.analyses.push_back(analyzeModule(region, doc.text()));
-  assemble(out, doc, rules);
+  assemble(out, doc, rules, directiveComments(doc));
+  return out;
+}
+
+LintResult lintDocumentOnce(syntax::Document& doc, const RuleSelection& rules) {
+  LintResult out;
+  out.file = frontend::lowerDocument(doc);
+  std::vector<frontend::Comment> comments = directiveComments(doc);  // the last use of the trees
+  doc.dropTrees();
+  for (auto& region : out.file.regions) out.analyses.push_back(analyzeModule(region, doc.text()));
+  assemble(out, doc, rules, std::move(comments));
   return out;
 }
 
@@ -236,7 +245,7 @@ void finishLint(LintResult& r, const syntax::Document& doc, const RuleSelection&
     ModuleAnalysis previous = std::move(r.analyses[i]);
     r.analyses[i] = analyzeModule(r.file.regions[i], doc.text(), &previous);
   }
-  assemble(r, doc, rules);
+  assemble(r, doc, rules, directiveComments(doc));
 }
 
 std::vector<std::string> verifyExpectations(const LintResult& r, const syntax::LineIndex& lines) {

@@ -98,6 +98,14 @@ Document::Document(std::string text) : text_(std::move(text)) {
   findIslands();
 }
 
+void Document::dropTrees() {
+  dropIslandTrees();
+  islands_.clear();
+  spans_.clear();
+  if (tree_) ts_tree_delete(tree_);
+  tree_ = nullptr;
+}
+
 Document::~Document() {
   dropIslandTrees();
   if (tree_) ts_tree_delete(tree_);

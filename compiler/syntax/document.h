@@ -39,6 +39,9 @@ class Document {
  public:
   explicit Document(std::string text);
   ~Document();
+  // Frees every syntax tree (the whole file's and the islands'): afterwards only the text and the
+  // line index may be read. A one-shot lint drops them once lowering is done (half its memory).
+  void dropTrees();
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;
 

@@ -47,7 +47,7 @@ TextLint lintText(const std::string& text, const LintOptions& options) {
   if (options.fix) {
     for (int round = 0; round < 10; ++round) {
       syntax::Document doc(out.text);
-      auto r = analysis::lintDocument(doc, options.rules);
+      auto r = analysis::lintDocumentOnce(doc, options.rules);
       int n = applyFixes(out.text, r.diagnostics, options.unsafe);
       if (!n) break;
       out.fixes += n;
@@ -55,7 +55,7 @@ TextLint lintText(const std::string& text, const LintOptions& options) {
     if (!options.lintAfterFix) return out;
   }
   syntax::Document doc(out.text);
-  auto r = analysis::lintDocument(doc, options.rules);
+  auto r = analysis::lintDocumentOnce(doc, options.rules);
   if (options.verify) out.verifyProblems = analysis::verifyExpectations(r, doc.lines());
   else out.diagnostics = std::move(r.diagnostics);
   return out;
