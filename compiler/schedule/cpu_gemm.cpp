@@ -53,7 +53,7 @@ struct Tiler {
   const GemmOperands& g;
   const int64_t kMR, kNR, kKC, kGroup;
   int C = -1, packedB = -1, packedA = -1, staging = -1;
-  ExprP b, col0, width, k0, kLen, firstBlock, panelOffset;
+  ExprP b, col0, width, k0, kLen, firstBlock, lastBlock, panelOffset;
   std::vector<int> acc;  // kMR * kNR accumulators
 
   // One tile of `mr` rows starting at row0 over the current K block: accumulators start from C (or
@@ -93,9 +93,14 @@ struct Tiler {
     }
     out.push_back(tileLoop(k, kLen, step));
     out.insert(out.end(), stage.begin(), stage.end());
-    int r = kb.loopVar("r" + tag), j = kb.loopVar("j" + tag);
-    out.push_back(forLoop(r, intImm(mr), {forLoop(j, width, {
-        store(C, g.cIndex(b, row0 + kb.var(r), col0 + kb.var(j)), stored(kb.load(staging, kb.var(r) * intImm(kNR) + kb.var(j))))})}));
+    // The tile back to C: partial sums after an earlier K block, the final values after the last
+    // (marked, so that fusion folds an elementwise epilogue into those stores alone).
+    for (bool last : {false, true}) {
+      int r = kb.loopVar("r" + tag), j = kb.loopVar("j" + tag);
+      auto write = std::make_shared<Stmt>(*store(C, g.cIndex(b, row0 + kb.var(r), col0 + kb.var(j)), stored(kb.load(staging, kb.var(r) * intImm(kNR) + kb.var(j)))));
+      write->finalValue = last;
+      out.push_back(ifThen(last ? lastBlock : unary(UnOp::Not, lastBlock), {forLoop(r, intImm(mr), {forLoop(j, width, {write})})}));
+    }
     return out;
   }
 };
@@ -152,6 +157,7 @@ void addCpuGemm(KernelBuilder& kb, const CpuGemmTile& chosen, ScalarType t, int 
   tl.k0 = kb.var(kblock) * intImm(kKC);
   tl.kLen = binary(BinOp::Min, intImm(kKC), g.K - tl.k0);
   tl.firstBlock = binary(BinOp::Eq, kb.var(kblock), intImm(0));
+  tl.lastBlock = binary(BinOp::Eq, kb.var(kblock), kBlocks - intImm(1));
   // Panel gp of the group: its columns, its width, its place in packed_b.
   auto usePanel = [&](int gp) {
     tl.col0 = (firstPanel + kb.var(gp)) * intImm(kNR);

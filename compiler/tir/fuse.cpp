@@ -129,6 +129,13 @@ struct Imported {
   int output = -1;  // its output's buffer in the fused kernel
 };
 
+// A CPU GEMM's compute: its output's stores marked final (the last K block) beside partial sums.
+bool finalStores(const Kernel& k, int out) {
+  bool found = false;
+  forEachStmt(k.body, [&](const Stmt& s) { found |= s.kind == Stmt::Kind::Store && s.buffer == out && s.finalValue; });
+  return found;
+}
+
 class Fuser {
  public:
   Fuser(const std::vector<FusionMember>& members, size_t groupInputs, const std::string& name) : members_(members), groupInputs_(groupInputs) {
@@ -156,6 +163,15 @@ class Fuser {
     int root = anchor >= 0 ? anchor : static_cast<int>(members_.size()) - 1;
     std::vector<StmtP> body = imported_[static_cast<size_t>(root)].body;
     std::set<int> done{root};
+    // A GEMM's partial sums go through its output between K blocks: its epilogue is folded into the
+    // final stores only, and the partial sums then live in the group's output (same shape, same dtype).
+    const int gemmOut = anchor >= 0 && finalStores(*members_[static_cast<size_t>(anchor)].compute, outputBuffer(*members_[static_cast<size_t>(anchor)].compute))
+                            ? imported_[static_cast<size_t>(anchor)].output
+                            : -1;
+    if (gemmOut >= 0 && anchor != 0) return fail("a GEMM takes epilogues only (its operands stay apart)");
+    if (gemmOut >= 0 && k_.buffers[groupInputs_].type != k_.buffers[static_cast<size_t>(gemmOut)].type)
+      return fail("a GEMM's epilogue must keep its dtype (its partial sums go through the output)");
+    finalOnly_ = gemmOut >= 0;
     // The anchor's epilogue, consumer by consumer, into its stores.
     for (int cur = root; cur != static_cast<int>(members_.size()) - 1;) {
       int next = consumerOf(cur);
@@ -176,6 +192,8 @@ class Fuser {
       if (!form) return fail(members_[m].compute->name + " is not one loop nest storing each element once");
       body = inlineLoads(body, out, *form);
     }
+    if (gemmOut >= 0 && gemmOut != static_cast<int>(groupInputs_))
+      body = renumberBuffers(body, identityBut(gemmOut, static_cast<int>(groupInputs_)));
     for (size_t b = groupInputs_ + 1; b < k_.buffers.size(); ++b)
       if (intermediates_.count(static_cast<int>(b)) && (loads(body, static_cast<int>(b)) || stores(body, static_cast<int>(b))))
         return fail("an intermediate tensor is still read after fusion");
@@ -271,7 +289,7 @@ class Fuser {
     auto form = injectiveForm(k_, c.body, c.output);
     std::vector<StmtP> out;
     for (auto& s : body) {
-      if (s->kind != Stmt::Kind::Store || s->buffer != from) {
+      if (s->kind != Stmt::Kind::Store || s->buffer != from || (finalOnly_ && !s->finalValue)) {
         auto copy = std::make_shared<Stmt>(*s);
         copy->body = fold(s->body, from, consumer);
         out.push_back(copy);
@@ -288,9 +306,19 @@ class Fuser {
       }
       ExprP g = substitute(form->value, indexFor(*form, s->index));
       g = mapExpr(g, [&](const ExprP& n) { return n->kind == Expr::Kind::Load && n->id == from ? value : n; });
-      out.push_back(store(c.output, s->index, g));
+      auto folded = std::make_shared<Stmt>(*store(c.output, s->index, g));
+      folded->finalValue = s->finalValue;
+      out.push_back(folded);
     }
     return out;
+  }
+
+  // Every buffer to itself but `from`, which becomes `to`.
+  std::map<int, int> identityBut(int from, int to) const {
+    std::map<int, int> m;
+    for (size_t b = 0; b < k_.buffers.size(); ++b) m[static_cast<int>(b)] = static_cast<int>(b);
+    m[from] = to;
+    return m;
   }
 
   static std::vector<StmtP> inlineLoads(const std::vector<StmtP>& body, int buffer, const InjectiveForm& f) {
@@ -346,6 +374,7 @@ class Fuser {
   std::vector<Imported> imported_;
   std::set<int> intermediates_;
   std::set<std::string> names_;
+  bool finalOnly_ = false;  // the anchor is a GEMM: epilogues fold into its final stores alone
 };
 
 }  // namespace
@@ -353,6 +382,7 @@ class Fuser {
 FusionPattern fusionPattern(const Kernel& k) {
   int out = outputBuffer(k);
   if (out < 0 || !k.signature.empty() || k.scheduledByAuthor) return FusionPattern::Opaque;
+  if (finalStores(k, out)) return FusionPattern::Anchor;  // takes elementwise epilogues at its final stores only
   for (auto& b : k.buffers)
     if (!b.param) return FusionPattern::Opaque;  // packed panels, shared memory: a tiled schedule's compute
   bool opaque = false;

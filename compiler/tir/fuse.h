@@ -14,6 +14,10 @@
 //     (an elementwise epilogue: layer_norm -> scale -> SiLU -> residual add) is folded into the
 //     anchor's stores (TVM's reverse_compute_inline): each store of the anchor's output stores the
 //     epilogue's value instead.
+//   - A CPU GEMM (its stores of the final values marked `finalValue`, its other stores and loads of
+//     the output partial sums between K blocks) is an anchor that takes epilogues only (TVM's
+//     out-elementwise-fusable): the epilogue folds into the final stores, the partial sums go
+//     through the group's output, which must keep the GEMM's dtype.
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,7 +30,7 @@ namespace tvms::tir {
 enum class FusionPattern {
   Injective,  // inlined into its consumer, or folded into its producer's stores
   Anchor,     // one per group: prologues inlined into its loads, epilogues folded into its stores
-  Opaque,     // never fused: several outputs, a GEMM's tiled form, a user's scheduled kernel, reads its output
+  Opaque,     // never fused: several outputs, a user's scheduled kernel, local arrays or reads of its output (but a CPU GEMM's)
 };
 FusionPattern fusionPattern(const Kernel& compute);
 

@@ -77,6 +77,9 @@ struct Stmt {
                            // SLP vectorizer vectorizes its body across the tile's columns instead)
   int buffer = -1;       // Store
   bool atomicAdd = false; // Store: buffer[index] += value, atomically (several GPU blocks add into one output)
+  bool finalValue = false; // Store: the element's final value, where the kernel's other stores and loads of
+                           // the buffer are partial sums (a CPU GEMM's last K block): where fusion folds
+                           // an epilogue (compiler/tir/fuse.h)
   ExprP index, value;    // Store: buffer[index] = value; Assign: var = value
   ExprP cond;             // If: body runs when cond holds
   std::vector<StmtP> body;  // For, Seq, If

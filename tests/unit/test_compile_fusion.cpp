@@ -449,8 +449,32 @@ TEST_CASE("compile and run: each epilogue kind after a matmul (bias, GELU, SiLU,
                               cast ? "R.Tensor((12, 24), \"float64\")" : T("(12, 24)"),
                               "        m = R.matmul(x, w)\n        m1 = R.add(m, bias)\n        o = " + e + "\n        return o\n");
     Both b = fusedAndUnfused(text, {x, w, bias, res});
-    // On a CPU the tiled GEMM stays apart and its epilogue is one kernel; a generated GPU matmul
-    // (offload off) folds it into its stores: fewer calls either way.
+    // On a CPU the tiled GEMM takes its epilogue into its final stores (one kernel; a cast stays apart,
+    // since the GEMM's partial sums go through the output); a generated GPU matmul (offload off) folds
+    // it into its stores; cuBLAS keeps it as one kernel after: fewer calls every way.
     CHECK(kernelCalls(b.fused) < kernelCalls(b.unfused));
+    if (!std::getenv("TVMS_TEST_TARGET")) CHECK(kernelCalls(b.fused) == (cast ? 2 : 1));
   }
+}
+
+TEST_CASE("compile and run: a CPU GEMM whose K takes several blocks folds its epilogue into the last block's stores alone") {
+  // K = 600: three blocks of 256, the partial sums kept in the output between them; odd M and N
+  // leave partial row tiles and a partial panel; the epilogue (bias, GELU, residual) reads other inputs.
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({37, 600}, rng), w = h.tensor({600, 45}, rng), bias = h.tensor({45}, rng), res = h.tensor({37, 45}, rng);
+  std::string text = module("x: " + T("(37, 600)") + ", w: " + T("(600, 45)") + ", bias: " + T("(45,)") + ", r: " + T("(37, 45)"), T("(37, 45)"),
+                            "        m = R.matmul(x, w)\n        a = R.add(m, bias)\n        g = R.nn.gelu(a)\n        o = R.add(g, r)\n        return o\n");
+  Both b = fusedAndUnfused(text, {x, w, bias, res}, 1e-4);
+  if (!std::getenv("TVMS_TEST_TARGET")) {
+    CHECK(kernelCalls(b.fused) == 1);
+    std::string fused = printedAfter(text, "FuseTIR");
+    CHECK(fused.find("def fused_matmul_add_nn_gelu_add(") != std::string::npos);
+    CHECK(fused.find("if (kblock == 2):") != std::string::npos);  // the epilogue in the last block's stores
+  }
+  // A GEMM takes no prologue: the GELU before it stays its own kernel (it would run per column panel).
+  std::string prologue = module("x: " + T("(37, 600)") + ", w: " + T("(600, 45)"), T("(37, 45)"),
+                                "        a = R.nn.gelu(x)\n        m = R.matmul(a, w)\n        return m\n");
+  Both p = fusedAndUnfused(prologue, {x, w}, 1e-4);
+  CHECK(kernelCalls(p.fused) == kernelCalls(p.unfused));
 }
