@@ -76,6 +76,7 @@ LegalizeResult eye(const LegalizeInput& in);          // eye, eye_like
 LegalizeResult reverseSequence(const LegalizeInput& in);  // reverse_sequence: each batch's first seq_lengths elements reversed
 LegalizeResult hammingWindow(const LegalizeInput& in);    // hamming_window with constant periodic / alpha / beta
 LegalizeResult bucketize(const LegalizeInput& in);        // bucketize: how many boundaries lie below each element
+LegalizeResult multinomialFromUniform(const LegalizeInput& in);  // multinomial_from_uniform: the first index whose running sum passes the sample
 LegalizeResult quantize(const LegalizeInput& in);         // quantize to int8 / uint8 / int32
 LegalizeResult dequantize(const LegalizeInput& in);       // dequantize to a float type
 LegalizeResult collapseSum(const LegalizeInput& in);  // collapse_sum_to, collapse_sum_like

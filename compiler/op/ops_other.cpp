@@ -98,6 +98,26 @@ InferResult inferBucketize(const InferInput& in) {
   return ok(tensor(x->shape, dt, x->shape ? -1 : x->rank()));
 }
 
+// multinomial_from_uniform: prob (batch, vocab) floats, uniform_sample and sample_indices (n, 1), the
+// result (n, 1) in dtype (an integer type).
+InferResult inferMultinomial(const InferInput& in) {
+  InferResult r;
+  const StructInfo* prob = tensorOperand(in, 0, r);
+  const StructInfo* sample = prob ? tensorOperand(in, 1, r) : nullptr;
+  const StructInfo* rows = sample ? tensorOperand(in, 2, r) : nullptr;
+  if (!rows) return r;
+  for (auto [s, what] : {std::pair{prob, "prob"}, {sample, "uniform_sample"}, {rows, "sample_indices"}})
+    if (s->rank() >= 0 && s->rank() != 2)
+      return fail(diag::Code::TVS103, std::string("R.multinomial_from_uniform: ") + what + " must be 2-D, got rank " + std::to_string(s->rank()));
+  if (!prob->dtype.empty() && !isFloatDType(prob->dtype)) return fail(diag::Code::TVS102, "R.multinomial_from_uniform: prob must be a float tensor, got " + prob->dtype);
+  if (!rows->dtype.empty() && !isIntDType(rows->dtype))
+    return fail(diag::Code::TVS102, "R.multinomial_from_uniform: sample_indices must be an integer tensor, got " + rows->dtype);
+  std::string dt = stringAttr(in.attr("dtype")).value_or("int64");
+  if (!isIntDType(dt)) return fail(diag::Code::TVS102, "R.multinomial_from_uniform: dtype must be an integer type, got " + dt);
+  if (!sample->shape) return ok(tensor(std::nullopt, dt, 2));
+  return ok(tensor(Dims{(*sample->shape)[0], dim(1)}, dt));
+}
+
 // quantize / dequantize: data's shape in out_dtype; scale (a float) and zero_point 0-d or 1-D, one
 // value or one per index of `axis`.
 InferResult inferQdq(const InferInput& in, const std::string& opName, bool quantize) {
@@ -298,7 +318,13 @@ void addOtherOps(std::vector<OpDef>& out) {
                               DeviceRule::PrimaryInput, "(data - zero_point) * scale in out_dtype; scale and zero_point one value or one "
                                                         "per index of axis.", inferDequantize),
                            kernels::dequantize));
-  for (auto* n : {"unique", "nonzero", "multinomial_from_uniform",
+  out.push_back(withKernel(op("multinomial_from_uniform", {tensor("prob"), tensor("uniform_sample"), tensor("sample_indices"),
+                                                          attr("dtype", ParamKind::DType, s("int64"))},
+                              DeviceRule::PrimaryInput, "For each sample i: the first index of row prob[sample_indices[i, 0]] whose running "
+                                                        "sum exceeds uniform_sample[i, 0] (the last index if none does), as (n, 1) of dtype.",
+                              inferMultinomial),
+                           kernels::multinomialFromUniform));
+  for (auto* n : {"unique", "nonzero",
                   "size", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
                   "make_closure", "wrap_param"})

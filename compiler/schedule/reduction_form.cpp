@@ -19,18 +19,34 @@ std::optional<BinOp> combinerOf(const Stmt& s) {
   return v->binOp;
 }
 
-// The accumulators of a reduction loop's body, or false when something else is assigned there.
-bool reductionBody(const std::vector<StmtP>& body, std::map<int, BinOp>& accumulators) {
+namespace {
+
+bool collect(const std::vector<StmtP>& body, std::map<int, BinOp>& accumulators, std::set<int>& read) {
   for (auto& s : body) {
     if (s->kind == Stmt::Kind::For) {
-      if (!reductionBody(s->body, accumulators)) return false;
+      if (!collect(s->body, accumulators, read)) return false;
       continue;
     }
     auto op = combinerOf(*s);
     if (!op) return false;
     auto [it, fresh] = accumulators.emplace(s->var, *op);
     if (!fresh && it->second != *op) return false;
+    const Expr& v = *s->value;  // acc op e: what e reads
+    variablesOf(v.a->kind == Expr::Kind::Var && v.a->id == s->var ? v.b : v.a, read);
   }
+  return true;
+}
+
+}  // namespace
+
+// The accumulators of a reduction loop's body, or false when something else is assigned there, or
+// when one accumulator's update reads another (a running sum counted as it grows, as
+// multinomial_from_uniform's: a scan, whose iterations cannot be dealt out).
+bool reductionBody(const std::vector<StmtP>& body, std::map<int, BinOp>& accumulators) {
+  std::set<int> read;
+  if (!collect(body, accumulators, read)) return false;
+  for (int v : read)
+    if (accumulators.count(v)) return false;
   return true;
 }
 

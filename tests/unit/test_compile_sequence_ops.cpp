@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "tests/support/corpus.h"
 #include "tests/support/run_helpers.h"
 
 namespace tvms {
@@ -97,6 +98,66 @@ TEST_CASE("compile and run: hamming_window, periodic and symmetric, and a window
   CHECK(r.outputs[1].dtype == runtime::DType::F64);
   for (int n = 0; n < 7; ++n) CHECK(std::abs(static_cast<const double*>(r.outputs[1].data())[n] - symmetric[static_cast<size_t>(n)]) < 1e-12);
   test::checkClose(r.outputs[2], {1.0}, 0);
+}
+
+}  // namespace tvms
+
+namespace tvms {
+
+TEST_CASE("compile and run: multinomial_from_uniform picks the first index whose running sum passes each sample") {
+  test::Host h;
+  TVMS_FRESH_RNG(rng);
+  // Three distributions over 37 classes (random positive weights, normalised), six samples: two at the
+  // edges (0 and 1: the first index with mass, and the last index), four drawn at random.
+  const int64_t V = 37;
+  auto w = h.tensor({3, V}, rng, 0.05, 1.0);
+  std::vector<double> rowSum(3, 0.0);
+  for (int64_t i = 0; i < 3 * V; ++i) rowSum[static_cast<size_t>(i / V)] += test::at(w, i);
+  float* pw = static_cast<float*>(w.data());
+  for (int64_t i = 0; i < 3 * V; ++i) pw[i] = static_cast<float>(pw[i] / rowSum[static_cast<size_t>(i / V)]);
+  auto u = h.tensor({6, 1}, rng, 0.0, 1.0);
+  static_cast<float*>(u.data())[0] = 0.0f;
+  static_cast<float*>(u.data())[1] = 1.0f;
+  auto rows = h.ints({6, 1}, {0, 2, 1, 1, 0, 2});
+  std::string text = test::module("p: " + test::T("(3, 37)") + ", u: " + test::T("(6, 1)") + ", i: R.Tensor((6, 1), \"int64\")",
+                                  "R.Tensor((6, 1), \"int64\")", "        r = R.multinomial_from_uniform(p, u, i, dtype=\"int64\")\n        return r\n");
+  test::Run r = test::compileAndRun(text, {w, u, rows});
+  std::vector<double> want;
+  for (int64_t s = 0; s < 6; ++s) {
+    int64_t row = static_cast<const int64_t*>(rows.data())[s];
+    float threshold = static_cast<const float*>(u.data())[s], running = 0;
+    int64_t pick = V - 1;
+    for (int64_t k = 0; k < V; ++k) {
+      running += pw[row * V + k];  // float32 sums in order, as the kernel adds them
+      if (running > threshold) {
+        pick = k;
+        break;
+      }
+    }
+    want.push_back(static_cast<double>(pick));
+  }
+  CHECK(want[0] == 0);
+  CHECK(want[1] == V - 1);
+  for (int64_t s = 0; s < 6; ++s)
+    CHECK_MESSAGE(test::elementAsDouble(r.outputs.at(0), s) == want[static_cast<size_t>(s)],
+                  "sample " << s << " (row " << static_cast<const int64_t*>(rows.data())[s] << ", u " << static_cast<const float*>(u.data())[s] << ")");
+}
+
+TEST_CASE("schedule: a scan (a count of a running sum) is not dealt across a warp's lanes on cuda") {
+  std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
+      "    @R.function\n"
+      "    def main(p: R.Tensor((4, 4096), \"float32\"), u: R.Tensor((4, 1), \"float32\"), i: R.Tensor((4, 1), \"int64\")) -> R.Tensor((4, 1), \"int64\"):\n"
+      "        r = R.multinomial_from_uniform(p, u, i)\n        return r\n";
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  std::string error;
+  std::string printed = driver::printAfter(lowered.module(), "LegalizeOps", &error);
+  CHECK(error.empty());
+  CHECK(printed.find("def multinomial_from_uniform(") != std::string::npos);
+  CHECK(printed.find("tvm_warp_allreduce") == std::string::npos);  // rows of 4096 would get a warp each if it were a reduction
+  CHECK(printed.find("for k in T.serial(4096):") != std::string::npos);
 }
 
 }  // namespace tvms

@@ -4,9 +4,6 @@
 // events.
 #include <doctest/doctest.h>
 
-#include "runtime/cuda_attention.h"
-#include "runtime/cuda_libraries.h"
-
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +20,8 @@
 #include "compiler/schedule/schedule.h"
 #include "compiler/transform/legalize_ops.h"
 #include "compiler/transform/passes.h"
+#include "runtime/cuda_attention.h"
+#include "runtime/cuda_libraries.h"
 #include "runtime/cuda_module.h"
 #include "runtime/registry.h"
 #include "runtime/vm.h"
