@@ -189,10 +189,27 @@ class Finder {
     return op::infer::constInt((*s->shape)[static_cast<size_t>(at)]);
   }
 
+  // The dim of a tensor's logical axis `at` (null for an absent batch axis: extent 1).
+  static PrimExprPtr dimOf(const ExprPtr& e, int64_t at) {
+    const StructInfo* s = sinfoOf(e);
+    if (at < 0) return op::infer::dim(1);
+    return s && s->shape && at < static_cast<int64_t>(s->shape->size()) ? (*s->shape)[static_cast<size_t>(at)] : nullptr;
+  }
+
   void record(AttentionMatch m, const std::vector<const Binding*>& dropped) {
     auto d = featureSize(m.q, m.qAxes[3]), dv = featureSize(m.v, m.vAxes[3]);
     const StructInfo* out = m.result->vars[0]->annotation.get();
     if (!d || d != dv || !takes_(*out, *d)) return;
+    // One batch and head count throughout (a matmul's broadcast batch stays unfused), K and V of one length.
+    for (int64_t axis : {0, 1}) {
+      PrimExprPtr qd = dimOf(m.q, m.qAxes[static_cast<size_t>(axis)]);
+      for (auto [e, axes] : {std::pair{&m.k, &m.kAxes}, {&m.v, &m.vAxes}}) {
+        PrimExprPtr other = dimOf(*e, (*axes)[static_cast<size_t>(axis)]);
+        if (!qd || !other || !op::infer::sameDim(qd, other)) return;
+      }
+    }
+    PrimExprPtr kRows = dimOf(m.k, m.kAxes[2]), vRows = dimOf(m.v, m.vAxes[2]);
+    if (!kRows || !vRows || !op::infer::sameDim(kRows, vRows)) return;
     for (const Binding* b : dropped) plan_.dropped.insert(b);
     plan_.calls.emplace(m.result, std::move(m));
   }

@@ -511,6 +511,15 @@ TEST_CASE("offload: attention on a cuda vdevice becomes one tvms.attention call 
   std::string kept = driver::printAfter(twice.module(), "OffloadLibraries", &error);
   CHECK(kept.find("tvms.attention") == std::string::npos);
   CHECK(kept.find("R.nn.softmax") != std::string::npos);
+  // A key broadcast over the batch (matmul allows it; the kernel reads one batch per query's) stays unfused.
+  auto broadcast = test::lower(
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n    @R.function\n"
+      "    def main(q: R.Tensor((2, 4, 100, 64), \"float16\", \"cuda\"), kt: R.Tensor((1, 4, 64, 100), \"float16\", \"cuda\"), "
+      "v: R.Tensor((2, 4, 100, 64), \"float16\", \"cuda\")) -> R.Tensor((2, 4, 100, 64), \"float16\", \"cuda\"):\n"
+      "        p = R.nn.softmax(R.matmul(q, kt), axis=-1)\n        o = R.matmul(p, v)\n        return o\n");
+  REQUIRE(broadcast.codes().empty());
+  CHECK(driver::printAfter(broadcast.module(), "OffloadLibraries", &error).find("tvms.attention") == std::string::npos);
   // R.nn.attention over (batch, sequence, heads, features), with its causal mask; not on a CPU vdevice.
   auto op = test::lower(
       "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"
