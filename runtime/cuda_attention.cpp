@@ -31,6 +31,9 @@ cu::Function kernelFor(void* stream, DType dtype, int64_t featureSize) {
   static std::map<std::pair<void*, std::string>, cu::Function> functions;
   static std::map<void*, cu::Module> modules;
   std::string name = std::string("tvms_attention_") + (dtype == DType::F16 ? "f16" : "bf16") + "_d" + std::to_string(featureSize);
+  if (kCudaAttentionPtx[0] == '\0')
+    throw std::runtime_error("tvms.attention: this tvms was built without nvcc, so the fused attention kernels are not in it; "
+                             "rebuild tvms where nvcc is installed, or build the module with --no-offload");
   std::lock_guard<std::mutex> lock(mu);
   cu::Function& f = functions[{stream, name}];
   if (!f) {
