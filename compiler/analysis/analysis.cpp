@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "compiler/analysis/checks.h"
-#include "compiler/ir/printer.h"
+#include "compiler/ir/structural_equal.h"
 
 namespace tvms::analysis {
 
@@ -32,19 +32,26 @@ std::string vdeviceKey(const ir::IRModule& m) {
   return key;
 }
 
-std::string signatureKey(const ir::IRModule& m, const ir::ModuleFunction& f) {
-  std::string key = f.name + "(";
+Signature signatureOf(const ir::ModuleFunction& f) {
+  Signature sig;
+  sig.defined = true;
   if (f.relax) {
-    for (auto& p : f.relax->params) key += ir::printStructInfo(p->annotation, m) + ",";
-    key += ")" + ir::printStructInfo(f.relax->retAnnotation, m);
+    for (auto& p : f.relax->params) sig.params.push_back(p->annotation);
+    sig.ret = f.relax->retAnnotation;
   } else if (f.tir) {
-    for (auto& p : f.tir->params) key += p.name + ":" + p.annotation + ",";  // names appear in TVS107
-    for (auto& b : f.tir->matchedBuffers) key += b.name + b.dtype + std::to_string(b.shape.size()) + ",";
-    key += ")";
+    for (auto& p : f.tir->params) sig.primParams.push_back(p.name + ":" + p.annotation);  // names appear in TVS107
+    for (auto& b : f.tir->matchedBuffers) sig.primParams.push_back(b.name + " " + b.dtype + " " + std::to_string(b.shape.size()));
   }
-  return key;
+  return sig;
 }
 }  // namespace
+
+bool Signature::operator==(const Signature& other) const {
+  if (defined != other.defined || primParams != other.primParams || params.size() != other.params.size()) return false;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (!ir::structInfoEqual(params[i], other.params[i])) return false;
+  return ir::structInfoEqual(ret, other.ret);
+}
 
 ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view text, const ModuleAnalysis* previous) {
   ModuleAnalysis out;
@@ -85,25 +92,24 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     cursor = static_cast<size_t>(it->second - before.data()) + 1;
     return it->second;
   };
-  // Signatures: a reused function keeps its printed one (printing 500 signatures per keystroke was a
-  // tenth of the language server's time), and the map points at them (copying them cost ~0.25 ms).
-  std::vector<std::string> printed;  // signatures printed now, for functions not reused
-  printed.reserve(m.functions.size());
+  // Signatures: a reused function keeps its own, and the map points at them.
+  std::vector<Signature> made;  // signatures made now, for functions not reused
+  made.reserve(m.functions.size());
   std::vector<const std::shared_ptr<const FunctionAnalysis>*> candidates;
-  std::vector<const std::string*> signatureFor;
+  std::vector<const Signature*> signatureFor;
   for (const auto& f : m.functions) {
     candidates.push_back(reusable(f));
     if (candidates.back()) {
-      signatureFor.push_back(&(*candidates.back())->signatureKey);
+      signatureFor.push_back(&(*candidates.back())->signature);
     } else {
-      printed.push_back(signatureKey(m, f));
-      signatureFor.push_back(&printed.back());
+      made.push_back(signatureOf(f));
+      signatureFor.push_back(&made.back());
     }
   }
   // Looked up only for functions that call others (`cls.f`): made at the first lookup.
-  std::optional<std::unordered_map<std::string_view, const std::string*>> signatures;
-  static const std::string kUndefined;
-  auto signatureOf = [&](const std::string& name) -> const std::string& {
+  std::optional<std::unordered_map<std::string_view, const Signature*>> signatures;
+  static const Signature kUndefined;
+  auto signatureNamed = [&](const std::string& name) -> const Signature& {
     if (!signatures) {
       signatures.emplace();
       signatures->reserve(m.functions.size());
@@ -117,15 +123,15 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     if (!f.relax) { out.functions.push_back(nullptr); continue; }
     if (auto* prev = candidates[i];
         prev && std::all_of((*prev)->signaturesUsed.begin(), (*prev)->signaturesUsed.end(),
-                            [&](auto& used) { return signatureOf(used.first) == used.second; })) {
+                            [&](auto& used) { return signatureNamed(used.first) == used.second; })) {
       out.functions.push_back(*prev);
       continue;
     }
     auto fa = deduceFunction(ctx, *f.relax);
     fa->owner = f.relax;
-    fa->signatureKey = *signatureFor[i];
+    fa->signature = *signatureFor[i];
     fa->deviceKey = devices;
-    for (auto& name : fa->globalsUsed) fa->signaturesUsed.emplace_back(name, signatureOf(name));
+    for (auto& name : fa->globalsUsed) fa->signaturesUsed.emplace_back(name, signatureNamed(name));
     // The chains served the function's own diagnostics (already made); kept, their ranges would have to
     // follow every edit.
     for (auto& [var, fact] : fa->vars) std::vector<diag::Related>().swap(fact.placement);

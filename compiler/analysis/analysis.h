@@ -21,6 +21,18 @@ struct VarFact {
   std::vector<diag::Related> placement;
 };
 
+// A module function as the functions calling it see it: its parameters' and result's struct info (a
+// prim_func: its parameters and matched buffers as written), compared by structure — not as printed
+// text — so an edit inside a function keeps its callers' analyses while its signature is equal.
+struct Signature {
+  bool defined = false;  // false: the module has no function of that name
+  std::vector<ir::StructInfoPtr> params;
+  ir::StructInfoPtr ret;
+  std::vector<std::string> primParams;  // prim_func: "name:annotation" per parameter, then each matched buffer
+  bool operator==(const Signature& other) const;
+  bool operator!=(const Signature& other) const { return !(*this == other); }
+};
+
 struct FunctionAnalysis {
   const ir::Function* function = nullptr;
   // The function analysed, watched: an analysis is reused only for the very object it analysed
@@ -33,12 +45,13 @@ struct FunctionAnalysis {
   std::unordered_map<const ir::Var*, VarFact> vars;
   ir::StructInfoPtr ret;  // the return struct info after refinement from the body
   std::vector<diag::Diagnostic> diagnostics;
-  std::string signatureKey;  // its signature as the functions calling it see it
+  Signature signature;  // its signature as the functions calling it see it
   // What it was deduced against: the module's vdevice list and the signatures of the module functions
-  // it looked at (by name; "" for a name the module did not define). It is reused while they hold.
+  // it looked at (by name; an undefined Signature for a name the module did not define). It is reused
+  // while they hold.
   std::string deviceKey;
   std::vector<std::string> globalsUsed;
-  std::vector<std::pair<std::string, std::string>> signaturesUsed;
+  std::vector<std::pair<std::string, Signature>> signaturesUsed;
   // Its vdevice strings / I.vdevice values and hint_on_device calls (checks.h: collectVDeviceUses),
   // so the module's vdevice checks need not walk an unchanged function again.
   std::vector<const ir::VDeviceRef*> vdeviceUses;

@@ -328,3 +328,29 @@ TEST_CASE("incremental lint: a body line dedented out of its function is one une
   CHECK(describe(r) == before);
   CHECK(doc.wholeFileReparses() == 0);
 }
+
+TEST_CASE("incremental lint: a callee's signature is compared by structure: respelling it keeps its callers' analyses, changing it re-deduces them") {
+  const std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    @R.function\n    def callee(x: R.Tensor((2, 3), \"float32\")) -> R.Tensor((2, 3), \"float32\"):\n        y = R.add(x, x)\n        return y\n\n"
+      "    @R.function\n    def caller(x: R.Tensor((2, 3), \"float32\")) -> R.Tensor((2, 3), \"float32\"):\n        cls = Module\n"
+      "        y = cls.callee(x)\n        return y\n";
+  auto edited = [&](const std::string& from, const std::string& to) {
+    syntax::Document doc(text);
+    auto r = analysis::lintDocument(doc);
+    size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    syntax::ByteRange range{static_cast<uint32_t>(at), static_cast<uint32_t>(at + from.size())};
+    doc.applyEdit(range, to);
+    REQUIRE(analysis::followEdit(r, doc, range, static_cast<uint32_t>(to.size())));
+    analysis::finishLint(r, doc);
+    CHECK(describe(r) == describe(analysis::lintDocument(doc)));
+    size_t deduced = 0;
+    for (auto& a : r.analyses) deduced += a.deduced;
+    return deduced;
+  };
+  // The callee's annotation written with other spacing and a keyword dtype: the same struct info.
+  CHECK(edited("def callee(x: R.Tensor((2, 3), \"float32\"))", "def callee(x: R.Tensor((2,3), dtype=\"float32\"))") == 1);
+  // A different dtype: its caller is deduced again against it.
+  CHECK(edited("def callee(x: R.Tensor((2, 3), \"float32\"))", "def callee(x: R.Tensor((2, 3), \"float16\"))") == 2);
+}
