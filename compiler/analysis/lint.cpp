@@ -41,6 +41,39 @@ std::vector<std::string> codesAfter(const std::string& s, size_t pos) {
   return out;
 }
 
+// What an `# expect:` comment asks for after the marker: codes, each with an optional `@COLUMN` and an
+// optional `{{message substring}}` after it ("TVS203@9 {{operands}}, TVS101").
+std::vector<Expectation> expectationsAfter(const std::string& s, size_t pos) {
+  std::vector<Expectation> out;
+  size_t i = pos;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == ',' || s[i] == '\t')) ++i;
+    size_t j = i;
+    while (j < s.size() && std::isalnum(static_cast<unsigned char>(s[j]))) ++j;
+    if (j == i) break;
+    Expectation e{s.substr(i, j - i), std::nullopt, ""};
+    if (!std::isupper(static_cast<unsigned char>(e.code[0])) || !std::isdigit(static_cast<unsigned char>(e.code.back()))) break;
+    if (j < s.size() && s[j] == '@') {
+      size_t k = j + 1;
+      while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) ++k;
+      if (k > j + 1) e.column = static_cast<uint32_t>(std::stoul(s.substr(j + 1, k - j - 1)));
+      j = k;
+    }
+    size_t k = j;
+    while (k < s.size() && s[k] == ' ') ++k;
+    if (s.compare(k, 2, "{{") == 0) {
+      size_t close = s.find("}}", k + 2);
+      if (close != std::string::npos) {
+        e.message = s.substr(k + 2, close - k - 2);
+        j = close + 2;
+      }
+    }
+    out.push_back(std::move(e));
+    i = j;
+  }
+  return out;
+}
+
 // Finds "# <marker>" inside a comment token (which may hold several '#' parts).
 std::optional<size_t> directive(const std::string& comment, std::string_view marker) {
   for (size_t hash = comment.find('#'); hash != std::string::npos; hash = comment.find('#', hash + 1)) {
@@ -131,9 +164,9 @@ void assemble(LintResult& out, const syntax::Document& doc, const RuleSelection&
   for (auto& c : comments) {
     uint32_t line = lines.lineOf(c.range.begin);
     if (auto p = directive(c.text, "expect:")) {
-      auto codes = codesAfter(c.text, *p);
+      auto wanted = expectationsAfter(c.text, *p);
       auto& v = out.expectations[line];
-      v.insert(v.end(), codes.begin(), codes.end());
+      v.insert(v.end(), wanted.begin(), wanted.end());
     }
     if (directive(c.text, "tvms: noqa")) fileNoqa = true;
     else if (auto p = directive(c.text, "noqa"); p && inRegion(c.range.begin)) {
@@ -249,22 +282,36 @@ void finishLint(LintResult& r, const syntax::Document& doc, const RuleSelection&
 }
 
 std::vector<std::string> verifyExpectations(const LintResult& r, const syntax::LineIndex& lines) {
-  std::map<uint32_t, std::vector<std::string>> got;
-  for (auto& d : r.diagnostics) got[lines.lineOf(d.range.begin)].emplace_back(diag::codeName(d.code));
+  std::map<uint32_t, std::vector<const diag::Diagnostic*>> got;
+  for (auto& d : r.diagnostics) got[lines.lineOf(d.range.begin)].push_back(&d);
+  auto columnOf = [&](const diag::Diagnostic& d) { return d.range.begin - lines.lineStart(lines.lineOf(d.range.begin)) + 1; };
+  auto describe = [&](const diag::Diagnostic& d) {
+    return std::string(diag::codeName(d.code)) + " at column " + std::to_string(columnOf(d)) + " (\"" + d.message + "\")";
+  };
   std::vector<std::string> problems;
   std::set<uint32_t> linesSeen;
   for (auto& [l, _] : got) linesSeen.insert(l);
   for (auto& [l, _] : r.expectations) linesSeen.insert(l);
   for (uint32_t l : linesSeen) {
-    std::multiset<std::string> want, have;
-    if (auto it = r.expectations.find(l); it != r.expectations.end()) want.insert(it->second.begin(), it->second.end());
-    if (auto it = got.find(l); it != got.end()) have.insert(it->second.begin(), it->second.end());
-    for (auto& c : want) {
-      auto h = have.find(c);
-      if (h != have.end()) have.erase(h);
-      else problems.push_back("line " + std::to_string(l + 1) + ": expected " + c + ", not reported");
-    }
-    for (auto& c : have) problems.push_back("line " + std::to_string(l + 1) + ": unexpected " + c);
+    std::vector<const diag::Diagnostic*> have = got.count(l) ? got[l] : std::vector<const diag::Diagnostic*>{};
+    const std::string at = "line " + std::to_string(l + 1) + ": ";
+    if (auto it = r.expectations.find(l); it != r.expectations.end())
+      for (const Expectation& e : it->second) {
+        auto meets = [&](const diag::Diagnostic* d) {
+          return diag::codeName(d->code) == e.code && (!e.column || columnOf(*d) == *e.column) && d->message.find(e.message) != std::string::npos;
+        };
+        auto h = std::find_if(have.begin(), have.end(), meets);
+        if (h != have.end()) {
+          have.erase(h);
+          continue;
+        }
+        std::string want = e.code + (e.column ? " at column " + std::to_string(*e.column) : "") + (e.message.empty() ? "" : " with \"" + e.message + "\"");
+        std::string instead;
+        for (const diag::Diagnostic* d : have)
+          if (diag::codeName(d->code) == e.code) instead += (instead.empty() ? " (reported: " : "; ") + describe(*d);
+        problems.push_back(at + "expected " + want + ", not reported" + (instead.empty() ? "" : instead + ")"));
+      }
+    for (const diag::Diagnostic* d : have) problems.push_back(at + "unexpected " + describe(*d));
   }
   return problems;
 }

@@ -3,6 +3,7 @@
 // suppression (with TVS900 for suppressions that suppressed nothing) and the `# expect:` comments of
 // the verify convention. Shared by `tvms lint` and the language server.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,21 @@ struct RuleSelection {
   bool enabled(diag::Code code) const { return enabled(diag::codeName(code)); }
 };
 
+// One diagnostic a `# expect:` comment asks for on its line (MLIR's `expected-error {{...}}`, ruff's
+// fixtures): its code, and where given the column it starts at (1-based, in bytes) and a substring of
+// its message.
+struct Expectation {
+  std::string code;
+  std::optional<uint32_t> column;
+  std::string message;
+};
+
 struct LintResult {
   frontend::FileResult file;
   std::vector<ModuleAnalysis> analyses;   // aligned with file.regions
   std::vector<diag::Diagnostic> diagnostics;  // selected, not suppressed, sorted by position
-  // `# expect: CODE` comments: line (0-based) -> codes, in order.
-  std::map<uint32_t, std::vector<std::string>> expectations;
+  // `# expect: CODE[@COLUMN] [{{text}}], ...` comments: line (0-based) -> what each expects, in order.
+  std::map<uint32_t, std::vector<Expectation>> expectations;
 };
 
 LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules = {});

@@ -595,6 +595,20 @@ TEST_CASE("cli: lint --verify fails on a missing or an unexpected diagnostic") {
   CHECK(m.exitCode == 1);
   CHECK(m.out.find("line 15: expected TVS201, not reported") != std::string::npos);
   CHECK(m.out.find("line 15: unexpected TVS203") != std::string::npos);
+  // An expectation may pin the column (1-based) and a substring of the message.
+  std::string pinned = text;
+  pinned.replace(pinned.find("# expect: TVS203"), 16, "# expect: TVS203@22 {{operands are on different vdevices}}");
+  CHECK(runTvms({"lint", "--verify", tempFile("v_pinned.py", pinned)}).exitCode == 0);
+  std::string column = text;
+  column.replace(column.find("# expect: TVS203"), 16, "# expect: TVS203@9");
+  auto c = runTvms({"lint", "--verify", tempFile("v_column.py", column)});
+  CHECK(c.exitCode == 1);
+  CHECK(c.out.find("line 15: expected TVS203 at column 9, not reported (reported: TVS203 at column 22 (\"R.add: operands are on different") != std::string::npos);
+  std::string message = text;
+  message.replace(message.find("# expect: TVS203"), 16, "# expect: TVS203 {{same vdevice}}");
+  auto w = runTvms({"lint", "--verify", tempFile("v_message.py", message)});
+  CHECK(w.exitCode == 1);
+  CHECK(w.out.find("line 15: expected TVS203 with \"same vdevice\", not reported") != std::string::npos);
 }
 
 TEST_CASE("cli: lint --fix applies the safe fixes in place, and the result lints clean") {

@@ -34,7 +34,7 @@ constexpr const char* kLintUsage = R"(usage: tvms lint [options] [paths...|-]
   --watch                  lint again whenever a file under the paths changes (Ctrl-C stops)
   --stdin-filename NAME    the name of the text read from `-` (messages, [tool.tvms] lookup)
   --color WHEN             auto (default: a terminal, unless NO_COLOR is set), always, never
-  --verify                 check `# expect: CODE` comments; exit 1 on a missing or unexpected diagnostic
+  --verify                 check `# expect: CODE[@COLUMN] [{{message part}}]` comments; exit 1 on a missing or unexpected diagnostic
   --select CODES           comma-separated code prefixes to enable (replaces the defaults)
   --extend-select CODES    code prefixes to enable on top of the defaults
   --ignore CODES           code prefixes to disable
