@@ -23,21 +23,21 @@ bool exactly(std::string_view code, const std::vector<std::string>& prefixes) {
   return std::find(prefixes.begin(), prefixes.end(), code) != prefixes.end();
 }
 
-// Codes written after a marker ("noqa:", "expect:"): TVS201, TVS203 ...
+// The next code of a list after a marker ("noqa:", "expect:"), separators skipped: TVS201, TVS203 ...
+// Its end in `at`; nullopt at the list's end (anything that does not look like a code ends it).
+std::optional<std::string> nextCode(const std::string& s, size_t& at) {
+  size_t i = at;
+  while (i < s.size() && (s[i] == ' ' || s[i] == ',' || s[i] == '\t')) ++i;
+  size_t j = i;
+  while (j < s.size() && std::isalnum(static_cast<unsigned char>(s[j]))) ++j;
+  if (j == i || !std::isupper(static_cast<unsigned char>(s[i])) || !std::isdigit(static_cast<unsigned char>(s[j - 1]))) return std::nullopt;
+  at = j;
+  return s.substr(i, j - i);
+}
+
 std::vector<std::string> codesAfter(const std::string& s, size_t pos) {
   std::vector<std::string> out;
-  size_t i = pos;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == ',' || s[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < s.size() && std::isalnum(static_cast<unsigned char>(s[j]))) ++j;
-    if (j == i) break;
-    std::string code = s.substr(i, j - i);
-    bool looksLikeCode = std::isupper(static_cast<unsigned char>(code[0])) && std::isdigit(static_cast<unsigned char>(code.back()));
-    if (!looksLikeCode) break;
-    out.push_back(code);
-    i = j;
-  }
+  while (auto code = nextCode(s, pos)) out.push_back(*code);
   return out;
 }
 
@@ -45,31 +45,24 @@ std::vector<std::string> codesAfter(const std::string& s, size_t pos) {
 // optional `{{message substring}}` after it ("TVS203@9 {{operands}}, TVS101").
 std::vector<Expectation> expectationsAfter(const std::string& s, size_t pos) {
   std::vector<Expectation> out;
-  size_t i = pos;
-  while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == ',' || s[i] == '\t')) ++i;
-    size_t j = i;
-    while (j < s.size() && std::isalnum(static_cast<unsigned char>(s[j]))) ++j;
-    if (j == i) break;
-    Expectation e{s.substr(i, j - i), std::nullopt, ""};
-    if (!std::isupper(static_cast<unsigned char>(e.code[0])) || !std::isdigit(static_cast<unsigned char>(e.code.back()))) break;
-    if (j < s.size() && s[j] == '@') {
-      size_t k = j + 1;
+  while (auto code = nextCode(s, pos)) {
+    Expectation e{*code, std::nullopt, ""};
+    if (pos < s.size() && s[pos] == '@') {
+      size_t k = pos + 1;
       while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) ++k;
-      if (k > j + 1) e.column = static_cast<uint32_t>(std::stoul(s.substr(j + 1, k - j - 1)));
-      j = k;
+      if (k > pos + 1 && k - pos - 1 <= 9) e.column = static_cast<uint32_t>(std::stoul(s.substr(pos + 1, k - pos - 1)));  // no overflow
+      pos = k;
     }
-    size_t k = j;
+    size_t k = pos;
     while (k < s.size() && s[k] == ' ') ++k;
     if (s.compare(k, 2, "{{") == 0) {
       size_t close = s.find("}}", k + 2);
       if (close != std::string::npos) {
         e.message = s.substr(k + 2, close - k - 2);
-        j = close + 2;
+        pos = close + 2;
       }
     }
     out.push_back(std::move(e));
-    i = j;
   }
   return out;
 }

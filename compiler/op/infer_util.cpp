@@ -188,6 +188,20 @@ std::optional<std::vector<int64_t>> intList(const Value* v) {
   return out;
 }
 
+std::optional<std::vector<int64_t>> permutation(const Value* axes, int64_t rank) {
+  std::vector<int64_t> out;
+  if (auto written = intList(axes)) {
+    if (static_cast<int64_t>(written->size()) != rank) return std::nullopt;
+    for (int64_t a : *written) {
+      if (a < -rank || a >= rank) return std::nullopt;
+      out.push_back(a < 0 ? a + rank : a);
+    }
+  } else {
+    for (int64_t d = rank; d-- > 0;) out.push_back(d);
+  }
+  return out;
+}
+
 std::optional<int64_t> intAttr(const Value* v) {
   if (v && v->kind == Value::Kind::Int) return v->integer;
   return std::nullopt;

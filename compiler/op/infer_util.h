@@ -57,6 +57,9 @@ std::optional<std::vector<const StructInfo*>> tensorListOperand(const InferInput
 std::optional<int> normalizeAxis(int64_t axis, int rank);
 // An attribute that is an int or a list of ints (axis=1, axis=[0, 2]); nullopt when None or absent.
 std::optional<std::vector<int64_t>> intList(const ir::Value* v);
+// permute_dims' `axes` for a tensor of `rank`: each output axis's input axis, negatives resolved, every
+// axis reversed when None or absent; nullopt when the list is not `rank` axes in range.
+std::optional<std::vector<int64_t>> permutation(const ir::Value* axes, int64_t rank);
 std::optional<int64_t> intAttr(const ir::Value* v);
 std::optional<std::string> stringAttr(const ir::Value* v);
 bool boolAttr(const ir::Value* v, bool fallback);

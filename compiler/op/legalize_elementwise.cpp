@@ -134,12 +134,9 @@ LegalizeResult permuteDims(const LegalizeInput& in) {
   auto outDims = shapeExprs(kb, &in.out);
   if (!inDims || !outDims || inDims->empty()) return failure("the shapes must be known to compile R.permute_dims");
   int rank = static_cast<int>(inDims->size());
-  std::vector<int> axes;
-  if (auto written = infer::intList(in.attr("axes"))) {
-    for (auto a : *written) axes.push_back(static_cast<int>(a < 0 ? a + rank : a));
-  } else {
-    for (int d = rank; d-- > 0;) axes.push_back(d);
-  }
+  auto perm = infer::permutation(in.attr("axes"), rank);
+  if (!perm) return failure("R.permute_dims: its axes are not a permutation of the input's " + std::to_string(rank));
+  std::vector<int> axes(perm->begin(), perm->end());
   int a = kb.param("A", *t, shapeText(x));
   int c = kb.param("C", *t, shapeText(&in.out));
   std::vector<int> loops;

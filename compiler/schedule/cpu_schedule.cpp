@@ -238,8 +238,7 @@ std::optional<StmtP> tileColumnReduction(Kernel& k, const Stmt& loop) {
   int acc = init->var, s = loop.var, r = red->var;
   auto op = combinerOf(*red->body[0]);
   if (!op || red->body[0]->var != acc || k.vars[static_cast<size_t>(acc)].temporary) return std::nullopt;
-  const ExprP& update = red->body[0]->value;
-  ExprP e = update->a->kind == Expr::Kind::Var && update->a->id == acc ? update->b : update->a;
+  ExprP e = combinedOperand(*red->body[0]);
   if (!loadsContiguous(e, s) || loadsContiguous(e, r) || strideOf(red->extent, s) != std::optional<int64_t>(0)) return std::nullopt;
   ScalarType t = k.vars[static_cast<size_t>(acc)].type;
   k.buffers.push_back({k.vars[static_cast<size_t>(acc)].name + "_cols", t, false, kColumnTile, {}, MemoryScope::Local});
@@ -251,7 +250,7 @@ std::optional<StmtP> tileColumnReduction(Kernel& k, const Stmt& loop) {
     ExprP at = varRef(k, o) * intImm(kColumnTile) + varRef(k, j);
     return forLoop(j, min(intImm(kColumnTile), loop.extent - varRef(k, o) * intImm(kColumnTile)), body(varRef(k, j), at), true);
   };
-  StmtP zero = lanes([&](ExprP j, ExprP) { return std::vector<StmtP>{store(accs, j, substitute(init->value, {}))}; });
+  StmtP zero = lanes([&](ExprP j, ExprP) { return std::vector<StmtP>{store(accs, j, init->value)}; });
   StmtP rows = forLoop(r, red->extent, {lanes([&](ExprP j, ExprP at) {
                          return std::vector<StmtP>{store(accs, j, binary(*op, loadRef(k, accs, j), substitute(e, {{s, at}})))};
                        })});

@@ -8,13 +8,18 @@ namespace tvms::schedule {
 
 using namespace tir;
 
+ExprP combinedOperand(const Stmt& s) {
+  const Expr& v = *s.value;
+  return v.a->kind == Expr::Kind::Var && v.a->id == s.var ? v.b : v.a;
+}
+
 std::optional<BinOp> combinerOf(const Stmt& s) {
   const Expr* v = s.value.get();
   if (s.kind != Stmt::Kind::Assign || v->kind != Expr::Kind::Binary) return std::nullopt;
   if (v->binOp != BinOp::Add && v->binOp != BinOp::Mul && v->binOp != BinOp::Max && v->binOp != BinOp::Min) return std::nullopt;
   auto isAcc = [&](const ExprP& e) { return e->kind == Expr::Kind::Var && e->id == s.var; };
   std::set<int> others;
-  variablesOf(isAcc(v->a) ? v->b : v->a, others);
+  variablesOf(combinedOperand(s), others);
   if (!(isAcc(v->a) || isAcc(v->b)) || others.count(s.var)) return std::nullopt;
   return v->binOp;
 }
@@ -31,8 +36,7 @@ bool collect(const std::vector<StmtP>& body, std::map<int, BinOp>& accumulators,
     if (!op) return false;
     auto [it, fresh] = accumulators.emplace(s->var, *op);
     if (!fresh && it->second != *op) return false;
-    const Expr& v = *s->value;  // acc op e: what e reads
-    variablesOf(v.a->kind == Expr::Kind::Var && v.a->id == s->var ? v.b : v.a, read);
+    variablesOf(combinedOperand(*s), read);
   }
   return true;
 }

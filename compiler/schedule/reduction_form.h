@@ -14,6 +14,9 @@ namespace tvms::schedule {
 // The combining operator of `s` when it is `acc = acc op e`.
 std::optional<tir::BinOp> combinerOf(const tir::Stmt& s);
 
+// The e of `acc = acc op e` (either side of op), for a statement combinerOf accepts.
+tir::ExprP combinedOperand(const tir::Stmt& s);
+
 // Whether `body` (and the loops inside it) only accumulates; the accumulators and their operators.
 bool reductionBody(const std::vector<tir::StmtP>& body, std::map<int, tir::BinOp>& accumulators);
 

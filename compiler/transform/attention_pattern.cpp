@@ -64,14 +64,7 @@ class Finder {
   std::optional<std::vector<int64_t>> permuteAxes(const Call& permute) const {
     const StructInfo* x = sinfoOf(permute.args.empty() ? nullptr : permute.args[0]);
     if (!x || x->rank() < 1) return std::nullopt;
-    auto axes = op::infer::intList(attrOf(permute, "axes"));
-    if (!axes) {  // None: every axis reversed
-      axes = std::vector<int64_t>();
-      for (int64_t i = x->rank(); i-- > 0;) axes->push_back(i);
-    }
-    if (static_cast<int64_t>(axes->size()) != x->rank()) return std::nullopt;
-    for (auto& a : *axes) a = a < 0 ? a + x->rank() : a;
-    return axes;
+    return op::infer::permutation(attrOf(permute, "axes"), x->rank());
   }
   // The tensor an operand reads and where its logical axes lie: through a permute_dims only the chain
   // reads (that permute then dropped), else the operand itself. `logical` holds the operand's axes.

@@ -82,14 +82,9 @@ class Offload : public Rewriter {
         continue;
       auto* permute = as<Call>(p->second->value);
       const StructInfo* x = permute->args.empty() ? nullptr : sinfoOf(permute->args[0]);
-      auto axes = op::infer::intList(permute->attr("axes") ? &permute->attr("axes")->value : nullptr);
       if (!x || x->rank() < 2 || !bt->annotation || !bt->annotation->shape) continue;
-      if (!axes) {  // None: every axis reversed
-        axes = std::vector<int64_t>();
-        for (int64_t i = x->rank(); i-- > 0;) axes->push_back(i);
-      }
-      if (static_cast<int64_t>(axes->size()) != x->rank()) continue;
-      for (auto& a : *axes) a = a < 0 ? a + x->rank() : a;
+      auto axes = op::infer::permutation(permute->attr("axes") ? &permute->attr("axes")->value : nullptr, x->rank());
+      if (!axes) continue;
       transposed_[bt] = lastTwoSwapped(*axes);
     }
   }

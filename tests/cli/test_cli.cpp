@@ -609,6 +609,10 @@ TEST_CASE("cli: lint --verify fails on a missing or an unexpected diagnostic") {
   auto w = runTvms({"lint", "--verify", tempFile("v_message.py", message)});
   CHECK(w.exitCode == 1);
   CHECK(w.out.find("line 15: expected TVS203 with \"same vdevice\", not reported") != std::string::npos);
+  // A column too long to be one is no column (and no crash).
+  std::string huge = text;
+  huge.replace(huge.find("# expect: TVS203"), 16, "# expect: TVS203@99999999999999999999999");
+  CHECK(runTvms({"lint", "--verify", tempFile("v_huge.py", huge)}).exitCode == 0);
 }
 
 TEST_CASE("cli: lint --fix applies the safe fixes in place, and the result lints clean") {
