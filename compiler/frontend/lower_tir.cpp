@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "compiler/frontend/cst.h"
+#include "compiler/tir/rewrite.h"
 
 namespace tvms::frontend {
 
@@ -72,6 +73,8 @@ class Reader {
     k.dimSources = dimSources_;
     k.signature = signature_;
     k.scheduledByAuthor = userScheduled_;
+    k.workspaces = workspaces_;
+    tir::orderParamsFirst(k);  // workspaces are parameters, declared among the local arrays
     return k;
   }
 
@@ -369,26 +372,62 @@ class Reader {
     if (ts_node_is_null(shape)) fail(call, "buffer '" + var + "' needs a shape");
     BufferInfo b;
     b.type = ts_node_is_null(type) ? ScalarType::F32 : dtype(type);
-    int64_t size = 1;
     std::vector<TSNode> dims = isType(shape, "tuple") || isType(shape, "list") ? namedChildren(shape) : std::vector<TSNode>{shape};
+    std::vector<std::string> printed;
+    for (TSNode d : dims) printed.push_back(text(d));
+    std::string scopeName = ts_node_is_null(scope) ? "global" : stringLiteral(doc_, scope).value_or("");
+    if (scopeName == "global") return workspace(left, dims, printed, b);
+    if (scopeName != "shared" && scopeName != "shared.dyn" && scopeName != "local") fail(scope, "a buffer in memory scope \"" + scopeName + "\"");
+    int64_t size = 1;
     for (TSNode d : dims) {
       auto v = staticExtent(d);
-      if (!v || *v < 0) fail(d, "an allocated buffer's shape is integers");
+      if (!v || *v < 0) fail(d, "a " + scopeName + " buffer's shape is integers");
       b.shape.push_back(tir::intImm(*v));
       if (__builtin_mul_overflow(size, *v, &size)) fail(d, "an allocation of more elements than 64 bits count");
     }
-    // A prim_func's allocations live in its kernel's stack frame (a thread's, on the CPU): a larger
-    // one would overflow the stack at run time, so it is refused here until tvms allocates workspaces.
+    // Local and shared arrays live in a thread's frame or a block's shared memory: a larger one would
+    // overflow them at run time (global allocations are workspaces, below).
     if (size > kMaxAllocationBytes / static_cast<int64_t>(runtime::dtypeBytes(b.type)))
-      fail(call, "a T.alloc_buffer of " + std::to_string(size) + " elements (over " + std::to_string(kMaxAllocationBytes >> 20) +
-                     " MiB: tvms keeps a prim_func's allocations on the stack)");
-    std::string scopeName = ts_node_is_null(scope) ? "global" : stringLiteral(doc_, scope).value_or("");
-    tir::MemoryScope s = scopeName == "shared" || scopeName == "shared.dyn" ? tir::MemoryScope::Shared : tir::MemoryScope::Local;
+      fail(call, "a " + scopeName + " T.alloc_buffer of " + std::to_string(size) + " elements (over " + std::to_string(kMaxAllocationBytes >> 20) +
+                     " MiB of a thread's stack or a block's shared memory)");
+    tir::MemoryScope s = scopeName == "local" ? tir::MemoryScope::Local : tir::MemoryScope::Shared;
     b.id = kb_.localArray(var, b.type, size, s);
-    std::vector<std::string> printed;
-    for (TSNode d : dims) printed.push_back(text(d));
     b.symbol = define(left, ir::TirSymbol::Kind::Buffer, bufferDetail(var, b, printed, scopeName, "allocated"));
     buffers_[var] = b;
+  }
+
+  // A global-scope allocation: a workspace the VM allocates for each call (Kernel::workspaces), its
+  // size an expression of the parameters' dims, known before the kernel runs.
+  void workspace(TSNode left, const std::vector<TSNode>& dims, const std::vector<std::string>& printed, BufferInfo& b) {
+    std::string var = text(left);
+    ExprP elements = tir::intImm(1);
+    int64_t staticSize = 1;
+    for (TSNode d : dims) {
+      ExprP extent = index(d);
+      tir::Expr::Kind kind = extent->kind;
+      readsOnlyDims(extent, d);
+      if (kind == tir::Expr::Kind::Int) {
+        if (extent->intValue < 0) fail(d, "a buffer of negative extent " + text(d));
+        if (__builtin_mul_overflow(staticSize, extent->intValue, &staticSize)) fail(d, "an allocation of more elements than 64 bits count");
+      }
+      b.shape.push_back(extent);
+      elements = elements->kind == tir::Expr::Kind::Int && elements->intValue == 1 ? extent : elements * extent;
+    }
+    b.id = kb_.param(var, b.type, printed);
+    workspaces_.push_back({b.id, elements});
+    b.symbol = define(left, ir::TirSymbol::Kind::Buffer, bufferDetail(var, b, printed, "global", "allocated (a workspace of the call)"));
+    buffers_[var] = b;
+  }
+
+  // A workspace's extent is computed before the kernel runs: of dims and constants only.
+  void readsOnlyDims(const ExprP& e, TSNode at) const {
+    if (!e) return;
+    if (e->kind == tir::Expr::Kind::Load) fail(at, "a global allocation whose size reads a buffer");
+    if (e->kind == tir::Expr::Kind::Var && kb_.kernel().vars[static_cast<size_t>(e->id)].role != tir::Variable::Role::Dim)
+      fail(at, "a global allocation whose size depends on '" + kb_.kernel().vars[static_cast<size_t>(e->id)].name + "' (only the parameters' dims size one)");
+    readsOnlyDims(e->a, at);
+    readsOnlyDims(e->b, at);
+    readsOnlyDims(e->c, at);
   }
 
   // X = T.Buffer(shape, dtype, data=Y.data): another view of Y's data (TVM's flattened buffers).
@@ -886,6 +925,7 @@ class Reader {
   std::vector<std::pair<int, int>> dimSources_;
   std::set<int> spatialUse_, reductionUse_;
   std::vector<tir::Kernel::Param> signature_;
+  std::vector<tir::Kernel::Workspace> workspaces_;
   bool userScheduled_ = false;  // a loop's kind was written (T.parallel, T.thread_binding, ...)
 };
 

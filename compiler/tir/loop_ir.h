@@ -134,6 +134,15 @@ struct Kernel {
   std::vector<std::pair<int, int>> dimSources;
   // Its loops were scheduled by whoever wrote it (T.parallel, T.thread_binding, ...): kept as written.
   bool scheduledByAuthor = false;
+  // A user's global-scope allocations (`T.alloc_buffer` without a scope, as TVM's workspaces): each
+  // a parameter buffer after the signature's buffers that the VM allocates on the call's device for
+  // the call (`elements`: its size, an expression of the kernel's dims), so it may be large, sized
+  // at run time, and shared by every thread and launch of the kernel (a stack array would not be).
+  struct Workspace {
+    int buffer = -1;
+    ExprP elements;
+  };
+  std::vector<Workspace> workspaces;
   size_t paramCount() const;
 };
 

@@ -129,3 +129,36 @@ bool containsLoop(const std::vector<StmtP>& body) {
 }
 
 }  // namespace tvms::tir
+
+namespace tvms::tir {
+
+void orderParamsFirst(Kernel& k) {
+  std::vector<int> order;  // new position -> old index
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < k.buffers.size(); ++i)
+      if (k.buffers[i].param == (pass == 0)) order.push_back(static_cast<int>(i));
+  std::vector<int> newIndex(k.buffers.size());
+  bool moved = false;
+  for (size_t i = 0; i < order.size(); ++i) {
+    newIndex[static_cast<size_t>(order[i])] = static_cast<int>(i);
+    moved |= order[i] != static_cast<int>(i);
+  }
+  if (!moved) return;
+  std::vector<Buffer> buffers;
+  for (int old : order) buffers.push_back(k.buffers[static_cast<size_t>(old)]);
+  k.buffers = std::move(buffers);
+  auto renumber = [&](const ExprP& e) -> ExprP {
+    if (e->kind != Expr::Kind::Load) return e;
+    auto copy = std::make_shared<Expr>(*e);
+    copy->id = newIndex[static_cast<size_t>(e->id)];
+    return copy;
+  };
+  k.body = mapStmts(k.body, renumber, [&](Stmt& s) {
+    if (s.kind == Stmt::Kind::Store) s.buffer = newIndex[static_cast<size_t>(s.buffer)];
+  });
+  for (auto& p : k.signature)
+    if (!p.scalar) p.index = newIndex[static_cast<size_t>(p.index)];
+  for (auto& w : k.workspaces) w.buffer = newIndex[static_cast<size_t>(w.buffer)];
+}
+
+}  // namespace tvms::tir

@@ -37,6 +37,9 @@ ExprP loadRef(const Kernel& k, int buffer, ExprP index);
 // The coefficient of loop variable `v` in an index expression, when the index is linear in it (0:
 // free of v); nullopt otherwise.
 std::optional<int64_t> strideOf(const ExprP& e, int v);
+// The kernel's buffers reordered so that its parameters come first, in their order, then its local
+// arrays (what the backends assume), every load and store renumbered.
+void orderParamsFirst(Kernel& k);
 // Whether any statement of `body`, at any depth, is a loop.
 bool containsLoop(const std::vector<StmtP>& body);
 

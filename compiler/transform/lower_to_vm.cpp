@@ -563,17 +563,94 @@ class FunctionLowering {
       if (p.reg >= 0) regs.push_back(p.reg);
     size_t expected = k.signature.empty() ? k.paramCount() : k.signature.size();
     size_t given = k.signature.empty() ? regs.size() : params.size();
-    if (expected != given || (!k.signature.empty() && regs.size() != k.paramCount()))
+    if (expected != given || (!k.signature.empty() && regs.size() + k.workspaces.size() != k.paramCount()))
       return error("'" + var->name + "': " + kernelName + " takes " + std::to_string(expected) + " parameters (inputs, outputs, then tir_vars); the call passes " +
                    std::to_string(given));
-    std::vector<int64_t> args{it->second, slot, static_cast<int64_t>(regs.size())};
-    args.insert(args.end(), regs.begin(), regs.end());
+    std::vector<int64_t> dimSlots;
     for (size_t i = 0; i < k.dims.size(); ++i) {
       auto d = kernelDim(k, i, params, var);
       if (!d) return;
-      args.push_back(*d);
+      dimSlots.push_back(*d);
     }
+    std::vector<Storage> released;
+    for (auto& w : k.workspaces) {
+      auto ws = workspace(k, w, dimSlots, slot, var);
+      if (!ws) return;
+      regs.push_back(ws->first);
+      if (ws->second.reg >= 0) released.push_back(ws->second);
+    }
+    std::vector<int64_t> args{it->second, slot, static_cast<int64_t>(regs.size())};
+    args.insert(args.end(), regs.begin(), regs.end());
+    args.insert(args.end(), dimSlots.begin(), dimSlots.end());
     emit(Opcode::CallKernel, -1, args);
+    // A workspace is dead once its kernel has run (later work on the device's stream follows it).
+    pool_.insert(pool_.end(), released.begin(), released.end());
+  }
+
+  // A workspace of a user's kernel (Kernel::workspaces): a one-dimensional tensor of its size on the
+  // call's device, from the pool when the size is static. Its register, and its storage to give back
+  // to the pool after the call (reg -1 when the size is known only at run time).
+  std::optional<std::pair<int64_t, Storage>> workspace(const tir::Kernel& k, const tir::Kernel::Workspace& w, const std::vector<int64_t>& dimSlots, int slot,
+                                                       const Var* var) {
+    const tir::Buffer& b = k.buffers[static_cast<size_t>(w.buffer)];
+    auto elements = kernelExprOperand(k, w.elements, dimSlots);
+    if (!elements) {
+      error("'" + var->name + "': the size of " + primNameOf(k) + "'s buffer '" + b.name + "' cannot be computed by the VM");
+      return std::nullopt;
+    }
+    int64_t bytesPer = static_cast<int64_t>(runtime::dtypeBytes(b.type));
+    int storageReg = newReg();
+    ++out_.storageAllocations;
+    Storage storage{-1, slot, 0};
+    if (!elements->isSlot) {
+      int64_t bytes = 0;
+      if (elements->value < 0 || __builtin_mul_overflow(elements->value, bytesPer, &bytes)) {
+        error("'" + var->name + "': " + primNameOf(k) + "'s buffer '" + b.name + "' has more bytes than a 64-bit size holds");
+        return std::nullopt;
+      }
+      auto pooled = std::find_if(pool_.begin(), pool_.end(), [&](const Storage& p) { return p.slot == slot && p.bytes >= bytes; });
+      if (pooled != pool_.end()) {
+        storageReg = pooled->reg;
+        storage = *pooled;
+        pool_.erase(pooled);
+        --out_.storageAllocations;
+        ++out_.storageReuses;
+      } else {
+        emit(Opcode::AllocStorage, storageReg, {slot, 0, bytes});
+        storage = {storageReg, slot, bytes};
+      }
+    } else {
+      int t = static_cast<int>(dims_.size()) + tempDims_++;
+      emit(Opcode::ComputeDim, t, {'*', 1, elements->value, 0, bytesPer});
+      emit(Opcode::AllocStorage, storageReg, {slot, 1, t});
+    }
+    int reg = newReg();
+    emit(Opcode::AllocTensor, reg, {storageReg, static_cast<int64_t>(b.type), elements->isSlot, elements->value});
+    return std::make_pair(static_cast<int64_t>(reg), storage);
+  }
+
+  // A kernel's integer expression over its dims (`dimSlots`: the heap slot of each) as a VM operand,
+  // computed into the heap where it is not a constant; nullopt for what the VM's dim arithmetic lacks.
+  std::optional<runtime::DimOperand> kernelExprOperand(const tir::Kernel& k, const tir::ExprP& e, const std::vector<int64_t>& dimSlots) {
+    using tir::Expr;
+    if (e->kind == Expr::Kind::Int) return runtime::DimOperand{false, e->intValue};
+    if (e->kind == Expr::Kind::Cast && !tir::isFloat(e->a->type)) return kernelExprOperand(k, e->a, dimSlots);
+    if (e->kind == Expr::Kind::Var) {
+      const tir::Variable& v = k.vars[static_cast<size_t>(e->id)];
+      if (v.role != tir::Variable::Role::Dim || static_cast<size_t>(v.dimIndex) >= dimSlots.size()) return std::nullopt;
+      return runtime::DimOperand{true, dimSlots[static_cast<size_t>(v.dimIndex)]};
+    }
+    if (e->kind != Expr::Kind::Binary) return std::nullopt;
+    static const std::map<tir::BinOp, std::string> ops = {{tir::BinOp::Add, "+"}, {tir::BinOp::Sub, "-"}, {tir::BinOp::Mul, "*"},
+                                                          {tir::BinOp::FloorDiv, "//"}, {tir::BinOp::FloorMod, "%"}, {tir::BinOp::Max, "max"},
+                                                          {tir::BinOp::Min, "min"}};
+    auto op = ops.find(e->binOp);
+    if (op == ops.end()) return std::nullopt;
+    auto a = kernelExprOperand(k, e->a, dimSlots), b = kernelExprOperand(k, e->b, dimSlots);
+    if (!a || !b) return std::nullopt;
+    int slot = static_cast<int>(dims_.size()) + tempDims_++;
+    emit(Opcode::ComputeDim, slot, {dimOpCode(op->second), a->isSlot, a->value, b->isSlot, b->value});
+    return runtime::DimOperand{true, slot};
   }
 
   // R.call_tir_inplace: output i is argument inplace_indices[i] itself (not passed again), or a new

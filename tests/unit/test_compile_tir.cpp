@@ -536,12 +536,13 @@ TEST_CASE("compile and run: integer scalar parameters from R.prim_value and tir_
   checkClose(r.outputs.at(0), want, 1e-6);
 }
 
-TEST_CASE("tir: an allocation larger than a kernel's stack holds (or than 64 bits count) is a build error, never a crashed run") {
-  const char* sizes[][2] = {{"(4096, 4096)", "16777216 elements (over 1 MiB"}, {"(4294967296, 4294967296)", "more elements than 64 bits count"}};
-  for (auto& [shape, says] : sizes) {
+TEST_CASE("tir: a local allocation larger than a kernel's stack holds (or any of more elements than 64 bits count) is a build error, never a crashed run") {
+  const char* cases[][2] = {{"(4096, 4096), \"float32\", scope=\"local\"", "16777216 elements (over 1 MiB"},
+                            {"(4294967296, 4294967296), \"float32\"", "more elements than 64 bits count"}};
+  for (auto& [shape, says] : cases) {
     std::string text = tirModule(std::string(R"(    @T.prim_func(private=True)
     def big(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
-        tmp = T.alloc_buffer()") + shape + R"(, "float32")
+        tmp = T.alloc_buffer()") + shape + R"()
         for i in range(4):
             tmp[i, i] = A[i]
             B[i] = tmp[i, i]
@@ -551,5 +552,56 @@ TEST_CASE("tir: an allocation larger than a kernel's stack holds (or than 64 bit
     auto errors = buildErrors(text);
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].find(says) != std::string::npos);
+  }
+}
+
+// A global-scope T.alloc_buffer (TVM's default scope) is a workspace the VM allocates for the call:
+// written by one loop nest and read by the next, which the default GPU schedule runs as two launches
+// (a per-thread array would lose it between them), as large as the device holds, and of symbolic size.
+TEST_CASE("compile and run: global T.alloc_buffers are workspaces of the call: shared across loop nests, 64 MiB, of symbolic shape") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func
+    def padded_window_sum(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n,), "float32")
+        B = T.match_buffer(b, (n,), "float32")
+        with T.block("root"):
+            acc = T.alloc_buffer((2,), scope="local")
+            pad = T.alloc_buffer((n + T.int64(2),))
+            big = T.alloc_buffer((T.int64(4096), T.int64(4096)))
+            for i in T.grid(n + T.int64(2)):
+                with T.block("pad"):
+                    vi = T.axis.spatial(n + T.int64(2), i)
+                    pad[vi] = T.if_then_else(T.int64(1) <= vi and vi <= n, A[vi - T.int64(1)], T.float32(0))
+            for i in range(n):
+                with T.block("big"):
+                    vi = T.axis.spatial(n, i)
+                    big[T.int64(4095), vi % T.int64(4096)] = pad[vi + T.int64(1)] * T.float32(2)
+            for i in range(n):
+                with T.block("B"):
+                    vi = T.axis.spatial(n, i)
+                    B[vi] = pad[vi] + pad[vi + T.int64(1)] + pad[vi + T.int64(2)] + big[T.int64(4095), vi % T.int64(4096)]
+)",
+                               R"(    def main(x: R.Tensor(("m",), "float32")) -> R.Tensor(("m",), "float32"):
+        m = T.int64()
+        cls = Module
+        y = R.call_tir(cls.padded_window_sum, (x,), out_sinfo=R.Tensor((m,), "float32"))
+        z = R.call_tir(cls.padded_window_sum, (y,), out_sinfo=R.Tensor((m,), "float32"))
+        return z
+)");
+  for (int64_t m : {1, 7, 1000}) {
+    auto x = h.tensor({m}, rng);
+    auto r = compileAndRun(text, {x});
+    auto once = [&](const std::vector<double>& in) {
+      std::vector<double> out(in.size());
+      for (size_t i = 0; i < in.size(); ++i)
+        out[i] = (i ? in[i - 1] : 0) + in[i] + (i + 1 < in.size() ? in[i + 1] : 0) + 2 * in[i];
+      return out;
+    };
+    std::vector<double> in(static_cast<size_t>(m));
+    for (int64_t i = 0; i < m; ++i) in[static_cast<size_t>(i)] = at(x, i);
+    INFO("m = " << m);
+    checkClose(r.outputs.at(0), once(once(in)), 1e-5);
   }
 }
