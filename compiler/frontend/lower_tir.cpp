@@ -210,7 +210,8 @@ class Reader {
   // `position`: the parameter's place in the prim_func's signature (a dim its shape binds records it).
   void declareParam(const std::string& pname, TSNode nameNode, TSNode arguments, int position, size_t first = 0) {
     // Strides, offsets and the like are not read: tvms compiles contiguous buffers.
-    auto args = bufferArguments(arguments, {"shape", "dtype"}, {"shape", "dtype"}, first);
+    auto args = bufferArguments(arguments, {"shape", "dtype"}, {"shape", "dtype", "strides", "elem_offset", "align", "offset_factor", "scope", "buffer_type"}, first);
+    contiguousOnly(args, pname);
     TSNode shape = argument(args, "shape"), type = argument(args, "dtype");
     if (ts_node_is_null(shape)) fail(arguments, "buffer '" + pname + "' needs a shape");
     BufferInfo b;
@@ -239,6 +240,33 @@ class Reader {
     buffers_[pname] = b;
   }
 
+  // What a parameter's declaration may say of its layout beyond the shape: tvms passes every tensor
+  // compact and row-major in global memory, so strides must be those (or not given), the offset 0
+  // and the scope global; alignment and offset factors hold for its allocations and are not read.
+  void contiguousOnly(const std::map<std::string, TSNode>& args, const std::string& pname) const {
+    TSNode offset = argument(args, "elem_offset"), scope = argument(args, "scope"), strides = argument(args, "strides");
+    TSNode shape = argument(args, "shape"), kind = argument(args, "buffer_type");
+    if (!ts_node_is_null(offset) && staticExtent(offset) != std::optional<int64_t>(0)) fail(offset, "buffer '" + pname + "' at an element offset");
+    if (!ts_node_is_null(scope) && stringLiteral(doc_, scope) != std::optional<std::string>("global")) fail(scope, "a parameter in memory scope " + text(scope));
+    if (!ts_node_is_null(kind) && stringLiteral(doc_, kind) != std::optional<std::string>("default")) fail(kind, "a buffer of type " + text(kind));
+    if (ts_node_is_null(strides) || ts_node_is_null(shape)) return;
+    auto list = [&](TSNode t) { return isType(t, "tuple") || isType(t, "list") ? namedChildren(t) : std::vector<TSNode>{t}; };
+    std::vector<TSNode> dims = list(shape), steps = list(strides);
+    if (steps.empty()) return;  // strides=(): compact
+    bool compact = steps.size() == dims.size();
+    std::string expect = "1";
+    for (size_t i = dims.size(); compact && i-- > 0;) {
+      auto step = staticExtent(steps[i]);
+      std::string written = step ? std::to_string(*step) : text(steps[i]);
+      compact = written == expect;
+      auto extent = staticExtent(dims[i]);
+      if (expect == "1") expect = extent ? std::to_string(*extent) : text(dims[i]);
+      else if (extent && std::all_of(expect.begin(), expect.end(), ::isdigit)) expect = std::to_string(std::stoll(expect) * *extent);
+      else expect = expect + " * " + (extent ? std::to_string(*extent) : text(dims[i]));
+    }
+    if (!compact) fail(strides, "buffer '" + pname + "' with strides " + text(strides) + " (tvms passes compact row-major tensors)");
+  }
+
   // 4, or T.int64(4) / T.int32(4) as TVM's printer writes shapes; nullopt for anything else.
   std::optional<int64_t> staticExtent(TSNode d) const {
     if (auto v = integerLiteral(doc_, d)) return v;
@@ -262,10 +290,75 @@ class Reader {
         out.push_back(tir::ifThen(cond, rest));
         break;
       }
+      if (auto launch = launchOf(st)) {  // the rest of the block runs on the launched thread axis
+        out.push_back(threadLaunch(*launch, std::vector<TSNode>(stmts.begin() + i + 1, stmts.end())));
+        break;
+      }
       statement(st, out);
     }
     scopes_.pop_back();
     return out;
+  }
+
+  // A thread launch as TVM's printer writes it: `v = T.launch_thread("threadIdx.x", n)`, or
+  // `T.launch_thread(v, n)` of a `v = T.env_thread("threadIdx.x")`, each running the rest of its
+  // block on that axis; `with T.launch_thread(v, n):` runs its body so (withStatement).
+  struct Launch {
+    TSNode var{};       // the variable's node (its definition, or its use when declared by T.env_thread)
+    std::string tag;
+    TSNode extent{};
+    TSNode at{};
+  };
+  std::optional<Launch> launchOf(TSNode st) {
+    if (!isType(st, "expression_statement") || namedChildren(st).empty()) return std::nullopt;
+    TSNode e = namedChildren(st)[0];
+    if (isType(e, "assignment")) {
+      TSNode right = field(e, "right");
+      if (!isType(right, "call") || name(field(right, "function")) != "T.launch_thread") return std::nullopt;
+      auto args = namedChildren(field(right, "arguments"));
+      if (args.size() != 2 || !stringLiteral(doc_, args[0])) fail(right, "T.launch_thread(\"thread tag\", extent)");
+      return Launch{field(e, "left"), *stringLiteral(doc_, args[0]), args[1], right};
+    }
+    if (isType(e, "call") && name(field(e, "function")) == "T.launch_thread") return launchCall(e);
+    return std::nullopt;
+  }
+  // T.launch_thread(v, n) of an env thread, or T.launch_thread("tag", n) whose variable is not named.
+  Launch launchCall(TSNode call) {
+    auto args = namedChildren(field(call, "arguments"));
+    if (args.size() != 2) fail(call, "T.launch_thread(thread, extent)");
+    if (auto tag = stringLiteral(doc_, args[0])) return Launch{TSNode{}, *tag, args[1], call};
+    auto env = envThreads_.find(text(args[0]));
+    if (env == envThreads_.end()) fail(args[0], "T.launch_thread of '" + text(args[0]) + "', which no T.env_thread declares");
+    return Launch{args[0], env->second, args[1], call};
+  }
+
+  void checkThreadTag(TSNode at, const std::string& tag) const {
+    static const std::set<std::string> tags = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"};
+    if (!tags.count(tag))
+      mistake(at, diag::Code::TVS403, "thread tag \"" + tag + "\" is not a CUDA thread axis (blockIdx.x/y/z, threadIdx.x/y/z, vthread)");
+  }
+
+  // `body` run once per thread of the launch's axis: a loop bound to it, as T.thread_binding writes one.
+  StmtP threadLaunch(const Launch& l, const std::vector<TSNode>& body) {
+    checkThreadTag(l.at, l.tag);
+    userScheduled_ = true;
+    ExprP extent = index(l.extent);
+    std::string var = ts_node_is_null(l.var) ? l.tag : text(l.var);
+    int id = kb_.loopVar(var);
+    scopes_.emplace_back();
+    int symbol = -1;
+    if (!ts_node_is_null(l.var)) {
+      auto env = envSymbols_.find(var);
+      if (env != envSymbols_.end()) use(l.var, symbol = env->second);
+      else symbol = define(l.var, ir::TirSymbol::Kind::Variable, var + ": thread index of T.launch_thread(\"" + l.tag + "\", " + text(l.extent) + ")");
+    }
+    scopes_.back()[var] = {kb_.var(id), symbol};
+    std::vector<StmtP> inner = block(body);
+    scopes_.pop_back();
+    auto loop = std::make_shared<tir::Stmt>(*tir::forLoop(id, extent, inner));
+    loop->forKind = tir::ForKind::ThreadBinding;
+    loop->threadTag = l.tag;
+    return loop;
   }
 
   bool isWhere(TSNode st) const {
@@ -293,12 +386,14 @@ class Reader {
       if (callee == "T.evaluate") {
         auto args = namedChildren(field(e, "arguments"));
         if (args.size() == 1 && integerLiteral(doc_, args[0])) return;  // T.evaluate(0)
+        if (args.size() == 1 && isType(args[0], "call") && name(field(args[0], "function")) == "T.assume") return;
         if (args.size() == 1 && isType(args[0], "call") && name(field(args[0], "function")) == "T.tvm_storage_sync") return out.push_back(tir::barrier());
         if (args.size() == 1 && isType(args[0], "call") && name(field(args[0], "function")) == "T.call_extern")
           if (auto add = atomicAdd(args[0])) return out.push_back(*add);
         fail(e, "T.evaluate of " + text(args.empty() ? e : args[0]));
       }
       if (callee == "T.tvm_storage_sync") return out.push_back(tir::barrier());
+      if (callee == "T.assume") return;  // a fact for TVM's simplifier; the code is the same without it
       fail(e, "the call " + callee + " as a statement");
     }
     if (isType(e, "assignment")) return assignment(e, out);
@@ -327,6 +422,15 @@ class Reader {
         return;
       }
       if (callee == "T.tvm_warp_allreduce") return out.push_back(warpReduce(var, right));
+      if (callee == "T.env_thread") {
+        auto args = namedChildren(field(right, "arguments"));
+        auto tag = args.size() == 1 ? stringLiteral(doc_, args[0]) : std::nullopt;
+        if (!tag) fail(right, "T.env_thread(\"thread tag\")");
+        checkThreadTag(right, *tag);
+        envThreads_[var] = *tag;
+        envSymbols_[var] = define(left, ir::TirSymbol::Kind::Variable, var + " = T.env_thread(\"" + *tag + "\")  # thread index");
+        return;
+      }
     }
     if (ts_node_is_null(right)) fail(e, "a declaration without a value");
     if (auto it = locals_.find(var); it != locals_.end()) {
@@ -334,9 +438,23 @@ class Reader {
       out.push_back(tir::assign(it->second, tir::cast(kb_.kernel().vars[static_cast<size_t>(it->second)].type, expr(right))));
       return;
     }
-    // A let: the name stands for the value (TIR's LetStmt binds an immutable value).
+    // A let: the name stands for the value (TIR's LetStmt binds an immutable value); `v: T.int32 = e`,
+    // as TVM's printer writes one, of that dtype.
     ExprP value = expr(right);
-    scopes_.back()[var] = {value, define(left, ir::TirSymbol::Kind::Variable, var + " = " + text(right) + "  # let")};
+    TSNode type = field(e, "type");
+    if (!ts_node_is_null(type)) {
+      TSNode ann = namedChildren(type).empty() ? type : namedChildren(type)[0];
+      std::string head = name(ann);
+      auto t = head.rfind("T.", 0) == 0 ? tir::scalarTypeOf(head.substr(2)) : std::nullopt;
+      if (!t) fail(type, "a let of type " + text(type));
+      value = tir::cast(*t, value);
+    }
+    bindLet(left, value, text(right));
+  }
+
+  void bindLet(TSNode name, ExprP value, const std::string& written) {
+    std::string var = text(name);
+    scopes_.back()[var] = {std::move(value), define(name, ir::TirSymbol::Kind::Variable, var + " = " + written + "  # let")};
   }
 
   // The arguments of a call declaring a buffer (T.Buffer, T.match_buffer, T.alloc_buffer): `order`
@@ -477,10 +595,30 @@ class Reader {
     return s;
   }
 
+  // buffer[index] = value. A store of vectors (indices of T.ramp, values of T.broadcast, as TVM's
+  // vectorizer writes them) is a vectorized loop over its lanes.
   StmtP storeTo(TSNode target, TSNode value) {
     const BufferInfo& b = bufferOf(field(target, "value"));
+    lanes_ = {};
+    inStore_ = true;
     ExprP v = expr(value);
-    return tir::store(b.id, flatIndex(b, target), tir::cast(b.type, v));
+    ExprP at = flatIndex(b, target);
+    inStore_ = false;
+    StmtP s = tir::store(b.id, at, tir::cast(b.type, v));
+    if (lanes_.var < 0) return s;
+    auto loop = std::make_shared<tir::Stmt>(*tir::forLoop(lanes_.var, tir::intImm(lanes_.count), {s}, true));
+    loop->forKind = tir::ForKind::Vectorized;
+    return loop;
+  }
+
+  // The lane of the store being read, for T.ramp / T.broadcast of `count` lanes.
+  ExprP lane(TSNode at, TSNode count) {
+    auto n = staticExtent(count);
+    if (!inStore_) fail(at, "a vector expression outside a buffer store");
+    if (!n || *n < 1) fail(count, "a vector of " + text(count) + " lanes");
+    if (lanes_.var >= 0 && lanes_.count != *n) fail(at, "vectors of " + std::to_string(lanes_.count) + " and " + std::to_string(*n) + " lanes in one store");
+    if (lanes_.var < 0) lanes_ = {kb_.loopVar("lane"), *n};
+    return kb_.var(lanes_.var);
   }
 
   // The buffer `n` names (a use of it).
@@ -553,9 +691,7 @@ class Reader {
       ExprP hi = index(positional.back());
       ranges.push_back({lo, positional.size() == 2 ? hi - lo : hi});
       if (kind == tir::ForKind::ThreadBinding) {
-        static const std::set<std::string> tags = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"};
-        if (!tags.count(thread))
-          mistake(right, diag::Code::TVS403, "thread tag \"" + thread + "\" is not a CUDA thread axis (blockIdx.x/y/z, threadIdx.x/y/z, vthread)");
+        checkThreadTag(right, thread);
         userScheduled_ = true;
       }
       if (kind != tir::ForKind::Serial) userScheduled_ = true;
@@ -595,6 +731,17 @@ class Reader {
     if (isType(value, "as_pattern")) fail(value, "a with ... as ... in a prim_func");
     std::string callee = isType(value, "call") ? name(field(value, "function")) : "";
     if (callee == "T.block" || callee == "T.sblock") return blockStatement(st, out);
+    if (callee == "T.launch_thread") return out.push_back(threadLaunch(launchCall(value), namedChildren(field(st, "body"))));
+    if (callee == "T.let") {  // with T.let(x, value): the body sees x as value
+      auto args = namedChildren(field(value, "arguments"));
+      if (args.size() != 2 || !isType(args[0], "identifier")) fail(value, "T.let(variable, value)");
+      scopes_.emplace_back();
+      bindLet(args[0], expr(args[1]), text(args[1]));
+      std::vector<StmtP> body = block(namedChildren(field(st, "body")));
+      scopes_.pop_back();
+      out.insert(out.end(), body.begin(), body.end());
+      return;
+    }
     if (callee == "T.init") fail(st, "T.init outside a block");
     fail(st, "with " + text(value));
   }
@@ -774,6 +921,7 @@ class Reader {
     if (type == "true" || type == "false") return tir::floatImm(type == "true" ? 1 : 0, ScalarType::Bool);
     if (type == "identifier") return lookup(n);
     if (type == "parenthesized_expression") return expr(child(n, 0));
+    if (type == "subscript" && isType(field(n, "value"), "attribute")) return bufferAttribute(n);
     if (type == "subscript") {
       const BufferInfo& b = bufferOf(field(n, "value"));
       return kb_.load(b.id, flatIndex(b, n));
@@ -804,6 +952,18 @@ class Reader {
     }
     if (type == "call") return call(n);
     fail(n, "the expression " + text(n));
+  }
+
+  // A.shape[i]: the extent of a buffer's axis i.
+  ExprP bufferAttribute(TSNode n) {
+    TSNode attr = field(n, "value");
+    std::string what = text(field(attr, "attribute"));
+    if (what != "shape") fail(n, "the buffer attribute " + what);
+    const BufferInfo& b = bufferOf(field(attr, "object"));
+    auto idx = namedChildren(n);
+    auto i = idx.size() == 2 ? staticExtent(idx[1]) : std::nullopt;
+    if (!i || *i < 0 || static_cast<size_t>(*i) >= b.shape.size()) fail(n, "the axis of " + text(n));
+    return b.shape[static_cast<size_t>(*i)];
   }
 
   ExprP binaryOperator(TSNode n) {
@@ -868,6 +1028,16 @@ class Reader {
       need(2);
       return tir::cast(dtype(args[1]), expr(args[0]));
     }
+    if (callee == "T.ramp") {  // T.ramp(base, stride, lanes): base + stride * lane
+      need(3);
+      ExprP l = lane(n, args[2]);
+      return arith(tir::BinOp::Add, expr(args[0]), arith(tir::BinOp::Mul, expr(args[1]), l));
+    }
+    if (callee == "T.broadcast" || callee == "T.Broadcast") {  // the same value in every lane
+      need(2);
+      lane(n, args[1]);
+      return expr(args[0]);
+    }
     if (callee == "T.max_value" || callee == "T.min_value") {
       need(1);
       ScalarType t = dtype(args[0]);
@@ -918,7 +1088,8 @@ class Reader {
     int symbol = -1;
   };
   std::vector<std::map<std::string, Bound>> scopes_;
-  std::map<std::string, int> localSymbols_, dimSymbols_;
+  std::map<std::string, int> localSymbols_, dimSymbols_, envSymbols_;
+  std::map<std::string, std::string> envThreads_;  // T.env_thread variables and their tags
   std::vector<std::shared_ptr<const ir::TirSymbol>> symbolList_;
   std::vector<TirRead::Name> names_;
   std::set<std::string> symbols_, dimSeen_;
@@ -926,6 +1097,11 @@ class Reader {
   std::set<int> spatialUse_, reductionUse_;
   std::vector<tir::Kernel::Param> signature_;
   std::vector<tir::Kernel::Workspace> workspaces_;
+  struct Lanes {
+    int var = -1;  // the vector store's lane variable, made by its first T.ramp / T.broadcast
+    int64_t count = 0;
+  } lanes_;
+  bool inStore_ = false;
   bool userScheduled_ = false;  // a loop's kind was written (T.parallel, T.thread_binding, ...)
 };
 

@@ -605,3 +605,61 @@ TEST_CASE("compile and run: global T.alloc_buffers are workspaces of the call: s
     checkClose(r.outputs.at(0), once(once(in)), 1e-5);
   }
 }
+
+// The forms TVM's printer gives kernels after its lowering passes: thread launches (T.launch_thread
+// naming its tag, or an env thread), with T.let and annotated lets, vector stores of T.ramp and
+// T.broadcast, A.shape[i], T.assume, and a parameter's compact strides, offset and alignment.
+TEST_CASE("compile and run: lowered TIR forms: T.launch_thread and T.env_thread, T.let, typed lets, T.ramp / T.broadcast, A.shape, T.assume, strides") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func
+    def launched(a: T.handle, b: T.handle):
+        n = T.int64()
+        A = T.match_buffer(a, (n, 8), "float32", strides=(8, 1), align=64, offset_factor=1, elem_offset=0)
+        B = T.match_buffer(b, (n, 8), "float32")
+        bx = T.launch_thread("blockIdx.x", n)
+        tx = T.env_thread("threadIdx.x")
+        T.launch_thread(tx, 2)
+        T.evaluate(T.assume(n > 0))
+        with T.let(base, bx * T.int64(8) + tx * T.int64(4)):
+            k: T.int64 = base + T.int64(0)
+            B[k // T.int64(8), T.ramp(k % T.int64(8), 1, 4)] = A[k // T.int64(8), T.ramp(k % T.int64(8), 1, 4)] * T.broadcast(T.float32(2), 4) + T.Cast("float32", A.shape[1])
+)",
+                               R"(    def main(x: R.Tensor(("m", 8), "float32")) -> R.Tensor(("m", 8), "float32"):
+        m = T.int64()
+        cls = Module
+        y = R.call_tir(cls.launched, (x,), out_sinfo=R.Tensor((m, 8), "float32"))
+        return y
+)");
+  CHECK(test::lower(text).codes().empty());
+  for (int64_t m : {1, 6}) {
+    auto x = h.tensor({m, 8}, rng);
+    auto r = compileAndRun(text, {x});
+    std::vector<double> want(static_cast<size_t>(m * 8));
+    for (int64_t i = 0; i < m * 8; ++i) want[static_cast<size_t>(i)] = 2.0 * at(x, i) + 8;
+    checkClose(r.outputs.at(0), want, 1e-6);
+  }
+}
+
+TEST_CASE("tir: strides that are not compact, an element offset and a vector outside a store are build errors naming them") {
+  const char* cases[][2] = {{"A = T.match_buffer(a, (4, 8), \"float32\", strides=(16, 1))", "strides (16, 1)"},
+                            {"A = T.match_buffer(a, (4, 8), \"float32\", elem_offset=4)", "at an element offset"},
+                            {"A = T.match_buffer(a, (4, 8), \"float32\")\n        v = T.ramp(0, 1, 4)", "a vector expression outside a buffer store"}};
+  for (auto& [decl, says] : cases) {
+    std::string text = tirModule(std::string(R"(    @T.prim_func(private=True)
+    def f(a: T.handle, B: T.Buffer((4, 8), "float32")):
+        )") + decl + R"(
+        for i, j in T.grid(4, 8):
+            B[i, j] = A[i, j]
+)",
+                                 R"(    def main(x: R.Tensor((4, 8), "float32")) -> R.Tensor((4, 8), "float32"):
+        cls = Module
+        y = R.call_tir(cls.f, (x,), out_sinfo=R.Tensor((4, 8), "float32"))
+        return y
+)");
+    INFO(decl);
+    auto errors = buildErrors(text);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].find(says) != std::string::npos);
+  }
+}
