@@ -374,6 +374,11 @@ class Reader {
     if (type == "for_statement") return out.push_back(forStatement(st));
     if (type == "with_statement") return withStatement(st, out);
     if (type == "if_statement") return ifStatement(st, out);
+    if (type == "while_statement") {  // serial as written: each iteration may depend on the last
+      if (!namedChildren(st).empty() && !ts_node_is_null(field(st, "alternative"))) fail(st, "a while ... else");
+      ExprP cond = tir::cast(ScalarType::Bool, expr(field(st, "condition")));
+      return out.push_back(tir::whileLoop(cond, block(namedChildren(field(st, "body")))));
+    }
     if (type == "pass_statement") return;
     fail(st, "a " + type + " in a prim_func");
   }

@@ -61,6 +61,7 @@ int64_t staticWork(const StmtP& s, std::map<int, int64_t>& bounds) {
     return trips == 0 ? 0 : trips >= kUnbounded / body ? kUnbounded : trips * body;
   }
   if (s->kind == Stmt::Kind::Seq || s->kind == Stmt::Kind::If) return sum(s->body);
+  if (s->kind == Stmt::Kind::While) return kUnbounded;  // its trip count is not known
   return 1;
 }
 

@@ -235,6 +235,13 @@ StmtP ifThen(ExprP cond, std::vector<StmtP> body) {
   s->body = std::move(body);
   return s;
 }
+StmtP whileLoop(ExprP cond, std::vector<StmtP> body) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = Stmt::Kind::While;
+  s->cond = std::move(cond);
+  s->body = std::move(body);
+  return s;
+}
 StmtP warpReduce(int local, BinOp combiner) {
   auto s = std::make_shared<Stmt>();
   s->kind = Stmt::Kind::WarpReduce;
@@ -328,7 +335,8 @@ struct Printer {
         lines.push_back(pad + k.vars[s->var].name + " = T.tvm_warp_allreduce(" + k.vars[s->var].name + ", \"" + std::string(opName(s->combiner)) + "\")");
         break;
       case Stmt::Kind::If:
-        lines.push_back(pad + "if " + expr(s->cond) + ":");
+      case Stmt::Kind::While:
+        lines.push_back(pad + (s->kind == Stmt::Kind::If ? "if " : "while ") + expr(s->cond) + ":");
         for (auto& b : s->body) stmt(b, depth + 1);
         break;
     }

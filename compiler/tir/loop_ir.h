@@ -66,7 +66,7 @@ enum class IterType { Spatial, Reduction };
 struct Stmt;
 using StmtP = std::shared_ptr<const Stmt>;
 struct Stmt {
-  enum class Kind { For, Store, Assign, Seq, Barrier, If, WarpReduce };
+  enum class Kind { For, Store, Assign, Seq, Barrier, If, WarpReduce, While };
   Kind kind = Kind::Seq;
   int var = -1;          // For: its loop variable; Assign: the local scalar
   ExprP extent;          // For: runs var over [0, extent)
@@ -81,7 +81,7 @@ struct Stmt {
                            // the buffer are partial sums (a CPU GEMM's last K block): where fusion folds
                            // an epilogue (compiler/tir/fuse.h)
   ExprP index, value;    // Store: buffer[index] = value; Assign: var = value
-  ExprP cond;             // If: body runs when cond holds
+  ExprP cond;             // If: body runs when cond holds; While: body runs again while cond holds
   std::vector<StmtP> body;  // For, Seq, If
   // Barrier: every thread of the block waits here (T.tvm_storage_sync("shared")); no fields.
   // WarpReduce: the local `var` of every lane of the warp combined with `combiner` (Add, Mul, Max,
@@ -191,6 +191,7 @@ StmtP assign(int local, ExprP value);
 StmtP seq(std::vector<StmtP> body);
 StmtP barrier();
 StmtP ifThen(ExprP cond, std::vector<StmtP> body);
+StmtP whileLoop(ExprP cond, std::vector<StmtP> body);  // a user's `while`: serial, as written
 StmtP warpReduce(int local, BinOp combiner);
 
 // The kernel as a T.prim_func body (flat indices), for --print-after and tvms/viewIR: loop kinds

@@ -198,15 +198,14 @@ TEST_CASE("compile and run: a user T.prim_func named like a generated kernel, ca
 TEST_CASE("compile and run: a T.prim_func tvms does not read is a build error naming the line, never a lint error") {
   std::string text = tirModule(R"(    @T.prim_func(private=True)
     def loops(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
-        i = T.int32(0)
-        while i < 8:
-            B[i] = A[i]
+        for i in range(8):
+            B[i] = T.call_extern("float32", "my_vendor_fn", A[i])
 )",
                                oneCallMain("loops", 8));
   auto errors = buildErrors(text);
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].find("R.call_tir of 'loops' (bound to 'y'): line ") != std::string::npos);
-  CHECK(errors[0].find(": tvms does not compile a while_statement in a prim_func yet") != std::string::npos);
+  CHECK(errors[0].find(": tvms does not compile the call T.call_extern in a prim_func expression yet") != std::string::npos);
 }
 
 TEST_CASE("compile and run: a user kernel bound to GPU threads runs on a CPU vdevice as serial loops, unless its threads cooperate") {
@@ -662,4 +661,37 @@ TEST_CASE("tir: strides that are not compact, an element offset and a vector out
     REQUIRE(errors.size() == 1);
     CHECK(errors[0].find(says) != std::string::npos);
   }
+}
+
+// `while` runs serially as written, its state in a local buffer as TIR keeps mutable values; each
+// element's loop here runs a data-dependent number of times (Collatz steps).
+TEST_CASE("compile and run: a while loop per element, its counter in a local buffer") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def collatz_steps(A: T.Buffer((64,), "float32"), B: T.Buffer((64,), "float32")):
+        for i in range(64):
+            with T.block("steps"):
+                vi = T.axis.spatial(64, i)
+                x = T.alloc_buffer((1,), "int64", scope="local")
+                x[0] = T.Cast("int64", T.fabs(A[vi]) * T.float32(100)) + T.int64(1)
+                B[vi] = T.float32(0)
+                while x[0] != T.int64(1):
+                    x[0] = T.if_then_else(x[0] % T.int64(2) == T.int64(0), x[0] // T.int64(2), x[0] * T.int64(3) + T.int64(1))
+                    B[vi] = B[vi] + T.float32(1)
+)",
+                               oneCallMain("collatz_steps", 64));
+  CHECK(test::lower(text).codes().empty());
+  auto x = h.tensor({64}, rng);
+  auto r = compileAndRun(text, {x});
+  std::vector<double> want(64);
+  for (int i = 0; i < 64; ++i) {
+    int64_t v = static_cast<int64_t>(std::fabs(at(x, i)) * 100.0f) + 1, steps = 0;
+    while (v != 1) {
+      v = v % 2 == 0 ? v / 2 : 3 * v + 1;
+      ++steps;
+    }
+    want[static_cast<size_t>(i)] = static_cast<double>(steps);
+  }
+  checkClose(r.outputs.at(0), want, 0);
 }

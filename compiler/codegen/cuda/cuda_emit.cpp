@@ -131,7 +131,8 @@ class Emitter {
       }
       case Stmt::Kind::Assign: o << pad << varName(s->var) << " = " << expr(s->value) << ";\n"; break;
       case Stmt::Kind::If:
-        o << pad << "if (" << expr(s->cond) << ") {\n";
+      case Stmt::Kind::While:
+        o << pad << (s->kind == Stmt::Kind::If ? "if (" : "while (") << expr(s->cond) << ") {\n";
         for (auto& b : s->body) stmt(b, depth + 1, o);
         o << pad << "}\n";
         break;

@@ -98,6 +98,19 @@ class FunctionEmitter {
         b_.SetInsertPoint(after);
         break;
       }
+      case Stmt::Kind::While: {
+        auto* head = llvm::BasicBlock::Create(ctx_, "while", fn_);
+        auto* body = llvm::BasicBlock::Create(ctx_, "while.body", fn_);
+        auto* after = llvm::BasicBlock::Create(ctx_, "while.end", fn_);
+        b_.CreateBr(head);
+        b_.SetInsertPoint(head);
+        b_.CreateCondBr(expr(s->cond), body, after);
+        b_.SetInsertPoint(body);
+        for (auto& c : s->body) stmt(c);
+        b_.CreateBr(head);
+        b_.SetInsertPoint(after);
+        break;
+      }
     }
   }
 
