@@ -559,7 +559,7 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
     region_.map.names.push_back({kind, n.range, sym.name, n.isDefinition, &sym});
   }
   pf->symbols = std::move(read.symbols);
-  if (read.diagnostic) report(read.diagnostic->code, read.diagnostic->range, read.diagnostic->message);
+  for (auto& d : read.diagnostics) report(d.code, d.range, d.message);
   return pf;
 }
 

@@ -80,6 +80,7 @@ class Reader {
 
   std::vector<std::shared_ptr<const ir::TirSymbol>> symbols() const { return symbolList_; }
   std::vector<TirRead::Name> names() const { return names_; }
+  std::vector<diag::Diagnostic> findings() const { return findings_; }
 
  private:
   std::string text(TSNode n) const { return std::string(doc_.slice(rangeOf(n))); }
@@ -609,6 +610,11 @@ class Reader {
     ExprP v = expr(value);
     ExprP at = flatIndex(b, target);
     inStore_ = false;
+    if (tir::isFloat(v->type) && isInt(b.type))
+      findings_.push_back(diag::make(diag::Code::TVS406, rangeOf(target),
+                                     "a " + std::string(runtime::dtypeName(v->type)) + " value stored into '" + text(field(target, "value")) + "' of " +
+                                         std::string(runtime::dtypeName(b.type)) + ": TVM casts it, and may lose precision"));
+    stores_.push_back({target, text(field(target, "value")), b.id, at});
     StmtP s = tir::store(b.id, at, tir::cast(b.type, v));
     if (lanes_.var < 0) return s;
     auto loop = std::make_shared<tir::Stmt>(*tir::forLoop(lanes_.var, tir::intImm(lanes_.count), {s}, true));
@@ -759,7 +765,15 @@ class Reader {
     std::vector<ExprP> reduceAxes;
     std::vector<TSNode> rest;
     TSNode init{};
+    std::optional<std::set<std::string>> writes;  // the buffers T.writes lists, when it lists any
+    size_t firstAxis = spatialAxes_.size(), firstStore = stores_.size();
+    std::set<std::string> allocatedBefore;
+    for (auto& [bufferName, info] : buffers_) allocatedBefore.insert(bufferName);
     for (TSNode s : stmts) {
+      if (auto listed = writesOf(s)) {
+        if (!listed->empty()) writes = *listed;
+        continue;
+      }
       if (axisDefinition(s, reduceAxes)) continue;
       if (isType(s, "with_statement")) {
         TSNode item = child(child(s, 0), 0);
@@ -772,9 +786,14 @@ class Reader {
       }
       rest.push_back(s);
     }
-    std::vector<StmtP> body;
+    std::vector<StmtP> initBody, body;
+    if (!ts_node_is_null(init)) initBody = block(namedChildren(field(init, "body")));
+    std::vector<StmtP> main = block(rest);
+    scopes_.pop_back();
+    // Axes declared spatial that its stores show to be reductions (TVS405) start its T.init too.
+    for (auto& a : checkBlockStores(firstAxis, firstStore, writes, allocatedBefore)) reduceAxes.push_back(a);
+    spatialAxes_.resize(firstAxis);
     if (!ts_node_is_null(init)) {
-      std::vector<StmtP> initBody = block(namedChildren(field(init, "body")));
       if (reduceAxes.empty()) {
         body.insert(body.end(), initBody.begin(), initBody.end());
       } else {
@@ -786,10 +805,61 @@ class Reader {
         body.push_back(tir::ifThen(first, initBody));
       }
     }
-    std::vector<StmtP> main = block(rest);
     body.insert(body.end(), main.begin(), main.end());
-    scopes_.pop_back();
     out.push_back(tir::seq(body));
+  }
+
+  // T.writes(C[vi, vj], D[vi]) / T.writes([C[vi, vj]]) / T.writes(): the names of the buffers written.
+  std::optional<std::set<std::string>> writesOf(TSNode s) const {
+    if (!isType(s, "expression_statement") || namedChildren(s).empty()) return std::nullopt;
+    TSNode e = namedChildren(s)[0];
+    if (!isType(e, "call") || name(field(e, "function")) != "T.writes") return std::nullopt;
+    std::set<std::string> out;
+    std::function<void(TSNode)> add = [&](TSNode a) {
+      if (isType(a, "list") || isType(a, "tuple")) {
+        for (TSNode x : namedChildren(a)) add(x);
+      } else {
+        out.insert(text(isType(a, "subscript") ? field(a, "value") : a));
+      }
+    };
+    for (TSNode a : namedChildren(field(e, "arguments"))) add(a);
+    return out;
+  }
+
+  // The stores a block made (from `firstStore` on, nested blocks' included) against its signature:
+  // each to a buffer its T.writes lists (TVS404), and each spatial axis of the block indexing its
+  // stores to the buffers it writes (TVS405: an axis that does not is a reduction, run serially; its
+  // value is returned, for the block's T.init).
+  std::vector<ExprP> checkBlockStores(size_t firstAxis, size_t firstStore, const std::optional<std::set<std::string>>& writes,
+                        const std::set<std::string>& allocatedBefore) {
+    std::vector<const StoreSite*> written;
+    std::vector<ExprP> reductions;
+    for (size_t i = firstStore; i < stores_.size(); ++i) {
+      const StoreSite& site = stores_[i];
+      if (!allocatedBefore.count(site.buffer)) continue;  // a buffer the block allocates itself
+      if (kb_.kernel().buffers[static_cast<size_t>(site.bufferId)].scope != tir::MemoryScope::Global) continue;
+      if (writes && !writes->count(site.buffer))
+        findings_.push_back(diag::make(diag::Code::TVS404, rangeOf(site.target),
+                                       "the block stores to '" + site.buffer + "', which its T.writes does not list"));
+      written.push_back(&site);
+    }
+    for (size_t a = firstAxis; a < spatialAxes_.size(); ++a) {
+      const SpatialAxis& axis = spatialAxes_[a];
+      if (axis.loops.empty()) continue;
+      for (const StoreSite* site : written) {
+        std::set<int> read;
+        tir::variablesOf(site->index, read);
+        bool indexed = std::any_of(axis.loops.begin(), axis.loops.end(), [&](int id) { return read.count(id); });
+        if (indexed) continue;
+        findings_.push_back(diag::make(diag::Code::TVS405, rangeOf(axis.node),
+                                       "spatial axis '" + text(axis.node) + "' does not index the store to '" + site->buffer +
+                                           "': its iterations write the same elements; declare it T.axis.reduce"));
+        for (int id : axis.loops) reductionUse_.insert(id);  // run serially: it is a reduction
+        reductions.push_back(axis.value);
+        break;
+      }
+    }
+    return reductions;
   }
 
   // vi = T.axis.spatial(extent, value) / T.axis.reduce(...) / vi, vj = T.axis.remap("SR", [i, j]).
@@ -823,6 +893,12 @@ class Reader {
     std::set<int> loops;
     usedLoops(v, loops);
     for (int id : loops) (reduce ? reductionUse_ : spatialUse_).insert(id);
+    if (!reduce) {
+      std::set<int> loopVars;
+      for (int id : loops)
+        if (kb_.kernel().vars[static_cast<size_t>(id)].role == tir::Variable::Role::Loop) loopVars.insert(id);
+      spatialAxes_.push_back({axisNode, loopVars, v});
+    }
     scopes_.back()[axis] = {v, define(axisNode, ir::TirSymbol::Kind::Variable,
                                       axis + " = T.axis." + (reduce ? "reduce" : "spatial") + "(..., " + text(value) + ")  # block axis")};
     if (reduce) reduceAxes.push_back(v);
@@ -1102,6 +1178,22 @@ class Reader {
   std::set<int> spatialUse_, reductionUse_;
   std::vector<tir::Kernel::Param> signature_;
   std::vector<tir::Kernel::Workspace> workspaces_;
+  // Stores as read (their buffer and flat index) and the spatial axes of the blocks being read: what
+  // a block's checks compare.
+  struct StoreSite {
+    TSNode target;
+    std::string buffer;
+    int bufferId = -1;
+    ExprP index;
+  };
+  std::vector<StoreSite> stores_;
+  struct SpatialAxis {
+    TSNode node;
+    std::set<int> loops;  // the loop variables its value reads
+    ExprP value;
+  };
+  std::vector<SpatialAxis> spatialAxes_;
+  std::vector<diag::Diagnostic> findings_;
   struct Lanes {
     int var = -1;  // the vector store's lane variable, made by its first T.ramp / T.broadcast
     int64_t count = 0;
@@ -1134,10 +1226,12 @@ TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::functio
   Reader reader(doc, canonicalName, isPythonName);
   try {
     r.kernel = std::make_shared<tir::Kernel>(reader.read(def));
+    r.diagnostics = reader.findings();
   } catch (const NotRead& e) {
     uint32_t line = doc.lines().lineOf(ts_node_start_byte(e.node)) + 1;
+    r.diagnostics = reader.findings();
     if (e.code) {
-      r.diagnostic = diag::make(*e.code, rangeOf(e.node), e.what());
+      r.diagnostics.push_back(diag::make(*e.code, rangeOf(e.node), e.what()));
       r.error = "line " + std::to_string(line) + ": " + e.what();
     } else {
       r.error = "line " + std::to_string(line) + ": tvms does not compile " + e.what() + " yet";

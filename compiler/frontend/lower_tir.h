@@ -25,9 +25,9 @@ namespace tvms::frontend {
 struct TirRead {
   std::shared_ptr<const tir::Kernel> kernel;  // null when not read
   std::string error;                           // why not, with the line
-  // When why is a mistake TVM rejects too (TVS401-403), not a construct tvms does not read: the
-  // diagnostic lint reports.
-  std::optional<diag::Diagnostic> diagnostic;
+  // Mistakes lint reports (TVS401-406): the one that stopped the reading (a mistake TVM rejects too,
+  // not a construct tvms does not read), and those found on the way (the kernel is still read).
+  std::vector<diag::Diagnostic> diagnostics;
   // The buffers and variables resolved, and where each is defined and used (up to the first construct
   // not read): what the editor's hover, definition and references use.
   struct Name {

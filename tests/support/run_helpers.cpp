@@ -57,10 +57,14 @@ double elementAsDouble(const runtime::NDArray& a, int64_t i) {
 namespace {
 
 
-// Builds a lowered module that lints clean and runs main on `inputs`.
+// Builds a lowered module that lint reports no error for (as `tvms build` needs; a warning is
+// allowed: tests that want none check codes()) and runs main on `inputs`.
 Run buildAndRun(const Lowered& lowered, const std::vector<runtime::NDArray>& inputs, const driver::BuildOptions& options) {
   const auto& remap = options.remap;
-  REQUIRE(lowered.codes().empty());
+  for (auto& d : lowered.file.all()) {
+    INFO(diag::codeName(d.code) << ": " << d.message);
+    REQUIRE(d.severity != diag::Severity::Error);
+  }
   driver::BuildResult b = driver::build(lowered.module(), options);
   INFO((b.errors.empty() ? "" : b.errors.front()));
   REQUIRE(b.exe);

@@ -695,3 +695,31 @@ TEST_CASE("compile and run: a while loop per element, its counter in a local buf
   }
   checkClose(r.outputs.at(0), want, 0);
 }
+
+// TVS405: an accumulation through an axis declared spatial is reported, and built as the reduction it
+// is (its loop serial), so the result is right whatever the schedule parallelises.
+TEST_CASE("compile and run: a reduction through an axis declared spatial is reported (TVS405) and runs serially, giving the sum") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def row_sum(A: T.Buffer((64, 256), "float32"), B: T.Buffer((64,), "float32")):
+        for i, k in T.grid(64, 256):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SS", [i, k])
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+)",
+                               R"(    def main(x: R.Tensor((64, 256), "float32")) -> R.Tensor((64,), "float32"):
+        cls = Module
+        y = R.call_tir(cls.row_sum, (x,), out_sinfo=R.Tensor((64,), "float32"))
+        return y
+)");
+  CHECK(test::lower(text).codes() == std::vector<std::string>{"TVS405"});
+  auto x = h.tensor({64, 256}, rng);
+  auto r = compileAndRun(text, {x});
+  std::vector<double> want(64, 0.0);
+  for (int64_t i = 0; i < 64; ++i)
+    for (int64_t k = 0; k < 256; ++k) want[static_cast<size_t>(i)] += at(x, i * 256 + k);
+  checkClose(r.outputs.at(0), want, 1e-4);
+}

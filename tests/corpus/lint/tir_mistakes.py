@@ -1,7 +1,8 @@
-# Mistakes in T.prim_func bodies that TVM rejects too: each reported once, where it is written
-# (TVS401 undefined name, TVS402 an index count that is not the buffer's rank, TVS403 a thread tag that
-# is no CUDA thread axis). A name of the file's Python and a construct tvms does not read yet are not
-# errors.
+# Mistakes in T.prim_func bodies: each reported once, where it is written (TVS401 undefined name,
+# TVS402 an index count that is not the buffer's rank, TVS403 a thread tag that is no CUDA thread
+# axis, TVS404 a store to a buffer the block's T.writes leaves out, TVS405 a spatial axis that does
+# not index the block's store, TVS406 a float stored into an integer buffer). A name of the file's
+# Python, a construct tvms does not read yet, and what TVM casts silently are not reported.
 from tvm.script import ir as I
 from tvm.script import tir as T
 
@@ -33,6 +34,33 @@ class Module:
 
     @T.prim_func
     def not_read_yet(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
-        i = T.int32(0)
-        while i < 8:
-            B[i] = A[i]
+        for i in range(8):
+            B[i] = T.call_extern("float32", "vendor_fn", A[i])
+
+    @T.prim_func
+    def writes_left_out(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
+        for i, j in T.grid(4, 8):
+            with T.block("BC"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(B[vi, vj])
+                B[vi, vj] = A[vi, vj]
+                C[vi, vj] = A[vi, vj]  # expect: TVS404@17 {{'C', which its T.writes does not list}}
+
+    @T.prim_func
+    def reduction_declared_spatial(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4,), "float32")):
+        for i, k in T.grid(4, 8):
+            with T.block("B"):
+                vi, vk = T.axis.remap("SS", [i, k])  # expect: TVS405@21 {{spatial axis 'vk' does not index the store to 'B'}}
+                with T.init():
+                    B[vi] = T.float32(0)
+                B[vi] = B[vi] + A[vi, vk]
+
+    @T.prim_func
+    def float_into_int(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "int32"), C: T.Buffer((8,), "float64")):
+        for i in range(8):
+            with T.block("B"):
+                vi = T.axis.spatial(8, i)
+                B[vi] = A[vi] * T.float32(2)  # expect: TVS406
+                C[vi] = A[vi]
+                B[vi] = T.Cast("int32", A[vi])
