@@ -35,6 +35,14 @@ ExprPtr Lowerer::useOfName(TSNode ident) {
     useName(NameRef::Kind::SymbolicVar, ident, name, nullptr);
     return std::make_shared<PrimValue>(primVar(name));
   }
+  // A function of the module by its bare name (R.call_tir(where, ...)): TVM's parser declares every
+  // function of the class before it parses their bodies.
+  if (!className_.empty() && isGlobal(name)) {
+    useName(NameRef::Kind::Function, ident, name, nullptr);
+    auto g = std::make_shared<GlobalVar>(name);
+    region_.map.ranges.set(g.get(), rangeOf(ident));
+    return g;
+  }
   if (python_) {
     // A name of the program: a Relax value it built (a builder program's variable), or a number.
     if (const PyValue* v = python_->lookup(name)) {

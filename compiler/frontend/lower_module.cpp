@@ -447,7 +447,8 @@ std::vector<std::string> dedentedLines(std::string_view body, uint32_t column) {
 
 // A TIR buffer's shape: a tuple of dims, or one dim alone (`T.Buffer(16, "float32")` is rank 1).
 std::optional<std::vector<ir::PrimExprPtr>> Lowerer::lowerBufferShape(TSNode shape) {
-  if (isType(shape, "integer") || isType(shape, "identifier") || isType(shape, "binary_operator"))
+  // T.int64(3), as TVM's printer writes a rank-1 shape, is one dim too (a call is never a tuple).
+  if (isType(shape, "integer") || isType(shape, "identifier") || isType(shape, "binary_operator") || isType(shape, "call"))
     return std::vector<ir::PrimExprPtr>{lowerDim(shape)};
   return lowerShapeDims(shape);
 }

@@ -723,3 +723,36 @@ TEST_CASE("compile and run: a reduction through an axis declared spatial is repo
     for (int64_t k = 0; k < 256; ++k) want[static_cast<size_t>(i)] += at(x, i * 256 + k);
   checkClose(r.outputs.at(0), want, 1e-4);
 }
+
+// As TVM's printer and tests write them: a prim_func called by its bare name (TVM declares the class's
+// functions before their bodies), a rank-1 shape written T.int64(n) without a tuple, rank-0 buffers
+// indexed [()], and a block outside any loop (T.axis.spatial(1, 0)).
+TEST_CASE("compile and run: a prim_func called by bare name, a T.int64(n) shape, rank-0 buffers and a block outside loops") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func
+    def dot_neg(A: T.Buffer(T.int64(16), "float32"), B: T.Buffer(T.int64(16), "float32"), C: T.Buffer((), "float32")):
+        acc = T.alloc_buffer([], dtype="float32")
+        for i in T.serial(T.int64(16)):
+            with T.block("acc"):
+                k = T.axis.reduce(T.int64(16), i)
+                with T.init():
+                    acc[()] = T.float32(0)
+                acc[()] = acc[()] + A[k] * B[k]
+        with T.block("C"):
+            vi = T.axis.spatial(1, T.int64(0))
+            T.reads(acc[()])
+            T.writes(C[()])
+            C[()] = acc[()] * T.float32(-1)
+)",
+                               R"(    def main(x: R.Tensor((16,), "float32"), y: R.Tensor((16,), "float32")) -> R.Tensor((), "float32"):
+        gv = R.call_tir(dot_neg, (x, y), out_sinfo=R.Tensor((), "float32"))
+        return gv
+)");
+  CHECK(test::lower(text).codes().empty());
+  auto x = h.tensor({16}, rng), y = h.tensor({16}, rng);
+  auto r = compileAndRun(text, {x, y});
+  double want = 0;
+  for (int i = 0; i < 16; ++i) want -= double(at(x, i)) * at(y, i);
+  checkClose(r.outputs.at(0), {want}, 1e-5);
+}
