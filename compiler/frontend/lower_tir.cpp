@@ -496,18 +496,16 @@ class Reader {
     if (ts_node_is_null(shape)) fail(call, "buffer '" + var + "' needs a shape");
     BufferInfo b;
     b.type = ts_node_is_null(type) ? ScalarType::F32 : dtype(type);
-    std::vector<TSNode> dims = isType(shape, "tuple") || isType(shape, "list") ? namedChildren(shape) : std::vector<TSNode>{shape};
     std::vector<std::string> printed;
-    for (TSNode d : dims) printed.push_back(text(d));
+    std::vector<ExprP> extents = shapeOf(shape, printed);
     std::string scopeName = ts_node_is_null(scope) ? "global" : stringLiteral(doc_, scope).value_or("");
-    if (scopeName == "global") return workspace(left, dims, printed, b);
+    if (scopeName == "global") return workspace(left, shape, extents, printed, b);
     if (scopeName != "shared" && scopeName != "shared.dyn" && scopeName != "local") fail(scope, "a buffer in memory scope \"" + scopeName + "\"");
     int64_t size = 1;
-    for (TSNode d : dims) {
-      auto v = staticExtent(d);
-      if (!v || *v < 0) fail(d, "a " + scopeName + " buffer's shape is integers");
-      b.shape.push_back(tir::intImm(*v));
-      if (__builtin_mul_overflow(size, *v, &size)) fail(d, "an allocation of more elements than 64 bits count");
+    for (auto& e : extents) {
+      if (e->kind != tir::Expr::Kind::Int || e->intValue < 0) fail(shape, "a " + scopeName + " buffer's shape is integers");
+      b.shape.push_back(e);
+      if (__builtin_mul_overflow(size, e->intValue, &size)) fail(shape, "an allocation of more elements than 64 bits count");
     }
     // Local and shared arrays live in a thread's frame or a block's shared memory: a larger one would
     // overflow them at run time (global allocations are workspaces, below).
@@ -520,19 +518,37 @@ class Reader {
     buffers_[var] = b;
   }
 
+  // A shape as written: a tuple or list of extents, one extent alone, or another buffer's `X.shape`
+  // (as TVM's FuseTIR writes an intermediate's); `printed` gets each extent's text.
+  std::vector<ExprP> shapeOf(TSNode shape, std::vector<std::string>& printed) {
+    std::vector<ExprP> out;
+    if (isType(shape, "attribute") && text(field(shape, "attribute")) == "shape") {
+      const BufferInfo& of = bufferOf(field(shape, "object"));
+      for (size_t i = 0; i < of.shape.size(); ++i) {
+        out.push_back(of.shape[i]);
+        printed.push_back(text(shape) + "[" + std::to_string(i) + "]");
+      }
+      return out;
+    }
+    std::vector<TSNode> dims = isType(shape, "tuple") || isType(shape, "list") ? namedChildren(shape) : std::vector<TSNode>{shape};
+    for (TSNode d : dims) {
+      out.push_back(index(d));
+      printed.push_back(text(d));
+    }
+    return out;
+  }
+
   // A global-scope allocation: a workspace the VM allocates for each call (Kernel::workspaces), its
   // size an expression of the parameters' dims, known before the kernel runs.
-  void workspace(TSNode left, const std::vector<TSNode>& dims, const std::vector<std::string>& printed, BufferInfo& b) {
+  void workspace(TSNode left, TSNode shape, const std::vector<ExprP>& extents, const std::vector<std::string>& printed, BufferInfo& b) {
     std::string var = text(left);
     ExprP elements = tir::intImm(1);
     int64_t staticSize = 1;
-    for (TSNode d : dims) {
-      ExprP extent = index(d);
-      tir::Expr::Kind kind = extent->kind;
-      readsOnlyDims(extent, d);
-      if (kind == tir::Expr::Kind::Int) {
-        if (extent->intValue < 0) fail(d, "a buffer of negative extent " + text(d));
-        if (__builtin_mul_overflow(staticSize, extent->intValue, &staticSize)) fail(d, "an allocation of more elements than 64 bits count");
+    for (const ExprP& extent : extents) {
+      readsOnlyDims(extent, shape);
+      if (extent->kind == tir::Expr::Kind::Int) {
+        if (extent->intValue < 0) fail(shape, "a buffer of negative extent in " + text(shape));
+        if (__builtin_mul_overflow(staticSize, extent->intValue, &staticSize)) fail(shape, "an allocation of more elements than 64 bits count");
       }
       b.shape.push_back(extent);
       elements = elements->kind == tir::Expr::Kind::Int && elements->intValue == 1 ? extent : elements * extent;
@@ -682,9 +698,25 @@ class Reader {
     }
     std::vector<std::pair<ExprP, ExprP>> ranges;  // (start, extent) per variable
     tir::ForKind kind = tir::ForKind::Serial;
+    std::string tupleVar;  // `for iters in T.grid(m, n)`: one name for the tuple of the loop variables
     if (callee == "T.grid") {
-      if (positional.size() != vars.size()) fail(right, "T.grid's extents and the loop variables differ in number");
-      for (TSNode a : positional) ranges.push_back({tir::intImm(0), index(a)});
+      std::vector<ExprP> extents;
+      for (TSNode a : positional) {
+        if (isType(a, "list_splat")) {  // T.grid(*X.shape)
+          std::vector<std::string> printed;
+          for (auto& e : shapeOf(child(a, 0), printed)) extents.push_back(e);
+        } else {
+          extents.push_back(index(a));
+        }
+      }
+      if (vars.size() == 1 && extents.size() > 1) {
+        tupleVar = vars[0];
+        vars.clear();
+        for (size_t i = 0; i < extents.size(); ++i) vars.push_back(tupleVar + "_" + std::to_string(i));
+        varNodes.assign(extents.size(), varNodes[0]);
+      }
+      if (extents.size() != vars.size()) fail(right, "T.grid's extents and the loop variables differ in number");
+      for (auto& e : extents) ranges.push_back({tir::intImm(0), e});
     } else {
       static const std::map<std::string, tir::ForKind> kinds = {{"range", tir::ForKind::Serial},          {"T.serial", tir::ForKind::Serial},
                                                                {"T.parallel", tir::ForKind::Parallel},    {"T.vectorized", tir::ForKind::Vectorized},
@@ -709,14 +741,20 @@ class Reader {
     }
     scopes_.emplace_back();
     std::vector<int> ids;
+    std::vector<ExprP> values;
     for (size_t i = 0; i < vars.size(); ++i) {
       int id = kb_.loopVar(vars[i]);
       ids.push_back(id);
       ExprP value = ranges[i].first->kind == tir::Expr::Kind::Int && ranges[i].first->intValue == 0 ? kb_.var(id) : ranges[i].first + kb_.var(id);
-      scopes_.back()[vars[i]] = {value, define(varNodes[i], ir::TirSymbol::Kind::Variable, vars[i] + ": loop variable of `for ... in " + text(right) + "`")};
+      values.push_back(value);
+      if (tupleVar.empty())
+        scopes_.back()[vars[i]] = {value, define(varNodes[i], ir::TirSymbol::Kind::Variable, vars[i] + ": loop variable of `for ... in " + text(right) + "`")};
     }
+    if (!tupleVar.empty())
+      tupleVars_[tupleVar] = {values, define(left, ir::TirSymbol::Kind::Variable, tupleVar + ": the loop variables of `for ... in " + text(right) + "`")};
     std::vector<StmtP> body = block(namedChildren(field(st, "body")));
     scopes_.pop_back();
+    if (!tupleVar.empty()) tupleVars_.erase(tupleVar);
     for (size_t i = vars.size(); i-- > 0;) {
       int id = ids[i];
       // Spatial: a block's spatial axes read it and no reduce axis does (the schedule may then run
@@ -874,22 +912,35 @@ class Reader {
     if (callee == "T.axis.remap") {
       auto kinds = args.size() == 2 ? stringLiteral(doc_, args[0]) : std::nullopt;
       auto names = namedChildren(field(e, "left"));
-      auto values = args.size() == 2 ? namedChildren(args[1]) : std::vector<TSNode>{};
+      std::vector<ExprP> values;
+      std::vector<std::string> written;
+      if (args.size() == 2 && isType(args[1], "identifier") && tupleVars_.count(text(args[1]))) {  // T.axis.remap("SS", iters)
+        auto& tuple = tupleVars_[text(args[1])];
+        use(args[1], tuple.symbol);
+        for (size_t i = 0; i < tuple.values.size(); ++i) {
+          values.push_back(tuple.values[i]);
+          written.push_back(text(args[1]) + "[" + std::to_string(i) + "]");
+        }
+      } else if (args.size() == 2) {
+        for (TSNode v : namedChildren(args[1])) {
+          values.push_back(index(v));
+          written.push_back(text(v));
+        }
+      }
       if (!kinds || kinds->size() != names.size() || values.size() != names.size()) fail(e, "T.axis.remap(kinds, [loop variables]) with one kind per axis");
-      for (size_t i = 0; i < names.size(); ++i) bindAxis(names[i], (*kinds)[i] == 'R', values[i], reduceAxes);
+      for (size_t i = 0; i < names.size(); ++i) bindAxis(names[i], (*kinds)[i] == 'R', values[i], written[i], reduceAxes);
       return true;
     }
     bool spatial = callee == "T.axis.spatial" || callee == "T.axis.S";
     bool reduce = callee == "T.axis.reduce" || callee == "T.axis.R";
     if (!spatial && !reduce) return false;
     if (args.size() != 2) fail(e, callee + "(extent, value)");
-    bindAxis(field(e, "left"), reduce, args[1], reduceAxes);
+    bindAxis(field(e, "left"), reduce, index(args[1]), text(args[1]), reduceAxes);
     return true;
   }
 
-  void bindAxis(TSNode axisNode, bool reduce, TSNode value, std::vector<ExprP>& reduceAxes) {
+  void bindAxis(TSNode axisNode, bool reduce, ExprP v, const std::string& written, std::vector<ExprP>& reduceAxes) {
     std::string axis = text(axisNode);
-    ExprP v = index(value);
     std::set<int> loops;
     usedLoops(v, loops);
     for (int id : loops) (reduce ? reductionUse_ : spatialUse_).insert(id);
@@ -900,7 +951,7 @@ class Reader {
       spatialAxes_.push_back({axisNode, loopVars, v});
     }
     scopes_.back()[axis] = {v, define(axisNode, ir::TirSymbol::Kind::Variable,
-                                      axis + " = T.axis." + (reduce ? "reduce" : "spatial") + "(..., " + text(value) + ")  # block axis")};
+                                      axis + " = T.axis." + (reduce ? "reduce" : "spatial") + "(..., " + written + ")  # block axis")};
     if (reduce) reduceAxes.push_back(v);
   }
 
@@ -1169,6 +1220,11 @@ class Reader {
     int symbol = -1;
   };
   std::vector<std::map<std::string, Bound>> scopes_;
+  struct TupleBound {
+    std::vector<ExprP> values;
+    int symbol = -1;
+  };
+  std::map<std::string, TupleBound> tupleVars_;  // `for iters in T.grid(...)`: the loop variables by position
   std::map<std::string, int> localSymbols_, dimSymbols_, envSymbols_;
   std::map<std::string, std::string> envThreads_;  // T.env_thread variables and their tags
   std::vector<std::shared_ptr<const ir::TirSymbol>> symbolList_;

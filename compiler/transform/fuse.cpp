@@ -279,6 +279,7 @@ class FuseTIRPass {
   }
 
   std::vector<ModuleFunction> prims;
+  std::set<std::string> stillCalled;  // Primitive functions left as calls (not fused): they stay in the module
 
  private:
   BindingPtr binding(const BindingPtr& b) {
@@ -289,13 +290,18 @@ class FuseTIRPass {
     std::vector<const Binding*> members;
     for (auto& blk : f->relax->body->blocks)
       for (auto& x : blk->bindings) members.push_back(x.get());
-    GroupPlan plan = planOf(members, m_, byName_);
-    std::string why;
-    auto fused = tir::fuseKernels(plan.members, plan.inputs.size(), kKernelSymbolPrefix + g->name, &why);
-    if (!fused) {
-      m_.errors.push_back("FuseTIR: " + g->name + ": " + why);
+    // A Primitive function the user wrote may hold what is no kernel call with a compute (a binding
+    // of another kind, a kernel LegalizeOps could not build and said why): it stays a call of the
+    // function, as does one whose kernels do not fuse (a user's kernel is opaque to fusion).
+    auto unfused = [&] {
+      stillCalled.insert(g->name);
       return b;
-    }
+    };
+    for (const Binding* member : members)
+      if (!byName_.count(kernelOf(*member))) return unfused();
+    GroupPlan plan = planOf(members, m_, byName_);
+    auto fused = tir::fuseKernels(plan.members, plan.inputs.size(), kKernelSymbolPrefix + g->name, nullptr);
+    if (!fused) return unfused();
     std::vector<ExprPtr> operands;
     std::vector<const StructInfo*> params;
     for (auto& input : plan.inputs) {
@@ -348,7 +354,7 @@ LegalizedModule fuseTIR(LegalizedModule m) {
   for (auto& f : m.module.functions)
     if (f.relax && f.relax->body && !isPrimitive(*f.relax)) f.relax = pass.function(*f.relax);
   m.module.functions.erase(std::remove_if(m.module.functions.begin(), m.module.functions.end(),
-                                          [](const ModuleFunction& f) { return f.relax && isPrimitive(*f.relax); }),
+                                          [&](const ModuleFunction& f) { return f.relax && isPrimitive(*f.relax) && !pass.stillCalled.count(f.name); }),
                            m.module.functions.end());
   m.module.functions.insert(m.module.functions.end(), pass.prims.begin(), pass.prims.end());
   dropUncalledKernels(m);  // the members' kernels, unless an unfused call still uses them

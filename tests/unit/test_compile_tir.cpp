@@ -756,3 +756,59 @@ TEST_CASE("compile and run: a prim_func called by bare name, a T.int64(n) shape,
   for (int i = 0; i < 16; ++i) want -= double(at(x, i)) * at(y, i);
   checkClose(r.outputs.at(0), {want}, 1e-5);
 }
+
+// As TVM's FuseTIR writes kernels: loops over `for iters in T.grid(*X.shape)` remapped from the tuple,
+// an intermediate of X.shape; and a Primitive Relax function the user wrote around two call_tirs of a
+// user kernel, which fusion leaves as a call of that function (a user's kernel does not fuse).
+TEST_CASE("compile and run: T.grid(*X.shape) over a tuple of loop variables, T.alloc_buffer(X.shape), a user's Primitive function") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def twice(X: T.Buffer([T.int64(4), T.int64(8)], "float32"), Z: T.Buffer([T.int64(4), T.int64(8)], "float32")):
+        Y = T.alloc_buffer(X.shape, "float32")
+        for iters in T.grid(*X.shape):
+            with T.block("Y"):
+                i, j = T.axis.remap("SS", iters)
+                Y[i, j] = X[i, j] * i + j
+        for iters in T.grid(*X.shape):
+            with T.block("Z"):
+                i, j = T.axis.remap("SS", iters)
+                Z[i, j] = Y[i, j] * i + j
+
+    @T.prim_func(private=True)
+    def once(a: T.handle, b: T.handle):
+        m = T.int64()
+        n = T.int64()
+        A = T.match_buffer(a, [m, n], "float32")
+        B = T.match_buffer(b, [m, n], "float32")
+        for iters in T.grid(m, n):
+            with T.block("compute"):
+                i, j = T.axis.remap("SS", iters)
+                B[i, j] = A[i, j] * i + j
+
+    @R.function(private=True)
+    def fused_once_once(x: R.Tensor([4, 8], "float32")) -> R.Tensor([4, 8], dtype="float32"):
+        R.func_attr({"Primitive": 1})
+        cls = Module
+        with R.dataflow():
+            y = R.call_tir(cls.once, [x], out_sinfo=R.Tensor([4, 8], "float32"))
+            z = R.call_tir(cls.once, [y], out_sinfo=R.Tensor([4, 8], "float32"))
+            R.output(z)
+        return z
+)",
+                               R"(    def main(x: R.Tensor([4, 8], "float32")) -> R.Tuple(R.Tensor([4, 8], "float32"), R.Tensor([4, 8], "float32")):
+        cls = Module
+        a = R.call_tir(cls.twice, [x], out_sinfo=R.Tensor([4, 8], "float32"))
+        b = cls.fused_once_once(x)
+        return (a, b)
+)");
+  CHECK(test::lower(text).codes().empty());
+  auto x = h.tensor({4, 8}, rng);
+  auto r = compileAndRun(text, {x});
+  std::vector<double> want(32);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 8; ++j) want[static_cast<size_t>(i * 8 + j)] = (double(at(x, i * 8 + j)) * i + j) * i + j;
+  REQUIRE(r.outputs.size() == 2);
+  checkClose(r.outputs[0], want, 1e-5);
+  checkClose(r.outputs[1], want, 1e-5);
+}
