@@ -12,6 +12,7 @@
 #include "compiler/analysis/analysis.h"
 #include "compiler/ir/printer.h"
 #include "compiler/op/legalize.h"
+#include "runtime/target_kind.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/transform/kernel_prims.h"
 #include "compiler/transform/targets.h"
@@ -219,33 +220,74 @@ class Legalize : public Rewriter {
     const StructInfo* first = result && result->kind == StructInfo::Kind::Tuple && !result->fields.empty() ? result->fields[0].get() : result;
     const VDevice* placed = executionVDevice(m_, first);
     tir::Target target = targetOf(m_, placed, remap_);
-    std::string key = g->name + "|" + target.key();
-    auto built = userKernels_.find(key);
-    if (built == userKernels_.end()) {
-      std::string name = userKernelCount_[g->name]++ ? freshName(g->name) : g->name;
-      tir::Kernel k = *f->tir->kernel;
-      k.name = kKernelSymbolPrefix + name;
-      k.target = target;
-      tir::Kernel compute = k;
-      if (std::string why = scheduleUserKernel(k); !why.empty()) {
-        out_.errors.push_back("R.call_tir of '" + g->name + "' (bound to '" + b.vars[0]->name + "'): " + why);
-        return Rewriter::binding(b, out);
-      }
-      if (name != g->name) {
-        auto copy = std::make_shared<PrimFunc>(*f->tir);
-        copy->name = name;
-        prims.push_back({name, nullptr, copy});
-      }
-      out_.kernels.push_back(std::move(k));
-      out_.computes.push_back(std::move(compute));
-      out_.kernelVDevices.push_back(placed ? analysis::spellingOf(m_, placed) : std::string(runtime::kHostKind) + ":0");
-      built = userKernels_.emplace(key, name).first;
+    std::string why;
+    auto built = userKernelFor(*f->tir, target, placed ? analysis::spellingOf(m_, placed) : std::string(runtime::kHostKind) + ":0", why);
+    if (!built) {
+      out_.errors.push_back("R.call_tir of '" + g->name + "' (bound to '" + b.vars[0]->name + "'): " + why);
+      return Rewriter::binding(b, out);
     }
-    if (built->second == g->name) return Rewriter::binding(b, out);
+    if (*built == g->name) return Rewriter::binding(b, out);
     auto call = std::make_shared<Call>(c);
-    call->args[0] = std::make_shared<GlobalVar>(built->second);
+    call->args[0] = std::make_shared<GlobalVar>(*built);
     for (size_t i = 1; i < call->args.size(); ++i) call->args[i] = expr(c.args[i]);
     out.push_back(copyBinding(b, call));
+  }
+
+  // The kernel of a user's prim_func for `target` (built on first use, under a fresh name for a second
+  // target); nullopt with `why` when it cannot be built there.
+  std::optional<std::string> userKernelFor(const PrimFunc& f, const tir::Target& target, const std::string& vdevice, std::string& why) {
+    std::string key = f.name + "|" + target.key();
+    if (auto built = userKernels_.find(key); built != userKernels_.end()) return built->second;
+    std::string name = userKernelCount_[f.name]++ ? freshName(f.name) : f.name;
+    tir::Kernel k = *f.kernel;
+    k.name = kKernelSymbolPrefix + name;
+    k.target = target;
+    tir::Kernel compute = k;
+    if (why = scheduleUserKernel(k); !why.empty()) return std::nullopt;
+    if (name != f.name) {
+      auto copy = std::make_shared<PrimFunc>(f);
+      copy->name = name;
+      prims.push_back({name, nullptr, copy});
+    }
+    out_.kernels.push_back(std::move(k));
+    out_.computes.push_back(std::move(compute));
+    out_.kernelVDevices.push_back(vdevice);
+    return userKernels_.emplace(key, name).first->second;
+  }
+
+ public:
+  // A prim_func no R.call_tir builds is compiled as TVM's build compiles every function of a module:
+  // for the target its T.func_attr names ({"target": T.target({"kind": "cuda", ...})} or
+  // T.target("cuda")), else the module's first vdevice, else the host. What cannot be read or built is
+  // an error, as a call of it would be.
+  void buildUncalledPrimFuncs() {
+    for (auto& mf : m_.functions) {
+      if (!mf.tir || userKernelCount_[mf.name]) continue;
+      std::string kind = targetKindOf(*mf.tir);
+      const VDevice* first = m_.vdevices.empty() ? nullptr : m_.vdevices.front().get();
+      tir::Target target = !kind.empty() ? tir::Target::forKind(kind) : targetOf(m_, first, remap_);
+      std::string vdevice = !kind.empty() || !first ? target.kind + ":0" : analysis::spellingOf(m_, first);
+      std::string why = mf.tir->kernelError;
+      if (mf.tir->kernel) userKernelFor(*mf.tir, target, vdevice, why);
+      if (!why.empty()) out_.errors.push_back("prim_func '" + mf.name + "' (built for " + target.kind + ", as no R.call_tir calls it): " + why);
+    }
+  }
+
+ private:
+  // The kind of T.func_attr({"target": ...}): T.target({"kind": "cuda", ...}) or T.target("cuda").
+  static std::string targetKindOf(const PrimFunc& f) {
+    for (auto& [key, value] : f.attrs) {
+      if (key != "target") continue;
+      const std::string& t = value.text;
+      size_t at = t.find("\"kind\"");
+      size_t open = at == std::string::npos ? t.find('"') : t.find('"', t.find(':', at));
+      size_t close = open == std::string::npos ? open : t.find('"', open + 1);
+      if (close == std::string::npos) return "";
+      std::string kind = t.substr(open + 1, close - open - 1);
+      kind = kind.substr(0, kind.find(' '));  // "cuda -arch=sm_80"
+      return runtime::findTargetKind(kind) ? kind : "";
+    }
+    return "";
   }
 
   // The target's default schedule for loops nobody scheduled; an author's schedule kept where the
@@ -352,6 +394,7 @@ LegalizedModule legalizeOps(const IRModule& m, const DeviceRemap& remap) {
   Legalize l(out, m, remap);
   for (auto& mf : out.module.functions)
     if (mf.relax) mf.relax = l.function(*mf.relax);
+  l.buildUncalledPrimFuncs();
   out.module.functions.insert(out.module.functions.end(), l.prims.begin(), l.prims.end());
   return out;
 }
