@@ -212,6 +212,7 @@ class Legalize : public Rewriter {
     auto* g = c.args.empty() ? nullptr : as<GlobalVar>(c.args[0]);
     const ModuleFunction* f = g ? m_.function(g->name) : nullptr;
     if (!f || !f->tir) return Rewriter::binding(b, out);
+    called_.insert(g->name);
     if (!f->tir->kernel) {
       out_.errors.push_back("R.call_tir of '" + g->name + "' (bound to '" + b.vars[0]->name + "'): " + f->tir->kernelError);
       return Rewriter::binding(b, out);
@@ -262,7 +263,7 @@ class Legalize : public Rewriter {
   // an error, as a call of it would be.
   void buildUncalledPrimFuncs() {
     for (auto& mf : m_.functions) {
-      if (!mf.tir || userKernelCount_[mf.name]) continue;
+      if (!mf.tir || called_.count(mf.name)) continue;
       std::string kind = targetKindOf(*mf.tir);
       const VDevice* first = m_.vdevices.empty() ? nullptr : m_.vdevices.front().get();
       tir::Target target = !kind.empty() ? tir::Target::forKind(kind) : targetOf(m_, first, remap_);
@@ -381,6 +382,7 @@ class Legalize : public Rewriter {
   std::unordered_map<std::string, std::vector<std::string>> freeDims_;  // per kernel: its dims passed as tir_vars
   std::unordered_map<std::string, std::string> userKernels_;  // prim_func|target -> kernel name
   std::map<std::string, int> userKernelCount_;
+  std::set<std::string> called_;  // prim_funcs some R.call_tir calls (built, or said why not)
 
  public:
   std::vector<ModuleFunction> prims;  // added after the walk (the module's function list is being rewritten)

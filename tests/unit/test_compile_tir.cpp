@@ -812,3 +812,45 @@ TEST_CASE("compile and run: T.grid(*X.shape) over a tuple of loop variables, T.a
   checkClose(r.outputs[0], want, 1e-5);
   checkClose(r.outputs[1], want, 1e-5);
 }
+
+// A module of prim_funcs alone is compiled as TVM's build compiles it: every prim_func, for the target
+// its T.func_attr names, else the host; one that cannot be read is an error naming it.
+TEST_CASE("tir: prim_funcs no R.call_tir calls are built, for the target T.func_attr names or the host") {
+  std::string prims = R"(from tvm.script import ir as I
+from tvm.script import tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def on_host(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            B[i] = A[i] * T.float32(2)
+
+    @T.prim_func
+    def on_gpu(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        T.func_attr({"target": T.target({"arch": "sm_86", "keys": ["cuda", "gpu"], "kind": "cuda", "tag": ""}), "tir.noalias": True})
+        for i in T.thread_binding(8, thread="threadIdx.x"):
+            B[i] = A[i] + T.float32(1)
+)";
+  auto lowered = test::lower(prims);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildOptions o;
+  o.emit = "cuda";
+  driver::BuildResult r = driver::build(lowered.module(), o);
+  INFO((r.errors.empty() ? "" : r.errors.front()));
+  REQUIRE(r.errors.empty());
+  CHECK(r.kernelText.find("tvmsk_on_gpu") != std::string::npos);
+  CHECK(r.kernelText.find("tvmsk_on_host") == std::string::npos);  // the host's kernel is LLVM's, not in the CUDA text
+  o.emit = "";
+  o.compileKernels = false;
+  std::string unread = prims + R"(
+    @T.prim_func
+    def vendor(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            B[i] = T.call_extern("float32", "vendor_fn", A[i])
+)";
+  auto errors = driver::build(test::lower(unread).module(), o).errors;
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("prim_func 'vendor' (built for llvm, as no R.call_tir calls it): line ") != std::string::npos);
+}
