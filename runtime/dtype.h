@@ -10,7 +10,7 @@
 namespace tvms::runtime {
 
 // Values are stored in artifacts (alloc_tensor's dtype): append, never reorder.
-enum class DType : uint8_t { Bool, I32, I64, F16, F32, F64, BF16, I8, U8 };
+enum class DType : uint8_t { Bool, I32, I64, F16, F32, F64, BF16, I8, U8, I16, U16, U32, U64 };
 
 inline std::optional<DType> dtypeFromName(std::string_view n) {  // "float32" -> F32
   if (n == "bool") return DType::Bool;
@@ -22,6 +22,10 @@ inline std::optional<DType> dtypeFromName(std::string_view n) {  // "float32" ->
   if (n == "bfloat16") return DType::BF16;
   if (n == "int8") return DType::I8;
   if (n == "uint8") return DType::U8;
+  if (n == "int16") return DType::I16;
+  if (n == "uint16") return DType::U16;
+  if (n == "uint32") return DType::U32;
+  if (n == "uint64") return DType::U64;
   return std::nullopt;
 }
 
@@ -36,6 +40,10 @@ inline std::string_view dtypeName(DType t) {
     case DType::BF16: return "bfloat16";
     case DType::I8: return "int8";
     case DType::U8: return "uint8";
+    case DType::I16: return "int16";
+    case DType::U16: return "uint16";
+    case DType::U32: return "uint32";
+    case DType::U64: return "uint64";
   }
   return "?";
 }
@@ -43,16 +51,16 @@ inline std::string_view dtypeName(DType t) {
 inline size_t dtypeBytes(DType t) {
   switch (t) {
     case DType::Bool: case DType::I8: case DType::U8: return 1;
-    case DType::F16: case DType::BF16: return 2;
-    case DType::I32: case DType::F32: return 4;
-    case DType::I64: case DType::F64: return 8;
+    case DType::F16: case DType::BF16: case DType::I16: case DType::U16: return 2;
+    case DType::I32: case DType::F32: case DType::U32: return 4;
+    case DType::I64: case DType::F64: case DType::U64: return 8;
   }
   return 0;
 }
 
 inline bool isFloatDType(DType t) { return t == DType::F16 || t == DType::BF16 || t == DType::F32 || t == DType::F64; }
-// uint8: the one unsigned type (its arithmetic, comparisons and conversions are unsigned).
-inline bool isUnsignedDType(DType t) { return t == DType::U8; }
+// The unsigned types: their arithmetic, comparisons and conversions are unsigned.
+inline bool isUnsignedDType(DType t) { return t == DType::U8 || t == DType::U16 || t == DType::U32 || t == DType::U64; }
 
 // The 16-bit float formats to and from float32 (round to nearest even), for inputs and reports.
 inline float bf16ToFloat(uint16_t b) {

@@ -25,6 +25,10 @@ const char* descrOf(DType t) {
     case DType::BF16: return "|V2";  // numpy has no bfloat16: raw 2-byte values, as ml_dtypes stores them
     case DType::I8: return "|i1";
     case DType::U8: return "|u1";
+    case DType::I16: return "<i2";
+    case DType::U16: return "<u2";
+    case DType::U32: return "<u4";
+    case DType::U64: return "<u8";
   }
   return "?";
 }
@@ -81,7 +85,8 @@ NDArray readNpy(std::istream& in, uint64_t size, const std::shared_ptr<DeviceAPI
   std::string descr = *descrText;
   NDArray a;
   bool found = false;
-  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64, DType::BF16, DType::I8, DType::U8})
+  for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64, DType::BF16, DType::I8, DType::U8, DType::I16, DType::U16,
+                  DType::U32, DType::U64})
     if (descr == descrOf(t) || (t == DType::Bool && descr == "<b1")) { a.dtype = t; found = true; }
   if (!found) throw std::runtime_error(path + ": dtype '" + descr + "' is not supported (float16/32/64, int8/32/64, uint8, bool, little-endian)");
   if (auto fortran = valueOf(header, "fortran_order"); fortran && fortran->substr(0, 4) == "True")

@@ -33,6 +33,10 @@ std::optional<DType> dtypeOfCode(const std::string& code) {
   if (code == "BOOL") return DType::Bool;
   if (code == "I8") return DType::I8;
   if (code == "U8") return DType::U8;
+  if (code == "I16") return DType::I16;
+  if (code == "U16") return DType::U16;
+  if (code == "U32") return DType::U32;
+  if (code == "U64") return DType::U64;
   return std::nullopt;
 }
 
@@ -103,7 +107,7 @@ std::vector<NamedTensor> readSafetensors(const std::string& path, const std::sha
     if (!entry["dtype"].is_string()) throw fail(what + ": dtype is not a string");
     std::string code = entry["dtype"].get<std::string>();
     auto dtype = dtypeOfCode(code);
-    if (!dtype) throw fail(what + " has dtype " + code + ", which tvms does not run (F16, BF16, F32, F64, I8, U8, I32, I64, BOOL)");
+    if (!dtype) throw fail(what + " has dtype " + code + ", which tvms does not run (F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, BOOL)");
     NDArray a;
     a.dtype = *dtype;
     if (!entry["shape"].is_array()) throw fail(what + ": shape is not a list");

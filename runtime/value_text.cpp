@@ -37,6 +37,10 @@ std::string elementText(const NDArray& a, int64_t i, bool scalar) {
     case DType::BF16: { uint16_t v; std::memcpy(&v, p, 2); return floatText(bf16ToFloat(v), scalar); }
     case DType::I8: return std::to_string(*reinterpret_cast<const int8_t*>(p));
     case DType::U8: return std::to_string(*reinterpret_cast<const uint8_t*>(p));
+    case DType::I16: { int16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
+    case DType::U16: { uint16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
+    case DType::U32: { uint32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
+    case DType::U64: { uint64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
   }
   return "?";
 }

@@ -49,7 +49,8 @@ const std::map<std::string, tir::BinOp>& binaryIntrinsics() {
   using B = tir::BinOp;
   static const std::map<std::string, B> m = {{"T.max", B::Max},           {"T.min", B::Min},           {"T.floordiv", B::FloorDiv},
                                              {"T.floormod", B::FloorMod}, {"T.truncdiv", B::Div},      {"T.truncmod", B::Mod},
-                                             {"T.mod", B::Mod},
+                                             {"T.mod", B::Mod},           {"T.bitwise_and", B::And},   {"T.bitwise_or", B::Or},
+                                             {"T.bitwise_xor", B::Xor},   {"T.shift_left", B::Shl},    {"T.shift_right", B::Shr},
                                              {"T.pow", B::Pow},           {"T.atan2", B::Atan2}};
   return m;
 }
@@ -1150,6 +1151,19 @@ class Reader {
       need(3);
       auto [a, b] = unify(expr(args[1]), expr(args[2]));
       return tir::select(tir::cast(ScalarType::Bool, expr(args[0])), a, b);
+    }
+    if (callee == "T.bitwise_not") {
+      need(1);
+      return tir::unary(tir::UnOp::Not, expr(args[0]));
+    }
+    if (callee == "T.reinterpret") {  // T.reinterpret(dtype, value): its bits as dtype
+      need(2);
+      ScalarType t = dtype(args[0]);
+      ExprP v = expr(args[1]);
+      bool half = t == ScalarType::F16 || t == ScalarType::BF16 || v->type == ScalarType::F16 || v->type == ScalarType::BF16;
+      if (half || t == ScalarType::Bool || v->type == ScalarType::Bool || runtime::dtypeBytes(t) != runtime::dtypeBytes(v->type))
+        fail(n, "T.reinterpret of a " + std::string(runtime::dtypeName(v->type)) + " as " + std::string(runtime::dtypeName(t)));
+      return tir::reinterpret(t, v);
     }
     if (callee == "T.Cast") {
       need(2);

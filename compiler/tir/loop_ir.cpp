@@ -192,6 +192,13 @@ ExprP cast(ScalarType t, ExprP a) {
   e->a = std::move(a);
   return e;
 }
+ExprP reinterpret(ScalarType t, ExprP a) {
+  auto e = std::make_shared<Expr>();
+  e->kind = Expr::Kind::Reinterpret;
+  e->type = t;
+  e->a = std::move(a);
+  return e;
+}
 
 StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool spatial) {
   auto s = std::make_shared<Stmt>();
@@ -306,6 +313,7 @@ struct Printer {
         return "T." + std::string(opName(e->unOp)) + "(" + expr(e->a) + ")";
       case Expr::Kind::Select: return "T.Select(" + expr(e->a) + ", " + expr(e->b) + ", " + expr(e->c) + ")";
       case Expr::Kind::Cast: return "T.Cast(\"" + std::string(dtypeName(e->type)) + "\", " + expr(e->a) + ")";
+      case Expr::Kind::Reinterpret: return "T.reinterpret(\"" + std::string(dtypeName(e->type)) + "\", " + expr(e->a) + ")";
     }
     return "?";
   }

@@ -38,7 +38,7 @@ bool isComparison(BinOp op);
 struct Expr;
 using ExprP = std::shared_ptr<const Expr>;
 struct Expr {
-  enum class Kind { Int, Float, Var, Load, Binary, Unary, Select, Cast };
+  enum class Kind { Int, Float, Var, Load, Binary, Unary, Select, Cast, Reinterpret };
   Kind kind = Kind::Int;
   ScalarType type = ScalarType::I64;
   int64_t intValue = 0;
@@ -46,7 +46,7 @@ struct Expr {
   int id = -1;      // Var: index into Kernel::vars; Load: index into Kernel::buffers
   BinOp binOp = BinOp::Add;  // Binary
   UnOp unOp = UnOp::Neg;     // Unary
-  ExprP a, b, c;    // operands; Load: a = flat index; Select: a ? b : c; Cast: a
+  ExprP a, b, c;    // operands; Load: a = flat index; Select: a ? b : c; Cast, Reinterpret (a's bits as `type`, of its size): a
 };
 
 // How a loop's iterations run (TVM's ForKind, with thread binding carrying its tag).
@@ -173,6 +173,7 @@ ExprP binary(BinOp op, ExprP a, ExprP b);  // comparisons give Bool; arithmetic 
 ExprP unary(UnOp op, ExprP a);
 ExprP select(ExprP cond, ExprP a, ExprP b);
 ExprP cast(ScalarType t, ExprP a);
+ExprP reinterpret(ScalarType t, ExprP a);  // T.reinterpret: a's bits as t (the same size; 16-bit floats excluded)
 inline ExprP operator+(ExprP a, ExprP b) { return binary(BinOp::Add, std::move(a), std::move(b)); }
 inline ExprP operator*(ExprP a, ExprP b) { return binary(BinOp::Mul, std::move(a), std::move(b)); }
 inline ExprP operator-(ExprP a, ExprP b) { return binary(BinOp::Sub, std::move(a), std::move(b)); }

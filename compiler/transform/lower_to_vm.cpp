@@ -257,6 +257,10 @@ class FunctionLowering {
       case runtime::DType::Bool: *at = real != 0; break;
       case runtime::DType::I8: *at = static_cast<char>(static_cast<int8_t>(whole)); break;
       case runtime::DType::U8: *at = static_cast<char>(static_cast<uint8_t>(whole)); break;
+      case runtime::DType::I16: { int16_t x = static_cast<int16_t>(whole); memcpy(at, &x, 2); break; }
+      case runtime::DType::U16: { uint16_t x = static_cast<uint16_t>(whole); memcpy(at, &x, 2); break; }
+      case runtime::DType::U32: { uint32_t x = static_cast<uint32_t>(whole); memcpy(at, &x, 4); break; }
+      case runtime::DType::U64: { uint64_t x = static_cast<uint64_t>(whole); memcpy(at, &x, 8); break; }
     }
   }
 

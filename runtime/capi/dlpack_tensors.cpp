@@ -25,6 +25,10 @@ std::optional<DType> dtypeOfDL(DLDataType t) {
   if (t.code == kBoolCode && t.bits == 8) return DType::Bool;
   if (t.code == kDLInt && t.bits == 8) return DType::I8;
   if (t.code == kDLUInt && t.bits == 8) return DType::U8;
+  if (t.code == kDLInt && t.bits == 16) return DType::I16;
+  if (t.code == kDLUInt && t.bits == 16) return DType::U16;
+  if (t.code == kDLUInt && t.bits == 32) return DType::U32;
+  if (t.code == kDLUInt && t.bits == 64) return DType::U64;
   return std::nullopt;
 }
 
@@ -39,6 +43,10 @@ DLDataType dlDataTypeOf(DType t) {
     case DType::BF16: return {kDLBfloat, 16, 1};
     case DType::I8: return {kDLInt, 8, 1};
     case DType::U8: return {kDLUInt, 8, 1};
+    case DType::I16: return {kDLInt, 16, 1};
+    case DType::U16: return {kDLUInt, 16, 1};
+    case DType::U32: return {kDLUInt, 32, 1};
+    case DType::U64: return {kDLUInt, 64, 1};
   }
   return {kDLFloat, 32, 1};
 }

@@ -50,6 +50,10 @@ double elementAsDouble(const runtime::NDArray& a, int64_t i) {
     case runtime::DType::F64: return static_cast<const double*>(p)[i];
     case runtime::DType::I8: return static_cast<const int8_t*>(p)[i];
     case runtime::DType::U8: return static_cast<const uint8_t*>(p)[i];
+    case runtime::DType::I16: return static_cast<const int16_t*>(p)[i];
+    case runtime::DType::U16: return static_cast<const uint16_t*>(p)[i];
+    case runtime::DType::U32: return static_cast<const uint32_t*>(p)[i];
+    case runtime::DType::U64: return static_cast<double>(static_cast<const uint64_t*>(p)[i]);
   }
   return 0;
 }
@@ -179,7 +183,8 @@ Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs,
 void checkClose(const runtime::NDArray& got, const std::vector<double>& want, double tol) {
   REQUIRE(got.numel() == static_cast<int64_t>(want.size()));
   double worst = 0;
-  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(at(got, static_cast<int64_t>(i)) - want[i]) / std::max(1.0, std::abs(want[i])));
+  // Any dtype: an integer output compares exactly (tol 0) where a float view of its bits would not.
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(elementAsDouble(got, static_cast<int64_t>(i)) - want[i]) / std::max(1.0, std::abs(want[i])));
   CHECK(worst <= tol);
 }
 

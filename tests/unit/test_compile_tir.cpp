@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <cstdlib>
+#include <cstring>
 
 #include "compiler/driver/pipeline.h"
 #include "tests/support/corpus.h"
@@ -853,4 +854,60 @@ class Module:
   auto errors = driver::build(test::lower(unread).module(), o).errors;
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].find("prim_func 'vendor' (built for llvm, as no R.call_tir calls it): line ") != std::string::npos);
+}
+
+// A 4-bit weight decode as quantized models write it (TVM's dlight tests): uint32 words holding eight
+// nibbles, scales and zeros as bfloat16 bits in uint32 halves, read back with T.shift_right /
+// T.bitwise_and / T.shift_left and T.reinterpret; a uint16 copy of each nibble on the side.
+TEST_CASE("compile and run: uint32 / uint16 buffers, bitwise intrinsics and T.reinterpret (an int4 decode)") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def decode(W: T.Buffer((T.int64(2), T.int64(4)), "uint32"), S: T.Buffer((T.int64(1), T.int64(4)), "uint32"), D: T.Buffer((T.int64(16), T.int64(4)), "float32"), N: T.Buffer((T.int64(16), T.int64(4)), "uint16")):
+        for i, j in T.grid(T.int64(16), T.int64(4)):
+            with T.block("decode"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                nibble: T.uint32 = T.bitwise_and(T.shift_right(W[v_i // T.int64(8), v_j], T.Cast("uint32", v_i % T.int64(8) * T.int64(4))), T.uint32(15))
+                D[v_i, v_j] = T.Cast("float32", nibble) * T.reinterpret("float32", T.shift_left(T.bitwise_and(S[v_i // T.int64(32), v_j], T.uint32(65535)), T.uint32(16))) + T.reinterpret("float32", T.shift_left(T.bitwise_and(T.shift_right(S[v_i // T.int64(32), v_j], T.uint32(16)), T.uint32(65535)), T.uint32(16)))
+                N[v_i, v_j] = T.Cast("uint16", T.bitwise_xor(nibble, T.uint32(65535)))
+)",
+                               R"(    def main(w: R.Tensor((2, 4), "uint32"), s: R.Tensor((1, 4), "uint32")) -> R.Tuple(R.Tensor((16, 4), "float32"), R.Tensor((16, 4), "uint16")):
+        cls = Module
+        y = R.call_tir(cls.decode, (w, s), out_sinfo=[R.Tensor((16, 4), "float32"), R.Tensor((16, 4), "uint16")])
+        return y
+)");
+  CHECK(test::lower(text).codes().empty());
+  auto u32 = [&](std::vector<int64_t> shape, const std::vector<uint32_t>& values) {
+    runtime::NDArray a;
+    a.dtype = runtime::DType::U32;
+    a.shape = std::move(shape);
+    a.storage = std::make_shared<runtime::Storage>(h.device, -1, a.bytes());
+    std::memcpy(a.data(), values.data(), a.bytes());
+    return a;
+  };
+  std::vector<uint32_t> words(8), scales(4);
+  for (auto& w : words) w = static_cast<uint32_t>(rng());
+  for (int j = 0; j < 4; ++j) {  // scale and zero as bfloat16 bits (the high halves of small floats)
+    float scale = 0.01f * static_cast<float>(j + 1), zero = -0.5f * static_cast<float>(j);
+    uint32_t sb, zb;
+    std::memcpy(&sb, &scale, 4);
+    std::memcpy(&zb, &zero, 4);
+    scales[static_cast<size_t>(j)] = (sb >> 16) | (zb & 0xffff0000u);
+  }
+  auto r = compileAndRun(text, {u32({2, 4}, words), u32({1, 4}, scales)});
+  REQUIRE(r.outputs.size() == 2);
+  REQUIRE(r.outputs[1].dtype == runtime::DType::U16);
+  std::vector<double> want(64), nibbles(64);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 4; ++j) {
+      uint32_t nibble = (words[static_cast<size_t>(i / 8 * 4 + j)] >> (i % 8 * 4)) & 15u;
+      uint32_t s = scales[static_cast<size_t>(j)], sb = (s & 0xffffu) << 16, zb = (s >> 16) << 16;
+      float scale, zero;
+      std::memcpy(&scale, &sb, 4);
+      std::memcpy(&zero, &zb, 4);
+      want[static_cast<size_t>(i * 4 + j)] = static_cast<double>(static_cast<float>(nibble) * scale + zero);
+      nibbles[static_cast<size_t>(i * 4 + j)] = static_cast<double>(static_cast<uint16_t>(nibble ^ 65535u));
+    }
+  checkClose(r.outputs[0], want, 1e-6);
+  checkClose(r.outputs[1], nibbles, 0);
 }

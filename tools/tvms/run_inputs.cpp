@@ -25,6 +25,10 @@ std::string fillRandom(runtime::NDArray& a, uint64_t seed) {
     case runtime::DType::Bool: { auto* p = static_cast<uint8_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = rng() & 1; break; }
     case runtime::DType::I8: { auto* p = static_cast<int8_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int8_t>(rng() % 21) - 10; break; }
     case runtime::DType::U8: { auto* p = static_cast<uint8_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint8_t>(rng() % 256); break; }
+    case runtime::DType::I16: { auto* p = static_cast<int16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<int16_t>(rng() % 21) - 10; break; }
+    case runtime::DType::U16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint16_t>(rng()); break; }
+    case runtime::DType::U32: { auto* p = static_cast<uint32_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint32_t>(rng()); break; }
+    case runtime::DType::U64: { auto* p = static_cast<uint64_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint64_t>(rng()); break; }
     case runtime::DType::F16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToHalf(static_cast<float>(u(rng))); break; }
     case runtime::DType::BF16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToBf16(static_cast<float>(u(rng))); break; }
   }

@@ -38,6 +38,22 @@ __device__ __forceinline__ i64 tvms_max(i64 a, i64 b) { return a > b ? a : b; }
 __device__ __forceinline__ i64 tvms_min(i64 a, i64 b) { return a < b ? a : b; }
 __device__ __forceinline__ int tvms_max(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ int tvms_min(int a, int b) { return a < b ? a : b; }
+// T.reinterpret: the bits of a value as another type of its size.
+template <class To, class From> __device__ __forceinline__ To tvms_bitcast(From f) { union { From from; To to; } u; u.from = f; return u.to; }
+// Unsigned 32- and 64-bit integers: floor division is division; x / 0 == 0, x % 0 == 0.
+typedef unsigned long long u64;
+__device__ __forceinline__ unsigned tvms_div(unsigned a, unsigned b) { return b == 0 ? 0 : a / b; }
+__device__ __forceinline__ unsigned tvms_mod(unsigned a, unsigned b) { return b == 0 ? 0 : a % b; }
+__device__ __forceinline__ unsigned tvms_floordiv(unsigned a, unsigned b) { return tvms_div(a, b); }
+__device__ __forceinline__ unsigned tvms_floormod(unsigned a, unsigned b) { return tvms_mod(a, b); }
+__device__ __forceinline__ unsigned tvms_max(unsigned a, unsigned b) { return a > b ? a : b; }
+__device__ __forceinline__ unsigned tvms_min(unsigned a, unsigned b) { return a < b ? a : b; }
+__device__ __forceinline__ u64 tvms_div(u64 a, u64 b) { return b == 0 ? 0 : a / b; }
+__device__ __forceinline__ u64 tvms_mod(u64 a, u64 b) { return b == 0 ? 0 : a % b; }
+__device__ __forceinline__ u64 tvms_floordiv(u64 a, u64 b) { return tvms_div(a, b); }
+__device__ __forceinline__ u64 tvms_floormod(u64 a, u64 b) { return tvms_mod(a, b); }
+__device__ __forceinline__ u64 tvms_max(u64 a, u64 b) { return a > b ? a : b; }
+__device__ __forceinline__ u64 tvms_min(u64 a, u64 b) { return a < b ? a : b; }
 // 16-bit floats are stored as such and computed in float32 (no headers: bit operations and PTX's cvt).
 __device__ __forceinline__ float tvms_bf16_to_float(unsigned short b) { return __uint_as_float(((unsigned)b) << 16); }
 __device__ __forceinline__ unsigned short tvms_float_to_bf16(float f) {
@@ -55,6 +71,10 @@ const char* typeName(ScalarType t) {
     case ScalarType::Bool: return "bool";
     case ScalarType::I8: return "signed char";  // arithmetic promotes both 8-bit types to int
     case ScalarType::U8: return "unsigned char";
+    case ScalarType::I16: return "short";
+    case ScalarType::U16: return "unsigned short";
+    case ScalarType::U32: return "unsigned";
+    case ScalarType::U64: return "u64";
     case ScalarType::I32: return "int";
     case ScalarType::I64: return "i64";
     case ScalarType::F32: return "float";
@@ -99,10 +119,12 @@ class Emitter {
       case Expr::Kind::Select: return "(" + expr(e->a) + " ? " + expr(e->b) + " : " + expr(e->c) + ")";
       case Expr::Kind::Cast:
         if (e->type == ScalarType::Bool) return "(" + expr(e->a) + " != 0)";
-        // A float to an 8-bit integer through int: it wraps as on the CPU, never undefined.
-        if ((e->type == ScalarType::I8 || e->type == ScalarType::U8) && isFloat(e->a->type))
+        // A float to an 8- or 16-bit integer through int: it wraps as on the CPU, never undefined.
+        if ((e->type == ScalarType::I8 || e->type == ScalarType::U8 || e->type == ScalarType::I16 || e->type == ScalarType::U16) && isFloat(e->a->type))
           return "((" + std::string(typeName(e->type)) + ")(int)(" + expr(e->a) + "))";
         return "((" + std::string(typeName(e->type)) + ")(" + expr(e->a) + "))";
+      case Expr::Kind::Reinterpret:
+        return "tvms_bitcast<" + std::string(typeName(e->type)) + ">((" + std::string(typeName(e->a->type)) + ")(" + expr(e->a) + "))";
     }
     throw std::runtime_error("unknown loop IR expression");
   }

@@ -185,6 +185,7 @@ class FunctionEmitter {
       case Expr::Kind::Unary: return unaryOp(e->unOp, expr(e->a), e->a->type);
       case Expr::Kind::Select: return b_.CreateSelect(expr(e->a), expr(e->b), expr(e->c));
       case Expr::Kind::Cast: return castTo(expr(e->a), e->a->type, e->type);
+      case Expr::Kind::Reinterpret: return b_.CreateBitCast(expr(e->a), regType(e->type));
     }
     throw std::runtime_error("unknown loop IR expression");
   }
@@ -193,6 +194,9 @@ class FunctionEmitter {
     switch (t) {
       case ScalarType::Bool: return b_.getInt1Ty();
       case ScalarType::I8: case ScalarType::U8: return b_.getInt8Ty();
+      case ScalarType::I16: case ScalarType::U16: return b_.getInt16Ty();
+      case ScalarType::U32: return b_.getInt32Ty();
+      case ScalarType::U64: return b_.getInt64Ty();
       case ScalarType::I32: return b_.getInt32Ty();
       case ScalarType::I64: return b_.getInt64Ty();
       case ScalarType::F32: return b_.getFloatTy();
@@ -386,10 +390,13 @@ class FunctionEmitter {
     if (to == ScalarType::Bool)
       return isFloat(from) ? b_.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0.0)) : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
     if (isFloat(from) && isFloat(to)) return b_.CreateFPCast(v, ty);
-    // A float to an 8-bit integer goes through int32 and wraps, as C's conversion of an in-range
-    // value does (LLVM's direct fptosi/fptoui to i8 is poison outside the type's range).
-    if (isFloat(from) && ty->getIntegerBitWidth() == 8) return b_.CreateTrunc(b_.CreateFPToSI(v, b_.getInt32Ty()), ty);
-    if (isFloat(from)) return b_.CreateFPToSI(v, ty);
+    // A float to an 8- or 16-bit integer goes through int32 and wraps, as C's conversion of an
+    // in-range value does (LLVM's direct fptosi/fptoui to i8 is poison outside the type's range);
+    // to uint32 through int64, so values past INT32_MAX convert.
+    unsigned width = ty->getIntegerBitWidth();
+    if (isFloat(from) && width <= 16) return b_.CreateTrunc(b_.CreateFPToSI(v, b_.getInt32Ty()), ty);
+    if (isFloat(from) && to == ScalarType::U32) return b_.CreateTrunc(b_.CreateFPToSI(v, b_.getInt64Ty()), ty);
+    if (isFloat(from)) return isUnsignedDType(to) ? b_.CreateFPToUI(v, ty) : b_.CreateFPToSI(v, ty);
     if (isFloat(to)) return isUnsignedDType(from) ? b_.CreateUIToFP(v, ty) : b_.CreateSIToFP(v, ty);
     return isUnsignedDType(from) ? b_.CreateZExtOrTrunc(v, ty) : b_.CreateSExtOrTrunc(v, ty);
   }
