@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "compiler/frontend/cst.h"
+#include "compiler/tir/compact.h"
 #include "compiler/tir/rewrite.h"
 
 namespace tvms::frontend {
@@ -82,6 +83,22 @@ class Reader {
   std::vector<std::shared_ptr<const ir::TirSymbol>> symbols() const { return symbolList_; }
   std::vector<TirRead::Name> names() const { return names_; }
   std::vector<diag::Diagnostic> findings() const { return findings_; }
+
+  // Compaction of local and shared arrays (tir/compact.h) takes two readings: the first records each
+  // array's accesses, with their loops, and sizes nothing; the second reads with the regions found.
+  using Regions = std::map<std::string, tir::CompactedRegion>;
+  void recordAccesses() { recording_ = true; }
+  void compactWith(Regions regions) { compacted_ = std::move(regions); }
+  bool hasLocalArrays() const { return !localArrays_.empty(); }
+  Regions regions() const {
+    Regions out;
+    for (auto& [name, shared] : localArrays_) {
+      auto it = accesses_.find(name);
+      if (it == accesses_.end()) continue;
+      if (auto region = tir::compactRegion(it->second, loopInfo_, shared)) out[name] = *region;
+    }
+    return out;
+  }
 
  private:
   std::string text(TSNode n) const { return std::string(doc_.slice(rangeOf(n))); }
@@ -334,6 +351,12 @@ class Reader {
     return Launch{args[0], env->second, args[1], call};
   }
 
+  // A loop around what is read next, for compaction: its extent and whether it is a block's thread axis.
+  void enterLoop(int id, ExprP extent, const std::string& tag) {
+    loopStack_.push_back(id);
+    loopInfo_[id] = {std::move(extent), tag.rfind("threadIdx", 0) == 0 || tag == "vthread"};
+  }
+
   void checkThreadTag(TSNode at, const std::string& tag) const {
     static const std::set<std::string> tags = {"blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread"};
     if (!tags.count(tag))
@@ -355,7 +378,9 @@ class Reader {
       else symbol = define(l.var, ir::TirSymbol::Kind::Variable, var + ": thread index of T.launch_thread(\"" + l.tag + "\", " + text(l.extent) + ")");
     }
     scopes_.back()[var] = {kb_.var(id), symbol};
+    enterLoop(id, extent, l.tag);
     std::vector<StmtP> inner = block(body);
+    loopStack_.pop_back();
     scopes_.pop_back();
     auto loop = std::make_shared<tir::Stmt>(*tir::forLoop(id, extent, inner));
     loop->forKind = tir::ForKind::ThreadBinding;
@@ -502,12 +527,18 @@ class Reader {
     std::string scopeName = ts_node_is_null(scope) ? "global" : stringLiteral(doc_, scope).value_or("");
     if (scopeName == "global") return workspace(left, shape, extents, printed, b);
     if (scopeName != "shared" && scopeName != "shared.dyn" && scopeName != "local") fail(scope, "a buffer in memory scope \"" + scopeName + "\"");
+    localArrays_[var] = scopeName != "local";
+    if (auto region = compacted_.find(var); region != compacted_.end()) {  // the region its accesses touch
+      extents.clear();
+      for (int64_t e : region->second.extent) extents.push_back(tir::intImm(e));
+    }
     int64_t size = 1;
     for (auto& e : extents) {
       if (e->kind != tir::Expr::Kind::Int || e->intValue < 0) fail(shape, "a " + scopeName + " buffer's shape is integers");
       b.shape.push_back(e);
       if (__builtin_mul_overflow(size, e->intValue, &size)) fail(shape, "an allocation of more elements than 64 bits count");
     }
+    if (recording_) size = 1;  // sized by the second reading
     // Local and shared arrays live in a thread's frame or a block's shared memory: a larger one would
     // overflow them at run time (global allocations are workspaces, below).
     if (size > kMaxAllocationBytes / static_cast<int64_t>(runtime::dtypeBytes(b.type)))
@@ -667,11 +698,17 @@ class Reader {
       mistake(subscript, diag::Code::TVS402,
               "buffer '" + text(field(subscript, "value")) + "' has " + std::to_string(b.shape.size()) + " dimension" +
                   (b.shape.size() == 1 ? "" : "s") + ", indexed with " + std::to_string(idx.size()));
-    ExprP flat = tir::intImm(0);
+    std::vector<ExprP> at;
     for (size_t i = 0; i < idx.size(); ++i) {
       if (isType(idx[i], "slice")) fail(idx[i], "a slice of a buffer");
-      flat = flat * b.shape[i] + tir::cast(ScalarType::I64, expr(idx[i]));
+      at.push_back(tir::cast(ScalarType::I64, expr(idx[i])));
     }
+    std::string name = text(field(subscript, "value"));
+    if (recording_ && localArrays_.count(name)) accesses_[name].push_back({at, loopStack_});
+    if (auto region = compacted_.find(name); region != compacted_.end())
+      for (size_t i = 0; i < at.size(); ++i) at[i] = at[i] - region->second.offset[i];
+    ExprP flat = tir::intImm(0);
+    for (size_t i = 0; i < at.size(); ++i) flat = flat * b.shape[i] + at[i];
     return flat;
   }
 
@@ -753,7 +790,9 @@ class Reader {
     }
     if (!tupleVar.empty())
       tupleVars_[tupleVar] = {values, define(left, ir::TirSymbol::Kind::Variable, tupleVar + ": the loop variables of `for ... in " + text(right) + "`")};
+    for (size_t i = 0; i < ids.size(); ++i) enterLoop(ids[i], ranges[i].second, kind == tir::ForKind::ThreadBinding ? thread : "");
     std::vector<StmtP> body = block(namedChildren(field(st, "body")));
+    loopStack_.resize(loopStack_.size() - ids.size());
     scopes_.pop_back();
     if (!tupleVar.empty()) tupleVars_.erase(tupleVar);
     for (size_t i = vars.size(); i-- > 0;) {
@@ -1264,6 +1303,13 @@ class Reader {
   };
   std::vector<SpatialAxis> spatialAxes_;
   std::vector<diag::Diagnostic> findings_;
+  // Compaction (Regions): local and shared arrays (true: shared), their accesses, the loops.
+  bool recording_ = false;
+  Regions compacted_;
+  std::map<std::string, bool> localArrays_;
+  std::map<std::string, std::vector<tir::BufferAccess>> accesses_;
+  std::map<int, tir::LoopInfo> loopInfo_;
+  std::vector<int> loopStack_;
   struct Lanes {
     int var = -1;  // the vector store's lane variable, made by its first T.ramp / T.broadcast
     int64_t count = 0;
@@ -1292,24 +1338,34 @@ std::vector<std::string> symbolicVariablesDeclared(const syntax::Document& doc, 
 
 TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName,
                      const std::function<bool(const std::string&)>& isPythonName) {
+  auto reading = [&](Reader& reader, TirRead& r) {
+    try {
+      r.kernel = std::make_shared<tir::Kernel>(reader.read(def));
+      r.diagnostics = reader.findings();
+    } catch (const NotRead& e) {
+      uint32_t line = doc.lines().lineOf(ts_node_start_byte(e.node)) + 1;
+      r.diagnostics = reader.findings();
+      if (e.code) {
+        r.diagnostics.push_back(diag::make(*e.code, rangeOf(e.node), e.what()));
+        r.error = "line " + std::to_string(line) + ": " + e.what();
+      } else {
+        r.error = "line " + std::to_string(line) + ": tvms does not compile " + e.what() + " yet";
+      }
+    }
+    // The names found so far, whether or not the whole body was read.
+    r.symbols = reader.symbols();
+    r.names = reader.names();
+  };
+  TirRead first;
+  Reader recorder(doc, canonicalName, isPythonName);
+  recorder.recordAccesses();
+  reading(recorder, first);
+  if (!first.kernel || !recorder.hasLocalArrays()) return first;
+  // Local or shared arrays: read again with each compacted to the region its accesses touch.
   TirRead r;
   Reader reader(doc, canonicalName, isPythonName);
-  try {
-    r.kernel = std::make_shared<tir::Kernel>(reader.read(def));
-    r.diagnostics = reader.findings();
-  } catch (const NotRead& e) {
-    uint32_t line = doc.lines().lineOf(ts_node_start_byte(e.node)) + 1;
-    r.diagnostics = reader.findings();
-    if (e.code) {
-      r.diagnostics.push_back(diag::make(*e.code, rangeOf(e.node), e.what()));
-      r.error = "line " + std::to_string(line) + ": " + e.what();
-    } else {
-      r.error = "line " + std::to_string(line) + ": tvms does not compile " + e.what() + " yet";
-    }
-  }
-  // The names found so far, whether or not the whole body was read.
-  r.symbols = reader.symbols();
-  r.names = reader.names();
+  reader.compactWith(recorder.regions());
+  reading(reader, r);
   return r;
 }
 

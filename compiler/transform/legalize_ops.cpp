@@ -259,12 +259,15 @@ class Legalize : public Rewriter {
  public:
   // A prim_func no R.call_tir builds is compiled as TVM's build compiles every function of a module:
   // for the target its T.func_attr names ({"target": T.target({"kind": "cuda", ...})} or
-  // T.target("cuda")), else the module's first vdevice, else the host. What cannot be read or built is
+  // T.target("cuda")), else a GPU when its loops are bound to GPU threads, else the module's first
+  // vdevice, else the host. What cannot be read or built is
   // an error, as a call of it would be.
   void buildUncalledPrimFuncs() {
     for (auto& mf : m_.functions) {
       if (!mf.tir || called_.count(mf.name)) continue;
       std::string kind = targetKindOf(*mf.tir);
+      // A kernel its author bound to GPU threads is meant for a GPU: the first GPU kind of the table.
+      if (kind.empty() && mf.tir->kernel && bindsThreads(*mf.tir->kernel)) kind = firstGpuKind();
       const VDevice* first = m_.vdevices.empty() ? nullptr : m_.vdevices.front().get();
       tir::Target target = !kind.empty() ? tir::Target::forKind(kind) : targetOf(m_, first, remap_);
       std::string vdevice = !kind.empty() || !first ? target.kind + ":0" : analysis::spellingOf(m_, first);
@@ -275,6 +278,21 @@ class Legalize : public Rewriter {
   }
 
  private:
+  // The first GPU kind of the table with a code generator (cuda).
+  static std::string firstGpuKind() {
+    for (const runtime::TargetKind* t : runtime::targetKinds())
+      if (t->deviceClass == runtime::DeviceClass::Gpu && !t->codegen.empty()) return t->name;
+    return "";
+  }
+
+  static bool bindsThreads(const tir::Kernel& k) {
+    std::function<bool(const tir::StmtP&)> bound = [&](const tir::StmtP& s) {
+      if (s->kind == tir::Stmt::Kind::For && s->forKind == tir::ForKind::ThreadBinding) return true;
+      return std::any_of(s->body.begin(), s->body.end(), bound);
+    };
+    return std::any_of(k.body.begin(), k.body.end(), bound);
+  }
+
   // The kind of T.func_attr({"target": ...}): T.target({"kind": "cuda", ...}) or T.target("cuda").
   static std::string targetKindOf(const PrimFunc& f) {
     for (auto& [key, value] : f.attrs) {

@@ -167,8 +167,10 @@ class PackageTest(unittest.TestCase):
             self.vm["main"](x, w)
         with self.assertRaisesRegex(TypeError, "no __dlpack__"):
             self.vm["main"](x, "w", b)
-        with self.assertRaisesRegex(tvms.TvmsValueError, "uint16, which tvms does not run"):
+        with self.assertRaisesRegex(tvms.TvmsValueError, "input 'x' is uint16; expected R.Tensor"):
             self.vm["main"](x.astype(np.uint16), w, b)
+        with self.assertRaisesRegex(tvms.TvmsValueError, "complex64, which tvms does not run"):
+            self.vm["main"](x.astype(np.complex64), w, b)
         with self.assertRaises(KeyError):
             self.vm["nope"]
         # The VM is still usable after every refusal.

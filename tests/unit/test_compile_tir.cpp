@@ -544,8 +544,9 @@ TEST_CASE("tir: a local allocation larger than a kernel's stack holds (or any of
     def big(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
         tmp = T.alloc_buffer()") + shape + R"()
         for i in range(4):
-            tmp[i, i] = A[i]
-            B[i] = tmp[i, i]
+            tmp[T.Cast("int64", A[i]) % T.int64(4096), i] = A[i]
+        for i in range(4):
+            B[i] = tmp[T.Cast("int64", A[i]) % T.int64(4096), i]
 )",
                                  oneCallMain("big", 4));
     INFO(shape);
@@ -910,4 +911,107 @@ TEST_CASE("compile and run: uint32 / uint16 buffers, bitwise intrinsics and T.re
     }
   checkClose(r.outputs[0], want, 1e-6);
   checkClose(r.outputs[1], nibbles, 0);
+}
+
+// Compaction (tir/compact.h), as TVM's CompactBufferAllocation: a scheduled kernel declares its local
+// and shared arrays with the logical shape of what they cache and touches one block's or one thread's
+// region of it. A 2 MiB local array indexed by a block's row keeps one row per thread; its indices
+// subtract the row (tir: the second case checks the shared one and NVRTC).
+TEST_CASE("compile and run: a local array declared at its logical shape (2 MiB) is compacted to the region one thread touches") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def rows(A: T.Buffer((T.int64(1024), T.int64(512)), "float32"), B: T.Buffer((T.int64(1024), T.int64(512)), "float32")):
+        A_local = T.alloc_buffer((T.int64(1024), T.int64(512)), scope="local")
+        for i in T.thread_binding(T.int64(1024), thread="blockIdx.x"):
+            for j in range(T.int64(512)):
+                with T.block("A_local"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    A_local[vi, vj] = A[vi, vj] * T.float32(2)
+            for j in range(T.int64(512)):
+                with T.block("B"):
+                    vi, vj = T.axis.remap("SS", [i, j])
+                    B[vi, vj] = A_local[vi, vj] + A_local[vi, T.int64(511) - vj]
+)",
+                               R"(    def main(x: R.Tensor((1024, 512), "float32")) -> R.Tensor((1024, 512), "float32"):
+        cls = Module
+        y = R.call_tir(cls.rows, (x,), out_sinfo=R.Tensor((1024, 512), "float32"))
+        return y
+)");
+  CHECK(test::lower(text).codes().empty());
+  auto x = h.tensor({1024, 512}, rng);
+  auto r = compileAndRun(text, {x});
+  std::vector<double> want(1024 * 512);
+  for (int i = 0; i < 1024; ++i)
+    for (int j = 0; j < 512; ++j) want[static_cast<size_t>(i * 512 + j)] = 2.0 * at(x, i * 512 + j) + 2.0 * at(x, i * 512 + 511 - j);
+  checkClose(r.outputs.at(0), want, 1e-6);
+}
+
+// DLight's transpose as its tests print it (sizes of our own): the shared array is declared 512 x 4096
+// (8 MiB) and each block stages a 16 x 8 tile. Compacted, it builds (through NVRTC here) and runs on
+// cuda; on a CPU it is refused for its cooperating threads, not for its size. As printed by TVM, it
+// has no barrier between the stages: tvms inserts it, as TVM's ThreadSync does.
+const char* kSharedTranspose = R"(    @T.prim_func(private=True)
+    def transpose(A: T.Buffer((T.int64(512), T.int64(4096)), "float32"), T_transpose: T.Buffer((T.int64(4096), T.int64(512)), "float32")):
+        T.func_attr({"tir.is_scheduled": True, "tir.noalias": True})
+        A_shared = T.alloc_buffer((T.int64(512), T.int64(4096)), scope="shared")
+        for ax0_0_0 in T.thread_binding(T.int64(512), thread="blockIdx.y", annotations={"pragma_auto_unroll_max_step": 256, "pragma_unroll_explicit": 1}):
+            for ax1_0 in T.thread_binding(T.int64(32), thread="blockIdx.x"):
+                for ax0_ax1_fused_0 in range(T.int64(1)):
+                    for ax0_ax1_fused_1 in T.thread_binding(T.int64(8), thread="threadIdx.y"):
+                        for ax0_ax1_fused_2 in T.thread_binding(T.int64(16), thread="threadIdx.x"):
+                            for ax0_ax1_fused_3 in T.unroll(T.int64(1)):
+                                with T.sblock("A_shared"):
+                                    v0 = T.axis.spatial(T.int64(512), ax1_0 * T.int64(16) + (ax0_ax1_fused_0 * T.int64(128) + ax0_ax1_fused_1 * T.int64(16) + ax0_ax1_fused_2 + ax0_ax1_fused_3) // T.int64(8))
+                                    v1 = T.axis.spatial(T.int64(4096), ax0_0_0 * T.int64(8) + (ax0_ax1_fused_0 * T.int64(128) + ax0_ax1_fused_1 * T.int64(16) + ax0_ax1_fused_2 + ax0_ax1_fused_3) % T.int64(8))
+                                    T.reads(A[v0, v1])
+                                    T.writes(A_shared[v0, v1])
+                                    A_shared[v0, v1] = A[v0, v1]
+                for ax0_0_1 in T.thread_binding(T.int64(8), thread="threadIdx.y"):
+                    for ax1_1 in T.thread_binding(T.int64(16), thread="threadIdx.x"):
+                        with T.sblock("T_transpose"):
+                            v0 = T.axis.spatial(T.int64(4096), ax0_0_0 * T.int64(8) + ax0_0_1)
+                            v1 = T.axis.spatial(T.int64(512), ax1_0 * T.int64(16) + ax1_1)
+                            T.reads(A_shared[v1, v0])
+                            T.writes(T_transpose[v0, v1])
+                            T_transpose[v0, v1] = A_shared[v1, v0]
+)";
+const char* kSharedTransposeMain = R"(    def main(x: R.Tensor((512, 4096), "float32")) -> R.Tensor((4096, 512), "float32"):
+        cls = Module
+        y = R.call_tir(cls.transpose, (x,), out_sinfo=R.Tensor((4096, 512), "float32"))
+        return y
+)";
+
+TEST_CASE("compile and run: DLight's shared-memory transpose, its 8 MiB shared array compacted to a block's 16 x 8 tile") {
+  std::string text = tirModule(kSharedTranspose, kSharedTransposeMain);
+  if (!onCuda()) {
+    auto errors = buildErrors(text);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors[0].find("share memory or wait at a barrier") != std::string::npos);
+    // The CUDA it becomes: a 16 x 8 float tile of shared memory, through NVRTC.
+    std::string cuda = "from tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n\n"
+                       "@I.ir_module\nclass Module:\n    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n" +
+                       std::string(kSharedTranspose) + "\n    @R.function\n" + kSharedTransposeMain;
+    auto lowered = test::lower(cuda);
+    REQUIRE(lowered.codes().empty());
+    driver::BuildOptions o;
+    o.compileKernels = false;
+    o.emit = "cuda";
+    o.buildModules = true;
+    auto b = driver::build(lowered.module(), o);
+    INFO((b.errors.empty() ? "" : b.errors.front()));
+    REQUIRE(b.errors.empty());
+    CHECK(b.kernelText.find("__shared__ float b2[128];") != std::string::npos);
+    // No barrier is written: the tile's writes and the reads of other threads' elements need one (ThreadSync).
+    CHECK(b.kernelText.find("__syncthreads();") != std::string::npos);
+    return;
+  }
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  auto x = h.tensor({512, 4096}, rng);
+  auto r = compileAndRun(text, {x});
+  std::vector<double> want(4096 * 512);
+  for (int i = 0; i < 4096; ++i)
+    for (int j = 0; j < 512; ++j) want[static_cast<size_t>(i * 512 + j)] = at(x, j * 4096 + i);
+  checkClose(r.outputs.at(0), want, 0);
 }
