@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""How much of a sample of TVMScript modules tvms builds and runs (issue 31's measure).
+"""How much of a sample of TVMScript modules tvms builds and runs (issues 31 and 30's measures).
 
-Usage: measure_modules.py TVMS_BINARY DIR [--verbose]
+Usage: measure_modules.py TVMS_BINARY DIR [--tir] [--verbose]
 
 Each DIR/*.py holds one module (split from TVM's tests by hand or by script; they are not shipped:
-the sample is held out). For each Relax-only module (no T.prim_func) that `tvms lint` passes, it
-runs `tvms build` and, when that works, `tvms run` on random inputs, giving every free symbolic dim
-the value 4 (`--dim NAME=4`, added as `tvms run` asks for them). A crash is a signal or an exit code
-above 2. Prints one line per module and the totals.
+the sample is held out). By default the Relax-only modules (no T.prim_func) are measured; with
+--tir, the modules with a T.prim_func (Relax calling them, or prim_funcs alone). For each module
+that `tvms lint` passes, it runs `tvms build` and, when that works and the module has a Relax
+function and no cuda kernel (this machine has no GPU), `tvms run` on random inputs, giving every free
+symbolic dim the value 4 (`--dim NAME=4`, added as `tvms run` asks for them). A crash is a signal or
+an exit code above 2. Prints one line per module and the totals.
 """
 import os
 import re
@@ -41,6 +43,7 @@ def main():
         return 2
     tvms, folder = sys.argv[1], sys.argv[2]
     verbose = "--verbose" in sys.argv
+    tir = "--tir" in sys.argv
     totals = {"relax-only": 0, "lint clean": 0, "build": 0, "run": 0, "crash": 0}
     with tempfile.TemporaryDirectory() as tmp:
         for name in sorted(os.listdir(folder)):
@@ -48,7 +51,7 @@ def main():
                 continue
             path = os.path.join(folder, name)
             text = open(path, encoding="utf-8").read()
-            if "T.prim_func" in text:
+            if ("T.prim_func" in text) != tir:
                 continue
             totals["relax-only"] += 1
             code, out = run([tvms, "lint", path])
@@ -70,6 +73,10 @@ def main():
                 print(f"no build    {name}: {first_line(out)}")
                 continue
             totals["build"] += 1
+            if "@R.function" not in text or '"cuda"' in text or "kind\": \"cuda" in text or "thread_binding" in text:
+                if verbose:
+                    print(f"built       {name} (not run here)")
+                continue
             dims = []
             for _ in range(16):
                 code, out = run([tvms, "run", path] + [a for d in dims for a in ("--dim", d + "=4")])
@@ -87,7 +94,8 @@ def main():
                 if verbose:
                     print(f"ok          {name}")
     clean = max(totals["lint clean"], 1)
-    print(f"\n{totals['relax-only']} Relax-only modules, {totals['lint clean']} lint clean; "
+    what = "with T.prim_func" if tir else "Relax-only"
+    print(f"\n{totals['relax-only']} modules {what}, {totals['lint clean']} lint clean; "
           f"{totals['build']} build ({100 * totals['build'] / clean:.0f}%), {totals['run']} run "
           f"({100 * totals['run'] / max(totals['build'], 1):.0f}% of those built), {totals['crash']} crashes")
     return 0

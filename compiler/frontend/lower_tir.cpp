@@ -319,6 +319,16 @@ class Reader {
     return out;
   }
 
+  // T.attr(node, key, value), TVM's AttrStmt: hints to its lowering (pragmas, storage alignment,
+  // unroll limits) that do not change what the code computes, so tvms reads past them; the keys that
+  // do (a thread extent, a virtual thread) TVM's printer writes as T.launch_thread, which is read.
+  void attribute(TSNode call) {
+    auto args = namedChildren(field(call, "arguments"));
+    auto key = args.size() == 3 ? stringLiteral(doc_, args[1]) : std::nullopt;
+    if (!key) fail(call, "T.attr(node, \"key\", value)");
+    if (*key == "thread_extent" || *key == "virtual_thread") fail(call, "T.attr of \"" + *key + "\" (write T.launch_thread)");
+  }
+
   // A thread launch as TVM's printer writes it: `v = T.launch_thread("threadIdx.x", n)`, or
   // `T.launch_thread(v, n)` of a `v = T.env_thread("threadIdx.x")`, each running the rest of its
   // block on that axis; `with T.launch_thread(v, n):` runs its body so (withStatement).
@@ -426,6 +436,7 @@ class Reader {
       }
       if (callee == "T.tvm_storage_sync") return out.push_back(tir::barrier());
       if (callee == "T.assume") return;  // a fact for TVM's simplifier; the code is the same without it
+      if (callee == "T.attr") return attribute(e);
       fail(e, "the call " + callee + " as a statement");
     }
     if (isType(e, "assignment")) return assignment(e, out);
@@ -821,6 +832,12 @@ class Reader {
     std::string callee = isType(value, "call") ? name(field(value, "function")) : "";
     if (callee == "T.block" || callee == "T.sblock") return blockStatement(st, out);
     if (callee == "T.launch_thread") return out.push_back(threadLaunch(launchCall(value), namedChildren(field(st, "body"))));
+    if (callee == "T.attr") {  // with T.attr(node, key, value): the body as written
+      attribute(value);
+      std::vector<StmtP> body = block(namedChildren(field(st, "body")));
+      out.insert(out.end(), body.begin(), body.end());
+      return;
+    }
     if (callee == "T.let") {  // with T.let(x, value): the body sees x as value
       auto args = namedChildren(field(value, "arguments"));
       if (args.size() != 2 || !isType(args[0], "identifier")) fail(value, "T.let(variable, value)");

@@ -610,7 +610,7 @@ TEST_CASE("compile and run: global T.alloc_buffers are workspaces of the call: s
 // The forms TVM's printer gives kernels after its lowering passes: thread launches (T.launch_thread
 // naming its tag, or an env thread), with T.let and annotated lets, vector stores of T.ramp and
 // T.broadcast, A.shape[i], T.assume, and a parameter's compact strides, offset and alignment.
-TEST_CASE("compile and run: lowered TIR forms: T.launch_thread and T.env_thread, T.let, typed lets, T.ramp / T.broadcast, A.shape, T.assume, strides") {
+TEST_CASE("compile and run: lowered TIR forms: T.launch_thread and T.env_thread, T.let, typed lets, T.ramp / T.broadcast, A.shape, T.assume, T.attr, strides") {
   TVMS_FRESH_RNG(rng);
   Host h;
   std::string text = tirModule(R"(    @T.prim_func
@@ -622,6 +622,7 @@ TEST_CASE("compile and run: lowered TIR forms: T.launch_thread and T.env_thread,
         tx = T.env_thread("threadIdx.x")
         T.launch_thread(tx, 2)
         T.evaluate(T.assume(n > 0))
+        T.attr(0, "pragma_scope", "seq")
         with T.let(base, bx * T.int64(8) + tx * T.int64(4)):
             k: T.int64 = base + T.int64(0)
             B[k // T.int64(8), T.ramp(k % T.int64(8), 1, 4)] = A[k // T.int64(8), T.ramp(k % T.int64(8), 1, 4)] * T.broadcast(T.float32(2), 4) + T.Cast("float32", A.shape[1])
