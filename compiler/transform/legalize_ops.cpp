@@ -337,7 +337,31 @@ class Legalize : public Rewriter {
     }
     if (!k.scheduledByAuthor || (k.target.isGpu() && !bound)) schedule::apply(k);
     else if (k.target.isGpu()) schedule::canonicalizeGpuLaunches(k);
+    else parallelOnlyAtTop(k);
     return "";
+  }
+
+  // An author's T.parallel loops on a CPU: the thread pool runs a kernel's top-level loops, so the
+  // statement groups a block leaves at the top (Seq) are spliced into the body, and a parallel loop
+  // still nested (inside another loop or a condition) runs serially.
+  static void parallelOnlyAtTop(tir::Kernel& k) {
+    std::vector<tir::StmtP> top;
+    std::function<void(const tir::StmtP&)> splice = [&](const tir::StmtP& s) {
+      if (s->kind == tir::Stmt::Kind::Seq) {
+        for (auto& x : s->body) splice(x);
+      } else {
+        top.push_back(s);
+      }
+    };
+    for (auto& s : k.body) splice(s);
+    std::function<tir::StmtP(const tir::StmtP&, bool)> serialInside = [&](const tir::StmtP& s, bool atTop) -> tir::StmtP {
+      auto copy = std::make_shared<tir::Stmt>(*s);
+      if (!atTop && copy->kind == tir::Stmt::Kind::For && copy->forKind == tir::ForKind::Parallel) copy->forKind = tir::ForKind::Serial;
+      for (auto& x : copy->body) x = serialInside(x, false);
+      return copy;
+    };
+    for (auto& s : top) s = serialInside(s, true);
+    k.body = top;
   }
   // A tuple-valued variable's fields as variables of their own (t0 = t[0], ...) bound before `b`, as
   // TVM's LegalizeOps does for R.concat(t); none when it is not a variable of known tuple struct info.

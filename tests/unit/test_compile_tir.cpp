@@ -1016,3 +1016,32 @@ TEST_CASE("compile and run: DLight's shared-memory transpose, its 8 MiB shared a
     for (int j = 0; j < 512; ++j) want[static_cast<size_t>(i * 512 + j)] = at(x, j * 4096 + i);
   checkClose(r.outputs.at(0), want, 0);
 }
+
+// As TVM's LegalizeOps writes scatter_elements: T.parallel loops inside a root block with a T.attr
+// pragma. On a CPU the block's statements become the kernel's top level, so the loops run on the pool.
+TEST_CASE("compile and run: T.parallel loops inside a block (a scatter as TVM legalizes it) run on a CPU") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def scatter(X: T.Buffer((T.int64(64), T.int64(4)), "float32"), U: T.Buffer((T.int64(64),), "float32"), out_buf: T.Buffer((T.int64(64), T.int64(4)), "float32")):
+        with T.sblock("scatter_generic"):
+            T.attr(0, "pragma_scope", "seq")
+            for i in T.parallel(T.int64(256)):
+                out_buf[i // T.int64(4), i % T.int64(4)] = X[i // T.int64(4), i % T.int64(4)]
+            for fused in T.parallel(T.int64(64)):
+                for k in range(T.int64(1)):
+                    out_buf[fused, (fused + k) % T.int64(4)] = U[fused]
+)",
+                               R"(    def main(x: R.Tensor((64, 4), "float32"), u: R.Tensor((64,), "float32")) -> R.Tensor((64, 4), "float32"):
+        cls = Module
+        y = R.call_tir(cls.scatter, (x, u), out_sinfo=R.Tensor((64, 4), "float32"))
+        return y
+)");
+  CHECK(test::lower(text).codes().empty());
+  auto x = h.tensor({64, 4}, rng), u = h.tensor({64}, rng);
+  auto r = compileAndRun(text, {x, u});
+  std::vector<double> want(256);
+  for (int i = 0; i < 256; ++i) want[static_cast<size_t>(i)] = at(x, i);
+  for (int f = 0; f < 64; ++f) want[static_cast<size_t>(f * 4 + f % 4)] = at(u, f);
+  checkClose(r.outputs.at(0), want, 0);
+}
