@@ -335,6 +335,21 @@ class Legalize : public Rewriter {
       for (auto& s : k.body) s = serial(s);
       return "";
     }
+    if (k.target.isGpu() && !bound) {
+      // T.parallel written for a CPU: on a GPU, loops whose iterations are independent, for its
+      // default schedule to bind to threads.
+      std::function<tir::StmtP(const tir::StmtP&)> spatial = [&](const tir::StmtP& s) -> tir::StmtP {
+        auto copy = std::make_shared<tir::Stmt>(*s);
+        if (copy->kind == tir::Stmt::Kind::For && copy->forKind == tir::ForKind::Parallel) {
+          copy->forKind = tir::ForKind::Serial;
+          copy->iter = tir::IterType::Spatial;
+        }
+        for (auto& x : copy->body) x = spatial(x);
+        return copy;
+      };
+      spliceTopLevelBlocks(k);  // each of a root block's loops a launch of its own
+      for (auto& s : k.body) s = spatial(s);
+    }
     if (!k.scheduledByAuthor || (k.target.isGpu() && !bound)) schedule::apply(k);
     else if (k.target.isGpu()) schedule::canonicalizeGpuLaunches(k);
     else parallelOnlyAtTop(k);
@@ -345,6 +360,22 @@ class Legalize : public Rewriter {
   // statement groups a block leaves at the top (Seq) are spliced into the body, and a parallel loop
   // still nested (inside another loop or a condition) runs serially.
   static void parallelOnlyAtTop(tir::Kernel& k) {
+    spliceTopLevelBlocks(k);
+    std::function<tir::StmtP(const tir::StmtP&, bool)> serialInside = [&](const tir::StmtP& s, bool atTop) -> tir::StmtP {
+      auto copy = std::make_shared<tir::Stmt>(*s);
+      if (!atTop && copy->kind == tir::Stmt::Kind::For && copy->forKind == tir::ForKind::Parallel) copy->forKind = tir::ForKind::Serial;
+      for (auto& x : copy->body) x = serialInside(x, false);
+      return copy;
+    };
+    for (auto& s : k.body) s = serialInside(s, true);
+  }
+
+  // The statement groups blocks leave at a kernel's top level (Seq) spliced into its body. Not where
+  // the kernel has local or shared arrays: one statement's values there would not reach the next
+  // once each runs as its own launch or parallel body.
+  static void spliceTopLevelBlocks(tir::Kernel& k) {
+    for (auto& b : k.buffers)
+      if (!b.param) return;
     std::vector<tir::StmtP> top;
     std::function<void(const tir::StmtP&)> splice = [&](const tir::StmtP& s) {
       if (s->kind == tir::Stmt::Kind::Seq) {
@@ -354,13 +385,6 @@ class Legalize : public Rewriter {
       }
     };
     for (auto& s : k.body) splice(s);
-    std::function<tir::StmtP(const tir::StmtP&, bool)> serialInside = [&](const tir::StmtP& s, bool atTop) -> tir::StmtP {
-      auto copy = std::make_shared<tir::Stmt>(*s);
-      if (!atTop && copy->kind == tir::Stmt::Kind::For && copy->forKind == tir::ForKind::Parallel) copy->forKind = tir::ForKind::Serial;
-      for (auto& x : copy->body) x = serialInside(x, false);
-      return copy;
-    };
-    for (auto& s : top) s = serialInside(s, true);
     k.body = top;
   }
   // A tuple-valued variable's fields as variables of their own (t0 = t[0], ...) bound before `b`, as
