@@ -561,6 +561,12 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   }
   pf->symbols = std::move(read.symbols);
   for (auto& d : read.diagnostics) report(d.code, d.range, d.message);
+  // What tvms does not read yet is a note where it is written (TVS011), never an error: TVM takes it;
+  // a build that calls the prim_func says so again.
+  if (read.unreadAt)
+    report(diag::Code::TVS011, *read.unreadAt,
+           "not compiled: tvms does not compile " + pf->kernelError.substr(pf->kernelError.find("tvms does not compile ") + 22) +
+               " (the rest of '" + pf->name + "' is not checked)");
   return pf;
 }
 

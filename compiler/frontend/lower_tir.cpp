@@ -194,8 +194,16 @@ class Reader {
       std::string head = name(ann);
       auto t = head.rfind("T.", 0) == 0 ? tir::scalarTypeOf(head.substr(2)) : std::nullopt;
       if (!t) continue;
-      if (!isInt(*t)) fail(p, "parameter '" + text(child(p, 0)) + "' (" + text(type) + "): a float scalar parameter");
       std::string pname = text(child(p, 0));
+      if (tir::isFloat(*t)) {  // its value's float64 bits in the dims argument
+        ExprP bits = kb_.dim(pname);
+        floatScalars_[pname] = {tir::cast(*t, tir::reinterpret(ScalarType::F64, bits)),
+                                define(child(p, 0), ir::TirSymbol::Kind::Variable, pname + ": " + text(type) + "  # scalar parameter")};
+        signature[position] = {true, static_cast<int>(dimSources_.size()), true};
+        dimSources_.push_back({static_cast<int>(position), -1});
+        continue;
+      }
+      if (!isInt(*t)) fail(p, "parameter '" + pname + "' (" + text(type) + "): a scalar parameter of this type");
       symbols_.insert(pname);
       dimSeen_.insert(pname);
       kb_.dim(pname);
@@ -1064,6 +1072,10 @@ class Reader {
         use(n, it->second.symbol);
         return it->second.value;
       }
+    if (auto it = floatScalars_.find(s); it != floatScalars_.end()) {
+      use(n, it->second.symbol);
+      return it->second.value;
+    }
     if (symbols_.count(s) && dimSeen_.count(s)) {
       if (auto d = dimSymbols_.find(s); d != dimSymbols_.end()) use(n, d->second);
       return kb_.dim(s);
@@ -1294,7 +1306,8 @@ class Reader {
     std::vector<ExprP> values;
     int symbol = -1;
   };
-  std::map<std::string, TupleBound> tupleVars_;  // `for iters in T.grid(...)`: the loop variables by position
+  std::map<std::string, TupleBound> tupleVars_;
+  std::map<std::string, Bound> floatScalars_;  // float scalar parameters: their value read from the dims  // `for iters in T.grid(...)`: the loop variables by position
   std::map<std::string, int> localSymbols_, dimSymbols_, envSymbols_;
   std::map<std::string, std::string> envThreads_;  // T.env_thread variables and their tags
   std::vector<std::shared_ptr<const ir::TirSymbol>> symbolList_;
@@ -1367,6 +1380,7 @@ TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::functio
         r.error = "line " + std::to_string(line) + ": " + e.what();
       } else {
         r.error = "line " + std::to_string(line) + ": tvms does not compile " + e.what() + " yet";
+        r.unreadAt = rangeOf(e.node);
       }
     }
     // The names found so far, whether or not the whole body was read.

@@ -25,6 +25,7 @@ namespace tvms::frontend {
 struct TirRead {
   std::shared_ptr<const tir::Kernel> kernel;  // null when not read
   std::string error;                           // why not, with the line
+  std::optional<syntax::ByteRange> unreadAt;   // the construct not read (not a mistake): where lint notes it
   // Mistakes lint reports (TVS401-406): the one that stopped the reading (a mistake TVM rejects too,
   // not a construct tvms does not read), and those found on the way (the kernel is still read).
   std::vector<diag::Diagnostic> diagnostics;

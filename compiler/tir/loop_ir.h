@@ -126,6 +126,9 @@ struct Kernel {
   struct Param {
     bool scalar = false;
     int index = -1;
+    // A float scalar (`s: T.float32`): its dim holds the bits of the value as a float64, which the
+    // kernel reinterprets and casts (the dims argument is int64).
+    bool floating = false;
   };
   std::vector<Param> signature;
   // Per dim, for a kernel with a signature: the (parameter position, axis) whose extent it is, or

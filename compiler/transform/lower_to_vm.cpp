@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
@@ -693,6 +694,8 @@ class FunctionLowering {
     }
     auto [position, axis] = k.dimSources[i];
     const CallParam* p = static_cast<size_t>(position) < params.size() ? &params[static_cast<size_t>(position)] : nullptr;
+    if (p && axis < 0 && static_cast<size_t>(position) < k.signature.size() && k.signature[static_cast<size_t>(position)].floating)
+      return floatBits(k, i, p->scalar, var);
     PrimExprPtr extent;
     if (p && axis < 0) extent = p->scalar;
     else if (p && p->sinfo && p->sinfo->shape && static_cast<size_t>(axis) < p->sinfo->shape->size()) extent = (*p->sinfo->shape)[static_cast<size_t>(axis)];
@@ -707,6 +710,30 @@ class FunctionLowering {
       d = {true, temp};
     }
     return d.value;
+  }
+
+  // A float scalar argument (R.prim_value(T.float32(0.5)), a number): its float64 bits in a heap slot,
+  // as the kernel reads its float parameters (tir::Kernel::Param::floating). Known when built.
+  std::optional<int64_t> floatBits(const tir::Kernel& k, size_t i, const PrimExprPtr& value, const Var* var) {
+    std::optional<double> v;
+    if (value && value->kind == PrimExpr::Kind::Int) v = static_cast<double>(value->value);
+    if (value && value->kind == PrimExpr::Kind::Opaque) {
+      std::string t = value->name;
+      size_t open = t.find('('), close = t.rfind(')');
+      std::string number = t.rfind("T.float", 0) == 0 && open != std::string::npos && close > open ? t.substr(open + 1, close - open - 1) : t;
+      char* end = nullptr;
+      double d = std::strtod(number.c_str(), &end);
+      if (end && end != number.c_str() && *end == '\0') v = d;
+    }
+    if (!v) {
+      error("'" + var->name + "': " + primNameOf(k) + "'s float parameter '" + k.dims[i] + "' takes a number known when the module is built");
+      return std::nullopt;
+    }
+    int64_t bits;
+    std::memcpy(&bits, &*v, sizeof bits);
+    int temp = static_cast<int>(dims_.size()) + tempDims_++;
+    emit(Opcode::ComputeDim, temp, {'+', 0, bits, 0, 0});
+    return temp;
   }
 
   const StructInfo* operandSInfo(const Call& c, size_t i) const {

@@ -41,10 +41,11 @@ std::string oneCallMain(const std::string& func, int n) {
          ")\n        return y\n";
 }
 
-// The errors of building `text` (which lints clean) without compiling its kernels.
+// The errors of building `text` (which lint reports no error for: a prim_func tvms does not read is a
+// TVS011 note) without compiling its kernels.
 std::vector<std::string> buildErrors(const std::string& text) {
   auto lowered = test::lower(text);
-  CHECK(lowered.codes().empty());
+  for (auto& code : lowered.codes()) CHECK(code == "TVS011");
   driver::BuildOptions o;
   o.compileKernels = false;
   return driver::build(lowered.module(), o).errors;
@@ -196,13 +197,14 @@ TEST_CASE("compile and run: a user T.prim_func named like a generated kernel, ca
   CHECK(r.exe.kernels.size() == 2);  // the prim_func once, R.add's kernel under another name
 }
 
-TEST_CASE("compile and run: a T.prim_func tvms does not read is a build error naming the line, never a lint error") {
+TEST_CASE("compile and run: a T.prim_func tvms does not read is a build error naming the line, and a TVS011 note in lint, never a lint error") {
   std::string text = tirModule(R"(    @T.prim_func(private=True)
     def loops(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
         for i in range(8):
             B[i] = T.call_extern("float32", "my_vendor_fn", A[i])
 )",
                                oneCallMain("loops", 8));
+  CHECK(test::lower(text).codes() == std::vector<std::string>{"TVS011"});  // a note where it is written
   auto errors = buildErrors(text);
   REQUIRE(errors.size() == 1);
   CHECK(errors[0].find("R.call_tir of 'loops' (bound to 'y'): line ") != std::string::npos);
@@ -1044,4 +1046,27 @@ TEST_CASE("compile and run: T.parallel loops inside a block (a scatter as TVM le
   for (int i = 0; i < 256; ++i) want[static_cast<size_t>(i)] = at(x, i);
   for (int f = 0; f < 64; ++f) want[static_cast<size_t>(f * 4 + f % 4)] = at(u, f);
   checkClose(r.outputs.at(0), want, 0);
+}
+
+// Float scalar parameters (`s: T.float32`), passed as R.prim_value of a number: their float64 bits
+// travel in the dims argument and the kernel reads them back exactly.
+TEST_CASE("compile and run: float scalar parameters from R.prim_value(T.float32(...)) and a float64 one") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def axpb(A: T.Buffer(16, "float32"), s: T.float32, b: T.float64, B: T.Buffer(16, "float32")):
+        for i in range(16):
+            B[i] = A[i] * s + T.Cast("float32", b)
+)",
+                               R"(    def main(y: R.Tensor((16,), "float32")) -> R.Tensor((16,), "float32"):
+        cls = Module
+        z = R.call_tir(cls.axpb, (y, R.prim_value(T.float32(2.5)), R.prim_value(T.float64(-0.125))), out_sinfo=R.Tensor((16,), "float32"))
+        return z
+)");
+  CHECK(test::lower(text).codes().empty());
+  auto y = h.tensor({16}, rng);
+  auto r = compileAndRun(text, {y});
+  std::vector<double> want(16);
+  for (int i = 0; i < 16; ++i) want[static_cast<size_t>(i)] = static_cast<double>(at(y, i) * 2.5f + -0.125f);
+  checkClose(r.outputs.at(0), want, 1e-6);
 }

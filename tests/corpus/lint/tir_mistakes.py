@@ -2,7 +2,8 @@
 # TVS402 an index count that is not the buffer's rank, TVS403 a thread tag that is no CUDA thread
 # axis, TVS404 a store to a buffer the block's T.writes leaves out, TVS405 a spatial axis that does
 # not index the block's store, TVS406 a float stored into an integer buffer). A name of the file's
-# Python, a construct tvms does not read yet, and what TVM casts silently are not reported.
+# Python and a construct tvms does not read yet are TVS011 notes (not compiled), never errors; what TVM
+# casts silently is not reported.
 from tvm.script import ir as I
 from tvm.script import tir as T
 
@@ -30,12 +31,12 @@ class Module:
     @T.prim_func
     def python_constant(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
         for i in range(8):
-            B[i] = A[i] * SCALE
+            B[i] = A[i] * SCALE  # expect: TVS011 {{the value of 'SCALE'}}
 
     @T.prim_func
     def not_read_yet(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
         for i in range(8):
-            B[i] = T.call_extern("float32", "vendor_fn", A[i])
+            B[i] = T.call_extern("float32", "vendor_fn", A[i])  # expect: TVS011 {{T.call_extern}}
 
     @T.prim_func
     def writes_left_out(A: T.Buffer((4, 8), "float32"), B: T.Buffer((4, 8), "float32"), C: T.Buffer((4, 8), "float32")):
