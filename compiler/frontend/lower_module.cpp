@@ -4,6 +4,7 @@
 #include <map>
 
 #include "compiler/frontend/builder_program.h"
+#include "compiler/frontend/python_eval.h"
 #include "compiler/frontend/lower_tir.h"
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/recovery.h"
@@ -549,8 +550,15 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
     }
   }
   // The body as the loop IR, for a build that calls it.
+  PythonNumbers pythonNumber = [this](const std::string& name) -> std::optional<PythonNumber> {
+    const PyValue* v = python_ && aliases_.isPythonName(name) ? python_->lookup(name) : nullptr;
+    if (!v || (v->kind != PyValue::Kind::Int && v->kind != PyValue::Kind::Float && v->kind != PyValue::Kind::Bool)) return std::nullopt;
+    region_.readsPython = true;  // an edit of the Python relowers the file
+    if (v->kind == PyValue::Kind::Float) return PythonNumber{false, 0, v->real};
+    return PythonNumber{true, v->kind == PyValue::Kind::Bool ? int64_t{v->boolean} : v->integer, 0};
+  };
   TirRead read = readPrimFunc(doc_, f.def, [this](TSNode n) { return canonicalName(n); },
-                              [this](const std::string& name) { return aliases_.isPythonName(name); });
+                              [this](const std::string& name) { return aliases_.isPythonName(name); }, pythonNumber);
   pf->kernel = std::move(read.kernel);
   pf->kernelError = std::move(read.error);
   // Buffers and variables of the body for the editor: definitions, uses, what hover says.

@@ -61,8 +61,9 @@ int bits(ScalarType t) { return static_cast<int>(runtime::dtypeBytes(t)) * 8; }
 
 class Reader {
  public:
-  Reader(const syntax::Document& doc, const std::function<std::string(TSNode)>& canon, const std::function<bool(const std::string&)>& isPython)
-      : doc_(doc), canon_(canon), isPython_(isPython), kb_("") {}
+  Reader(const syntax::Document& doc, const std::function<std::string(TSNode)>& canon, const std::function<bool(const std::string&)>& isPython,
+         const PythonNumbers& pythonNumber)
+      : doc_(doc), canon_(canon), isPython_(isPython), pythonNumber_(pythonNumber), kb_("") {}
 
   tir::Kernel read(TSNode def) {
     TSNode body = field(def, "body");
@@ -1081,7 +1082,9 @@ class Reader {
       return kb_.dim(s);
     }
     if (s == "True" || s == "False") return tir::floatImm(s == "True" ? 1 : 0, ScalarType::Bool);
-    // A name of the file's Python (a constant of the enclosing scope): TVM reads its value; tvms does not yet.
+    // A name of the file's Python (a constant of the enclosing scope): its value, when it is a number.
+    if (pythonNumber_)
+      if (auto v = pythonNumber_(s)) return v->integer ? tir::intImm(v->intValue) : tir::floatImm(v->floatValue, ScalarType::F32);
     if (isPython_(s) || handles_.count(s) || buffers_.count(s)) fail(n, "the value of '" + s + "' here");
     if (symbols_.count(s)) fail(n, "the symbolic variable '" + s + "', which no parameter's shape binds (a scalar parameter)");
     mistake(n, diag::Code::TVS401, "undefined name '" + s + "'");
@@ -1293,6 +1296,7 @@ class Reader {
   const syntax::Document& doc_;
   const std::function<std::string(TSNode)>& canon_;
   const std::function<bool(const std::string&)>& isPython_;
+  const PythonNumbers& pythonNumber_;
   tir::KernelBuilder kb_;
   std::set<std::string> handles_;
   std::map<std::string, int> locals_;  // T.decl_scalar locals: assignments to them are stores
@@ -1367,7 +1371,7 @@ std::vector<std::string> symbolicVariablesDeclared(const syntax::Document& doc, 
 }
 
 TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName,
-                     const std::function<bool(const std::string&)>& isPythonName) {
+                     const std::function<bool(const std::string&)>& isPythonName, const PythonNumbers& pythonNumber) {
   auto reading = [&](Reader& reader, TirRead& r) {
     try {
       r.kernel = std::make_shared<tir::Kernel>(reader.read(def));
@@ -1388,13 +1392,13 @@ TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::functio
     r.names = reader.names();
   };
   TirRead first;
-  Reader recorder(doc, canonicalName, isPythonName);
+  Reader recorder(doc, canonicalName, isPythonName, pythonNumber);
   recorder.recordAccesses();
   reading(recorder, first);
   if (!first.kernel || !recorder.hasLocalArrays()) return first;
   // Local or shared arrays: read again with each compacted to the region its accesses touch.
   TirRead r;
-  Reader reader(doc, canonicalName, isPythonName);
+  Reader reader(doc, canonicalName, isPythonName, pythonNumber);
   reader.compactWith(recorder.regions());
   reading(reader, r);
   return r;

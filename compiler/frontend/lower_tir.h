@@ -40,11 +40,20 @@ struct TirRead {
   std::vector<Name> names;
 };
 
+// A number the file's Python binds to a name (`SCALE = 2.0` at module level): TVM's parser reads such
+// constants inside a prim_func, as an int or a float literal.
+struct PythonNumber {
+  bool integer = true;
+  int64_t intValue = 0;
+  double floatValue = 0;
+};
+using PythonNumbers = std::function<std::optional<PythonNumber>(const std::string&)>;
+
 // `def`: the function_definition node of the prim_func. `canonicalName` resolves an attribute chain
 // or identifier to its canonical dotted name ("T.grid" whatever the module's alias of tir is);
 // `isPythonName` says whether the file's Python binds a name (TVM's parser reads it from there).
 TirRead readPrimFunc(const syntax::Document& doc, TSNode def, const std::function<std::string(TSNode)>& canonicalName,
-                     const std::function<bool(const std::string&)>& isPythonName);
+                     const std::function<bool(const std::string&)>& isPythonName, const PythonNumbers& pythonNumber = {});
 
 // The symbolic variables an assignment of a prim_func body declares: `n = T.int64()`, or several at
 // once, `n, c = T.int64(), T.int64()` (as TVM's printer writes them); empty for any other statement.

@@ -1070,3 +1070,22 @@ TEST_CASE("compile and run: float scalar parameters from R.prim_value(T.float32(
   for (int i = 0; i < 16; ++i) want[static_cast<size_t>(i)] = static_cast<double>(at(y, i) * 2.5f + -0.125f);
   checkClose(r.outputs.at(0), want, 1e-6);
 }
+
+// A number the file's Python binds, read inside a prim_func as TVM's parser reads it.
+TEST_CASE("compile and run: a prim_func reading numbers of the file's Python (SCALE = 2.5, OFFSET = 3)") {
+  TVMS_FRESH_RNG(rng);
+  Host h;
+  std::string text = tirModule(R"(    @T.prim_func(private=True)
+    def scaled(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in range(8):
+            B[i] = A[i] * SCALE + T.Cast("float32", OFFSET)
+)",
+                               oneCallMain("scaled", 8));
+  text.insert(text.find("\n\n\n@I.ir_module") + 3, "SCALE = 2.5\nOFFSET = 3\n\n\n");
+  CHECK(test::lower(text).codes().empty());
+  auto x = h.tensor({8}, rng);
+  auto r = compileAndRun(text, {x});
+  std::vector<double> want(8);
+  for (int i = 0; i < 8; ++i) want[static_cast<size_t>(i)] = double(at(x, i)) * 2.5 + 3;
+  checkClose(r.outputs.at(0), want, 1e-6);
+}

@@ -1,9 +1,9 @@
 # Mistakes in T.prim_func bodies: each reported once, where it is written (TVS401 undefined name,
 # TVS402 an index count that is not the buffer's rank, TVS403 a thread tag that is no CUDA thread
 # axis, TVS404 a store to a buffer the block's T.writes leaves out, TVS405 a spatial axis that does
-# not index the block's store, TVS406 a float stored into an integer buffer). A name of the file's
-# Python and a construct tvms does not read yet are TVS011 notes (not compiled), never errors; what TVM
-# casts silently is not reported.
+# not index the block's store, TVS406 a float stored into an integer buffer). A number the file's
+# Python binds is read as TVM reads it; a construct tvms does not read yet is a TVS011 note (not
+# compiled), never an error; what TVM casts silently is not reported.
 from tvm.script import ir as I
 from tvm.script import tir as T
 
@@ -31,7 +31,7 @@ class Module:
     @T.prim_func
     def python_constant(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
         for i in range(8):
-            B[i] = A[i] * SCALE  # expect: TVS011 {{the value of 'SCALE'}}
+            B[i] = A[i] * SCALE
 
     @T.prim_func
     def not_read_yet(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
