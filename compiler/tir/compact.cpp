@@ -3,6 +3,7 @@
 #include "compiler/tir/compact.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -17,6 +18,24 @@ struct Interval {
 };
 
 int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+// Interval arithmetic that gives up (nullopt) where a bound would overflow 64 bits.
+std::optional<Interval> add(Interval a, Interval b) {
+  Interval r;
+  if (__builtin_add_overflow(a.lo, b.lo, &r.lo) || __builtin_add_overflow(a.hi, b.hi, &r.hi)) return std::nullopt;
+  return r;
+}
+std::optional<Interval> negate(Interval a) {
+  if (a.lo == INT64_MIN || a.hi == INT64_MIN) return std::nullopt;
+  return Interval{-a.hi, -a.lo};
+}
+std::optional<Interval> multiply(Interval a, Interval b) {
+  int64_t p[4];
+  if (__builtin_mul_overflow(a.lo, b.lo, &p[0]) || __builtin_mul_overflow(a.lo, b.hi, &p[1]) || __builtin_mul_overflow(a.hi, b.lo, &p[2]) ||
+      __builtin_mul_overflow(a.hi, b.hi, &p[3]))
+    return std::nullopt;
+  return Interval{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+}
 
 // The values `e` takes as each varying loop runs over [0, extent); nullopt for an expression outside
 // + - * (by a constant) floordiv / floormod (by a positive constant) min max of integers.
@@ -37,12 +56,12 @@ std::optional<Interval> bounds(const ExprP& e, const std::map<int, int64_t>& var
       int64_t c = b->lo;
       bool constant = b->lo == b->hi;
       switch (e->binOp) {
-        case BinOp::Add: return Interval{a->lo + b->lo, a->hi + b->hi};
-        case BinOp::Sub: return Interval{a->lo - b->hi, a->hi - b->lo};
-        case BinOp::Mul: {
-          int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
-          return Interval{*std::min_element(p, p + 4), *std::max_element(p, p + 4)};
+        case BinOp::Add: return add(*a, *b);
+        case BinOp::Sub: {
+          auto nb = negate(*b);
+          return nb ? add(*a, *nb) : std::nullopt;
         }
+        case BinOp::Mul: return multiply(*a, *b);
         case BinOp::FloorDiv:
           if (!constant || c <= 0) return std::nullopt;
           return Interval{floorDiv(a->lo, c), floorDiv(a->hi, c)};
@@ -135,8 +154,10 @@ std::optional<CompactedRegion> compactRegion(const std::vector<BufferAccess>& ac
           continue;
         }
         auto b = bounds(term, varying);
-        if (!b) return std::nullopt;
-        inner = sign > 0 ? Interval{inner.lo + b->lo, inner.hi + b->hi} : Interval{inner.lo - b->hi, inner.hi - b->lo};
+        if (b && sign < 0) b = negate(*b);
+        auto sum = b ? add(inner, *b) : std::nullopt;
+        if (!sum) return std::nullopt;
+        inner = *sum;
       }
       std::sort(fixedKeys.begin(), fixedKeys.end());
       std::string k;
@@ -150,8 +171,10 @@ std::optional<CompactedRegion> compactRegion(const std::vector<BufferAccess>& ac
         range = Interval{std::min(range->lo, inner.lo), std::max(range->hi, inner.hi)};
       }
     }
+    int64_t extent;
+    if (__builtin_sub_overflow(range->hi, range->lo, &extent) || extent == INT64_MAX) return std::nullopt;
     out.offset.push_back(binary(BinOp::Add, fixedPart, intImm(range->lo)));
-    out.extent.push_back(range->hi - range->lo + 1);
+    out.extent.push_back(extent + 1);
   }
   return out;
 }
