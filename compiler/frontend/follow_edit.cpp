@@ -231,7 +231,7 @@ std::optional<size_t> followSpanEdit(const syntax::Document& doc, FileResult& fi
   Aliases aliases = fileAliases(doc);
   Lowerer lowerer(doc, aliases, region);
   // A use of `R.` without its import is reported once, at the file's first (TVS010): a whole lowering.
-  if (!lowerer.lowerMembers(fresh, freshNames) || !aliases.implicitUses().empty()) return std::nullopt;
+  if (!lowerer.lowerMembers(fresh, freshNames) || !aliases.implicitUses().empty() || region.readsPython) return std::nullopt;
   // Source order, for the functions and for the module (whose order its analyses follow).
   std::stable_sort(region.functions.begin(), region.functions.end(), [](auto& a, auto& b) { return a.range.begin < b.range.begin; });
   putInSourceOrder(region.module->functions, region.functions);
@@ -297,6 +297,8 @@ std::optional<size_t> followOneEdit(const syntax::Document& doc, FileResult& fil
   region.functions[fn].range = {oldSpan.begin, shift.at(oldSpan.end)};
 
   if (!relowerFunction(doc, region, fn)) return std::nullopt;
+  // The function now reads the file's Python (a prim_func's constant): only a whole lowering evaluates it.
+  if (region.readsPython) return std::nullopt;
   // The function must still end where the edit moved its end: otherwise the edit split or merged
   // definitions and the region's list of functions is no longer this one.
   if (region.functions[fn].range.end != shift.at(oldSpan.end) || region.functions[fn].range.begin != oldSpan.begin)

@@ -551,9 +551,12 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   }
   // The body as the loop IR, for a build that calls it.
   PythonNumbers pythonNumber = [this](const std::string& name) -> std::optional<PythonNumber> {
-    const PyValue* v = python_ && aliases_.isPythonName(name) ? python_->lookup(name) : nullptr;
+    if (!aliases_.isPythonName(name)) return std::nullopt;
+    // The function reads the file's Python: an edit relowers the whole file, which evaluates it (a
+    // function lowered alone has no evaluator: followEdit gives up on it).
+    region_.readsPython = true;
+    const PyValue* v = python_ ? python_->lookup(name) : nullptr;
     if (!v || (v->kind != PyValue::Kind::Int && v->kind != PyValue::Kind::Float && v->kind != PyValue::Kind::Bool)) return std::nullopt;
-    region_.readsPython = true;  // an edit of the Python relowers the file
     if (v->kind == PyValue::Kind::Float) return PythonNumber{false, 0, v->real};
     return PythonNumber{true, v->kind == PyValue::Kind::Bool ? int64_t{v->boolean} : v->integer, 0};
   };

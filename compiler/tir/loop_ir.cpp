@@ -184,21 +184,18 @@ ExprP select(ExprP cond, ExprP a, ExprP b) {
   e->c = std::move(b);
   return e;
 }
-ExprP cast(ScalarType t, ExprP a) {
-  if (a->type == t) return a;
+namespace {
+// A conversion of `a` to type t: its value (Cast) or its bits (Reinterpret).
+ExprP conversion(Expr::Kind kind, ScalarType t, ExprP a) {
   auto e = std::make_shared<Expr>();
-  e->kind = Expr::Kind::Cast;
+  e->kind = kind;
   e->type = t;
   e->a = std::move(a);
   return e;
 }
-ExprP reinterpret(ScalarType t, ExprP a) {
-  auto e = std::make_shared<Expr>();
-  e->kind = Expr::Kind::Reinterpret;
-  e->type = t;
-  e->a = std::move(a);
-  return e;
-}
+}  // namespace
+ExprP cast(ScalarType t, ExprP a) { return a->type == t ? a : conversion(Expr::Kind::Cast, t, std::move(a)); }
+ExprP reinterpret(ScalarType t, ExprP a) { return conversion(Expr::Kind::Reinterpret, t, std::move(a)); }
 
 StmtP forLoop(int var, ExprP extent, std::vector<StmtP> body, bool spatial) {
   auto s = std::make_shared<Stmt>();

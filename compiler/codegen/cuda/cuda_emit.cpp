@@ -42,18 +42,15 @@ __device__ __forceinline__ int tvms_min(int a, int b) { return a < b ? a : b; }
 template <class To, class From> __device__ __forceinline__ To tvms_bitcast(From f) { union { From from; To to; } u; u.from = f; return u.to; }
 // Unsigned 32- and 64-bit integers: floor division is division; x / 0 == 0, x % 0 == 0.
 typedef unsigned long long u64;
-__device__ __forceinline__ unsigned tvms_div(unsigned a, unsigned b) { return b == 0 ? 0 : a / b; }
-__device__ __forceinline__ unsigned tvms_mod(unsigned a, unsigned b) { return b == 0 ? 0 : a % b; }
-__device__ __forceinline__ unsigned tvms_floordiv(unsigned a, unsigned b) { return tvms_div(a, b); }
-__device__ __forceinline__ unsigned tvms_floormod(unsigned a, unsigned b) { return tvms_mod(a, b); }
-__device__ __forceinline__ unsigned tvms_max(unsigned a, unsigned b) { return a > b ? a : b; }
-__device__ __forceinline__ unsigned tvms_min(unsigned a, unsigned b) { return a < b ? a : b; }
-__device__ __forceinline__ u64 tvms_div(u64 a, u64 b) { return b == 0 ? 0 : a / b; }
-__device__ __forceinline__ u64 tvms_mod(u64 a, u64 b) { return b == 0 ? 0 : a % b; }
-__device__ __forceinline__ u64 tvms_floordiv(u64 a, u64 b) { return tvms_div(a, b); }
-__device__ __forceinline__ u64 tvms_floormod(u64 a, u64 b) { return tvms_mod(a, b); }
-__device__ __forceinline__ u64 tvms_max(u64 a, u64 b) { return a > b ? a : b; }
-__device__ __forceinline__ u64 tvms_min(u64 a, u64 b) { return a < b ? a : b; }
+#define TVMS_UNSIGNED_HELPERS(T) \
+  __device__ __forceinline__ T tvms_div(T a, T b) { return b == 0 ? 0 : a / b; } \
+  __device__ __forceinline__ T tvms_mod(T a, T b) { return b == 0 ? 0 : a % b; } \
+  __device__ __forceinline__ T tvms_floordiv(T a, T b) { return tvms_div(a, b); } \
+  __device__ __forceinline__ T tvms_floormod(T a, T b) { return tvms_mod(a, b); } \
+  __device__ __forceinline__ T tvms_max(T a, T b) { return a > b ? a : b; } \
+  __device__ __forceinline__ T tvms_min(T a, T b) { return a < b ? a : b; }
+TVMS_UNSIGNED_HELPERS(unsigned)
+TVMS_UNSIGNED_HELPERS(u64)
 // 16-bit floats are stored as such and computed in float32 (no headers: bit operations and PTX's cvt).
 __device__ __forceinline__ float tvms_bf16_to_float(unsigned short b) { return __uint_as_float(((unsigned)b) << 16); }
 __device__ __forceinline__ unsigned short tvms_float_to_bf16(float f) {
