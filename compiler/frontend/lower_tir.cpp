@@ -33,6 +33,7 @@ struct BufferInfo {
   int symbol = -1;  // its ir::TirSymbol (hover, definition)
   ScalarType type = ScalarType::F32;
   std::vector<ExprP> shape;
+  std::vector<ExprP> declared;  // the shape as written, where compaction changed `shape` (TVS407 checks it)
 };
 
 const std::map<std::string, tir::UnOp>& unaryIntrinsics() {
@@ -314,6 +315,7 @@ class Reader {
       TSNode st = stmts[i];
       if (isWhere(st)) {  // T.where(cond): the rest of the block runs where cond holds
         ExprP cond = expr(child(field(child(st, 0), "arguments"), 0));
+        Guarded guard(*this);
         std::vector<StmtP> rest = block(std::vector<TSNode>(stmts.begin() + i + 1, stmts.end()));
         out.push_back(tir::ifThen(cond, rest));
         break;
@@ -423,6 +425,7 @@ class Reader {
     if (type == "while_statement") {  // serial as written: each iteration may depend on the last
       if (!namedChildren(st).empty() && !ts_node_is_null(field(st, "alternative"))) fail(st, "a while ... else");
       ExprP cond = tir::cast(ScalarType::Bool, expr(field(st, "condition")));
+      Guarded guard(*this);
       return out.push_back(tir::whileLoop(cond, block(namedChildren(field(st, "body")))));
     }
     if (type == "pass_statement") return;
@@ -549,6 +552,7 @@ class Reader {
     if (scopeName != "shared" && scopeName != "shared.dyn" && scopeName != "local") fail(scope, "a buffer in memory scope \"" + scopeName + "\"");
     localArrays_[var] = scopeName != "local";
     if (auto region = compacted_.find(var); region != compacted_.end()) {  // the region its accesses touch
+      b.declared = extents;
       extents.clear();
       for (int64_t e : region->second.extent) extents.push_back(tir::intImm(e));
     }
@@ -724,6 +728,7 @@ class Reader {
       at.push_back(tir::cast(ScalarType::I64, expr(idx[i])));
     }
     std::string name = text(field(subscript, "value"));
+    checkInBounds(name, b, at, idx);
     if (recording_ && localArrays_.count(name)) accesses_[name].push_back({at, loopStack_});
     if (auto region = compacted_.find(name); region != compacted_.end())
       for (size_t i = 0; i < at.size(); ++i) at[i] = at[i] - region->second.offset[i];
@@ -731,6 +736,34 @@ class Reader {
     for (size_t i = 0; i < at.size(); ++i) flat = flat * b.shape[i] + at[i];
     return flat;
   }
+
+  // TVS407: an unguarded access whose index its loops take outside a static extent of the buffer.
+  void checkInBounds(const std::string& name, const BufferInfo& b, const std::vector<ExprP>& at, const std::vector<TSNode>& written) {
+    if (guarded_ > 0) return;
+    std::map<int, int64_t> extents;
+    for (int id : loopStack_) {
+      auto it = loopInfo_.find(id);
+      if (it != loopInfo_.end() && it->second.extent && it->second.extent->kind == tir::Expr::Kind::Int) extents[id] = it->second.extent->intValue;
+    }
+    const std::vector<ExprP>& shape = b.declared.empty() ? b.shape : b.declared;
+    for (size_t i = 0; i < at.size() && i < shape.size(); ++i) {
+      if (shape[i]->kind != tir::Expr::Kind::Int) continue;
+      auto range = tir::valueRange(at[i], extents);
+      int64_t n = shape[i]->intValue;
+      if (!range || (range->first >= 0 && range->second < n)) continue;
+      findings_.push_back(diag::make(diag::Code::TVS407, rangeOf(written[i]),
+                                     "this index of '" + name + "' ranges over [" + std::to_string(range->first) + ", " + std::to_string(range->second) +
+                                         "] on an axis of extent " + std::to_string(n)));
+    }
+  }
+
+  // What is read inside it runs only where a condition holds (a branch, T.where, the value operands
+  // of T.if_then_else): TVS407 does not judge its indices by the loops alone.
+  struct Guarded {
+    explicit Guarded(Reader& r) : r_(r) { ++r_.guarded_; }
+    ~Guarded() { --r_.guarded_; }
+    Reader& r_;
+  };
 
   // for i in T.grid(a, b) / range(n) / range(lo, hi) / T.serial / T.parallel / T.vectorized /
   // T.unroll / T.thread_binding(n, thread="threadIdx.x").
@@ -1041,6 +1074,7 @@ class Reader {
     }
     if (clauses.size() == 1 && ts_node_is_null(otherwise)) {
       ExprP cond = expr(clauses[0].first);
+      Guarded guard(*this);
       return out.push_back(tir::ifThen(tir::cast(ScalarType::Bool, cond), block(namedChildren(clauses[0].second))));
     }
     std::vector<StmtP> chain = ifChain(clauses, 0, otherwise);
@@ -1052,6 +1086,7 @@ class Reader {
     std::vector<StmtP> out;
     int flag = kb_.local("cond", ScalarType::Bool);
     out.push_back(tir::assign(flag, tir::cast(ScalarType::Bool, expr(clauses[i].first))));
+    Guarded guard(*this);
     out.push_back(tir::ifThen(kb_.var(flag), block(namedChildren(clauses[i].second))));
     std::vector<StmtP> rest = ifChain(clauses, i + 1, otherwise);
     if (!rest.empty()) out.push_back(tir::ifThen(tir::unary(tir::UnOp::Not, kb_.var(flag)), rest));
@@ -1144,15 +1179,18 @@ class Reader {
     if (type == "not_operator") return tir::unary(tir::UnOp::Not, tir::cast(ScalarType::Bool, expr(field(n, "argument"))));
     if (type == "boolean_operator") {
       std::string op = text(field(n, "operator"));
-      return tir::binary(op == "and" ? tir::BinOp::And : tir::BinOp::Or, tir::cast(ScalarType::Bool, expr(field(n, "left"))),
-                         tir::cast(ScalarType::Bool, expr(field(n, "right"))));
+      ExprP left = tir::cast(ScalarType::Bool, expr(field(n, "left")));
+      Guarded guard(*this);
+      return tir::binary(op == "and" ? tir::BinOp::And : tir::BinOp::Or, left, tir::cast(ScalarType::Bool, expr(field(n, "right"))));
     }
     if (type == "comparison_operator") return comparison(n);
     if (type == "conditional_expression") {
       auto kids = namedChildren(n);  // a if c else b
       if (kids.size() != 3) fail(n, "the expression " + text(n));
+      ExprP cond = tir::cast(ScalarType::Bool, expr(kids[1]));
+      Guarded guard(*this);
       auto [a, b] = unify(expr(kids[0]), expr(kids[2]));
-      return tir::select(tir::cast(ScalarType::Bool, expr(kids[1])), a, b);
+      return tir::select(cond, a, b);
     }
     if (type == "call") return call(n);
     fail(n, "the expression " + text(n));
@@ -1220,8 +1258,10 @@ class Reader {
     }
     if (callee == "T.if_then_else" || callee == "T.Select") {
       need(3);
+      ExprP cond = tir::cast(ScalarType::Bool, expr(args[0]));
+      Guarded guard(*this);
       auto [a, b] = unify(expr(args[1]), expr(args[2]));
-      return tir::select(tir::cast(ScalarType::Bool, expr(args[0])), a, b);
+      return tir::select(cond, a, b);
     }
     if (callee == "T.bitwise_not") {
       need(1);
@@ -1339,6 +1379,7 @@ class Reader {
   std::vector<diag::Diagnostic> findings_;
   // Compaction (Regions): local and shared arrays (true: shared), their accesses, the loops.
   bool recording_ = false;
+  int guarded_ = 0;  // depth of conditions around what is being read (Guarded)
   Regions compacted_;
   std::map<std::string, bool> localArrays_;
   std::map<std::string, std::vector<tir::BufferAccess>> accesses_;

@@ -105,6 +105,12 @@ std::string key(const ExprP& e) {
 
 }  // namespace
 
+std::optional<std::pair<int64_t, int64_t>> valueRange(const ExprP& e, const std::map<int, int64_t>& loopExtents) {
+  auto b = bounds(e, loopExtents);
+  if (!b) return std::nullopt;
+  return std::make_pair(b->lo, b->hi);
+}
+
 std::optional<CompactedRegion> compactRegion(const std::vector<BufferAccess>& accesses, const std::map<int, LoopInfo>& loops, bool shared) {
   if (accesses.empty()) return std::nullopt;
   // Where the array lives: the loops around every access (a block's shared array above its threads).

@@ -34,6 +34,11 @@ struct CompactedRegion {
   std::vector<int64_t> extent;
 };
 
+// The values an integer expression takes as each loop of `loopExtents` (id -> extent) runs over
+// [0, extent): [lo, hi], or nullopt for an expression of anything else (a dim, a load) or outside
+// + - * floordiv floormod min max, or a bound past 64 bits.
+std::optional<std::pair<int64_t, int64_t>> valueRange(const ExprP& e, const std::map<int, int64_t>& loopExtents);
+
 // The compacted region of an array from its accesses, or nullopt when an index does not split into
 // a fixed part and a bounded varying part (the array then keeps its declared shape). `shared`: the
 // array belongs to a GPU block, so it lives outside the block's thread axes.

@@ -1,7 +1,8 @@
 # Mistakes in T.prim_func bodies: each reported once, where it is written (TVS401 undefined name,
 # TVS402 an index count that is not the buffer's rank, TVS403 a thread tag that is no CUDA thread
 # axis, TVS404 a store to a buffer the block's T.writes leaves out, TVS405 a spatial axis that does
-# not index the block's store, TVS406 a float stored into an integer buffer). A number the file's
+# not index the block's store, TVS406 a float stored into an integer buffer, TVS407 an unguarded index
+# its loops take outside the axis). A number the file's
 # Python binds is read as TVM reads it; a construct tvms does not read yet is a TVS011 note (not
 # compiled), never an error; what TVM casts silently is not reported.
 from tvm.script import ir as I
@@ -65,3 +66,18 @@ class Module:
                 B[vi] = A[vi] * T.float32(2)  # expect: TVS406
                 C[vi] = A[vi]
                 B[vi] = T.Cast("int32", A[vi])
+
+    @T.prim_func
+    def index_past_the_axis(A: T.Buffer((2, 30), "float32"), W: T.Buffer((4, 16, 3), "float32"), B: T.Buffer((2, 4, 28), "float32")):
+        # As TVM's own conv1d test writes it: the reduction runs rc to 128 over an axis of 16.
+        pad = T.alloc_buffer((2, 30))
+        for n, i in T.grid(2, 30):
+            with T.block("pad"):
+                vn, vi = T.axis.remap("SS", [n, i])
+                pad[vn, vi] = T.if_then_else(1 <= vi and vi < 29, A[vn, vi - 1], T.float32(0))
+        for n, f, y, rc, ry in T.grid(2, 4, 28, 128, 3):
+            with T.block("B"):
+                vn, vf, vy, vrc, vry = T.axis.remap("SSSRR", [n, f, y, rc, ry])
+                with T.init():
+                    B[vn, vf, vy] = T.float32(0)
+                B[vn, vf, vy] = B[vn, vf, vy] + pad[vn, vy + vry] * W[vf, vrc, vry]  # expect: TVS407 {{ranges over [0, 127] on an axis of extent 16}}
