@@ -232,20 +232,18 @@ StmtP assign(int local, ExprP value) {
   s->value = std::move(value);
   return s;
 }
-StmtP ifThen(ExprP cond, std::vector<StmtP> body) {
+namespace {
+// A body under a condition: run once where it holds (If) or again while it holds (While).
+StmtP conditional(Stmt::Kind kind, ExprP cond, std::vector<StmtP> body) {
   auto s = std::make_shared<Stmt>();
-  s->kind = Stmt::Kind::If;
+  s->kind = kind;
   s->cond = std::move(cond);
   s->body = std::move(body);
   return s;
 }
-StmtP whileLoop(ExprP cond, std::vector<StmtP> body) {
-  auto s = std::make_shared<Stmt>();
-  s->kind = Stmt::Kind::While;
-  s->cond = std::move(cond);
-  s->body = std::move(body);
-  return s;
-}
+}  // namespace
+StmtP ifThen(ExprP cond, std::vector<StmtP> body) { return conditional(Stmt::Kind::If, std::move(cond), std::move(body)); }
+StmtP whileLoop(ExprP cond, std::vector<StmtP> body) { return conditional(Stmt::Kind::While, std::move(cond), std::move(body)); }
 StmtP warpReduce(int local, BinOp combiner) {
   auto s = std::make_shared<Stmt>();
   s->kind = Stmt::Kind::WarpReduce;
