@@ -499,6 +499,8 @@ class Reader {
     TSNode type = field(e, "type");
     if (!ts_node_is_null(type)) {
       TSNode ann = namedChildren(type).empty() ? type : namedChildren(type)[0];
+      // `v: T.let[T.int64] = e`, as TVM's printer writes a let today: the dtype inside the brackets.
+      if (isType(ann, "subscript") && name(field(ann, "value")) == "T.let" && namedChildren(ann).size() == 2) ann = namedChildren(ann)[1];
       std::string head = name(ann);
       auto t = head.rfind("T.", 0) == 0 ? tir::scalarTypeOf(head.substr(2)) : std::nullopt;
       if (!t) fail(type, "a let of type " + text(type));

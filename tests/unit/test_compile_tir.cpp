@@ -862,7 +862,8 @@ class Module:
 
 // A 4-bit weight decode as quantized models write it (TVM's dlight tests): uint32 words holding eight
 // nibbles, scales and zeros as bfloat16 bits in uint32 halves, read back with T.shift_right /
-// T.bitwise_and / T.shift_left and T.reinterpret; a uint16 copy of each nibble on the side.
+// T.bitwise_and / T.shift_left and T.reinterpret; a uint16 copy of each nibble on the side; the
+// nibble a let in TVM's newest spelling (`v: T.let[T.uint32] = ...`).
 TEST_CASE("compile and run: uint32 / uint16 buffers, bitwise intrinsics and T.reinterpret (an int4 decode)") {
   TVMS_FRESH_RNG(rng);
   Host h;
@@ -871,7 +872,7 @@ TEST_CASE("compile and run: uint32 / uint16 buffers, bitwise intrinsics and T.re
         for i, j in T.grid(T.int64(16), T.int64(4)):
             with T.block("decode"):
                 v_i, v_j = T.axis.remap("SS", [i, j])
-                nibble: T.uint32 = T.bitwise_and(T.shift_right(W[v_i // T.int64(8), v_j], T.Cast("uint32", v_i % T.int64(8) * T.int64(4))), T.uint32(15))
+                nibble: T.let[T.uint32] = T.bitwise_and(T.shift_right(W[v_i // T.int64(8), v_j], T.Cast("uint32", v_i % T.int64(8) * T.int64(4))), T.uint32(15))
                 D[v_i, v_j] = T.Cast("float32", nibble) * T.reinterpret("float32", T.shift_left(T.bitwise_and(S[v_i // T.int64(32), v_j], T.uint32(65535)), T.uint32(16))) + T.reinterpret("float32", T.shift_left(T.bitwise_and(T.shift_right(S[v_i // T.int64(32), v_j], T.uint32(16)), T.uint32(65535)), T.uint32(16)))
                 N[v_i, v_j] = T.Cast("uint16", T.bitwise_xor(nibble, T.uint32(65535)))
 )",
