@@ -1352,8 +1352,8 @@ class Reader {
     std::vector<ExprP> values;
     int symbol = -1;
   };
-  std::map<std::string, TupleBound> tupleVars_;
-  std::map<std::string, Bound> floatScalars_;  // float scalar parameters: their value read from the dims  // `for iters in T.grid(...)`: the loop variables by position
+  std::map<std::string, TupleBound> tupleVars_;  // `for iters in T.grid(...)`: the loop variables by position
+  std::map<std::string, Bound> floatScalars_;    // float scalar parameters: their value read from the dims
   std::map<std::string, int> localSymbols_, dimSymbols_, envSymbols_;
   std::map<std::string, std::string> envThreads_;  // T.env_thread variables and their tags
   std::vector<std::shared_ptr<const ir::TirSymbol>> symbolList_;

@@ -12,12 +12,13 @@
 #include "compiler/analysis/analysis.h"
 #include "compiler/ir/printer.h"
 #include "compiler/op/legalize.h"
-#include "runtime/target_kind.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/transform/kernel_prims.h"
 #include "compiler/transform/targets.h"
 #include "compiler/transform/rewriter.h"
 #include "compiler/transform/runtime_shapes.h"
+#include "compiler/tir/rewrite.h"
+#include "runtime/target_kind.h"
 
 namespace tvms::transform {
 
@@ -260,14 +261,13 @@ class Legalize : public Rewriter {
   // A prim_func no R.call_tir builds is compiled as TVM's build compiles every function of a module:
   // for the target its T.func_attr names ({"target": T.target({"kind": "cuda", ...})} or
   // T.target("cuda")), else a GPU when its loops are bound to GPU threads, else the module's first
-  // vdevice, else the host. What cannot be read or built is
-  // an error, as a call of it would be.
+  // vdevice, else the host. What cannot be read or built is an error, as a call of it would be.
   void buildUncalledPrimFuncs() {
     for (auto& mf : m_.functions) {
       if (!mf.tir || called_.count(mf.name)) continue;
       std::string kind = targetKindOf(*mf.tir);
       // A kernel its author bound to GPU threads is meant for a GPU: the first GPU kind of the table.
-      if (kind.empty() && mf.tir->kernel && bindsThreads(*mf.tir->kernel)) kind = firstGpuKind();
+      if (kind.empty() && mf.tir->kernel && anyStmt(mf.tir->kernel->body, isThreadLoop)) kind = firstGpuKind();
       const VDevice* first = m_.vdevices.empty() ? nullptr : m_.vdevices.front().get();
       tir::Target target = !kind.empty() ? tir::Target::forKind(kind) : targetOf(m_, first, remap_);
       std::string vdevice = !kind.empty() || !first ? target.kind + ":0" : analysis::spellingOf(m_, first);
@@ -283,14 +283,6 @@ class Legalize : public Rewriter {
     for (const runtime::TargetKind* t : runtime::targetKinds())
       if (t->deviceClass == runtime::DeviceClass::Gpu && !t->codegen.empty()) return t->name;
     return "";
-  }
-
-  static bool bindsThreads(const tir::Kernel& k) {
-    std::function<bool(const tir::StmtP&)> bound = [&](const tir::StmtP& s) {
-      if (s->kind == tir::Stmt::Kind::For && s->forKind == tir::ForKind::ThreadBinding) return true;
-      return std::any_of(s->body.begin(), s->body.end(), bound);
-    };
-    return std::any_of(k.body.begin(), k.body.end(), bound);
   }
 
   // The kind of T.func_attr({"target": ...}): T.target({"kind": "cuda", ...}) or T.target("cuda").
@@ -313,42 +305,29 @@ class Legalize : public Rewriter {
   // target can run it. On a CPU, loops bound to GPU threads run as serial loops (each thread's work in
   // turn, as `--device cuda:0=cpu` needs), unless the threads share memory or wait at a barrier.
   static std::string scheduleUserKernel(tir::Kernel& k) {
-    bool bound = false, cooperating = false;
-    std::function<void(const tir::StmtP&)> visit = [&](const tir::StmtP& s) {
-      bound |= s->kind == tir::Stmt::Kind::For && s->forKind == tir::ForKind::ThreadBinding;
-      cooperating |= s->kind == tir::Stmt::Kind::Barrier;
-      for (auto& x : s->body) visit(x);
-    };
-    for (auto& s : k.body) visit(s);
+    bool bound = anyStmt(k.body, isThreadLoop);
+    bool cooperating = anyStmt(k.body, [](const tir::Stmt& s) { return s.kind == tir::Stmt::Kind::Barrier; });
     for (auto& b : k.buffers) cooperating |= b.scope == tir::MemoryScope::Shared;
     if (k.target.isCpu() && bound) {
       if (cooperating) return "its GPU threads share memory or wait at a barrier (T.tvm_storage_sync); it runs on a cuda vdevice only";
-      std::function<tir::StmtP(const tir::StmtP&)> serial = [&](const tir::StmtP& s) -> tir::StmtP {
-        auto copy = std::make_shared<tir::Stmt>(*s);
-        if (copy->kind == tir::Stmt::Kind::For && copy->forKind == tir::ForKind::ThreadBinding) {
-          copy->forKind = tir::ForKind::Serial;
-          copy->threadTag.clear();
+      k.body = tir::mapStmts(k.body, keepExpr, [](tir::Stmt& s) {
+        if (isThreadLoop(s)) {
+          s.forKind = tir::ForKind::Serial;
+          s.threadTag.clear();
         }
-        for (auto& x : copy->body) x = serial(x);
-        return copy;
-      };
-      for (auto& s : k.body) s = serial(s);
+      });
       return "";
     }
     if (k.target.isGpu() && !bound) {
       // T.parallel written for a CPU: on a GPU, loops whose iterations are independent, for its
       // default schedule to bind to threads.
-      std::function<tir::StmtP(const tir::StmtP&)> spatial = [&](const tir::StmtP& s) -> tir::StmtP {
-        auto copy = std::make_shared<tir::Stmt>(*s);
-        if (copy->kind == tir::Stmt::Kind::For && copy->forKind == tir::ForKind::Parallel) {
-          copy->forKind = tir::ForKind::Serial;
-          copy->iter = tir::IterType::Spatial;
-        }
-        for (auto& x : copy->body) x = spatial(x);
-        return copy;
-      };
       spliceTopLevelBlocks(k);  // each of a root block's loops a launch of its own
-      for (auto& s : k.body) s = spatial(s);
+      k.body = tir::mapStmts(k.body, keepExpr, [](tir::Stmt& s) {
+        if (isParallelLoop(s)) {
+          s.forKind = tir::ForKind::Serial;
+          s.iter = tir::IterType::Spatial;
+        }
+      });
     }
     if (!k.scheduledByAuthor || (k.target.isGpu() && !bound)) schedule::apply(k);
     else if (k.target.isGpu()) schedule::canonicalizeGpuLaunches(k);
@@ -361,13 +340,22 @@ class Legalize : public Rewriter {
   // still nested (inside another loop or a condition) runs serially.
   static void parallelOnlyAtTop(tir::Kernel& k) {
     spliceTopLevelBlocks(k);
-    std::function<tir::StmtP(const tir::StmtP&, bool)> serialInside = [&](const tir::StmtP& s, bool atTop) -> tir::StmtP {
-      auto copy = std::make_shared<tir::Stmt>(*s);
-      if (!atTop && copy->kind == tir::Stmt::Kind::For && copy->forKind == tir::ForKind::Parallel) copy->forKind = tir::ForKind::Serial;
-      for (auto& x : copy->body) x = serialInside(x, false);
-      return copy;
-    };
-    for (auto& s : k.body) s = serialInside(s, true);
+    for (auto& top : k.body) {
+      auto copy = std::make_shared<tir::Stmt>(*top);
+      copy->body = tir::mapStmts(top->body, keepExpr, [](tir::Stmt& s) {
+        if (isParallelLoop(s)) s.forKind = tir::ForKind::Serial;
+      });
+      top = copy;
+    }
+  }
+
+  // What the loop rewrites of a user's kernel look at (each statement's own fields, expressions kept).
+  static tir::ExprP keepExpr(const tir::ExprP& e) { return e; }
+  static bool isThreadLoop(const tir::Stmt& s) { return s.kind == tir::Stmt::Kind::For && s.forKind == tir::ForKind::ThreadBinding; }
+  static bool isParallelLoop(const tir::Stmt& s) { return s.kind == tir::Stmt::Kind::For && s.forKind == tir::ForKind::Parallel; }
+  // Whether a statement of `body`, at any depth, is one `pred` holds for.
+  static bool anyStmt(const std::vector<tir::StmtP>& body, const std::function<bool(const tir::Stmt&)>& pred) {
+    return std::any_of(body.begin(), body.end(), [&](const tir::StmtP& s) { return pred(*s) || anyStmt(s->body, pred); });
   }
 
   // The statement groups blocks leave at a kernel's top level (Seq) spliced into its body. Not where

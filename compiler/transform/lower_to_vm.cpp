@@ -299,6 +299,16 @@ class FunctionLowering {
     return r;
   }
 
+  // A dead storage of the pool on `slot` of at least `bytes`, taken out of the pool (a reuse).
+  std::optional<Storage> fromPool(int slot, int64_t bytes) {
+    auto it = std::find_if(pool_.begin(), pool_.end(), [&](const Storage& p) { return p.slot == slot && p.bytes >= bytes; });
+    if (it == pool_.end()) return std::nullopt;
+    Storage taken = *it;
+    pool_.erase(it);
+    ++out_.storageReuses;
+    return taken;
+  }
+
   // An output tensor: storage from the pool of its device when a dead one is large enough.
   // `into` >= 0: a tensor of a tuple, allocated into that register and never pooled.
   int allocTensor(const StructInfo& s, const Var* owner, int into = -1) {
@@ -320,14 +330,10 @@ class FunctionLowering {
     }
     int storageReg = -1;
     if (staticSize && into < 0)
-      for (size_t i = 0; i < pool_.size(); ++i)
-        if (pool_[i].slot == slot && pool_[i].bytes >= bytes) {
-          storageReg = pool_[i].reg;
-          storage_[owner] = pool_[i];
-          pool_.erase(pool_.begin() + static_cast<long>(i));
-          ++out_.storageReuses;
-          break;
-        }
+      if (auto pooled = fromPool(slot, bytes)) {
+        storageReg = pooled->reg;
+        storage_[owner] = *pooled;
+      }
     if (storageReg < 0) {
       storageReg = newReg();
       ++out_.storageAllocations;
@@ -604,27 +610,26 @@ class FunctionLowering {
       return std::nullopt;
     }
     int64_t bytesPer = static_cast<int64_t>(runtime::dtypeBytes(b.type));
-    int storageReg = newReg();
-    ++out_.storageAllocations;
     Storage storage{-1, slot, 0};
+    int storageReg = -1;
     if (!elements->isSlot) {
       int64_t bytes = 0;
       if (elements->value < 0 || __builtin_mul_overflow(elements->value, bytesPer, &bytes)) {
         error("'" + var->name + "': " + primNameOf(k) + "'s buffer '" + b.name + "' has more bytes than a 64-bit size holds");
         return std::nullopt;
       }
-      auto pooled = std::find_if(pool_.begin(), pool_.end(), [&](const Storage& p) { return p.slot == slot && p.bytes >= bytes; });
-      if (pooled != pool_.end()) {
-        storageReg = pooled->reg;
+      if (auto pooled = fromPool(slot, bytes)) {
         storage = *pooled;
-        pool_.erase(pooled);
-        --out_.storageAllocations;
-        ++out_.storageReuses;
+        storageReg = pooled->reg;
       } else {
+        storageReg = newReg();
+        ++out_.storageAllocations;
         emit(Opcode::AllocStorage, storageReg, {slot, 0, bytes});
         storage = {storageReg, slot, bytes};
       }
     } else {
+      storageReg = newReg();
+      ++out_.storageAllocations;
       int t = static_cast<int>(dims_.size()) + tempDims_++;
       emit(Opcode::ComputeDim, t, {'*', 1, elements->value, 0, bytesPer});
       emit(Opcode::AllocStorage, storageReg, {slot, 1, t});

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "tests/support/run_helpers.h"
 
@@ -88,6 +89,44 @@ TEST_CASE("compile and run: quantize and dequantize per tensor and per axis, int
   CHECK(element<int8_t>(r.outputs[0], 0) == 2);    // 2.5 rounds to even
   CHECK(element<int8_t>(r.outputs[0], 1) == 127);  // clamped
   CHECK(element<int8_t>(r.outputs[0], 2) == -128);
+}
+
+// The wider integer types: uint32 and uint64 divided, compared and converted unsigned (a uint32 past
+// INT32_MAX to float and back), int16 and uint16 wrapping as numpy has them.
+TEST_CASE("compile and run: int16, uint16, uint32 and uint64 division, maximum and conversions as numpy has them") {
+  test::Host h;
+  auto tensor = [&](runtime::DType t, auto values) {
+    runtime::NDArray a;
+    a.dtype = t;
+    a.shape = {static_cast<int64_t>(values.size())};
+    a.storage = std::make_shared<runtime::Storage>(h.device, -1, a.bytes());
+    std::memcpy(a.data(), values.data(), a.bytes());
+    return a;
+  };
+  std::vector<uint32_t> u32 = {0, 7, 3000000000u, 4294967295u}, d32 = {3, 0, 7, 2};
+  std::vector<uint64_t> u64 = {1, 18446744073709551615ull, 10000000000ull, 5}, d64 = {0, 10, 3, 5};
+  std::vector<int16_t> i16 = {-32768, -7, 300, 32767};
+  std::vector<uint16_t> u16 = {0, 65535, 40000, 9};
+  std::string text = test::module(
+      "a: R.Tensor((4,), \"uint32\"), b: R.Tensor((4,), \"uint32\"), c: R.Tensor((4,), \"uint64\"), d: R.Tensor((4,), \"uint64\"), "
+      "e: R.Tensor((4,), \"int16\"), f: R.Tensor((4,), \"uint16\")",
+      "R.Tuple(R.Tensor((4,), \"uint32\"), R.Tensor((4,), \"uint32\"), R.Tensor((4,), \"uint64\"), R.Tensor((4,), \"float32\"), "
+      "R.Tensor((4,), \"uint32\"), R.Tensor((4,), \"int16\"), R.Tensor((4,), \"int32\"))",
+      "        q = R.floor_divide(a, b)\n        x = R.maximum(a, b)\n        r = R.floor_mod(c, d)\n        g = R.astype(a, \"float32\")\n"
+      "        back = R.astype(g, \"uint32\")\n        s = R.add(e, e)\n        w = R.astype(f, \"int32\")\n        return (q, x, r, g, back, s, w)\n");
+  test::Run r = test::compileAndRun(text, {tensor(runtime::DType::U32, u32), tensor(runtime::DType::U32, d32), tensor(runtime::DType::U64, u64),
+                                           tensor(runtime::DType::U64, d64), tensor(runtime::DType::I16, i16), tensor(runtime::DType::U16, u16)});
+  REQUIRE(r.outputs.size() == 7);
+  for (int64_t i = 0; i < 4; ++i) {
+    INFO("element " << i);
+    CHECK(element<uint32_t>(r.outputs[0], i) == (d32[i] ? u32[i] / d32[i] : 0));
+    CHECK(element<uint32_t>(r.outputs[1], i) == std::max(u32[i], d32[i]));
+    CHECK(element<uint64_t>(r.outputs[2], i) == (d64[i] ? u64[i] % d64[i] : 0));
+    CHECK(element<float>(r.outputs[3], i) == static_cast<float>(u32[i]));
+    if (u32[i] < 4000000000u) CHECK(element<uint32_t>(r.outputs[4], i) == static_cast<uint32_t>(static_cast<float>(u32[i])));
+    CHECK(element<int16_t>(r.outputs[5], i) == static_cast<int16_t>(i16[i] + i16[i]));
+    CHECK(element<int32_t>(r.outputs[6], i) == static_cast<int32_t>(u16[i]));
+  }
 }
 
 }  // namespace tvms
