@@ -77,6 +77,13 @@ LegalizeResult reverseSequence(const LegalizeInput& in);  // reverse_sequence: e
 LegalizeResult hammingWindow(const LegalizeInput& in);    // hamming_window with constant periodic / alpha / beta
 LegalizeResult bucketize(const LegalizeInput& in);        // bucketize: how many boundaries lie below each element
 LegalizeResult multinomialFromUniform(const LegalizeInput& in);  // multinomial_from_uniform: the first index whose running sum passes the sample
+// Results shaped by their operands' values (OpDef::shapeFunction): each op's dims kernel, then its kernel.
+LegalizeResult uniqueShape(const LegalizeInput& in);      // unique: how many distinct values (a stable merge sort)
+LegalizeResult unique(const LegalizeInput& in);           // unique: values, first indices, inverse, counts
+LegalizeResult nonzeroShape(const LegalizeInput& in);     // nonzero: (rank, how many are nonzero)
+LegalizeResult nonzero(const LegalizeInput& in);          // nonzero: their indices, in row-major order
+LegalizeResult dynamicStridedSliceShape(const LegalizeInput& in);  // dynamic_strided_slice: each axis's length
+LegalizeResult dynamicStridedSlice(const LegalizeInput& in);       // dynamic_strided_slice: the elements
 LegalizeResult quantize(const LegalizeInput& in);         // quantize to int8 / uint8 / int32
 LegalizeResult dequantize(const LegalizeInput& in);       // dequantize to a float type
 LegalizeResult collapseSum(const LegalizeInput& in);  // collapse_sum_to, collapse_sum_like

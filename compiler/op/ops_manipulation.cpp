@@ -393,6 +393,24 @@ InferResult inferTopk(const InferInput& in) {
   return ok(tupleOf({values, idx}));
 }
 
+// dynamic_strided_slice: begin, end and strides are 1-D int64 tensors read at run time, so only the
+// rank of the result is known (x's).
+InferResult inferDynamicStridedSlice(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  for (int i = 1; i <= 3; ++i) {
+    const StructInfo* t = tensorOperand(in, i, r);
+    if (!t) return r;
+    if (t->rank() >= 0 && t->rank() != 1) return fail(diag::Code::TVS103, "R.dynamic_strided_slice: begin, end and strides must be 1-D, got rank " + std::to_string(t->rank()), i);
+    if (!t->dtype.empty() && !isIntDType(t->dtype)) return fail(diag::Code::TVS102, "R.dynamic_strided_slice: begin, end and strides must be integer tensors, got " + t->dtype, i);
+    auto n = t->shape ? constInt((*t->shape)[0]) : std::nullopt;
+    if (n && x->rank() >= 0 && *n > x->rank())
+      return fail(diag::Code::TVS101, "R.dynamic_strided_slice: " + std::to_string(*n) + " values for a tensor of rank " + std::to_string(x->rank()), i);
+  }
+  return ok(tensor(std::nullopt, x->dtype, x->rank()));
+}
+
 }  // namespace
 
 void addManipulationOps(std::vector<OpDef>& out) {
@@ -456,7 +474,12 @@ void addManipulationOps(std::vector<OpDef>& out) {
                             attr("dtype", ParamKind::DType, s("int32"))},
                    P, "The k largest (or smallest) elements along `axis`, with their indices.", inferTopk), kernels::orderingOp<kernels::Ordering::Topk>));
 
-  out.push_back(unmodelled("dynamic_strided_slice"));
+  out.push_back(withShapeFunction(op("dynamic_strided_slice", {tensor("x"), tensor("begin"), tensor("end"), tensor("strides")}, P,
+                                     "Slices x as strided_slice does, with begin, end and strides given as 1-D integer tensors (one value per "
+                                     "leading axis) read at run time: numpy's slicing, negative values counted from the end, clamped; the "
+                                     "result's shape comes from the values (a stride of 0 gives an empty axis).",
+                                     inferDynamicStridedSlice),
+                                  kernels::dynamicStridedSliceShape, kernels::dynamicStridedSlice));
 }
 
 }  // namespace tvms::op

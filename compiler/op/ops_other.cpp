@@ -223,6 +223,31 @@ InferResult inferPrint(const InferInput&) {
   return ok(t);
 }
 
+// unique: the distinct values (1-D, or x's rank along an axis), then one 1-D int64 tensor per flag
+// asked for (first indices, inverse, counts), as TVM's InferStructInfoUnique: their lengths come from
+// the values at run time.
+InferResult inferUnique(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  auto axis = intAttr(in.attr("axis"));
+  if (axis && x->rank() >= 0 && !axes({*axis}, x->rank(), "R.unique", r)) return r;
+  std::vector<StructInfoPtr> fields;
+  if (x->rank() == 0) fields.push_back(tensor(Dims{dim(1)}, x->dtype));
+  else fields.push_back(tensor(std::nullopt, x->dtype, axis ? x->rank() : 1));
+  for (const char* flag : {"return_index", "return_inverse", "return_counts"})
+    if (boolAttr(in.attr(flag), false)) fields.push_back(x->rank() == 0 ? tensor(Dims{dim(1)}, "int64") : tensor(std::nullopt, "int64", 1));
+  return ok(fields.size() == 1 ? fields[0] : tupleOf(fields));
+}
+
+// nonzero: the indices of the nonzero elements, (rank, count) int64; count is known at run time.
+InferResult inferNonzero(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  return ok(tensor(std::nullopt, "int64", 2));
+}
+
 }  // namespace
 
 void addOtherOps(std::vector<OpDef>& out) {
@@ -324,8 +349,20 @@ void addOtherOps(std::vector<OpDef>& out) {
                                                         "sum exceeds uniform_sample[i, 0] (the last index if none does), as (n, 1) of dtype.",
                               inferMultinomial),
                            kernels::multinomialFromUniform));
-  for (auto* n : {"unique", "nonzero",
-                  "size", "call_tir_with_grad",
+  out.push_back(withShapeFunction(op("unique", {tensor("x"), attr("sorted", ParamKind::Bool, b(true)), attr("return_index", ParamKind::Bool, b(false)),
+                                               attr("return_inverse", ParamKind::Bool, b(false)), attr("return_counts", ParamKind::Bool, b(false)),
+                                               optional("axis", ParamKind::Int)},
+                                      DeviceRule::PrimaryInput,
+                                      "The distinct values of x (of the flattened tensor; along `axis`, the distinct slices), sorted or in the "
+                                      "order they first occur, with the first index of each, the inverse (each element's position among them) "
+                                      "and the counts when asked: a tuple then. NaNs count as one value, as numpy.unique's equal_nan.",
+                                      inferUnique),
+                                   kernels::uniqueShape, kernels::unique));
+  out.push_back(withShapeFunction(op("nonzero", {tensor("x")}, DeviceRule::PrimaryInput,
+                                     "The indices of x's nonzero elements, one column per element in row-major order: int64 of shape "
+                                     "(rank, count), as numpy.nonzero stacked.", inferNonzero),
+                                  kernels::nonzeroShape, kernels::nonzero));
+  for (auto* n : {"size", "call_tir_with_grad",
                   "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
                   "make_closure", "wrap_param"})
     out.push_back(unmodelled(n));

@@ -75,6 +75,11 @@ struct OpDef {
   InferFn infer = nullptr;
   // Its kernel in the loop IR (LegalizeOps); null: the op cannot be compiled yet.
   LegalizeFn legalize = nullptr;
+  // An op whose result's shape depends on its operands' values (unique, nonzero,
+  // dynamic_strided_slice), as TVM legalizes them: a kernel that writes the result's dims (every
+  // output's, in order) into a 1-D int64 tensor, which the VM reads (R.tensor_to_shape) before
+  // `legalize`'s kernel runs with those dims. Null for every other op.
+  LegalizeFn shapeFunction = nullptr;
   // Elementwise ops: the value of one element (kernels::elementwise builds the loops around it).
   ScalarFn scalar = nullptr;
   // An op with no kernel that still runs: what runs it ("the VM's copy between devices"). Empty with

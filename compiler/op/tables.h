@@ -57,6 +57,12 @@ inline OpDef withKernel(OpDef d, LegalizeFn f) {
   d.legalize = f;
   return d;
 }
+// An op whose result's shape comes from its operands' values: `shape` writes the dims, `f` the result.
+inline OpDef withShapeFunction(OpDef d, LegalizeFn shape, LegalizeFn f) {
+  d.shapeFunction = shape;
+  d.legalize = f;
+  return d;
+}
 // An elementwise op: kernels::elementwise around its scalar function.
 inline OpDef elementwiseOp(OpDef d, ScalarFn f) {
   d.legalize = kernels::elementwise;

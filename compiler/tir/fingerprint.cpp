@@ -87,6 +87,11 @@ std::string fingerprint(const Kernel& k) {
     w.num(static_cast<int>(v.role));
     w.num(v.dimIndex);
   }
+  for (auto& ws : k.workspaces) {
+    w.out += 'W';
+    w.num(ws.buffer);
+    w.expr(ws.elements);
+  }
   for (auto& d : k.dims) {
     w.out += 'D';
     w.text(d);

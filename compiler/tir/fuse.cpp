@@ -381,7 +381,7 @@ class Fuser {
 
 FusionPattern fusionPattern(const Kernel& k) {
   int out = outputBuffer(k);
-  if (out < 0 || !k.signature.empty() || k.scheduledByAuthor) return FusionPattern::Opaque;
+  if (out < 0 || !k.signature.empty() || k.scheduledByAuthor || !k.workspaces.empty()) return FusionPattern::Opaque;
   if (finalStores(k, out)) return FusionPattern::Anchor;  // takes elementwise epilogues at its final stores only
   for (auto& b : k.buffers)
     if (!b.param) return FusionPattern::Opaque;  // packed panels, shared memory: a tiled schedule's compute

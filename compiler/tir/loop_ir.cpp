@@ -89,6 +89,12 @@ int KernelBuilder::localArray(std::string name, ScalarType t, int64_t size, Memo
   k_.buffers.push_back({std::move(name), t, false, size, {}, scope});
   return static_cast<int>(k_.buffers.size()) - 1;
 }
+int KernelBuilder::workspace(std::string name, ScalarType t, ExprP elements) {
+  k_.buffers.push_back({std::move(name), t, true, 0, {}});
+  int b = static_cast<int>(k_.buffers.size()) - 1;
+  k_.workspaces.push_back({b, std::move(elements)});
+  return b;
+}
 ExprP KernelBuilder::dim(const std::string& name) {
   for (size_t i = 0; i < k_.vars.size(); ++i)
     if (k_.vars[i].role == Variable::Role::Dim && k_.vars[i].name == name) return var(static_cast<int>(i));
@@ -359,9 +365,16 @@ std::vector<std::string> printKernelBody(const Kernel& k) {
           std::find(symbols.begin(), symbols.end(), d) == symbols.end())
         symbols.push_back(d);
   for (auto& d : symbols) p.lines.push_back(d + " = T.int64()");
+  // A workspace reads back as what it is in TVM's TIR: a global allocation of the kernel.
+  std::vector<bool> isWorkspace(k.buffers.size(), false);
+  for (auto& w : k.workspaces) {
+    isWorkspace[static_cast<size_t>(w.buffer)] = true;
+    const Buffer& b = k.buffers[static_cast<size_t>(w.buffer)];
+    p.lines.push_back(p.names[static_cast<size_t>(w.buffer)] + " = T.alloc_buffer((" + p.expr(w.elements) + ",), \"" + std::string(dtypeName(b.type)) + "\")");
+  }
   for (size_t i = 0; i < k.buffers.size(); ++i) {
     const Buffer& b = k.buffers[i];
-    if (!b.param) continue;
+    if (!b.param || isWorkspace[i]) continue;
     std::string size;
     for (auto& d : b.shape) size += (size.empty() ? "" : " * ") + (d.find(' ') == std::string::npos ? d : "(" + d + ")");
     p.lines.push_back(p.names[i] + " = T.Buffer((" + (size.empty() ? "1" : size) + ",), \"" + std::string(dtypeName(b.type)) + "\", data=" + b.name + ".data)");

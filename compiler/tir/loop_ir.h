@@ -155,6 +155,9 @@ class KernelBuilder {
   explicit KernelBuilder(std::string name) { k_.name = std::move(name); }
   int param(std::string name, ScalarType t, std::vector<std::string> shape = {});
   int localArray(std::string name, ScalarType t, int64_t size, MemoryScope scope = MemoryScope::Local);
+  // Scratch memory in the device's global memory for one call, `elements` long (an expression of the
+  // kernel's dims): a Kernel::workspaces entry, declared after every parameter the call passes.
+  int workspace(std::string name, ScalarType t, ExprP elements);
   ExprP dim(const std::string& name);  // a symbolic dim read from the dims argument
   int loopVar(std::string name);
   int local(std::string name, ScalarType t);

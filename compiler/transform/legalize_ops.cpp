@@ -51,6 +51,8 @@ class Legalize : public Rewriter {
       return Rewriter::binding(b, out);
     if (!def->legalize && !def->runsBy.empty()) {  // the VM or a pass runs it
       shapedResult_ = shapedShapeValue(*b.vars[0]);  // a data-dependent shape: dims the VM binds
+      if (shapedResult_)
+        for (auto& d : *shapedResult_->shape) introduced_.push_back(d->name);
       Rewriter::binding(b, out);
       shapedResult_ = nullptr;
       return;
@@ -66,7 +68,13 @@ class Legalize : public Rewriter {
     c = &current;
     std::vector<std::optional<double>> scalars;
     for (auto& a : c->args) scalars.push_back(scalarValue(a));
-    RuntimeShape shapes = runtimeShape(*def, *c, b.vars[0]->annotation, b.vars[0]->name, scalars);
+    RuntimeShape shapes;
+    if (def->shapeFunction) {
+      shapes.result = dataDependentResult(*def, *c, b, out, shapes.checks);
+      if (!shapes.result) return Rewriter::binding(b, out);
+    } else {
+      shapes = runtimeShape(*def, *c, b.vars[0]->annotation, b.vars[0]->name, scalars);
+    }
     shapedResult_ = shapes.result;  // the binding's new annotation (bindingAnnotation, callTirOf)
     struct Reset {
       StructInfoPtr& p;
@@ -148,7 +156,17 @@ class Legalize : public Rewriter {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): " + r.error);
       return Rewriter::binding(b, out);
     }
-    r.kernel->target = target;
+    std::string kernel = addKernel(base, name, r, in, outputs, placed);
+    kernelByCall_[callKey] = {kernel, r.bufferArgs};
+    out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, kernel, r.bufferArgs, freeDims_[kernel])));
+    if (!shapes.checks.empty()) out_.dimChecks[out.back()->vars[0].get()] = shapes.checks;
+  }
+
+  // A kernel a builder made, scheduled for its target and added to the module under `name`, or the
+  // name of an earlier kernel with the same loops, buffers and target (its name then goes unused).
+  std::string addKernel(const std::string& base, const std::string& name, op::LegalizeResult& r, const op::LegalizeInput& in,
+                        const std::vector<const StructInfo*>& outputs, const VDevice* placed) {
+    r.kernel->target = in.target;
     uniqueBufferNames(*r.kernel);
     tir::Kernel compute = *r.kernel;  // before its schedule: what FuseOps and FuseTIR work on
     schedule::apply(*r.kernel);
@@ -156,15 +174,11 @@ class Legalize : public Rewriter {
     // once; each call site binds it to its own device slot (LowerToVM).
     std::vector<std::string> body = tir::printKernelBody(*r.kernel);
     std::string key = kernelKey(*r.kernel, body);
-    auto same = kernelByKey_.find(key);
-    bool reused = same != kernelByKey_.end();
-    if (reused) --counts_[base];
-    std::string kernel = reused ? same->second : name;
-    kernelByCall_[callKey] = {kernel, r.bufferArgs};
-    if (!reused) freeDims_[kernel] = freeDimsOf(*r.kernel);
-    out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, kernel, r.bufferArgs, freeDims_[kernel])));
-    if (!shapes.checks.empty()) out_.dimChecks[out.back()->vars[0].get()] = shapes.checks;
-    if (reused) return;
+    if (auto same = kernelByKey_.find(key); same != kernelByKey_.end()) {
+      --counts_[base];
+      return same->second;
+    }
+    freeDims_[name] = freeDimsOf(*r.kernel);
     kernelByKey_[key] = name;
     std::vector<const StructInfo*> params;
     for (size_t i : r.bufferArgs) params.push_back(in.args[i]);
@@ -173,6 +187,82 @@ class Legalize : public Rewriter {
     out_.kernels.push_back(std::move(*r.kernel));
     out_.computes.push_back(std::move(compute));
     out_.kernelVDevices.push_back(placed ? analysis::spellingOf(m_, placed) : "llvm:0");
+    return name;
+  }
+
+  // An op whose result's shape comes from its operands' values (OpDef::shapeFunction), as TVM
+  // legalizes dynamic_strided_slice: its shape kernel writes the result's dims into a 1-D int64
+  // tensor (`x_shape`), R.tensor_to_shape reads them into a shape value whose symbolic dims the VM
+  // binds (`x_dims`: x_dim0, x_dim1, ...), and the result gets those dims. Dims the annotation
+  // already knew become checks the VM makes before the op's kernel runs. Null (an error recorded)
+  // when the result's rank is unknown or the shape kernel cannot be built.
+  StructInfoPtr dataDependentResult(const op::OpDef& def, const Call& c, const Binding& b, std::vector<BindingPtr>& out,
+                                    std::vector<DimCheck>& checks) {
+    const Var& var = *b.vars[0];
+    auto fail = [&](const std::string& why) -> StructInfoPtr {
+      out_.errors.push_back(def.scriptName() + " (bound to '" + var.name + "'): " + why);
+      return nullptr;
+    };
+    const StructInfo* ann = var.annotation.get();
+    std::vector<const StructInfo*> results;
+    if (ann && ann->kind == StructInfo::Kind::Tensor) results.push_back(ann);
+    if (ann && ann->kind == StructInfo::Kind::Tuple)
+      for (auto& f : ann->fields) results.push_back(f && f->kind == StructInfo::Kind::Tensor ? f.get() : nullptr);
+    int64_t total = 0;
+    for (const StructInfo* r : results) {
+      if (!r || r->rank() < 0) return fail("its result's rank is unknown, so its dims cannot be computed");
+      total += r->rank();
+    }
+    if (results.empty()) return fail("its result's struct info is unknown");
+    const VDevice* placed = executionVDevice(m_, results[0]);
+    tir::Target target = targetOf(m_, placed, remap_);
+    StructInfoPtr dimsTensor = tensorSInfo(std::vector<PrimExprPtr>{primInt(total)}, "int64", results[0]->vdevice);
+    std::vector<const StructInfo*> args;
+    std::vector<std::optional<double>> scalars;
+    for (auto& a : c.args) {
+      if (as<Constant>(a) && !scalarValue(a)) return fail("a tensor constant operand cannot be compiled here; pass it as a parameter");
+      args.push_back(sinfoOf(a));
+      scalars.push_back(scalarValue(a));
+    }
+    std::string base = def.name.substr(6) + "_shape";
+    for (auto& ch : base) if (ch == '.') ch = '_';
+    std::string name = freshName(base);
+    op::LegalizeInput in{def, c, args, scalars, *dimsTensor, kKernelSymbolPrefix + name, target};
+    op::LegalizeResult r = def.shapeFunction(in);
+    if (!r.kernel) return fail(r.error);
+    std::string kernel = addKernel(base, name, r, in, {dimsTensor.get()}, placed);
+    auto dimsVar = std::make_shared<Var>(var.name + "_shape", dimsTensor, var.isDataflow);
+    auto shapeCall = callTirOf(c, *dimsVar, *dimsTensor, kernel, r.bufferArgs, freeDims_[kernel]);
+    out.push_back(std::make_shared<Binding>(Binding{Binding::Kind::Var, {dimsVar}, shapeCall, nullptr, {}}));
+    // The shape value: one symbolic dim per dim of the result, named after the binding.
+    std::vector<PrimExprPtr> dims;
+    for (int64_t i = 0; i < total; ++i) {
+      dims.push_back(primVar(var.name + "_dim" + std::to_string(i)));
+      introduced_.push_back(var.name + "_dim" + std::to_string(i));
+    }
+    auto shape = std::make_shared<StructInfo>();
+    shape->kind = StructInfo::Kind::Shape;
+    shape->shape = dims;
+    auto toShape = std::make_shared<Call>();
+    toShape->def = &op::builtin::tensorToShape();
+    toShape->op = toShape->def->name;
+    toShape->args = {dimsVar};
+    auto shapeVar = std::make_shared<Var>(var.name + "_dims", shape, var.isDataflow);
+    out.push_back(std::make_shared<Binding>(Binding{Binding::Kind::Var, {shapeVar}, toShape, nullptr, {}}));
+    std::vector<StructInfoPtr> fields;
+    size_t next = 0;
+    for (const StructInfo* r : results) {
+      std::vector<PrimExprPtr> own(dims.begin() + static_cast<long>(next), dims.begin() + static_cast<long>(next) + r->rank());
+      for (size_t i = 0; r->shape && i < own.size(); ++i)
+        checks.push_back({own[i], (*r->shape)[i], false,
+                          def.scriptName() + " (bound to '" + var.name + "'): dim " + std::to_string(i) + " of its result must equal its annotation (computed, annotated)"});
+      next += static_cast<size_t>(r->rank());
+      fields.push_back(tensorSInfo(own, r->dtype, r->vdevice));
+    }
+    if (ann->kind == StructInfo::Kind::Tensor) return fields[0];
+    auto tuple = std::make_shared<StructInfo>(*ann);
+    tuple->fields = fields;
+    return tuple;
   }
 
   // Tensor parameters of known rank get symbolic dims the VM binds (runtime_shapes.h).
@@ -439,7 +529,18 @@ class Legalize : public Rewriter {
   std::set<std::string> called_;  // prim_funcs some R.call_tir calls (built, or said why not)
 
  public:
+  // The function legalized, declaring the symbolic dims its data-dependent shapes introduced
+  // (`x_dim0 = T.int64()`, as TVM's printer writes them), so its printed form reads back.
+  FunctionPtr legalizeFunction(const Function& fn) {
+    introduced_.clear();
+    FunctionPtr out = function(fn);
+    for (auto& name : introduced_) out->symbolicVars.push_back({name, "int64"});
+    return out;
+  }
   std::vector<ModuleFunction> prims;  // added after the walk (the module's function list is being rewritten)
+
+ private:
+  std::vector<std::string> introduced_;  // symbolic dims the function being legalized gained
 };
 
 }  // namespace
@@ -449,7 +550,7 @@ LegalizedModule legalizeOps(const IRModule& m, const DeviceRemap& remap) {
   out.module = m;
   Legalize l(out, m, remap);
   for (auto& mf : out.module.functions)
-    if (mf.relax) mf.relax = l.function(*mf.relax);
+    if (mf.relax) mf.relax = l.legalizeFunction(*mf.relax);
   l.buildUncalledPrimFuncs();
   out.module.functions.insert(out.module.functions.end(), l.prims.begin(), l.prims.end());
   return out;

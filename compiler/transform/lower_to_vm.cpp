@@ -572,7 +572,7 @@ class FunctionLowering {
     std::vector<int64_t> regs;
     for (auto& p : params)
       if (p.reg >= 0) regs.push_back(p.reg);
-    size_t expected = k.signature.empty() ? k.paramCount() : k.signature.size();
+    size_t expected = k.signature.empty() ? k.paramCount() - k.workspaces.size() : k.signature.size();
     size_t given = k.signature.empty() ? regs.size() : params.size();
     if (expected != given || (!k.signature.empty() && regs.size() + k.workspaces.size() != k.paramCount()))
       return error("'" + var->name + "': " + kernelName + " takes " + std::to_string(expected) + " parameters (inputs, outputs, then tir_vars); the call passes " +

@@ -272,6 +272,38 @@ TEST_CASE("cli: a data-dependent shape (R.tensor_to_shape) binds its dims for th
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("cli: dynamic_strided_slice, unique and nonzero shape their results at run time, and an annotated shape is checked when it runs") {
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_dd_ops_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  // A 1-D int64 .npy (version 1.0: magic, header padded to 64 bytes, the values little-endian).
+  auto vector = [&](const std::string& name, std::vector<int64_t> values) {
+    std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(values.size()) + ",), }";
+    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+    header += '\n';
+    std::ofstream out(dir / name, std::ios::binary);
+    out.write("\x93NUMPY\x01\x00", 8);
+    char length[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+    out.write(length, 2);
+    out << header;
+    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(int64_t)));
+    return name.substr(0, name.find('.')) + "=" + (dir / name).string();
+  };
+  std::string begin = vector("begin.npy", {0, 1, 0}), end = vector("end.npy", {2, 3, 4}), unit = vector("strides.npy", {1, 1, 1});
+  auto ok = runTvms({"run", corpus("run/data_dependent_ops.py"), "--input", "x=random", "--input", begin, "--input", end, "--input", unit});
+  CHECK(ok.exitCode == 0);
+  CHECK(ok.out.rfind("gv: shape (2, 2, 4), float32", 0) == 0);
+  std::string two = vector("strides.npy", {1, 2, 1});  // one row of the middle axis where the annotation says two
+  auto wrong = runTvms({"run", corpus("run/data_dependent_ops.py"), "--input", "x=random", "--input", begin, "--input", end, "--input", two});
+  CHECK(wrong.exitCode == 1);
+  CHECK(wrong.err.find("R.dynamic_strided_slice (bound to 'gv'): dim 1 of its result must equal its annotation (computed, annotated), got 1 and 2") !=
+        std::string::npos);
+  auto sets = runTvms({"run", corpus("run/data_dependent_ops.py"), "--entry", "sets", "--input", "x=random"});
+  CHECK(sets.exitCode == 0);
+  CHECK(sets.out.find("gv_0_0: shape (24,), float32") != std::string::npos);  // random floats: all distinct
+  CHECK(sets.out.find("gv_1: shape (3, 24), int64") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("cli: an integer parameter (R.Prim(\"int64\")) is given with --input NAME=VALUE and indexes like a written one") {
   auto given = runTvms({"run", corpus("run/prim_param.py"), "--input", "x=random:5", "--input", "index=2"});
   auto fixed = runTvms({"run", corpus("run/prim_param.py"), "--entry", "fixed", "--input", "x=random:5"});
