@@ -31,7 +31,7 @@ uint64_t checksum(const std::vector<char>& v) { return checksum(v.data(), v.size
 
 const char* opcodeName(Opcode op) {
   static const char* names[] = {"compute_dim", "alloc_storage", "alloc_tensor", "call_kernel", "to_device", "load_const", "make_tuple",
-                                "get_item", "move", "call_func", "if_not", "goto", "ret", "release", "call_library", "print", "assert", "make_shape", "shape_of", "make_int", "shape_to_tensor", "tensor_to_shape", "shape_dims", "view"};
+                                "get_item", "move", "call_func", "if_not", "goto", "ret", "release", "call_library", "print", "assert", "make_shape", "shape_of", "make_int", "shape_to_tensor", "tensor_to_shape", "shape_dims", "view", "make_closure", "invoke_closure"};
   return names[static_cast<int>(op)];
 }
 
@@ -267,7 +267,7 @@ Executable loadExecutable(const std::string& path) {
     for (uint64_t n = r.count(), k = 0; k < n; ++k) {
       auto& i = f.code.emplace_back();
       int64_t op = r.i64();
-      if (op < 0 || op > static_cast<int64_t>(Opcode::View)) r.fail("bad opcode");
+      if (op < 0 || op > static_cast<int64_t>(Opcode::InvokeClosure)) r.fail("bad opcode");
       i.op = static_cast<Opcode>(op);
       i.dst = static_cast<int32_t>(r.i64());
       i.args = r.i64s();

@@ -328,6 +328,7 @@ std::string VirtualMachine::valueText(const Value& v) {
     for (size_t k = 0; k < shape->dims.size(); ++k) out += (k ? ", " : "") + std::to_string(shape->dims[k]);
     return out + "]";
   }
+  if (auto* c = std::get_if<std::shared_ptr<ClosureValue>>(&v)) return "<closure of " + exe_.functions.at((*c)->function).name + ">";
   if (auto* t = std::get_if<std::shared_ptr<TupleValue>>(&v)) {
     std::string out = "(";
     for (size_t k = 0; k < (*t)->fields.size(); ++k) out += (k ? ", " : "") + valueText((*t)->fields[k]);
@@ -369,6 +370,23 @@ void VirtualMachine::collectTimings() {
     d.destroyEvent(t.end);
   }
   timings_.clear();
+}
+
+Value VirtualMachine::callFunction(const VMFunction& caller, size_t index, std::vector<Value> args) {
+  const VMFunction& callee = exe_.functions.at(index);
+  if (args.size() != callee.params.size())
+    throw std::runtime_error(caller.name + " calls " + callee.name + " with " + std::to_string(args.size()) + " arguments; it takes " +
+                             std::to_string(callee.params.size()));
+  // Recursion without an end would overflow the stack (a segfault): a clear error instead.
+  if (callDepth_ >= kMaxCallDepth)
+    throw std::runtime_error("calls between the module's functions nest deeper than " + std::to_string(kMaxCallDepth) + " (" + caller.name +
+                             " calls " + callee.name + " there): a recursion without an end?");
+  ++callDepth_;
+  struct Leave {
+    int& depth;
+    ~Leave() { --depth; }
+  } leave{callDepth_};
+  return run(callee, std::move(args));
 }
 
 Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
@@ -443,17 +461,23 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
       case Opcode::CallFunc: {
         std::vector<Value> callArgs;
         for (size_t k = 1; k < a.size(); ++k) callArgs.push_back(r[a[k]]);
-        const VMFunction& callee = exe_.functions.at(a[0]);
-        // Recursion without an end would overflow the stack (a segfault): a clear error instead.
-        if (callDepth_ >= kMaxCallDepth)
-          throw std::runtime_error("calls between the module's functions nest deeper than " + std::to_string(kMaxCallDepth) + " (" +
-                                   f.name + " calls " + callee.name + " there): a recursion without an end?");
-        ++callDepth_;
-        struct Leave {
-          int& depth;
-          ~Leave() { --depth; }
-        } leave{callDepth_};
-        r[in.dst] = run(callee, std::move(callArgs));
+        r[in.dst] = callFunction(f, static_cast<size_t>(a[0]), std::move(callArgs));
+        break;
+      }
+      case Opcode::MakeClosure: {
+        auto closure = std::make_shared<ClosureValue>();
+        closure->function = static_cast<size_t>(a[0]);
+        for (size_t k = 1; k < a.size(); ++k) closure->captured.push_back(r[a[k]]);
+        r[in.dst] = std::move(closure);
+        break;
+      }
+      case Opcode::InvokeClosure: {
+        auto* closure = std::get_if<std::shared_ptr<ClosureValue>>(&r[a[0]]);
+        if (!closure || !*closure) throw std::runtime_error("R.invoke_closure in " + f.name + " expected a closure (R.make_closure's value)");
+        std::vector<Value> callArgs;
+        for (size_t k = 1; k < a.size(); ++k) callArgs.push_back(r[a[k]]);
+        callArgs.insert(callArgs.end(), (*closure)->captured.begin(), (*closure)->captured.end());
+        r[in.dst] = callFunction(f, (*closure)->function, std::move(callArgs));
         break;
       }
       case Opcode::IfNot: {

@@ -20,13 +20,21 @@
 namespace tvms::runtime {
 
 struct TupleValue;
+struct ClosureValue;
 // R.shape([...]) and R.shape_of(x) as a value (TVM's ShapeTuple).
 struct ShapeValue {
   std::vector<int64_t> dims;
 };
-using Value = std::variant<std::monostate, NDArray, std::shared_ptr<TupleValue>, int64_t, std::shared_ptr<Storage>, ShapeValue>;
+using Value = std::variant<std::monostate, NDArray, std::shared_ptr<TupleValue>, int64_t, std::shared_ptr<Storage>, ShapeValue,
+                           std::shared_ptr<ClosureValue>>;
 struct TupleValue {
   std::vector<Value> fields;
+};
+// R.make_closure(cls.f, (captured...)): a function of the executable with the values it captured,
+// which R.invoke_closure passes after its own arguments (TVM's VMClosure binds the last arguments).
+struct ClosureValue {
+  size_t function = 0;
+  std::vector<Value> captured;
 };
 
 // One span of a device's timeline (VirtualMachine::enableTrace): a kernel, a library call or a copy
@@ -81,6 +89,9 @@ class VirtualMachine {
   static constexpr int kMaxCallDepth = 1000;
   int callDepth_ = 0;
   Value run(const VMFunction& f, std::vector<Value> args);
+  // A call from `caller` of the executable's function `index` (a call between the module's functions or
+  // a closure's), nested at most kMaxCallDepth deep.
+  Value callFunction(const VMFunction& caller, size_t index, std::vector<Value> args);
   void callKernel(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap);
   void callLibrary(const std::vector<int64_t>& a, const std::vector<Value>& r);
   // R.print / R.assert_op: the values of registers a[from...] as text, formatted by string `format`.

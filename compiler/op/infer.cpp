@@ -48,7 +48,11 @@ InferResult inferCall(const InferInput& in) {
     case DeviceRule::Unmodelled: return {};
     case DeviceRule::Written: {
       if (in.call.sinfoArgs.empty()) return {ir::objectSInfo(), {}, {}};
-      if (in.call.sinfoArgs.size() == 1 && !in.call.sinfoArgsAsList) return {ir::placedOnly(in.call.sinfoArgs[0]), {}, {}};
+      // One struct info is the result, written alone or as a list of one as TVM prints sinfo_args
+      // (`sinfo_args=(R.Tensor(...),)`: TVM's packed calls and closures return sinfo_args[0]). Only
+      // out_sinfo keeps a written list of one a tuple.
+      bool listOfOne = in.call.sinfoArgsAsList && in.call.sinfoKey == ir::Call::SInfoArgsKey::OutSInfo;
+      if (in.call.sinfoArgs.size() == 1 && !listOfOne) return {ir::placedOnly(in.call.sinfoArgs[0]), {}, {}};
       auto t = std::make_shared<StructInfo>();
       t->kind = StructInfo::Kind::Tuple;
       for (auto& s : in.call.sinfoArgs) t->fields.push_back(ir::placedOnly(s));

@@ -62,7 +62,8 @@ LegalizeResult norm(const LegalizeInput& in, bool rms);  // nn.layer_norm, nn.rm
 LegalizeResult prelu(const LegalizeInput& in);        // nn.prelu
 LegalizeResult einsum(const LegalizeInput& in);       // einsum without "..." (a loop nest)
 LegalizeResult ordering(const LegalizeInput& in, Ordering o);  // sort, argsort, topk (by repeated selection)
-LegalizeResult arange(const LegalizeInput& in);       // arange with compile-time bounds
+LegalizeResult arange(const LegalizeInput& in);
+LegalizeResult elementCount(const LegalizeInput& in);  // size: the element count of x (no buffer of x is read)       // arange with compile-time bounds
 LegalizeResult dropout(const LegalizeInput& in);      // nn.dropout at inference (identity, mask of ones)
 LegalizeResult groupedNorm(const LegalizeInput& in, GroupedNorm n);  // nn.instance_norm, nn.group_norm, nn.batch_norm (a tuple result)
 LegalizeResult outer(const LegalizeInput& in);        // outer

@@ -7,6 +7,17 @@ namespace tvms::op::kernels {
 
 using namespace tir;
 
+// size: x's element count, a product of its dims (symbolic ones read from the dims argument).
+LegalizeResult elementCount(const LegalizeInput& in) {
+  const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
+  KernelBuilder kb(in.kernelName);
+  auto dims = shapeExprs(kb, x);
+  if (!dims) return failure("R.size needs its operand's shape to compile (its rank at least: the dims are bound when it runs)");
+  int out = kb.param("count", ScalarType::I64, shapeText(&in.out));
+  kb.add(store(out, intImm(0), product(*dims)));
+  return done(kb, {});
+}
+
 LegalizeResult fill(const LegalizeInput& in, Fill op) {
   auto t = elementType(&in.out);
   if (!t) return failure("dtype " + in.out.dtype + " has no kernels yet");

@@ -248,6 +248,19 @@ InferResult inferNonzero(const InferInput& in) {
   return ok(tensor(std::nullopt, "int64", 2));
 }
 
+InferResult inferSize(const InferInput& in) {
+  InferResult r;
+  if (!tensorOperand(in, 0, r)) return r;
+  return ok(tensor(Dims{}, "int64"));
+}
+
+InferResult inferWrapParam(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  return ok(withDType(*x, stringAttr(in.attr("dtype")).value_or("float32")));
+}
+
 }  // namespace
 
 void addOtherOps(std::vector<OpDef>& out) {
@@ -362,10 +375,38 @@ void addOtherOps(std::vector<OpDef>& out) {
                                      "The indices of x's nonzero elements, one column per element in row-major order: int64 of shape "
                                      "(rank, count), as numpy.nonzero stacked.", inferNonzero),
                                   kernels::nonzeroShape, kernels::nonzero));
-  for (auto* n : {"size", "call_tir_with_grad",
-                  "call_inplace_packed", "call_builtin_with_ctx", "invoke_closure", "invoke_pure_closure",
-                  "make_closure", "wrap_param"})
-    out.push_back(unmodelled(n));
+  out.push_back(withKernel(op("size", {tensor("x")}, DeviceRule::NoDevice,
+                              "The number of elements of x, as a 0-d int64 tensor (TVM's relax.size); it has no vdevice.", inferSize),
+                           kernels::elementCount));
+  out.push_back(elementwiseOp(op("wrap_param", {tensor("data"), attr("dtype", ParamKind::DType, s("float32"))}, DeviceRule::PrimaryInput,
+                                 "A model parameter cast to `dtype` where its dtype differs (TVM's wrap_param): astype.", inferWrapParam),
+                              scalar::asType));
+  out.push_back(runBy(op("call_tir_with_grad", {expr("gvar", ParamKind::Callee), expr("args"), sinfo("out_sinfo", "out_ty"),
+                                                attr("te_grad_name", ParamKind::String, s("")), attr("te_grad_kwargs", ParamKind::Any, Value::none()),
+                                                optExpr("tir_vars", ParamKind::Shape)},
+                         DeviceRule::Written,
+                         "call_tir with the name of its gradient's TE function for TVM's Gradient pass; forward, it is call_tir "
+                         "(Normalize makes it one)."),
+                      callsKernel));
+  {
+    Param s = sinfo("sinfo_args", "ty_args");
+    const std::string builtins = "the VM, for the VM builtins tvms has (vm.builtin.copy, vm.builtin.to_device); other names do not run";
+    out.push_back(runBy(op("call_inplace_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic),
+                                                   required("inplace_indices", ParamKind::IntList), s},
+                           DeviceRule::Written, "Calls a packed function that writes its results into the arguments at `inplace_indices`."),
+                        builtins));
+    out.push_back(runBy(op("call_builtin_with_ctx", {expr("func", ParamKind::Callee), expr("args"), s}, DeviceRule::Written,
+                           "Calls a VM builtin with the VM's context (what TVM's VMBuiltinLower writes); the result is `sinfo_args`."),
+                        builtins));
+    out.push_back(runBy(op("make_closure", {expr("func", ParamKind::Callee), expr("args")}, DeviceRule::NoDevice,
+                           "A closure of the module's function `func` over the values of the tuple `args` (what TVM's LambdaLift "
+                           "writes); it is an R.Object.", inferObject),
+                        "the VM (a closure value)"));
+    for (const char* name : {"invoke_closure", "invoke_pure_closure"})
+      out.push_back(runBy(op(name, {expr("closure"), expr("args"), s}, DeviceRule::Written,
+                             "Calls a closure with the tuple `args` followed by the values it captured; the result is `sinfo_args`."),
+                          "the VM, calling the closure's function"));
+  }
 }
 
 }  // namespace tvms::op

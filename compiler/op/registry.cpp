@@ -199,6 +199,31 @@ const OpDef& callTir() {
   return d;
 }
 
+const OpDef& callTirWithGrad() {
+  static const OpDef& d = required("relax.call_tir_with_grad");
+  return d;
+}
+const OpDef& callInplacePacked() {
+  static const OpDef& d = required("relax.call_inplace_packed");
+  return d;
+}
+const OpDef& callBuiltinWithCtx() {
+  static const OpDef& d = required("relax.call_builtin_with_ctx");
+  return d;
+}
+const OpDef& makeClosure() {
+  static const OpDef& d = required("relax.make_closure");
+  return d;
+}
+const OpDef& invokeClosure() {
+  static const OpDef& d = required("relax.invoke_closure");
+  return d;
+}
+const OpDef& invokePureClosure() {
+  static const OpDef& d = required("relax.invoke_pure_closure");
+  return d;
+}
+
 const OpDef& callTirInplace() {
   static const OpDef& d = required("relax.call_tir_inplace");
   return d;

@@ -85,6 +85,9 @@ struct OpDef {
   // An op with no kernel that still runs: what runs it ("the VM's copy between devices"). Empty with
   // no kernel: the op cannot run yet (`tvms explain --ops` says which).
   std::string runsBy;
+  // An op TVM runs only through a contrib library (BYOC), with no kernel of its own: that library, named
+  // in `tvms explain --ops` and in the build's error.
+  std::string library;
 
   const Param* param(std::string_view n) const;
   std::string signature() const;  // "R.nn.softmax(data, axis=-1)"
@@ -107,6 +110,12 @@ const OpDef& shapeOf();
 const OpDef& reshape();  // a view where RewriteDataflowReshape proved a copy unneeded
 const OpDef& shapeToTensor();
 const OpDef& tensorToShape();
+const OpDef& callTirWithGrad();
+const OpDef& callInplacePacked();
+const OpDef& callBuiltinWithCtx();
+const OpDef& makeClosure();
+const OpDef& invokeClosure();
+const OpDef& invokePureClosure();
 }  // namespace builtin
 
 // Looks an op up by registry name ("relax.add") or script name ("R.add").

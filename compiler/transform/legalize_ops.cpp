@@ -57,6 +57,10 @@ class Legalize : public Rewriter {
       shapedResult_ = nullptr;
       return;
     }
+    if (!def->legalize && !def->library.empty()) {
+      out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel in tvms: TVM runs it only through " + def->library);
+      return Rewriter::binding(b, out);
+    }
     if (!def->legalize) {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");
       return Rewriter::binding(b, out);

@@ -406,7 +406,11 @@ class FunctionLowering {
       if (c->def == &op::builtin::callTir() || c->def == &op::builtin::callTirInplace()) return callKernel(*c, var);
       if (c->def == &op::builtin::callDpsPacked()) return callLibrary(*c, var);
       if (c->def == &op::builtin::print() || c->def == &op::builtin::assertOp()) return printOrAssert(*c, var);
-      if (c->def == &op::builtin::callPacked() || c->def == &op::builtin::callPurePacked()) return callBuiltin(*c, var);
+      if (c->def == &op::builtin::callPacked() || c->def == &op::builtin::callPurePacked() || c->def == &op::builtin::callInplacePacked())
+        return callBuiltin(*c, var);
+      if (c->def == &op::builtin::callBuiltinWithCtx()) return callBuiltin(*c, var, true);
+      if (c->def == &op::builtin::makeClosure()) return makeClosure(*c, var);
+      if (c->def == &op::builtin::invokeClosure() || c->def == &op::builtin::invokePureClosure()) return invokeClosure(*c, var);
       if (c->def == &op::builtin::nullValue()) {
         regOf(var);  // a register never written holds nothing: the null object
         return;
@@ -800,19 +804,69 @@ class FunctionLowering {
 
   // R.call_packed / R.call_pure_packed of a VM builtin TVM's modules call by name. The module's own
   // kernels come from its ops and prim_funcs; any other packed function is not in tvms.
-  void callBuiltin(const Call& c, const Var* var) {
+  // R.call_inplace_packed takes the same names; R.call_builtin_with_ctx (`argsTuple`) passes its
+  // arguments as one tuple.
+  void callBuiltin(const Call& c, const Var* var, bool argsTuple = false) {
     auto* f = c.args.empty() ? nullptr : as<ExternFunc>(c.args[0]);
     std::string name = f ? f->symbol : "?";
     const StructInfo* out = var->annotation.get();
     bool tensorOut = out && out->kind == StructInfo::Kind::Tensor;
+    std::vector<ExprPtr> args(c.args.begin() + (c.args.empty() ? 0 : 1), c.args.end());
+    if (argsTuple) {
+      auto* t = args.empty() ? nullptr : as<Tuple>(args[0]);
+      if (!t) return error("'" + var->name + "': R.call_builtin_with_ctx's arguments must be a tuple written in the call");
+      args = t->fields;
+    }
     // vm.builtin.copy(x) and vm.builtin.to_device(x, device_type, device_id): a copy onto the
     // result's vdevice (its struct info says which).
-    if ((name == "vm.builtin.copy" || name == "vm.builtin.to_device") && c.args.size() >= 2 && tensorOut) {
-      emit(Opcode::ToDevice, regOf(var), {valueReg(c.args[1]), slotOf(out)});
+    if ((name == "vm.builtin.copy" || name == "vm.builtin.to_device") && !args.empty() && tensorOut) {
+      emit(Opcode::ToDevice, regOf(var), {valueReg(args[0]), slotOf(out)});
       return;
     }
     error("'" + var->name + "': the packed function '" + name +
           "' is not in tvms (its VM runs vm.builtin.copy and vm.builtin.to_device; kernels come from the module's ops and prim_funcs)");
+  }
+
+  // The registers of a tuple's fields: a tuple written in place, or a tuple-valued variable's items.
+  std::optional<std::vector<int64_t>> fieldRegs(const ExprPtr& e) {
+    std::vector<int64_t> regs;
+    if (auto* t = as<Tuple>(e)) {
+      for (auto& x : t->fields) regs.push_back(valueReg(x));
+      return regs;
+    }
+    const StructInfo* s = sinfoOf(e);
+    if (!s || s->kind != StructInfo::Kind::Tuple) return std::nullopt;
+    int tuple = valueReg(e);
+    for (size_t i = 0; i < s->fields.size(); ++i) {
+      int r = newReg();
+      emit(Opcode::GetItem, r, {tuple, static_cast<int64_t>(i)});
+      regs.push_back(r);
+    }
+    return regs;
+  }
+
+  // R.make_closure(cls.f, (captured...)): the function's index and the captured values.
+  void makeClosure(const Call& c, const Var* var) {
+    auto* g = c.args.empty() ? nullptr : as<GlobalVar>(c.args[0]);
+    auto it = g ? functionIndex_.find(g->name) : functionIndex_.end();
+    if (it == functionIndex_.end()) return error("'" + var->name + "': R.make_closure of " + (g ? "'" + g->name + "', which is not a Relax function of the module" : "something that is not a function of the module"));
+    auto captured = c.args.size() > 1 ? fieldRegs(c.args[1]) : std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
+    if (!captured) return error("'" + var->name + "': R.make_closure's captured values must be a tuple");
+    std::vector<int64_t> args{it->second};
+    args.insert(args.end(), captured->begin(), captured->end());
+    emit(Opcode::MakeClosure, regOf(var), args);
+  }
+
+  // R.invoke_closure(closure, (args...), sinfo_args=...): the closure's function on the arguments, then
+  // what it captured.
+  void invokeClosure(const Call& c, const Var* var) {
+    if (c.args.size() < 2) return error("'" + var->name + "': R.invoke_closure needs a closure and a tuple of arguments");
+    int closure = valueReg(c.args[0]);
+    auto given = fieldRegs(c.args[1]);
+    if (!given) return error("'" + var->name + "': R.invoke_closure's arguments must be a tuple");
+    std::vector<int64_t> args{closure};
+    args.insert(args.end(), given->begin(), given->end());
+    emit(Opcode::InvokeClosure, regOf(var), args);
   }
 
   // A string attribute as written: "text", or TVM's printed R.str("text").

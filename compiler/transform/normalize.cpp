@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "compiler/analysis/analysis.h"
+#include "compiler/op/registry.h"
 #include "compiler/transform/passes.h"
 #include "compiler/transform/rewriter.h"
 
@@ -59,6 +60,12 @@ class Flatten : public Rewriter {
     auto out = std::make_shared<Call>(c);
     out->callee = expr(c.callee);
     for (auto& a : out->args) a = operand(a);
+    // call_tir_with_grad names its gradient for TVM's Gradient pass; what it computes is call_tir's.
+    if (out->def == &op::builtin::callTirWithGrad()) {
+      out->def = &op::builtin::callTir();
+      out->op = out->def->name;
+      std::erase_if(out->attrs, [](const CallAttr& a) { return a.name == "te_grad_name" || a.name == "te_grad_kwargs"; });
+    }
     return out;
   }
   ExprPtr operand(const ExprPtr& a) {

@@ -272,6 +272,24 @@ TEST_CASE("cli: a data-dependent shape (R.tensor_to_shape) binds its dims for th
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("cli: an op TVM runs only through a contrib library says which, and call_inplace_packed of a function tvms lacks names it") {
+  std::string header = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n    @R.function\n";
+  auto varLen = runTvms({"build", tempFile("attention_var_len.py", header +
+      "    def main(q: R.Tensor((1, 8, 2, 16), \"float16\"), k: R.Tensor((1, 8, 2, 16), \"float16\"), v: R.Tensor((1, 8, 2, 16), \"float16\"),\n"
+      "             sq: R.Tensor((3,), \"int32\")):\n"
+      "        o = R.nn.attention_var_len(q, k, v, sq)\n        return o\n")});
+  CHECK(varLen.exitCode == 1);
+  CHECK(varLen.err.find("R.nn.attention_var_len (bound to 'o') has no kernel in tvms: TVM runs it only through CUTLASS") != std::string::npos);
+  auto ops = runTvms({"explain", "--ops"});
+  CHECK(ops.out.find("runs: not in tvms: TVM runs it only through CUTLASS") != std::string::npos);
+  auto inplace = runTvms({"run", tempFile("inplace_packed.py", header +
+      "    def main(x: R.Tensor((3,), \"float32\")):\n"
+      "        z = R.call_inplace_packed(\"test.vm.inplace_add\", x, x, inplace_indices=[0], sinfo_args=(R.Tensor((3,), \"float32\"),))\n"
+      "        return z\n")});
+  CHECK(inplace.exitCode == 1);
+  CHECK(inplace.err.find("the packed function 'test.vm.inplace_add' is not in tvms") != std::string::npos);
+}
+
 TEST_CASE("cli: dynamic_strided_slice, unique and nonzero shape their results at run time, and an annotated shape is checked when it runs") {
   auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_dd_ops_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);

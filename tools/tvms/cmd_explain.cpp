@@ -29,7 +29,10 @@ int printOps() {
       continue;
     }
     std::cout << d->signature() << "\n    " << d->doc << "\n    runs: "
-              << (d->legalize ? std::string("a kernel on CPU and CUDA vdevices") : !d->runsBy.empty() ? d->runsBy : std::string("not yet (no kernel)"))
+              << (d->legalize          ? std::string("a kernel on CPU and CUDA vdevices")
+                  : !d->runsBy.empty() ? d->runsBy
+                  : !d->library.empty() ? "not in tvms: TVM runs it only through " + d->library
+                                        : std::string("not yet (no kernel)"))
               << "\n";
   }
   std::cout << "\nKnown to TVM, not modelled (arguments not checked, no kernel yet):\n";
