@@ -161,6 +161,12 @@ LegalizeResult affineGrid(const LegalizeInput& in) {
 // bilinear takes the 4 neighbours, nearest the one at the rounded position (half to even); a
 // neighbour outside the image is 0 (padding_mode "zeros") or the coordinate is first clamped into it
 // ("border").
+// grid_sample as TOPI computes it (its _grid_sample_2d / _3d): data NCHW with a grid (N, H_out, W_out, 2)
+// of normalised (x, y), or NCDHW with (N, D_out, H_out, W_out, 3) of (x, y, z). Each position is
+// unnormalised (align_corners: -1 and 1 are the corner pixels' centres, else their outer edges); then
+// "border" clamps it into the image and "reflection" reflects it at the edges (TOPI's _reflect_coordinates)
+// and clamps; "nearest" takes the nearest pixel, "bilinear" the 2^d neighbours, "bicubic" (2-D) the 4 x 4
+// neighbours with PyTorch's A = -0.75, each tap padded as the mode says. Taps outside the image read 0.
 LegalizeResult gridSample(const LegalizeInput& in) {
   const ir::StructInfo* x = in.args.empty() ? nullptr : in.args[0];
   const ir::StructInfo* grid = in.args.size() > 1 ? in.args[1] : nullptr;
@@ -168,42 +174,104 @@ LegalizeResult gridSample(const LegalizeInput& in) {
   if (!t || !gt || !isFloat(*t) || !isFloat(*gt)) return failure("R.image.grid_sample takes float data and a float grid");
   std::string method = infer::stringAttr(in.attr("method")).value_or("bilinear");
   std::string padding = infer::stringAttr(in.attr("padding_mode")).value_or("zeros");
-  std::string layout = infer::stringAttr(in.attr("layout")).value_or("NCHW");
   bool alignCorners = infer::boolAttr(in.attr("align_corners"), false);
-  if (layout != "NCHW") return failure("R.image.grid_sample: layout " + layout + " has no kernel (NCHW does)");
-  if (method != "bilinear" && method != "nearest") return failure("R.image.grid_sample: method \"" + method + "\" has no kernel yet (bilinear and nearest do)");
-  if (padding != "zeros" && padding != "border") return failure("R.image.grid_sample: padding_mode \"" + padding + "\" has no kernel yet (zeros and border do)");
   KernelBuilder kb(in.kernelName);
   auto xd = shapeExprs(kb, x), gd = shapeExprs(kb, grid), od = shapeExprs(kb, &in.out);
-  if (!xd || !gd || !od || xd->size() != 4 || gd->size() != 4) return failure("the shapes must be known to compile R.image.grid_sample");
+  if (!xd || !gd || !od || (xd->size() != 4 && xd->size() != 5) || gd->size() != xd->size())
+    return failure("the shapes must be known to compile R.image.grid_sample (4-D data with a 4-D grid, or 5-D with 5-D)");
+  const size_t spatial = xd->size() - 2;  // 2 (H, W) or 3 (D, H, W)
+  std::string layout = infer::stringAttr(in.attr("layout")).value_or(spatial == 2 ? "NCHW" : "NCDHW");
+  if (layout != (spatial == 2 ? "NCHW" : "NCDHW")) return failure("R.image.grid_sample: layout " + layout + " has no kernel (NCHW and NCDHW do, as in TVM)");
+  if (method != "bilinear" && method != "nearest" && method != "bicubic") return failure("R.image.grid_sample: no method \"" + method + "\"");
+  if (method == "bicubic" && spatial != 2) return failure("R.image.grid_sample: bicubic sampling is 2-D only (as in TVM and PyTorch)");
+  if (padding != "zeros" && padding != "border" && padding != "reflection") return failure("R.image.grid_sample: no padding_mode \"" + padding + "\"");
   int a = kb.param("A", *t, shapeText(x));
   int g = kb.param("G", *gt, shapeText(grid));
   int c = kb.param("C", *t, shapeText(&in.out));
   int acc = kb.local("acc", F);
   kb.add(outputNest(kb, *od, [&](const std::vector<ExprP>& o) {
-    const ExprP &H = (*xd)[2], &W = (*xd)[3];
-    auto source = [&](int component, const ExprP& n) {
-      ExprP v = cast(F, kb.load(g, flatIndex({o[0], o[2], o[3], intImm(component)}, *gd)));
-      ExprP fn = cast(F, n);
-      ExprP s = alignCorners ? (v + f32(1)) * (fn - f32(1)) * f32(0.5) : ((v + f32(1)) * fn - f32(1)) * f32(0.5);
-      return padding == "border" ? min(max(s, f32(0)), fn - f32(1)) : s;
+    // Axis k of the image (0: the first spatial axis) and its extent; the grid gives x first.
+    auto extent = [&](size_t k) { return (*xd)[2 + k]; };
+    auto clip = [&](const ExprP& v, const ExprP& n) { return min(max(v, f32(0)), cast(F, n) - f32(1)); };
+    // TOPI's reflection: a position outside [start, start + span] folded back by whole spans.
+    auto reflect = [&](const ExprP& v, const ExprP& n) {
+      ExprP span = alignCorners ? cast(F, n) - f32(1) : cast(F, n);
+      ExprP start = alignCorners ? f32(0) : f32(-0.5);
+      ExprP distance = unary(UnOp::Abs, start - v);
+      ExprP safeSpan = max(span, f32(1));  // one pixel with align_corners: nothing to reflect into
+      ExprP times = unary(UnOp::Trunc, binary(BinOp::Div, unary(UnOp::Trunc, distance), safeSpan));
+      ExprP extra = distance - times * safeSpan;
+      ExprP even = binary(BinOp::Eq, binary(BinOp::FloorMod, cast(ScalarType::I64, times), intImm(2)), intImm(0));
+      ExprP folded = select(even, extra + start, span - extra + start);
+      ExprP inside = binary(BinOp::And, binary(BinOp::Ge, v, start), binary(BinOp::Le, v, span + start));
+      return select(binary(BinOp::Le, span, f32(0)), f32(0), select(inside, v, folded));
     };
-    ExprP xs = source(0, W), ys = source(1, H);
-    auto tap = [&](const ExprP& yi, const ExprP& xi) {
-      ExprP inside = binary(BinOp::And, binary(BinOp::And, binary(BinOp::Ge, yi, intImm(0)), binary(BinOp::Lt, yi, H)),
-                            binary(BinOp::And, binary(BinOp::Ge, xi, intImm(0)), binary(BinOp::Lt, xi, W)));
-      ExprP value = cast(F, kb.load(a, flatIndex({o[0], o[1], clampIndex(yi, H), clampIndex(xi, W)}, *xd)));
-      return select(inside, value, f32(0));
+    auto pad = [&](const ExprP& v, const ExprP& n) {
+      if (padding == "border") return clip(v, n);
+      if (padding == "reflection") return clip(reflect(v, n), n);
+      return v;
     };
+    auto unnormalised = [&](size_t k) {
+      std::vector<ExprP> at(o.begin(), o.end());
+      at.erase(at.begin() + 1);  // the grid has no channel axis: (N, spatial..., component)
+      at.push_back(intImm(static_cast<int64_t>(spatial - 1 - k)));
+      ExprP v = cast(F, kb.load(g, flatIndex(at, *gd)));
+      ExprP fn = cast(F, extent(k));
+      return alignCorners ? (v + f32(1)) * (fn - f32(1)) * f32(0.5) : ((v + f32(1)) * fn - f32(1)) * f32(0.5);
+    };
+    auto tap = [&](const std::vector<ExprP>& idx) {
+      ExprP inside;
+      std::vector<ExprP> at{o[0], o[1]};
+      for (size_t k = 0; k < spatial; ++k) {
+        ExprP ok = binary(BinOp::And, binary(BinOp::Ge, idx[k], intImm(0)), binary(BinOp::Lt, idx[k], extent(k)));
+        inside = inside ? binary(BinOp::And, inside, ok) : ok;
+        at.push_back(clampIndex(idx[k], extent(k)));
+      }
+      return select(inside, cast(F, kb.load(a, flatIndex(at, *xd))), f32(0));
+    };
+    std::vector<ExprP> pos;
+    for (size_t k = 0; k < spatial; ++k) pos.push_back(method == "bicubic" ? unnormalised(k) : pad(unnormalised(k), extent(k)));
     std::vector<StmtP> steps;
     if (method == "nearest") {
-      steps.push_back(assign(acc, tap(cast(ScalarType::I64, unary(UnOp::Round, ys)), cast(ScalarType::I64, unary(UnOp::Round, xs)))));
-    } else {
-      ExprP y0 = unary(UnOp::Floor, ys), x0 = unary(UnOp::Floor, xs);
-      ExprP fy = ys - y0, fx = xs - x0;
-      ExprP yi = cast(ScalarType::I64, y0), xi = cast(ScalarType::I64, x0);
-      steps.push_back(assign(acc, (tap(yi, xi) * (f32(1) - fx) + tap(yi, xi + intImm(1)) * fx) * (f32(1) - fy) +
-                                      (tap(yi + intImm(1), xi) * (f32(1) - fx) + tap(yi + intImm(1), xi + intImm(1)) * fx) * fy));
+      std::vector<ExprP> idx;
+      for (auto& p : pos) idx.push_back(cast(ScalarType::I64, unary(UnOp::Round, p)));
+      steps.push_back(assign(acc, tap(idx)));
+    } else if (method == "bilinear") {
+      ExprP sum;
+      for (int corner = 0; corner < (1 << spatial); ++corner) {
+        std::vector<ExprP> idx;
+        ExprP weight;
+        for (size_t k = 0; k < spatial; ++k) {
+          ExprP base = unary(UnOp::Floor, pos[k]), frac = pos[k] - base;
+          bool upper = (corner >> (spatial - 1 - k)) & 1;
+          idx.push_back(cast(ScalarType::I64, base) + intImm(upper));
+          ExprP w = upper ? frac : f32(1) - frac;
+          weight = weight ? weight * w : w;
+        }
+        ExprP term = tap(idx) * weight;
+        sum = sum ? sum + term : term;
+      }
+      steps.push_back(assign(acc, sum));
+    } else {  // bicubic, 2-D: four rows of four taps, each row interpolated along x, then the rows along y
+      constexpr double A = -0.75;
+      auto near = [&](const ExprP& f) { return ((f32(A + 2) * f - f32(A + 3)) * f * f) + f32(1); };
+      auto far = [&](const ExprP& f) { return ((f32(A) * f - f32(5 * A)) * f + f32(8 * A)) * f - f32(4 * A); };
+      auto cubic = [&](const std::vector<ExprP>& p, const ExprP& f) {
+        return p[0] * far(f + f32(1)) + p[1] * near(f) + p[2] * near(f32(1) - f) + p[3] * far(f32(2) - f);
+      };
+      ExprP y0 = unary(UnOp::Floor, pos[0]), x0 = unary(UnOp::Floor, pos[1]);
+      auto padTap = [&](const ExprP& v, size_t k) {  // an integer tap position through the padding mode
+        if (padding == "zeros") return cast(ScalarType::I64, v);
+        return cast(ScalarType::I64, pad(v, extent(k)));
+      };
+      std::vector<ExprP> rows;
+      for (int i = 0; i < 4; ++i) {
+        ExprP yi = padTap(y0 + f32(i - 1), 0);
+        std::vector<ExprP> row;
+        for (int j = 0; j < 4; ++j) row.push_back(tap({yi, padTap(x0 + f32(j - 1), 1)}));
+        rows.push_back(cubic(row, pos[1] - x0));
+      }
+      steps.push_back(assign(acc, cubic(rows, pos[0] - y0)));
     }
     steps.push_back(store(c, flatIndex(o, *od), cast(*t, kb.var(acc))));
     return steps;

@@ -36,6 +36,18 @@ InferResult inferAttention(const InferInput& in) {
   return result;
 }
 
+// attention_var_len: queries' shape with the values' last dim, queries' dtype.
+InferResult inferAttentionVarLen(const InferInput& in) {
+  InferResult r;
+  const StructInfo* q = tensorOperand(in, 0, r);
+  const StructInfo* v = q ? tensorOperand(in, 2, r) : nullptr;
+  if (!q || !v) return r;
+  if (!q->shape || !v->shape || q->shape->empty() || v->shape->empty()) return ok(tensor(std::nullopt, q->dtype, q->rank()));
+  Dims out = *q->shape;
+  out.back() = v->shape->back();
+  return ok(tensor(out, q->dtype));
+}
+
 // nll_loss: the targets' shape with reduction "none", else a scalar; predictions' dtype.
 InferResult inferNllLoss(const InferInput& in) {
   InferResult r;
@@ -74,6 +86,16 @@ void addAttentionLossOps(std::vector<OpDef>& out) {
                                    "head_dim) tensors; scale defaults to 1 / sqrt(head_dim); causal_mask \"TopLeft\" or "
                                    "\"BottomRight\" hides later keys.", inferAttention),
                              kernels::attention));
+  {
+    OpDef d = op("nn.attention_var_len",
+                 {tensor("queries"), tensor("keys"), tensor("values"), tensor("seqstart_q"), optExpr("seqstart_k", ParamKind::Tensor),
+                  optExpr("max_seqlen_q", ParamKind::Prim), optExpr("max_seqlen_k", ParamKind::Prim), optional("scale", ParamKind::Float),
+                  optional("causal_mask", ParamKind::String), optional("window_size", ParamKind::Int)},
+                 P, "Attention over sequences of different lengths packed along one axis, each starting at seqstart_q[i] "
+                    "(seqstart_k[i] for keys); the result is queries' shape with values' head dim.", inferAttentionVarLen);
+    d.library = "CUTLASS's variable-length flash attention (TVM offloads it through BYOC and has no TIR legalization for it)";
+    out.push_back(std::move(d));
+  }
   out.push_back(withKernel(op("nn.nll_loss", {tensor("predictions"), tensor("targets"), optExpr("weights", ParamKind::Tensor),
                                               attr("reduction", ParamKind::String, s("mean")), attr("ignore_index", ParamKind::Int, i(-100))},
                               P, "Negative log likelihood of the targets' classes in predictions (log-probabilities along axis 1), "

@@ -59,10 +59,15 @@ InferResult inferGridSample(const InferInput& in) {
   const StructInfo* x = tensorOperand(in, 0, r);
   const StructInfo* grid = x ? tensorOperand(in, 1, r) : nullptr;
   if (!grid) return r;
-  if (x->rank() >= 0 && x->rank() != 4) return fail(diag::Code::TVS103, "R.image.grid_sample takes 4-D data, got rank " + std::to_string(x->rank()));
-  if (grid->rank() >= 0 && grid->rank() != 4) return fail(diag::Code::TVS103, "R.image.grid_sample takes a 4-D grid (N, H, W, 2), got rank " + std::to_string(grid->rank()));
-  if (!x->shape || !grid->shape) return ok(tensor(std::nullopt, x->dtype, 4));
-  return ok(tensor(Dims{(*x->shape)[0], (*x->shape)[1], (*grid->shape)[1], (*grid->shape)[2]}, x->dtype));
+  if (x->rank() >= 0 && x->rank() != 4 && x->rank() != 5)
+    return fail(diag::Code::TVS103, "R.image.grid_sample takes 4-D (NCHW) or 5-D (NCDHW) data, got rank " + std::to_string(x->rank()));
+  if (grid->rank() >= 0 && x->rank() >= 0 && grid->rank() != x->rank())
+    return fail(diag::Code::TVS103, "R.image.grid_sample takes a grid of data's rank ((N, H, W, 2) or (N, D, H, W, 3)), got rank " + std::to_string(grid->rank()), 1);
+  int rank = x->rank() >= 0 ? x->rank() : grid->rank();
+  if (!x->shape || !grid->shape) return ok(tensor(std::nullopt, x->dtype, rank));
+  Dims out{(*x->shape)[0], (*x->shape)[1]};
+  for (size_t k = 1; k + 1 < grid->shape->size(); ++k) out.push_back((*grid->shape)[k]);
+  return ok(tensor(out, x->dtype));
 }
 
 InferResult inferResize2d(const InferInput& in) { return inferResize(in, "R.image.resize2d", "HW"); }
@@ -91,8 +96,10 @@ void addImageOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("image.grid_sample", {tensor("data"), tensor("grid"), attr("method", ParamKind::String, s("bilinear")),
                                                     attr("layout", ParamKind::String, s("NCHW")), attr("padding_mode", ParamKind::String, s("zeros")),
                                                     attr("align_corners", ParamKind::Bool, b(false))},
-                              DeviceRule::PrimaryInput, "Samples data at the grid's normalised (x, y) positions (bilinear or nearest; "
-                                                        "outside the image zeros or the border).", inferGridSample),
+                              DeviceRule::PrimaryInput, "Samples data (NCHW, or NCDHW) at the grid's normalised (x, y[, z]) positions "
+                                                        "(grid (N, H, W, 2) or (N, D, H, W, 3)): nearest, bilinear (trilinear in 3-D) "
+                                                        "or bicubic (2-D); outside the image zeros, the border, or the image reflected.",
+                              inferGridSample),
                            kernels::gridSample));
   out.push_back(withKernel(op("image.affine_grid", {tensor("data"), expr("size", ParamKind::Shape), attr("align_corners", ParamKind::Bool, b(true))},
                               DeviceRule::PrimaryInput,

@@ -297,16 +297,6 @@ void addNnOps(std::vector<OpDef>& out) {
                       attr("layout", ParamKind::String, s(p.layout)), optional("out_layout", ParamKind::String)},
                      P, "Adaptive average pooling to `output_size`.", inferPool), p.build));
 
-  {
-    OpDef d = op("nn.attention_var_len",
-                 {tensor("queries"), tensor("keys"), tensor("values"), tensor("seqstart_q"), optExpr("seqstart_k", ParamKind::Tensor),
-                  optExpr("max_seqlen_q", ParamKind::Prim), optExpr("max_seqlen_k", ParamKind::Prim), optional("scale", ParamKind::Float),
-                  optional("causal_mask", ParamKind::String), optional("window_size", ParamKind::Int)},
-                 P, "Attention over sequences of different lengths packed along one axis, each starting at seqstart_q[i] "
-                    "(seqstart_k[i] for keys).");
-    d.library = "CUTLASS's variable-length flash attention (TVM offloads it through BYOC and has no TIR legalization for it)";
-    out.push_back(std::move(d));
-  }
 }
 
 }  // namespace tvms::op

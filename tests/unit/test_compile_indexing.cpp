@@ -415,3 +415,101 @@ TEST_CASE("compile and run: take with a scalar index (a constant, an expression 
   checkClose(r.outputs.at(0), gathered({2, 4}, [&](const Shape& o) { return static_cast<double>(at(x, ravel({o[0], 1, o[1]}, {2, 5, 4}))); }));
   checkClose(r.outputs.at(1), gathered({2, 4}, [&](const Shape& o) { return static_cast<double>(at(x, ravel({o[0], 4, o[1]}, {2, 5, 4}))); }));
 }
+
+namespace {
+
+// PyTorch's grid_sampler (the formulas TOPI follows): a normalised coordinate to a pixel position, and
+// reflection of a position outside the image back into it.
+double unnormalize(double v, int64_t n, bool align) { return align ? (v + 1) / 2 * static_cast<double>(n - 1) : ((v + 1) * static_cast<double>(n) - 1) / 2; }
+double reflectCoordinate(double v, int64_t n, bool align) {
+  double span = align ? static_cast<double>(n - 1) : static_cast<double>(n), start = align ? 0 : -0.5;
+  if (span <= 0) return 0;
+  if (v >= start && v <= start + span) return v;
+  double distance = std::fabs(v - start);
+  double flips = std::floor(distance / span), extra = std::fmod(distance, span);
+  return static_cast<int64_t>(flips) % 2 == 0 ? extra + start : span - extra + start;
+}
+double clipCoordinate(double v, int64_t n) { return std::clamp(v, 0.0, static_cast<double>(n - 1)); }
+double cubicNear(double f) { return ((-0.75 + 2) * f - (-0.75 + 3)) * f * f + 1; }
+double cubicFar(double f) { return ((-0.75 * f - 5 * -0.75) * f + 8 * -0.75) * f - 4 * -0.75; }
+double cubic(const double p[4], double f) { return p[0] * cubicFar(f + 1) + p[1] * cubicNear(f) + p[2] * cubicNear(1 - f) + p[3] * cubicFar(2 - f); }
+
+}  // namespace
+
+TEST_CASE("compile and run: grid_sample bicubic, reflection padding and 3-D (trilinear) against PyTorch's formulas") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  const int64_t H = 5, W = 6, D = 4;
+  auto x = h.tensor({1, 2, H, W}, rng), grid = h.tensor({1, 3, 4, 2}, rng, -1.6, 1.6);  // positions outside the image too
+  auto v = h.tensor({1, 2, D, H, W}, rng), grid3 = h.tensor({1, 2, 3, 2, 3}, rng, -1.4, 1.4);
+  std::string body =
+      "        rb = R.image.grid_sample(x, g, method=\"bilinear\", padding_mode=\"reflection\", align_corners=False)\n"
+      "        rn = R.image.grid_sample(x, g, method=\"nearest\", padding_mode=\"reflection\", align_corners=True)\n"
+      "        cz = R.image.grid_sample(x, g, method=\"bicubic\", padding_mode=\"zeros\", align_corners=False)\n"
+      "        cb = R.image.grid_sample(x, g, method=\"bicubic\", padding_mode=\"border\", align_corners=True)\n"
+      "        cr = R.image.grid_sample(x, g, method=\"bicubic\", padding_mode=\"reflection\", align_corners=False)\n"
+      "        t = R.image.grid_sample(v, g3, method=\"bilinear\", layout=\"NCDHW\", padding_mode=\"border\", align_corners=True)\n"
+      "        return (rb, rn, cz, cb, cr, t)\n";
+  std::string o2 = T("(1, 2, 3, 4)");
+  test::Run r = compileAndRun(test::module("x: " + T("(1, 2, 5, 6)") + ", g: " + T("(1, 3, 4, 2)") + ", v: " + T("(1, 2, 4, 5, 6)") + ", g3: " + T("(1, 2, 3, 2, 3)"),
+                                           "R.Tuple(" + o2 + ", " + o2 + ", " + o2 + ", " + o2 + ", " + o2 + ", " + T("(1, 2, 2, 3, 2)") + ")", body),
+                              {x, grid, v, grid3});
+  auto pixel = [&](int64_t c, int64_t yy, int64_t xx) { return yy < 0 || yy >= H || xx < 0 || xx >= W ? 0.0 : static_cast<double>(at(x, (c * H + yy) * W + xx)); };
+  auto source = [&](const Shape& o, int component, int64_t n, bool align) { return unnormalize(at(grid, ((o[2] * 4 + o[3]) * 2) + component), n, align); };
+  checkClose(r.outputs.at(0), gathered({1, 2, 3, 4}, [&](const Shape& o) {
+               double xs = clipCoordinate(reflectCoordinate(source(o, 0, W, false), W, false), W);
+               double ys = clipCoordinate(reflectCoordinate(source(o, 1, H, false), H, false), H);
+               double x0 = std::floor(xs), y0 = std::floor(ys), fx = xs - x0, fy = ys - y0;
+               auto p = [&](double yy, double xx) { return pixel(o[1], static_cast<int64_t>(yy), static_cast<int64_t>(xx)); };
+               return (p(y0, x0) * (1 - fx) + p(y0, x0 + 1) * fx) * (1 - fy) + (p(y0 + 1, x0) * (1 - fx) + p(y0 + 1, x0 + 1) * fx) * fy;
+             }), 1e-5);
+  checkClose(r.outputs.at(1), gathered({1, 2, 3, 4}, [&](const Shape& o) {
+               double xs = clipCoordinate(reflectCoordinate(source(o, 0, W, true), W, true), W);
+               double ys = clipCoordinate(reflectCoordinate(source(o, 1, H, true), H, true), H);
+               return pixel(o[1], static_cast<int64_t>(std::nearbyint(ys)), static_cast<int64_t>(std::nearbyint(xs)));
+             }), 1e-5);
+  // Bicubic: 4 x 4 taps around the position, each tap's index through the padding mode.
+  auto bicubic = [&](const std::string& padding, bool align) {
+    return gathered({1, 2, 3, 4}, [&](const Shape& o) {
+      double xs = source(o, 0, W, align), ys = source(o, 1, H, align);
+      double x0 = std::floor(xs), y0 = std::floor(ys);
+      auto index = [&](double i, int64_t n) {
+        if (padding == "border") return static_cast<int64_t>(clipCoordinate(i, n));
+        if (padding == "reflection") return static_cast<int64_t>(clipCoordinate(reflectCoordinate(i, n, align), n));
+        return static_cast<int64_t>(i);
+      };
+      double rows[4];
+      for (int i = 0; i < 4; ++i) {
+        double taps[4];
+        for (int j = 0; j < 4; ++j) taps[j] = pixel(o[1], index(y0 - 1 + i, H), index(x0 - 1 + j, W));
+        rows[i] = cubic(taps, xs - x0);
+      }
+      return cubic(rows, ys - y0);
+    });
+  };
+  checkClose(r.outputs.at(2), bicubic("zeros", false), 1e-5);
+  checkClose(r.outputs.at(3), bicubic("border", true), 1e-5);
+  checkClose(r.outputs.at(4), bicubic("reflection", false), 1e-5);
+  // Trilinear over (D, H, W) with a grid of (x, y, z).
+  checkClose(r.outputs.at(5), gathered({1, 2, 2, 3, 2}, [&](const Shape& o) {
+               auto g = [&](int component) { return static_cast<double>(at(grid3, ((o[2] * 3 + o[3]) * 2 + o[4]) * 3 + component)); };
+               double pos[3] = {clipCoordinate(unnormalize(g(2), D, true), D), clipCoordinate(unnormalize(g(1), H, true), H),
+                                clipCoordinate(unnormalize(g(0), W, true), W)};
+               const int64_t n[3] = {D, H, W};
+               double sum = 0;
+               for (int corner = 0; corner < 8; ++corner) {
+                 int64_t idx[3];
+                 double w = 1;
+                 for (int k = 0; k < 3; ++k) {
+                   double base = std::floor(pos[k]);
+                   bool upper = (corner >> (2 - k)) & 1;
+                   idx[k] = static_cast<int64_t>(base) + upper;
+                   w *= upper ? pos[k] - base : 1 - (pos[k] - base);
+                 }
+                 bool inside = true;
+                 for (int k = 0; k < 3; ++k) inside &= idx[k] >= 0 && idx[k] < n[k];
+                 if (inside) sum += w * at(v, (((o[1] * D + idx[0]) * H + idx[1]) * W) + idx[2]);
+               }
+               return sum;
+             }), 1e-5);
+}

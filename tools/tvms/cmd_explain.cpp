@@ -35,8 +35,10 @@ int printOps() {
                                         : std::string("not yet (no kernel)"))
               << "\n";
   }
-  std::cout << "\nKnown to TVM, not modelled (arguments not checked, no kernel yet):\n";
-  for (auto& n : notModelled) std::cout << "    " << n << "\n";
+  if (!notModelled.empty()) {
+    std::cout << "\nKnown to TVM, not modelled (arguments not checked, no kernel yet):\n";
+    for (auto& n : notModelled) std::cout << "    " << n << "\n";
+  }
   return 0;
 }
 }  // namespace
