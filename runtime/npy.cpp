@@ -29,6 +29,8 @@ const char* descrOf(DType t) {
     case DType::U16: return "<u2";
     case DType::U32: return "<u4";
     case DType::U64: return "<u8";
+    // numpy has no float8: raw bytes as ml_dtypes stores them. '|V1' reads back as float8_e4m3fn.
+    case DType::F8E4M3: case DType::F8E5M2: return "|V1";
   }
   return "?";
 }
@@ -86,8 +88,8 @@ NDArray readNpy(std::istream& in, uint64_t size, const std::shared_ptr<DeviceAPI
   NDArray a;
   bool found = false;
   for (DType t : {DType::Bool, DType::I32, DType::I64, DType::F16, DType::F32, DType::F64, DType::BF16, DType::I8, DType::U8, DType::I16, DType::U16,
-                  DType::U32, DType::U64})
-    if (descr == descrOf(t) || (t == DType::Bool && descr == "<b1")) { a.dtype = t; found = true; }
+                  DType::U32, DType::U64, DType::F8E4M3})
+    if (!found && (descr == descrOf(t) || (t == DType::Bool && descr == "<b1"))) { a.dtype = t; found = true; }
   if (!found) throw std::runtime_error(path + ": dtype '" + descr + "' is not supported (float16/32/64, int8/32/64, uint8, bool, little-endian)");
   if (auto fortran = valueOf(header, "fortran_order"); fortran && fortran->substr(0, 4) == "True")
     throw std::runtime_error(path + ": Fortran-ordered arrays are not supported (save with np.ascontiguousarray)");

@@ -27,6 +27,8 @@ std::optional<DType> dtypeOfCode(const std::string& code) {
   if (code == "F32") return DType::F32;
   if (code == "F16") return DType::F16;
   if (code == "BF16") return DType::BF16;
+  if (code == "F8_E4M3") return DType::F8E4M3;
+  if (code == "F8_E5M2") return DType::F8E5M2;
   if (code == "F64") return DType::F64;
   if (code == "I32") return DType::I32;
   if (code == "I64") return DType::I64;
@@ -107,7 +109,7 @@ std::vector<NamedTensor> readSafetensors(const std::string& path, const std::sha
     if (!entry["dtype"].is_string()) throw fail(what + ": dtype is not a string");
     std::string code = entry["dtype"].get<std::string>();
     auto dtype = dtypeOfCode(code);
-    if (!dtype) throw fail(what + " has dtype " + code + ", which tvms does not run (F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, BOOL)");
+    if (!dtype) throw fail(what + " has dtype " + code + ", which tvms does not run (F8_E4M3, F8_E5M2, F16, BF16, F32, F64, I8, U8, I16, U16, I32, U32, I64, U64, BOOL)");
     NDArray a;
     a.dtype = *dtype;
     if (!entry["shape"].is_array()) throw fail(what + ": shape is not a list");

@@ -41,6 +41,7 @@ std::string elementText(const NDArray& a, int64_t i, bool scalar) {
     case DType::U16: { uint16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
     case DType::U32: { uint32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
     case DType::U64: { uint64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
+    case DType::F8E4M3: case DType::F8E5M2: return floatText(fp8ToFloat(*reinterpret_cast<const uint8_t*>(p), a.dtype), scalar);
   }
   return "?";
 }

@@ -1,5 +1,6 @@
 // quantize / dequantize, as TVM's relax.op.quantize and dequantize define them:
-//   quantize:   clamp(round(data / scale) + zero_point, the output type's range), round half to even
+//   quantize:   clamp(round(data / scale) + zero_point, the output type's range), round half to even;
+//               to float8 (e4m3fn, e5m2) without the round: the cast rounds to the nearest float8
 //   dequantize: (data - zero_point) * scale, clamped into the output type's range for float16
 // scale and zero_point are one value for the whole tensor (0-d, or one element) or one per index of
 // `axis`. Computed in float32 (float64 for float64 data).
@@ -53,12 +54,14 @@ LegalizeResult build(const LegalizeInput& in, const std::function<ExprP(KernelBu
   return done(kb, {0, 1, 2});
 }
 
-// The range of an integer output type.
+// The range of an integer or float8 output type (TVM's tirx.min_value / max_value).
 std::pair<double, double> rangeOf(ScalarType t) {
   switch (t) {
     case ScalarType::I8: return {-128, 127};
     case ScalarType::U8: return {0, 255};
     case ScalarType::I32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case ScalarType::F8E4M3: return {-448, 448};
+    case ScalarType::F8E5M2: return {-57344, 57344};
     default: return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
   }
 }
@@ -67,14 +70,16 @@ std::pair<double, double> rangeOf(ScalarType t) {
 
 LegalizeResult quantize(const LegalizeInput& in) {
   auto ot = elementType(&in.out);
-  if (!ot || (*ot != ScalarType::I8 && *ot != ScalarType::U8 && *ot != ScalarType::I32))
-    return failure("R.quantize to " + in.out.dtype + " has no kernel yet (int8, uint8 and int32 do)");
+  bool float8 = ot && runtime::isFloat8DType(*ot);
+  if (!ot || (*ot != ScalarType::I8 && *ot != ScalarType::U8 && *ot != ScalarType::I32 && !float8))
+    return failure("R.quantize to " + in.out.dtype + " has no kernel (int8, uint8, int32, float8_e4m3fn and float8_e5m2 do)");
   auto [lo, hi] = rangeOf(*ot);
   return build(in, [&](KernelBuilder& kb, const Qdq& q, const std::vector<ExprP>& o) {
     ExprP x = cast(q.ct, kb.load(q.data, flatIndex(o, q.dims)));
     ExprP s = cast(q.ct, perAxis(kb, q.scale, q.scaleDims, o, q.axis));
     ExprP z = cast(q.ct, perAxis(kb, q.zeroPoint, q.zeroDims, o, q.axis));
-    ExprP v = unary(UnOp::Round, binary(BinOp::Div, x, s)) + z;
+    ExprP scaled = binary(BinOp::Div, x, s);
+    ExprP v = (float8 ? scaled : unary(UnOp::Round, scaled)) + z;  // TVM rounds for integer outputs only
     return cast(*ot, min(max(v, floatImm(lo, q.ct)), floatImm(hi, q.ct)));
   });
 }
@@ -88,6 +93,7 @@ LegalizeResult dequantize(const LegalizeInput& in) {
     ExprP z = cast(q.ct, perAxis(kb, q.zeroPoint, q.zeroDims, o, q.axis));
     ExprP v = (x - z) * s;
     if (*ot == ScalarType::F16) v = min(max(v, floatImm(-65504.0, q.ct)), floatImm(65504.0, q.ct));
+    if (runtime::isFloat8DType(*ot)) v = min(max(v, floatImm(rangeOf(*ot).first, q.ct)), floatImm(rangeOf(*ot).second, q.ct));
     return *ot == q.ct ? v : cast(*ot, v);
   });
 }

@@ -349,7 +349,8 @@ void addOtherOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("quantize", {tensor("data"), tensor("scale"), tensor("zero_point"), attr("axis", ParamKind::Int, i(-1)),
                                            attr("out_dtype", ParamKind::DType, s("int8"))},
                               DeviceRule::PrimaryInput, "clamp(round(data / scale) + zero_point) into out_dtype's range (round half to "
-                                                        "even); scale and zero_point one value or one per index of axis.", inferQuantize),
+                                                        "even; for float8_e4m3fn / float8_e5m2 no round, the cast rounds); scale and "
+                                                        "zero_point one value or one per index of axis.", inferQuantize),
                            kernels::quantize));
   out.push_back(withKernel(op("dequantize", {tensor("data"), tensor("scale"), tensor("zero_point"), attr("axis", ParamKind::Int, i(-1)),
                                              attr("out_dtype", ParamKind::DType, s("float32"))},

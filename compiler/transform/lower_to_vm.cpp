@@ -262,6 +262,7 @@ class FunctionLowering {
       case runtime::DType::U16: { uint16_t x = static_cast<uint16_t>(whole); memcpy(at, &x, 2); break; }
       case runtime::DType::U32: { uint32_t x = static_cast<uint32_t>(whole); memcpy(at, &x, 4); break; }
       case runtime::DType::U64: { uint64_t x = static_cast<uint64_t>(whole); memcpy(at, &x, 8); break; }
+      case runtime::DType::F8E4M3: case runtime::DType::F8E5M2: *at = static_cast<char>(runtime::floatToFp8(static_cast<float>(real), dt)); break;
     }
   }
 

@@ -12,6 +12,8 @@ namespace tvms::runtime::capi {
 namespace {
 // DLPack 1.0 names bool kDLBool (6); dlpack.h 0.6 has no name for it.
 constexpr uint8_t kBoolCode = 6;
+// DLPack 1.1's float8 codes (Debian's dlpack.h 0.6 predates them).
+constexpr uint8_t kFloat8E4M3FnCode = 10, kFloat8E5M2Code = 12;
 }  // namespace
 
 std::optional<DType> dtypeOfDL(DLDataType t) {
@@ -29,6 +31,8 @@ std::optional<DType> dtypeOfDL(DLDataType t) {
   if (t.code == kDLUInt && t.bits == 16) return DType::U16;
   if (t.code == kDLUInt && t.bits == 32) return DType::U32;
   if (t.code == kDLUInt && t.bits == 64) return DType::U64;
+  if (t.code == kFloat8E4M3FnCode && t.bits == 8) return DType::F8E4M3;
+  if (t.code == kFloat8E5M2Code && t.bits == 8) return DType::F8E5M2;
   return std::nullopt;
 }
 
@@ -47,6 +51,8 @@ DLDataType dlDataTypeOf(DType t) {
     case DType::U16: return {kDLUInt, 16, 1};
     case DType::U32: return {kDLUInt, 32, 1};
     case DType::U64: return {kDLUInt, 64, 1};
+    case DType::F8E4M3: return {kFloat8E4M3FnCode, 8, 1};
+    case DType::F8E5M2: return {kFloat8E5M2Code, 8, 1};
   }
   return {kDLFloat, 32, 1};
 }

@@ -46,6 +46,7 @@ double elementAsDouble(const runtime::NDArray& a, int64_t i) {
     case runtime::DType::I64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
     case runtime::DType::F16: return runtime::halfToFloat(static_cast<const uint16_t*>(p)[i]);
     case runtime::DType::BF16: return runtime::bf16ToFloat(static_cast<const uint16_t*>(p)[i]);
+    case runtime::DType::F8E4M3: case runtime::DType::F8E5M2: return runtime::fp8ToFloat(static_cast<const uint8_t*>(p)[i], a.dtype);
     case runtime::DType::F32: return static_cast<const float*>(p)[i];
     case runtime::DType::F64: return static_cast<const double*>(p)[i];
     case runtime::DType::I8: return static_cast<const int8_t*>(p)[i];
@@ -129,7 +130,9 @@ void checkUnfused(const Lowered& lowered, const std::vector<runtime::NDArray>& i
   REQUIRE(unfused.outputs.size() == fused.size());
   // The widest rounding of the 16-bit values involved: an unfused kernel stores its 16-bit result
   // before the next reads it (a float32 output cast from a 16-bit sum differs by that rounding).
-  auto roundingOf = [](runtime::DType t) { return t == runtime::DType::BF16 ? 2e-2 : t == runtime::DType::F16 ? 2e-3 : 1e-5; };
+  auto roundingOf = [](runtime::DType t) {
+    return t == runtime::DType::F8E5M2 ? 2.5e-1 : t == runtime::DType::F8E4M3 ? 1.25e-1 : t == runtime::DType::BF16 ? 2e-2 : t == runtime::DType::F16 ? 2e-3 : 1e-5;
+  };
   double widest = 1e-5;
   for (auto& in : inputs) widest = std::max(widest, roundingOf(in.dtype));
   for (size_t i = 0; i < fused.size(); ++i) checkSame(fused[i], unfused.outputs[i], std::max(widest, roundingOf(fused[i].dtype)));

@@ -31,6 +31,11 @@ std::string fillRandom(runtime::NDArray& a, uint64_t seed) {
     case runtime::DType::U64: { auto* p = static_cast<uint64_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = static_cast<uint64_t>(rng()); break; }
     case runtime::DType::F16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToHalf(static_cast<float>(u(rng))); break; }
     case runtime::DType::BF16: { auto* p = static_cast<uint16_t*>(a.data()); for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToBf16(static_cast<float>(u(rng))); break; }
+    case runtime::DType::F8E4M3: case runtime::DType::F8E5M2: {
+      auto* p = static_cast<uint8_t*>(a.data());
+      for (int64_t i = 0; i < n; ++i) p[i] = runtime::floatToFp8(static_cast<float>(u(rng)), a.dtype);
+      break;
+    }
   }
   return "";
 }

@@ -50,6 +50,7 @@ OutputReport describeOutput(const std::string& name, const runtime::NDArray& a, 
       case runtime::DType::F32: return static_cast<const float*>(a.data())[i];
       case runtime::DType::F16: return runtime::halfToFloat(static_cast<const uint16_t*>(a.data())[i]);
       case runtime::DType::BF16: return runtime::bf16ToFloat(static_cast<const uint16_t*>(a.data())[i]);
+      case runtime::DType::F8E4M3: case runtime::DType::F8E5M2: return runtime::fp8ToFloat(static_cast<const uint8_t*>(a.data())[i], a.dtype);
       default: return static_cast<const double*>(a.data())[i];
     }
   };

@@ -60,6 +60,30 @@ __device__ __forceinline__ unsigned short tvms_float_to_bf16(float f) {
 }
 __device__ __forceinline__ float tvms_half_to_float(unsigned short h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
 __device__ __forceinline__ unsigned short tvms_float_to_half(float f) { unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h; }
+// float8 (runtime/dtype.h's fp8ToFloat / floatToFp8, the definition): decoded exactly, encoded rounding
+// to nearest even and saturating to the largest finite value; NaN stays NaN.
+__device__ __forceinline__ float tvms_fp8_to_float(unsigned char b, int mbits, int bias, bool e4m3) {
+  unsigned e = (b & 0x7fu) >> mbits, m = b & ((1u << mbits) - 1u);
+  float v;
+  if (e4m3 && (b & 0x7fu) == 0x7fu) v = __int_as_float(0x7fc00000);
+  else if (!e4m3 && e == 31u) v = m ? __int_as_float(0x7fc00000) : __int_as_float(0x7f800000);
+  else if (e == 0u) v = (float)m * ldexpf(1.0f, 1 - bias - mbits);
+  else v = __uint_as_float(((e - (unsigned)bias + 127u) << 23) | (m << (23 - mbits)));
+  return (b & 0x80u) ? -v : v;
+}
+__device__ __forceinline__ unsigned char tvms_float_to_fp8(float x, int mbits, int bias, unsigned max_code) {
+  unsigned bits = __float_as_uint(x), sign = (bits >> 24) & 0x80u, a = bits & 0x7fffffffu, code;
+  if (a > 0x7f800000u) return (unsigned char)(sign | 0x7fu);
+  int e = (int)(a >> 23) - 127;
+  if (e < 1 - bias) {
+    code = (unsigned)rintf(__uint_as_float(a) * ldexpf(1.0f, bias - 1 + mbits));
+  } else {
+    int shift = 23 - mbits;
+    unsigned keep = (a & 0x7fffffu) >> shift, rest = a & ((1u << shift) - 1u), half = 1u << (shift - 1);
+    code = ((unsigned)(e + bias) << mbits) + keep + ((rest > half || (rest == half && (keep & 1u))) ? 1u : 0u);
+  }
+  return (unsigned char)(sign | (code > max_code ? max_code : code));
+}
 __device__ __forceinline__ void tvms_atomic_add_half(unsigned short* a, unsigned short v) { asm volatile("red.global.add.noftz.f16 [%0], %1;" :: "l"(a), "h"(v) : "memory"); }
 )";
 
@@ -77,15 +101,26 @@ const char* typeName(ScalarType t) {
     case ScalarType::F32: return "float";
     case ScalarType::F64: return "double";
     case ScalarType::F16: case ScalarType::BF16: return "float";  // computed in float32
+    case ScalarType::F8E4M3: case ScalarType::F8E5M2: return "float";  // computed in float32
   }
   return "?";
 }
 const char* memTypeName(ScalarType t) {
   if (t == ScalarType::Bool) return "unsigned char";
   if (t == ScalarType::F16 || t == ScalarType::BF16) return "unsigned short";
+  if (runtime::isFloat8DType(t)) return "unsigned char";
   return typeName(t);
 }
-bool singlePrecision(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F16 || t == ScalarType::BF16; }
+bool singlePrecision(ScalarType t) { return t == ScalarType::F32 || t == ScalarType::F16 || t == ScalarType::BF16 || runtime::isFloat8DType(t); }
+// The arguments of tvms_fp8_to_float / tvms_float_to_fp8 for a float8 type.
+std::string fp8Decode(ScalarType t, const std::string& v) {
+  runtime::Fp8Format f = runtime::fp8Format(t);
+  return "tvms_fp8_to_float(" + v + ", " + std::to_string(f.mantissaBits) + ", " + std::to_string(f.bias) + ", " + (t == ScalarType::F8E4M3 ? "true" : "false") + ")";
+}
+std::string fp8Encode(ScalarType t, const std::string& v) {
+  runtime::Fp8Format f = runtime::fp8Format(t);
+  return "tvms_float_to_fp8(" + v + ", " + std::to_string(f.mantissaBits) + ", " + std::to_string(f.bias) + ", " + std::to_string(f.maxCode) + "u)";
+}
 
 class Emitter {
  public:
@@ -108,6 +143,7 @@ class Emitter {
           case ScalarType::Bool: return "(" + load + " != 0)";
           case ScalarType::F16: return "tvms_half_to_float(" + load + ")";
           case ScalarType::BF16: return "tvms_bf16_to_float(" + load + ")";
+          case ScalarType::F8E4M3: case ScalarType::F8E5M2: return fp8Decode(k_.buffers[static_cast<size_t>(e->id)].type, load);
           default: return load;
         }
       }
@@ -119,6 +155,8 @@ class Emitter {
         // A float to an 8- or 16-bit integer through int: it wraps as on the CPU, never undefined.
         if ((e->type == ScalarType::I8 || e->type == ScalarType::U8 || e->type == ScalarType::I16 || e->type == ScalarType::U16) && isFloat(e->a->type))
           return "((" + std::string(typeName(e->type)) + ")(int)(" + expr(e->a) + "))";
+        // A cast to float8 rounds to it (and saturates), as the CPU backend's does.
+        if (runtime::isFloat8DType(e->type) && e->a->type != e->type) return fp8Decode(e->type, fp8Encode(e->type, "(float)(" + expr(e->a) + ")"));
         return "((" + std::string(typeName(e->type)) + ")(" + expr(e->a) + "))";
       case Expr::Kind::Reinterpret:
         return "tvms_bitcast<" + std::string(typeName(e->type)) + ">((" + std::string(typeName(e->a->type)) + ")(" + expr(e->a) + "))";
@@ -138,10 +176,11 @@ class Emitter {
         if (t == ScalarType::Bool) v = "(unsigned char)(" + v + ")";
         if (t == ScalarType::F16) v = "tvms_float_to_half(" + v + ")";
         if (t == ScalarType::BF16) v = "tvms_float_to_bf16(" + v + ")";
+        if (runtime::isFloat8DType(t)) v = fp8Encode(t, v);
         if (s->atomicAdd) {
           std::string at = "&" + bufferName(s->buffer) + "[" + expr(s->index) + "]";
           if (t == ScalarType::I64) at = "(unsigned long long*)" + at, v = "(unsigned long long)(" + v + ")";
-          if (t == ScalarType::Bool || t == ScalarType::BF16) throw std::runtime_error("an atomic add of " + std::string(dtypeName(t)));
+          if (t == ScalarType::Bool || t == ScalarType::BF16 || runtime::isFloat8DType(t)) throw std::runtime_error("an atomic add of " + std::string(dtypeName(t)));
           o << pad << (t == ScalarType::F16 ? "tvms_atomic_add_half(" : "atomicAdd(") << at << ", " << v << ");\n";
           break;
         }

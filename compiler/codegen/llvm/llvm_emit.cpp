@@ -5,6 +5,8 @@
 //                                     run by env->parallel_for
 #include "compiler/codegen/llvm/llvm_emit.h"
 
+#include <cmath>
+
 #include <stdexcept>
 #include <unordered_map>
 
@@ -202,28 +204,72 @@ class FunctionEmitter {
       case ScalarType::F32: return b_.getFloatTy();
       case ScalarType::F64: return b_.getDoubleTy();
       case ScalarType::F16: case ScalarType::BF16: return b_.getFloatTy();  // computed in float32, as on the GPU
+      case ScalarType::F8E4M3: case ScalarType::F8E5M2: return b_.getFloatTy();
     }
     throw std::runtime_error("kernel " + k_.name + ": an unknown element type");
   }
-  // In memory: bool as a byte, the 16-bit floats as their bits.
-  llvm::Type* memType(ScalarType t) { return t == ScalarType::Bool ? b_.getInt8Ty() : isHalf(t) ? b_.getInt16Ty() : regType(t); }
-  static bool isHalf(ScalarType t) { return t == ScalarType::F16 || t == ScalarType::BF16; }
+  // In memory: bool as a byte, the 16-bit floats as their bits, the 8-bit floats as theirs.
+  llvm::Type* memType(ScalarType t) {
+    if (t == ScalarType::Bool || runtime::isFloat8DType(t)) return b_.getInt8Ty();
+    return isHalf(t) ? b_.getInt16Ty() : regType(t);
+  }
+  // The float types stored narrower than they compute (float32 in registers).
+  static bool isHalf(ScalarType t) { return t == ScalarType::F16 || t == ScalarType::BF16 || runtime::isFloat8DType(t); }
 
   // 16 bits -> float32, exact: float16 through LLVM's half (F16C's vcvtph2ps where the CPU has
   // it), bfloat16 as the high half of a float32.
   Value* widened(Value* bits, ScalarType t) {
+    if (runtime::isFloat8DType(t)) {  // every one of the 256 values, read from a table of runtime::fp8ToFloat's
+      llvm::GlobalVariable* table = fp8Table(t);
+      return b_.CreateLoad(b_.getFloatTy(), b_.CreateInBoundsGEP(table->getValueType(), table, {b_.getInt32(0), b_.CreateZExt(bits, b_.getInt32Ty())}));
+    }
     if (t == ScalarType::F16) return b_.CreateFPExt(b_.CreateBitCast(bits, b_.getHalfTy()), b_.getFloatTy());
     return b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(bits, b_.getInt32Ty()), 16), b_.getFloatTy());
   }
   // float32 -> 16 bits, rounding to nearest even (runtime/dtype.h's floatToBf16 for bfloat16: a NaN
   // stays a quiet NaN); written out for bfloat16 so no library routine is needed.
   Value* narrowed(Value* v, ScalarType t) {
+    if (runtime::isFloat8DType(t)) return narrowedFp8(v, t);
     if (t == ScalarType::F16) return b_.CreateBitCast(b_.CreateFPTrunc(v, b_.getHalfTy()), b_.getInt16Ty());
     Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
     Value* odd = b_.CreateAnd(b_.CreateLShr(bits, 16), b_.getInt32(1));
     Value* rounded = b_.CreateLShr(b_.CreateAdd(b_.CreateAdd(bits, b_.getInt32(0x7fff)), odd), 16);
     Value* nan = b_.CreateOr(b_.CreateLShr(bits, 16), b_.getInt32(0x40));
     return b_.CreateTrunc(b_.CreateSelect(b_.CreateFCmpUNO(v, v), nan, rounded), b_.getInt16Ty());
+  }
+
+  // float32 -> float8 as runtime::floatToFp8: below the smallest normal a multiple of the smallest
+  // subnormal (rounded to even), else the mantissa rounded to nearest even (a carry moves into the
+  // exponent), saturated to the largest finite code; NaN stays NaN.
+  Value* narrowedFp8(Value* v, ScalarType t) {
+    runtime::Fp8Format f = runtime::fp8Format(t);
+    auto i32 = [&](int64_t x) { return b_.getInt32(static_cast<uint32_t>(x)); };
+    Value* bits = b_.CreateBitCast(v, b_.getInt32Ty());
+    Value* sign = b_.CreateAnd(b_.CreateLShr(bits, 24), i32(0x80));
+    Value* a = b_.CreateAnd(bits, i32(0x7fffffff));
+    Value* exponent = b_.CreateSub(b_.CreateLShr(a, 23), i32(127));
+    Value* magnitude = b_.CreateBitCast(a, b_.getFloatTy());
+    Value* scaled = b_.CreateFMul(magnitude, llvm::ConstantFP::get(b_.getFloatTy(), std::ldexp(1.0, f.bias - 1 + f.mantissaBits)));
+    Value* subnormal = b_.CreateFPToUI(b_.CreateIntrinsic(llvm::Intrinsic::roundeven, {b_.getFloatTy()}, {scaled}), b_.getInt32Ty());
+    int shift = 23 - f.mantissaBits;
+    Value* keep = b_.CreateLShr(b_.CreateAnd(a, i32(0x7fffff)), shift);
+    Value* rest = b_.CreateAnd(a, i32((1 << shift) - 1));
+    Value* half = i32(1 << (shift - 1));
+    Value* odd = b_.CreateICmpNE(b_.CreateAnd(keep, i32(1)), i32(0));
+    Value* up = b_.CreateOr(b_.CreateICmpUGT(rest, half), b_.CreateAnd(b_.CreateICmpEQ(rest, half), odd));
+    Value* normal = b_.CreateAdd(b_.CreateAdd(b_.CreateShl(b_.CreateAdd(exponent, i32(f.bias)), f.mantissaBits), keep), b_.CreateZExt(up, b_.getInt32Ty()));
+    Value* code = b_.CreateSelect(b_.CreateICmpSLT(exponent, i32(1 - f.bias)), subnormal, normal);
+    code = b_.CreateSelect(b_.CreateICmpUGT(code, i32(f.maxCode)), i32(f.maxCode), code);
+    code = b_.CreateSelect(b_.CreateICmpUGT(a, i32(0x7f800000)), i32(0x7f), code);
+    return b_.CreateTrunc(b_.CreateOr(sign, code), b_.getInt8Ty());
+  }
+  llvm::GlobalVariable* fp8Table(ScalarType t) {
+    std::string name = "tvms_" + std::string(runtime::dtypeName(t)) + "_values";
+    if (auto* existing = m_.getNamedGlobal(name)) return existing;
+    std::vector<float> values;
+    for (int b = 0; b < 256; ++b) values.push_back(runtime::fp8ToFloat(static_cast<uint8_t>(b), t));
+    auto* init = llvm::ConstantDataArray::get(m_.getContext(), values);
+    return new llvm::GlobalVariable(m_, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init, name);
   }
 
  private:
