@@ -1,9 +1,10 @@
 // Shared helpers of the ops' deduction rules.
 #include "compiler/op/infer_util.h"
 
-#include <map>
-
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 
 #include "compiler/ir/printer.h"
 
@@ -210,6 +211,45 @@ std::optional<std::string> stringAttr(const Value* v) {
   if (v && v->kind == Value::Kind::String) return v->text;
   return std::nullopt;
 }
+namespace {
+// The text inside `prefix(...)`, when `text` is exactly that call.
+std::optional<std::string> insideCall(const std::string& text, const char* prefix) {
+  size_t n = std::strlen(prefix);
+  if (text.rfind(prefix, 0) != 0 || text.size() < n + 1 || text.back() != ')') return std::nullopt;
+  return text.substr(n, text.size() - n - 1);
+}
+}  // namespace
+
+std::optional<Dims> shapeOperand(const InferInput& in, size_t i) {
+  const StructInfo* s = in.arg(i);
+  if (s && s->kind == StructInfo::Kind::Shape && s->shape) return *s->shape;
+  return std::nullopt;
+}
+
+std::optional<std::string> literalString(const Value* v) {
+  if (!v) return std::nullopt;
+  if (v->kind == Value::Kind::String) return v->text;
+  if (v->kind != Value::Kind::Opaque) return std::nullopt;
+  for (const char* prefix : {"R.str(", "relax.StringImm(", "R.dtype(", "relax.DataTypeImm("})
+    if (auto inner = insideCall(v->text, prefix); inner && inner->size() >= 2 && (inner->front() == '"' || inner->front() == '\'') &&
+                                                  inner->back() == inner->front())
+      return inner->substr(1, inner->size() - 2);
+  return std::nullopt;
+}
+
+std::optional<int64_t> literalInt(const Value* v) {
+  if (!v) return std::nullopt;
+  if (v->kind == Value::Kind::Int) return v->integer;
+  if (v->kind != Value::Kind::Opaque) return std::nullopt;
+  std::string t = v->text;
+  for (const char* prefix : {"R.prim_value(", "T.int64(", "T.int32("})
+    if (auto inner = insideCall(t, prefix)) t = *inner;
+  char* end = nullptr;
+  long long n = std::strtoll(t.c_str(), &end, 10);
+  if (t.empty() || !end || *end != '\0') return std::nullopt;
+  return n;
+}
+
 bool boolAttr(const Value* v, bool fallback) {
   if (v && v->kind == Value::Kind::Bool) return v->boolean;
   if (v && v->kind == Value::Kind::Int) return v->integer != 0;

@@ -63,6 +63,12 @@ std::optional<std::vector<int64_t>> permutation(const ir::Value* axes, int64_t r
 std::optional<int64_t> intAttr(const ir::Value* v);
 std::optional<std::string> stringAttr(const ir::Value* v);
 bool boolAttr(const ir::Value* v, bool fallback);
+// Attributes as TVM's printer may wrap them: "text", R.str("text") or R.dtype("float32") for a string;
+// 3 or R.prim_value(3) (T.int64(3) inside) for an integer.
+std::optional<std::string> literalString(const ir::Value* v);
+// The dims of a shape operand: (2, n), R.shape([...]) or a shape-valued variable.
+std::optional<Dims> shapeOperand(const InferInput& in, size_t i);
+std::optional<int64_t> literalInt(const ir::Value* v);
 // Normalises an axis list against `rank`; records TVS103 and returns nullopt when one is out of range.
 std::optional<std::vector<int>> axes(const std::vector<int64_t>& written, int rank, const std::string& opName,
                                      InferResult& r, int operand = 0);

@@ -11,12 +11,6 @@ using namespace infer;
 
 namespace {
 
-// The dims of a shape operand: (2, n), R.shape([...]) or a shape-valued variable.
-std::optional<Dims> shapeOperand(const InferInput& in, size_t i) {
-  const StructInfo* s = in.arg(i);
-  if (s && s->kind == StructInfo::Kind::Shape && s->shape) return *s->shape;
-  return std::nullopt;
-}
 
 InferResult inferReshape(const InferInput& in) {
   InferResult r;

@@ -248,6 +248,27 @@ InferResult inferNonzero(const InferInput& in) {
   return ok(tensor(std::nullopt, "int64", 2));
 }
 
+// The allocation forms TVM's memory passes leave: a tensor of the written shape and dtype.
+InferResult inferAllocTensorAt(const InferInput& in, size_t shapeArg) {
+  return ok(tensor(shapeOperand(in, shapeArg), literalString(in.attr("dtype")).value_or("")));
+}
+InferResult inferMemoryAllocTensor(const InferInput& in) { return inferAllocTensorAt(in, 2); }
+InferResult inferBuiltinAllocTensor(const InferInput& in) { return inferAllocTensorAt(in, 0); }
+InferResult inferMemoryView(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  auto shape = in.args.size() > 1 && in.args[1] ? shapeOperand(in, 1) : x->shape;
+  std::string dtype = literalString(in.attr("dtype")).value_or(x->dtype);
+  return ok(tensor(shape, dtype, shape ? -1 : x->rank()));
+}
+InferResult inferSameTensor(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  if (!x) return r;
+  return ok(std::make_shared<StructInfo>(*x));
+}
+
 InferResult inferSize(const InferInput& in) {
   InferResult r;
   if (!tensorOperand(in, 0, r)) return r;
@@ -376,6 +397,33 @@ void addOtherOps(std::vector<OpDef>& out) {
                                      "The indices of x's nonzero elements, one column per element in row-major order: int64 of shape "
                                      "(rank, count), as numpy.nonzero stacked.", inferNonzero),
                                   kernels::nonzeroShape, kernels::nonzero));
+  {
+    // What TVM's memory passes (StaticPlanBlockMemory, LowerAllocTensor, KillAfterLastUse) leave in a
+    // module; arguments as its printer writes them (R.prim_value(0), R.str("global"), R.dtype("float32")).
+    const std::string vm = "the VM (allocations and views of its own; an offset other than 0 does not run)";
+    out.push_back(runBy(op("memory.alloc_storage", {expr("size", ParamKind::Shape), attr("virtual_device_index", ParamKind::Any, i(0)),
+                                                    attr("storage_scope", ParamKind::Any, s("global")), attr("dtype", ParamKind::Any, s("float32"))},
+                           DeviceRule::NoDevice, "Storage of `size` bytes on the module's vdevice `virtual_device_index`; an R.Object.", inferObject),
+                        vm));
+    out.push_back(runBy(op("memory.alloc_tensor", {expr("storage"), expr("offset", ParamKind::Prim), expr("shape", ParamKind::Shape),
+                                                   attr("dtype", ParamKind::Any, s("float32")), attr("runtime_device_index", ParamKind::Any, i(0))},
+                           DeviceRule::NoDevice, "A tensor of `shape` and `dtype` in `storage` at byte `offset`.", inferMemoryAllocTensor),
+                        vm));
+    out.push_back(runBy(op("builtin.alloc_tensor", {expr("shape", ParamKind::Shape), attr("dtype", ParamKind::Any, s("float32")),
+                                                    attr("runtime_device_index", ParamKind::Any, i(0)), attr("storage_scope", ParamKind::Any, s("global"))},
+                           DeviceRule::NoDevice, "A new tensor of `shape` and `dtype` on device `runtime_device_index`.", inferBuiltinAllocTensor),
+                        vm));
+    for (const char* name : {"memory.kill_storage", "memory.kill_tensor"})
+      out.push_back(runBy(op(name, {expr("value")}, DeviceRule::NoDevice, "Ends the storage's or tensor's life (its memory may be reused); the empty tuple.",
+                             inferPrint),
+                          vm));
+    out.push_back(runBy(op("memory.view", {tensor("data"), optExpr("shape", ParamKind::Shape), optional("dtype", ParamKind::Any),
+                                           optExpr("relative_byte_offset", ParamKind::Prim)},
+                           DeviceRule::PrimaryInput, "data's bytes seen under another shape (and dtype, at a byte offset).", inferMemoryView),
+                        vm));
+    out.push_back(runBy(op("memory.ensure_zero_offset", {tensor("data")}, DeviceRule::PrimaryInput, "data, at offset 0 of its storage.", inferSameTensor),
+                        vm));
+  }
   out.push_back(withKernel(op("size", {tensor("x")}, DeviceRule::NoDevice,
                               "The number of elements of x, as a 0-d int64 tensor (TVM's relax.size); it has no vdevice.", inferSize),
                            kernels::elementCount));

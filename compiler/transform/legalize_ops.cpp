@@ -44,6 +44,8 @@ class Legalize : public Rewriter {
  protected:
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
     auto* c = as<Call>(b.value);
+    if (auto* g = c ? as<GlobalVar>(c->callee) : nullptr; g && b.vars.size() == 1)
+      if (const ModuleFunction* f = m_.function(g->name); f && f->tir) return directPrimCall(*c, *g, *f->tir, b, out);
     const op::OpDef* def = c && !c->callee ? c->def : nullptr;
     if ((def == &op::builtin::callTir() || def == &op::builtin::callTirInplace()) && b.vars.size() == 1) return userKernel(*c, b, out);
     if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || def == &op::builtin::callDpsPacked() ||
@@ -326,6 +328,31 @@ class Legalize : public Rewriter {
     auto call = std::make_shared<Call>(c);
     call->args[0] = std::make_shared<GlobalVar>(*built);
     for (size_t i = 1; i < call->args.size(); ++i) call->args[i] = expr(c.args[i]);
+    out.push_back(copyBinding(b, call));
+  }
+
+  // `cls.f(x, out)`: a prim_func called directly in destination-passing style (TVM's CallTIRRewrite
+  // leaves these): its kernel built for the vdevice of its first tensor argument.
+  void directPrimCall(const Call& c, const GlobalVar& g, const PrimFunc& f, const Binding& b, std::vector<BindingPtr>& out) {
+    called_.insert(g.name);
+    if (!f.kernel) {
+      out_.errors.push_back("the call of '" + g.name + "' (bound to '" + b.vars[0]->name + "'): " + f.kernelError);
+      return Rewriter::binding(b, out);
+    }
+    const StructInfo* first = nullptr;
+    for (auto& a : c.args)
+      if (const StructInfo* s = sinfoOf(a); !first && s && s->kind == StructInfo::Kind::Tensor) first = s;
+    const VDevice* placed = executionVDevice(m_, first);
+    tir::Target target = targetOf(m_, placed, remap_);
+    std::string why;
+    auto built = userKernelFor(f, target, placed ? analysis::spellingOf(m_, placed) : std::string(runtime::kHostKind) + ":0", why);
+    if (!built) {
+      out_.errors.push_back("the call of '" + g.name + "' (bound to '" + b.vars[0]->name + "'): " + why);
+      return Rewriter::binding(b, out);
+    }
+    auto call = std::make_shared<Call>(c);
+    call->callee = std::make_shared<GlobalVar>(*built);
+    for (auto& a : call->args) a = expr(a);
     out.push_back(copyBinding(b, call));
   }
 

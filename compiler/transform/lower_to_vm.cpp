@@ -10,6 +10,7 @@
 #include "compiler/analysis/analysis.h"
 #include "compiler/ir/printer.h"
 #include "compiler/transform/kernel_prims.h"
+#include "compiler/op/infer_util.h"
 #include "compiler/op/registry.h"
 #include "compiler/transform/rewriter.h"
 #include "compiler/transform/targets.h"
@@ -402,6 +403,7 @@ class FunctionLowering {
       for (size_t i = 0; i < b.vars.size(); ++i) emit(Opcode::GetItem, regOf(b.vars[i].get()), {src, static_cast<int64_t>(i)});
       return;
     }
+    if (b.kind == Binding::Kind::MatchCast) return matchCast(b, var);
     const ExprPtr& e = b.value;
     if (auto* c = as<Call>(e)) {
       if (c->def == &op::builtin::callTir() || c->def == &op::builtin::callTirInplace()) return callKernel(*c, var);
@@ -442,6 +444,11 @@ class FunctionLowering {
         emit(Opcode::ToDevice, regOf(var), {src, slotOf(var->annotation.get())});
         return;
       }
+      if (auto* g = as<GlobalVar>(c->callee); g && kernelIndex_.count(g->name)) return directKernelCall(*c, *g, var);
+      if (c->op == "relax.memory.alloc_storage" || c->op == "relax.memory.alloc_tensor" || c->op == "relax.builtin.alloc_tensor" ||
+          c->op == "relax.memory.kill_storage" || c->op == "relax.memory.kill_tensor" || c->op == "relax.memory.view" ||
+          c->op == "relax.memory.ensure_zero_offset")
+        return memoryOp(*c, var);
       if (auto* g = as<GlobalVar>(c->callee)) {
         auto it = functionIndex_.find(g->name);
         if (it == functionIndex_.end()) return error("call of unknown function " + g->name);
@@ -493,6 +500,36 @@ class FunctionLowering {
       args.push_back(slot);
     }
     emit(Opcode::ShapeDims, -1, args);
+  }
+
+  // R.match_cast(value, R.Shape([m, n])) or (tensor, R.Tensor((m, n), ...)): the value's dims bind the
+  // symbolic dims not bound yet and are checked against the rest (and against constants) when it runs.
+  void matchCast(const Binding& b, const Var* var) {
+    int dst = regOf(var);
+    emit(Opcode::Move, dst, {valueReg(b.value)});
+    const StructInfo* cast = b.castSInfo.get();
+    if (!cast || !cast->shape || (cast->kind != StructInfo::Kind::Shape && cast->kind != StructInfo::Kind::Tensor)) return;
+    int shape = dst;
+    if (cast->kind == StructInfo::Kind::Tensor) {
+      shape = newReg();
+      emit(Opcode::ShapeOf, shape, {dst});
+    }
+    std::vector<int64_t> args{shape};
+    std::vector<std::pair<int64_t, size_t>> compared;  // (heap slot written, index of the dim it is checked against)
+    for (size_t i = 0; i < cast->shape->size(); ++i) {
+      const PrimExprPtr& d = (*cast->shape)[i];
+      int slot = static_cast<int>(dims_.size()) + tempDims_++;
+      if (d->kind == PrimExpr::Kind::Var && !dims_.count(d->name)) dims_[d->name] = slot;
+      else compared.push_back({slot, i});
+      args.push_back(slot);
+    }
+    emit(Opcode::ShapeDims, -1, args);
+    for (auto [slot, i] : compared) {
+      runtime::DimOperand want = dimOperand((*cast->shape)[i]);
+      out_.exe.strings.push_back("R.match_cast (bound to '" + var->name + "'): dim " + std::to_string(i) + " of the value must equal the cast's " +
+                                 printPrimExpr((*cast->shape)[i]));
+      emit(Opcode::ComputeDim, -1, {'E', 1, slot, want.isSlot, want.value, static_cast<int64_t>(out_.exe.strings.size() - 1)});
+    }
   }
 
   // A fact about two dims the VM checks before the binding that relies on it (runtime_shapes.h).
@@ -574,6 +611,13 @@ class FunctionLowering {
     } else {
       emit(Opcode::MakeTuple, regOf(var), fields);
     }
+    launch(k, it->second, slot, params, var);
+  }
+
+  // A kernel called with `params` (its buffers and integer scalars in signature order) on `slot`:
+  // its dims from the heap, its workspaces allocated for the call.
+  void launch(const tir::Kernel& k, int64_t kernelIndex, int slot, const std::vector<CallParam>& params, const Var* var) {
+    std::string kernelName = primNameOf(k);
     std::vector<int64_t> regs;
     for (auto& p : params)
       if (p.reg >= 0) regs.push_back(p.reg);
@@ -595,7 +639,7 @@ class FunctionLowering {
       regs.push_back(ws->first);
       if (ws->second.reg >= 0) released.push_back(ws->second);
     }
-    std::vector<int64_t> args{it->second, slot, static_cast<int64_t>(regs.size())};
+    std::vector<int64_t> args{kernelIndex, slot, static_cast<int64_t>(regs.size())};
     args.insert(args.end(), regs.begin(), regs.end());
     args.insert(args.end(), dimSlots.begin(), dimSlots.end());
     emit(Opcode::CallKernel, -1, args);
@@ -828,6 +872,99 @@ class FunctionLowering {
           "' is not in tvms (its VM runs vm.builtin.copy and vm.builtin.to_device; kernels come from the module's ops and prim_funcs)");
   }
 
+  // `cls.f(x, out)`: a prim_func called directly in destination-passing style, as TVM's CallTIRRewrite
+  // leaves it: every argument is a buffer (outputs included, allocated by the module) or an integer.
+  void directKernelCall(const Call& c, const GlobalVar& g, const Var* var) {
+    const tir::Kernel& k = out_.kernels[kernelIndex_.at(g.name)];
+    std::vector<CallParam> params;
+    int slot = -1;
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      bool scalar = i < k.signature.size() && k.signature[i].scalar;
+      if (scalar) {
+        params.push_back({-1, nullptr, scalarOf(c.args[i])});
+        if (!params.back().scalar) return error("'" + var->name + "': argument " + std::to_string(i) + " of " + g.name + " is an integer whose value is not known here");
+        continue;
+      }
+      const StructInfo* s = sinfoOf(c.args[i]);
+      if (slot < 0 && s && s->kind == StructInfo::Kind::Tensor) slot = slotOf(s);
+      params.push_back({valueReg(c.args[i]), s, nullptr});
+    }
+    regOf(var);  // the call's value is the empty tuple: nothing to hold
+    launch(k, kernelIndex_.at(g.name), std::max(slot, 0), params, var);
+  }
+
+  // The allocation forms TVM's memory passes leave: storage and tensors in it (offset 0, where TVM's
+  // StaticPlanBlockMemory puts them), kill_* (the register released), a view under another shape.
+  void memoryOp(const Call& c, const Var* var) {
+    auto arg = [&](size_t i) -> ExprPtr { return i < c.args.size() ? c.args[i] : nullptr; };
+    auto attrInt = [&](const char* name, int64_t fallback) {
+      const CallAttr* a = c.attr(name);
+      return a ? op::infer::literalInt(&a->value).value_or(fallback) : fallback;
+    };
+    // A virtual device index names an entry of the module's vdevice list (slot i is vdevice i).
+    auto deviceSlot = [&](int64_t index) { return index >= 0 && static_cast<size_t>(index) < m_.vdevices.size() ? static_cast<int>(index) : 0; };
+    const std::string& name = c.op;
+    if (name == "relax.memory.kill_storage" || name == "relax.memory.kill_tensor") {
+      if (auto* v = as<Var>(arg(0))) emit(Opcode::Release, -1, {regOf(v)});
+      regOf(var);
+      return;
+    }
+    if (name == "relax.memory.ensure_zero_offset") {
+      emit(Opcode::Move, regOf(var), {valueReg(arg(0))});
+      return;
+    }
+    if (name == "relax.memory.alloc_storage") {
+      auto* size = as<ShapeExpr>(arg(0));
+      if (!size || size->values.size() != 1) return error("'" + var->name + "': R.memory.alloc_storage's size must be a shape of one value (bytes)");
+      std::vector<int64_t> bytes;
+      pushDims(bytes, size->values);
+      ++out_.storageAllocations;
+      emit(Opcode::AllocStorage, regOf(var), {deviceSlot(attrInt("virtual_device_index", 0)), bytes[0], bytes[1]});
+      return;
+    }
+    const StructInfo* out = var->annotation.get();
+    if (!out || out->kind != StructInfo::Kind::Tensor || !out->shape || out->dtype.empty())
+      return error("'" + var->name + "': " + c.op + "'s result needs a known shape and dtype to run");
+    auto dtype = runtime::dtypeFromName(out->dtype);
+    if (!dtype) return error("'" + var->name + "': dtype " + out->dtype + " has no kernels");
+    if (name == "relax.builtin.alloc_tensor") {
+      int storage = newReg();
+      ++out_.storageAllocations;
+      std::vector<int64_t> bytes = byteCount(*out, *dtype);
+      emit(Opcode::AllocStorage, storage, {deviceSlot(attrInt("runtime_device_index", 0)), bytes[0], bytes[1]});
+      std::vector<int64_t> args{storage, static_cast<int64_t>(*dtype)};
+      pushDims(args, *out->shape);
+      emit(Opcode::AllocTensor, regOf(var), args);
+      return;
+    }
+    if (name == "relax.memory.alloc_tensor") {
+      auto offset = scalarOf(arg(1));
+      if (!offset || offset->kind != PrimExpr::Kind::Int || offset->value != 0)
+        return error("'" + var->name + "': R.memory.alloc_tensor at an offset other than 0 cannot run yet");
+      std::vector<int64_t> args{valueReg(arg(0)), static_cast<int64_t>(*dtype)};
+      pushDims(args, *out->shape);
+      emit(Opcode::AllocTensor, regOf(var), args);
+      return;
+    }
+    // memory.view: the same bytes under another shape; another dtype or an offset cannot run yet.
+    const StructInfo* in = sinfoOf(arg(0));
+    auto offset = scalarOf(arg(3));
+    if (!in || in->dtype != out->dtype || (offset && !(offset->kind == PrimExpr::Kind::Int && offset->value == 0)))
+      return error("'" + var->name + "': R.memory.view to another dtype or at a byte offset cannot run yet");
+    std::vector<int64_t> args{valueReg(arg(0))};
+    pushDims(args, *out->shape);
+    emit(Opcode::View, regOf(var), args);
+  }
+
+  // A tensor's byte count as a VM operand pair (isSlot, value), computed into the heap when symbolic.
+  std::vector<int64_t> byteCount(const StructInfo& s, runtime::DType dtype) {
+    PrimExprPtr bytes = primInt(static_cast<int64_t>(runtime::dtypeBytes(dtype)));
+    for (auto& d : *s.shape) bytes = primBinary("*", bytes, d);
+    std::vector<int64_t> out;
+    pushDims(out, {bytes});
+    return out;
+  }
+
   // The registers of a tuple's fields: a tuple written in place, or a tuple-valued variable's items.
   std::optional<std::vector<int64_t>> fieldRegs(const ExprPtr& e) {
     std::vector<int64_t> regs;
@@ -871,18 +1008,7 @@ class FunctionLowering {
   }
 
   // A string attribute as written: "text", or TVM's printed R.str("text").
-  static std::optional<std::string> stringOf(const Value& v) {
-    if (v.kind == Value::Kind::String) return v.text;
-    if (v.kind != Value::Kind::Opaque) return std::nullopt;
-    const std::string& t = v.text;
-    for (const char* prefix : {"R.str(", "relax.StringImm("})
-      if (t.rfind(prefix, 0) == 0 && t.size() >= std::strlen(prefix) + 3 && t.back() == ')') {
-        std::string inner = t.substr(std::strlen(prefix), t.size() - std::strlen(prefix) - 1);
-        if (inner.size() >= 2 && (inner.front() == '"' || inner.front() == '\'') && inner.back() == inner.front())
-          return inner.substr(1, inner.size() - 2);
-      }
-    return std::nullopt;
-  }
+  static std::optional<std::string> stringOf(const Value& v) { return op::infer::literalString(&v); }
 
   void outputs(const ExprPtr& body) {
     if (auto* v = as<Var>(body)) f_.outputNames.push_back(v->name);

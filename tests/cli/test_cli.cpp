@@ -272,6 +272,36 @@ TEST_CASE("cli: a data-dependent shape (R.tensor_to_shape) binds its dims for th
   std::filesystem::remove_all(dir);
 }
 
+// A 1-D int64 .npy (version 1.0: magic, header padded to 64 bytes, the values little-endian).
+void writeInt64Npy(const std::filesystem::path& path, const std::vector<int64_t>& values) {
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(values.size()) + ",), }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  char length[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
+  out.write(length, 2);
+  out << header;
+  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(int64_t)));
+}
+
+TEST_CASE("cli: R.match_cast of a shape value binds its dims for what follows, and checks fixed ones when it runs") {
+  auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_match_cast_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  writeInt64Npy(dir / "x28.npy", {2, 8});
+  writeInt64Npy(dir / "x44.npy", {4, 4});
+  auto bound = runTvms({"run", corpus("run/match_cast_shape.py"), "--input", "x=" + (dir / "x28.npy").string(), "--input", "y=random"});
+  CHECK(bound.exitCode == 0);
+  CHECK(bound.out.rfind("w: shape (2, 8), float32", 0) == 0);
+  auto other = runTvms({"run", corpus("run/match_cast_shape.py"), "--input", "x=" + (dir / "x44.npy").string(), "--input", "y=random"});
+  CHECK(other.exitCode == 0);
+  CHECK(other.out.rfind("w: shape (4, 4), float32", 0) == 0);
+  auto fixed = runTvms({"run", corpus("run/match_cast_shape.py"), "--entry", "fixed", "--input", "x=" + (dir / "x44.npy").string(), "--input", "y=random"});
+  CHECK(fixed.exitCode == 1);
+  CHECK(fixed.err.find("R.match_cast (bound to 't'): dim 0 of the value must equal the cast's 2, got 4 and 2") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("cli: an op TVM runs only through a contrib library says which, and call_inplace_packed of a function tvms lacks names it") {
   std::string header = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n    @R.function\n";
   auto varLen = runTvms({"build", tempFile("attention_var_len.py", header +
@@ -293,17 +323,8 @@ TEST_CASE("cli: an op TVM runs only through a contrib library says which, and ca
 TEST_CASE("cli: dynamic_strided_slice, unique and nonzero shape their results at run time, and an annotated shape is checked when it runs") {
   auto dir = std::filesystem::temp_directory_path() / ("tvms_cli_dd_ops_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  // A 1-D int64 .npy (version 1.0: magic, header padded to 64 bytes, the values little-endian).
-  auto vector = [&](const std::string& name, std::vector<int64_t> values) {
-    std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(values.size()) + ",), }";
-    header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
-    header += '\n';
-    std::ofstream out(dir / name, std::ios::binary);
-    out.write("\x93NUMPY\x01\x00", 8);
-    char length[2] = {static_cast<char>(header.size() & 0xff), static_cast<char>(header.size() >> 8)};
-    out.write(length, 2);
-    out << header;
-    out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(int64_t)));
+  auto vector = [&](const std::string& name, const std::vector<int64_t>& values) {
+    writeInt64Npy(dir / name, values);
     return name.substr(0, name.find('.')) + "=" + (dir / name).string();
   };
   std::string begin = vector("begin.npy", {0, 1, 0}), end = vector("end.npy", {2, 3, 4}), unit = vector("strides.npy", {1, 1, 1});

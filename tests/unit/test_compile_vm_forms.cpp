@@ -83,3 +83,50 @@ TEST_CASE("compile and run: R.size counts elements of symbolic dims bound at the
   for (int i = 0; i < 15; ++i) want.push_back(at(x, i));
   checkClose(r.outputs[1], want, 0);
 }
+
+TEST_CASE("compile and run: the memory forms TVM's passes leave (storage, tensors in it, kills, views) with prim_funcs called in destination-passing style") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({2, 4}, rng), y = h.tensor({3, 4}, rng);
+  // As StaticPlanBlockMemory + KillAfterLastUse print it (positional, wrapped arguments), then the
+  // keyword spellings over symbolic dims (LowerAllocTensor's uint8 storage of m * n * 4 bytes).
+  std::string text = test::module("x: " + test::T("(2, 4)") + ", y: R.Tensor((\"m\", \"n\"), \"float32\")",
+                                  "R.Tuple(" + test::T("(8,)") + ", R.Tensor((\"m\", \"n\"), \"float32\"))",
+                                  "        m = T.int64()\n        n = T.int64()\n"
+                                  "        R.func_attr({\"relax.force_pure\": 1})\n"
+                                  "        cls = Module\n"
+                                  "        storage: R.Object = R.memory.alloc_storage(R.shape([32]), R.prim_value(0), R.str(\"global\"), R.dtype(\"float32\"))\n"
+                                  "        alloc: R.Tensor((2, 4), dtype=\"float32\") = R.memory.alloc_tensor(storage, R.prim_value(0), R.shape([2, 4]), R.dtype(\"float32\"))\n"
+                                  "        cls.double(x, alloc)\n"
+                                  "        alloc1: R.Tensor((2, 4), dtype=\"float32\") = R.builtin.alloc_tensor(R.shape([2, 4]), R.dtype(\"float32\"), R.prim_value(0))\n"
+                                  "        _: R.Tuple = cls.double(alloc, alloc1)\n"
+                                  "        R.memory.kill_tensor(alloc)\n"
+                                  "        R.memory.kill_storage(storage)\n"
+                                  "        flat: R.Tensor((8,), dtype=\"float32\") = R.memory.view(alloc1, R.shape([8]))\n"
+                                  "        s2 = R.memory.alloc_storage(R.shape([m * n * 4]), virtual_device_index=0, storage_scope=\"global\", dtype=\"uint8\")\n"
+                                  "        out = R.memory.alloc_tensor(s2, offset=0, shape=R.shape([m, n]), dtype=\"float32\")\n"
+                                  "        cls.negate(y, out)\n"
+                                  "        return (flat, out)\n\n"
+                                  "    @T.prim_func\n"
+                                  "    def double(A: T.Buffer((2, 4), \"float32\"), B: T.Buffer((2, 4), \"float32\")):\n"
+                                  "        for i, j in T.grid(2, 4):\n"
+                                  "            with T.block(\"B\"):\n"
+                                  "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+                                  "                B[vi, vj] = A[vi, vj] * T.float32(2)\n\n"
+                                  "    @T.prim_func\n"
+                                  "    def negate(a: T.handle, b: T.handle):\n"
+                                  "        m = T.int64()\n        n = T.int64()\n"
+                                  "        A = T.match_buffer(a, (m, n), \"float32\")\n        B = T.match_buffer(b, (m, n), \"float32\")\n"
+                                  "        for i, j in T.grid(m, n):\n"
+                                  "            with T.block(\"B\"):\n"
+                                  "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+                                  "                B[vi, vj] = T.float32(0) - A[vi, vj]\n");
+  text.insert(text.find("from tvm.script import relax"), "from tvm.script import tir as T\n");
+  test::Run r = compileAndRun(text, {x, y});
+  std::vector<double> four, minus;
+  for (int i = 0; i < 8; ++i) four.push_back(4.0 * at(x, i));
+  for (int i = 0; i < 12; ++i) minus.push_back(-at(y, i));
+  checkClose(r.outputs[0], four, 0);
+  REQUIRE(r.outputs[1].shape == std::vector<int64_t>{3, 4});
+  checkClose(r.outputs[1], minus, 0);
+}
