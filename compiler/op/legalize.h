@@ -85,6 +85,8 @@ LegalizeResult nonzeroShape(const LegalizeInput& in);     // nonzero: (rank, how
 LegalizeResult nonzero(const LegalizeInput& in);          // nonzero: their indices, in row-major order
 LegalizeResult dynamicStridedSliceShape(const LegalizeInput& in);  // dynamic_strided_slice: each axis's length
 LegalizeResult dynamicStridedSlice(const LegalizeInput& in);       // dynamic_strided_slice: the elements
+LegalizeResult roiAlign(const LegalizeInput& in);        // vision.roi_align: bilinear samples per bin, averaged or the max (NCHW / NHWC)
+LegalizeResult roiPool(const LegalizeInput& in);         // vision.roi_pool: the max of each bin's pixels (NCHW)
 LegalizeResult quantize(const LegalizeInput& in);         // quantize to int8 / uint8 / int32
 LegalizeResult dequantize(const LegalizeInput& in);       // dequantize to a float type
 LegalizeResult collapseSum(const LegalizeInput& in);  // collapse_sum_to, collapse_sum_like

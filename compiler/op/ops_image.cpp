@@ -70,6 +70,33 @@ InferResult inferGridSample(const InferInput& in) {
   return ok(tensor(out, x->dtype));
 }
 
+// roi_align / roi_pool: (rois, C, pooled_h, pooled_w), or NHWC (rois, pooled_h, pooled_w, C).
+InferResult inferRoi(const InferInput& in) {
+  InferResult r;
+  const StructInfo* x = tensorOperand(in, 0, r);
+  const StructInfo* rois = x ? tensorOperand(in, 1, r) : nullptr;
+  if (!rois) return r;
+  std::string name = in.def.scriptName();
+  if (x->rank() >= 0 && x->rank() != 4) return fail(diag::Code::TVS103, name + " takes 4-D data, got rank " + std::to_string(x->rank()));
+  if (rois->rank() >= 0 && rois->rank() != 2) return fail(diag::Code::TVS103, name + " takes rois of shape (n, 5), got rank " + std::to_string(rois->rank()), 1);
+  if (rois->shape && rois->shape->size() == 2)
+    if (auto five = constInt((*rois->shape)[1]); five && *five != 5)
+      return fail(diag::Code::TVS101, name + ": each region is [batch index, x1, y1, x2, y2], got " + std::to_string(*five) + " values", 1);
+  std::vector<int64_t> sizes;
+  const Value* pooled = in.attr("pooled_size");
+  if (pooled && pooled->kind == Value::Kind::Int) sizes = {pooled->integer, pooled->integer};
+  if (pooled && pooled->kind == Value::Kind::List)
+    for (auto& v : pooled->items)
+      if (v.kind == Value::Kind::Int) sizes.push_back(v.integer);
+  if (sizes.size() == 1) sizes.push_back(sizes[0]);
+  if (sizes.size() != 2) return fail(diag::Code::TVS005, name + ": pooled_size must be one or two integers");
+  bool nhwc = stringAttr(in.attr("layout")).value_or("NCHW") == "NHWC";
+  if (!x->shape || !rois->shape) return ok(tensor(std::nullopt, x->dtype, 4));
+  PrimExprPtr n = (*rois->shape)[0], c = (*x->shape)[nhwc ? 3 : 1];
+  Dims out = nhwc ? Dims{n, dim(sizes[0]), dim(sizes[1]), c} : Dims{n, c, dim(sizes[0]), dim(sizes[1])};
+  return ok(tensor(out, x->dtype));
+}
+
 InferResult inferResize2d(const InferInput& in) { return inferResize(in, "R.image.resize2d", "HW"); }
 InferResult inferResize3d(const InferInput& in) { return inferResize(in, "R.image.resize3d", "DHW"); }
 
@@ -101,6 +128,18 @@ void addImageOps(std::vector<OpDef>& out) {
                                                         "or bicubic (2-D); outside the image zeros, the border, or the image reflected.",
                               inferGridSample),
                            kernels::gridSample));
+  out.push_back(withKernel(op("vision.roi_align", {tensor("data"), tensor("rois"), required("pooled_size", ParamKind::IntList),
+                                                   required("spatial_scale", ParamKind::Float), attr("sample_ratio", ParamKind::Int, i(-1)),
+                                                   attr("aligned", ParamKind::Bool, b(false)), attr("layout", ParamKind::String, s("NCHW")),
+                                                   attr("mode", ParamKind::String, s("avg"))},
+                              DeviceRule::PrimaryInput,
+                              "Pools each region of interest (rois (n, 5): batch index, x1, y1, x2, y2) into pooled_size bins of "
+                              "bilinear samples, averaged (mode \"avg\") or their max.", inferRoi),
+                           kernels::roiAlign));
+  out.push_back(withKernel(op("vision.roi_pool", {tensor("data"), tensor("rois"), required("pooled_size", ParamKind::IntList),
+                                                  required("spatial_scale", ParamKind::Float), attr("layout", ParamKind::String, s("NCHW"))},
+                              DeviceRule::PrimaryInput, "The max of each region's pixels in pooled_size bins (0 for an empty bin).", inferRoi),
+                           kernels::roiPool));
   out.push_back(withKernel(op("image.affine_grid", {tensor("data"), expr("size", ParamKind::Shape), attr("align_corners", ParamKind::Bool, b(true))},
                               DeviceRule::PrimaryInput,
                               "A 2-D sampling grid (N, 2, H, W): the affine matrices data (N, 2, 3) applied to a uniform grid of "
