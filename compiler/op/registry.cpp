@@ -199,6 +199,34 @@ const OpDef& callTir() {
   return d;
 }
 
+const OpDef& memoryAllocStorage() {
+  static const OpDef& d = required("relax.memory.alloc_storage");
+  return d;
+}
+const OpDef& memoryAllocTensor() {
+  static const OpDef& d = required("relax.memory.alloc_tensor");
+  return d;
+}
+const OpDef& builtinAllocTensor() {
+  static const OpDef& d = required("relax.builtin.alloc_tensor");
+  return d;
+}
+const OpDef& memoryKillStorage() {
+  static const OpDef& d = required("relax.memory.kill_storage");
+  return d;
+}
+const OpDef& memoryKillTensor() {
+  static const OpDef& d = required("relax.memory.kill_tensor");
+  return d;
+}
+const OpDef& memoryView() {
+  static const OpDef& d = required("relax.memory.view");
+  return d;
+}
+const OpDef& memoryEnsureZeroOffset() {
+  static const OpDef& d = required("relax.memory.ensure_zero_offset");
+  return d;
+}
 const OpDef& callTirWithGrad() {
   static const OpDef& d = required("relax.call_tir_with_grad");
   return d;

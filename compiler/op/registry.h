@@ -116,6 +116,14 @@ const OpDef& callBuiltinWithCtx();
 const OpDef& makeClosure();
 const OpDef& invokeClosure();
 const OpDef& invokePureClosure();
+// The memory forms TVM's passes leave (LowerToVM runs them).
+const OpDef& memoryAllocStorage();
+const OpDef& memoryAllocTensor();
+const OpDef& builtinAllocTensor();
+const OpDef& memoryKillStorage();
+const OpDef& memoryKillTensor();
+const OpDef& memoryView();
+const OpDef& memoryEnsureZeroOffset();
 }  // namespace builtin
 
 // Looks an op up by registry name ("relax.add") or script name ("R.add").

@@ -445,9 +445,9 @@ class FunctionLowering {
         return;
       }
       if (auto* g = as<GlobalVar>(c->callee); g && kernelIndex_.count(g->name)) return directKernelCall(*c, *g, var);
-      if (c->op == "relax.memory.alloc_storage" || c->op == "relax.memory.alloc_tensor" || c->op == "relax.builtin.alloc_tensor" ||
-          c->op == "relax.memory.kill_storage" || c->op == "relax.memory.kill_tensor" || c->op == "relax.memory.view" ||
-          c->op == "relax.memory.ensure_zero_offset")
+      if (c->def == &op::builtin::memoryAllocStorage() || c->def == &op::builtin::memoryAllocTensor() || c->def == &op::builtin::builtinAllocTensor() ||
+          c->def == &op::builtin::memoryKillStorage() || c->def == &op::builtin::memoryKillTensor() || c->def == &op::builtin::memoryView() ||
+          c->def == &op::builtin::memoryEnsureZeroOffset())
         return memoryOp(*c, var);
       if (auto* g = as<GlobalVar>(c->callee)) {
         auto it = functionIndex_.find(g->name);
@@ -903,17 +903,17 @@ class FunctionLowering {
     };
     // A virtual device index names an entry of the module's vdevice list (slot i is vdevice i).
     auto deviceSlot = [&](int64_t index) { return index >= 0 && static_cast<size_t>(index) < m_.vdevices.size() ? static_cast<int>(index) : 0; };
-    const std::string& name = c.op;
-    if (name == "relax.memory.kill_storage" || name == "relax.memory.kill_tensor") {
+    const op::OpDef* def = c.def;
+    if (def == &op::builtin::memoryKillStorage() || def == &op::builtin::memoryKillTensor()) {
       if (auto* v = as<Var>(arg(0))) emit(Opcode::Release, -1, {regOf(v)});
       regOf(var);
       return;
     }
-    if (name == "relax.memory.ensure_zero_offset") {
+    if (def == &op::builtin::memoryEnsureZeroOffset()) {
       emit(Opcode::Move, regOf(var), {valueReg(arg(0))});
       return;
     }
-    if (name == "relax.memory.alloc_storage") {
+    if (def == &op::builtin::memoryAllocStorage()) {
       auto* size = as<ShapeExpr>(arg(0));
       if (!size || size->values.size() != 1) return error("'" + var->name + "': R.memory.alloc_storage's size must be a shape of one value (bytes)");
       std::vector<int64_t> bytes;
@@ -924,10 +924,10 @@ class FunctionLowering {
     }
     const StructInfo* out = var->annotation.get();
     if (!out || out->kind != StructInfo::Kind::Tensor || !out->shape || out->dtype.empty())
-      return error("'" + var->name + "': " + c.op + "'s result needs a known shape and dtype to run");
+      return error("'" + var->name + "': " + def->scriptName() + "'s result needs a known shape and dtype to run");
     auto dtype = runtime::dtypeFromName(out->dtype);
     if (!dtype) return error("'" + var->name + "': dtype " + out->dtype + " has no kernels");
-    if (name == "relax.builtin.alloc_tensor") {
+    if (def == &op::builtin::builtinAllocTensor()) {
       int storage = newReg();
       ++out_.storageAllocations;
       std::vector<int64_t> bytes = byteCount(*out, *dtype);
@@ -937,7 +937,7 @@ class FunctionLowering {
       emit(Opcode::AllocTensor, regOf(var), args);
       return;
     }
-    if (name == "relax.memory.alloc_tensor") {
+    if (def == &op::builtin::memoryAllocTensor()) {
       auto offset = scalarOf(arg(1));
       if (!offset || offset->kind != PrimExpr::Kind::Int || offset->value != 0)
         return error("'" + var->name + "': R.memory.alloc_tensor at an offset other than 0 cannot run yet");
