@@ -362,8 +362,11 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
   std::string head = dotted.substr(0, dotted.find('.'));
   std::string member = dotted.find('.') == std::string::npos ? "" : dotted.substr(dotted.find('.') + 1);
 
-  // cls.fn(...) / Module.fn(...): a call of a module function.
-  if (isModuleName(head) && !member.empty() && member.find('.') == std::string::npos) {
+  // cls.fn(...) / Module.fn(...): a call of a module function; so is fn(...) by its bare name where no
+  // local value has that name (TVM's parser declares the class's functions before their bodies).
+  bool bareModuleFunction = isType(fnNode, "identifier") && !className_.empty() && isGlobal(dotted) &&
+                            !(!scopes_.empty() && scopes_.back().count(dotted));
+  if ((isModuleName(head) && !member.empty() && member.find('.') == std::string::npos) || bareModuleFunction) {
     auto call = std::make_shared<Call>();
     call->callee = lowerExpr(fnNode);
     for (TSNode a : namedChildren(args)) {

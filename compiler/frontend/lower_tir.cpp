@@ -219,9 +219,12 @@ class Reader {
       std::string pname = text(child(p, 0));
       TSNode type = field(p, "type");
       TSNode ann = namedChildren(type).empty() ? type : namedChildren(type)[0];
-      std::string head = name(isType(ann, "call") ? field(ann, "function") : ann);
-      if (head == "T.Buffer" && isType(ann, "call")) {
-        declareParam(pname, child(p, 0), field(ann, "arguments"), static_cast<int>(position));
+      // T.Buffer((2, 3), "float32"), or TVM's older subscript spelling T.Buffer[(2, 3), "float32"]
+      // (its shape and dtype after the subscripted name).
+      bool subscript = isType(ann, "subscript");
+      std::string head = name(isType(ann, "call") ? field(ann, "function") : subscript ? field(ann, "value") : ann);
+      if (head == "T.Buffer" && (isType(ann, "call") || subscript)) {
+        declareParam(pname, child(p, 0), subscript ? ann : field(ann, "arguments"), static_cast<int>(position), subscript ? 1 : 0);
       } else if (head == "T.handle") {
         handles_.insert(pname);
         auto it = matched.find(pname);

@@ -130,3 +130,25 @@ TEST_CASE("compile and run: the memory forms TVM's passes leave (storage, tensor
   REQUIRE(r.outputs[1].shape == std::vector<int64_t>{3, 4});
   checkClose(r.outputs[1], minus, 0);
 }
+
+TEST_CASE("compile and run: a prim_func called by its bare name, its buffers in TVM's older T.Buffer[shape, dtype] spelling") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({2, 3}, rng);
+  std::string text = test::module("x: " + test::T("(2, 3)"), test::T("(2, 3)"),
+                                  "        storage = R.memory.alloc_storage((24,), virtual_device_index=0, storage_scope=\"global\", dtype=\"float32\")\n"
+                                  "        y = R.memory.alloc_tensor(storage, 0, (2, 3), dtype=\"float32\")\n"
+                                  "        _ = twice(x, y)\n"
+                                  "        return y\n\n"
+                                  "    @T.prim_func\n"
+                                  "    def twice(A: T.Buffer[(2, 3), \"float32\"], B: T.Buffer[(2, 3), \"float32\"]):\n"
+                                  "        for i0, i1 in T.grid(2, 3):\n"
+                                  "            with T.block(\"block\"):\n"
+                                  "                vi0, vi1 = T.axis.remap(\"SS\", [i0, i1])\n"
+                                  "                B[vi0, vi1] = A[vi0, vi1] + A[vi0, vi1]\n");
+  text.insert(text.find("from tvm.script import relax"), "from tvm.script import tir as T\n");
+  test::Run r = compileAndRun(text, {x});
+  std::vector<double> want;
+  for (int i = 0; i < 6; ++i) want.push_back(2.0 * at(x, i));
+  checkClose(r.outputs[0], want, 0);
+}
