@@ -15,6 +15,7 @@ namespace tvms::runtime {
 inline constexpr std::string_view kCublasMatmul = "tvms.cublas.matmul";
 inline constexpr std::string_view kCublasMatmulTransB = "tvms.cublas.matmul_transpose_b";
 inline constexpr std::string_view kCudnnConv2d = "tvms.cudnn.conv2d";
+inline constexpr std::string_view kCublasLtMatmulBias = "tvms.cublaslt.matmul_bias";
 
 // kCublasMatmul: C (..., M, N) = A (..., M, K) @ B (K, N) or (..., K, N); float32 (no TF32) / float64,
 // float16 / bfloat16 on the tensor cores with float32 accumulation.
@@ -32,6 +33,18 @@ struct Conv2dAttrs {
 };
 std::string conv2dCallName(const Conv2dAttrs& a);
 Conv2dAttrs parseConv2dCallName(const std::string& name);  // std::runtime_error when malformed
+
+// kCublasLtMatmulBias: C = act(A (..., M, K) @ B + bias) in one cuBLASLt call, the bias (N,) and the
+// activation applied by its epilogue; B (K, N), or stored (N, K) with transposeB; float32 (no TF32),
+// float16 / bfloat16. Its attributes in its name ("tvms.cublaslt.matmul_bias?act=relu&transpose_b=0"),
+// written by OffloadLibraries. In runtime/cublaslt_epilogue.cpp.
+struct GemmEpilogueAttrs {
+  std::string activation = "none";  // none, relu, gelu_tanh (cuBLASLt's GELU is the tanh form)
+  bool transposeB = false;
+};
+std::string gemmEpilogueCallName(const GemmEpilogueAttrs& a);
+GemmEpilogueAttrs parseGemmEpilogueCallName(const std::string& name);  // std::runtime_error when malformed
+void cublasLtMatmulBias(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
 
 // kCudnnConv2d: NCHW/OIHW or NHWC/OHWI, float32 (no TF32 engines) / float64; the output in the data's
 // layout. In runtime/cudnn_conv.cpp.

@@ -30,7 +30,7 @@ std::deque<TargetKind> declaredKinds() {
   k.push_back({"llvm", {"cpu"}, 1, "cpu", C::Cpu, std::string(codegens::llvm), {}, false, openCpu, loadCpuModule});
   // TVM's C source target: tvms builds its kernels with the same LLVM code generator.
   k.push_back({"c", {}, 1, "", C::Cpu, std::string(codegens::llvm), {}, false, openCpu, loadCpuModule});
-  k.push_back({"cuda", {"gpu"}, 2, "cuda", C::Gpu, std::string(codegens::cuda), {{kCublasMatmul, cublasMatmul}, {kCublasMatmulTransB, cublasMatmulTransposeB}, {kCudnnConv2d, cudnnConv2d}, {kAttention, cudaAttention}}, true, openCuda,
+  k.push_back({"cuda", {"gpu"}, 2, "cuda", C::Gpu, std::string(codegens::cuda), {{kCublasMatmul, cublasMatmul}, {kCublasMatmulTransB, cublasMatmulTransposeB}, {kCudnnConv2d, cudnnConv2d}, {kCublasLtMatmulBias, cublasLtMatmulBias}, {kAttention, cudaAttention}}, true, openCuda,
                loadCudaModule, /* cuDNN's tensor descriptors declare 16-byte alignment */ 16});
   for (auto [name, type] : {std::pair<const char*, int>{"opencl", 4}, {"vulkan", 7}, {"metal", 8}, {"rocm", 10}, {"webgpu", 15}, {"hexagon", 16}})
     k.push_back({name, {}, type, name, type == 16 ? C::Accelerator : C::Gpu, "", {}, false, nullptr, nullptr});

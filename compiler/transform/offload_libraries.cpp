@@ -9,6 +9,7 @@
 // keeping only its other axes, or going when they are the identity. Attention, as R.nn.attention or
 // written out, becomes one fused tvms.attention call (attention_pattern.h). The printed module reads back.
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/op/infer_util.h"
 #include "compiler/transform/attention_pattern.h"
@@ -44,6 +45,14 @@ bool identity(const std::vector<int64_t>& p) {
 }
 
 class Offload : public Rewriter {
+  // A GEMM epilogue chain (findGemmEpilogues): the matmul, the bias add, the activation it ends in.
+  struct Epilogue {
+    const Binding* matmul;
+    const Binding* add;
+    std::string activation;
+    ExprPtr bias;
+  };
+
  public:
   Offload(const IRModule& m, const DeviceRemap& remap) : m_(m), remap_(remap) {}
 
@@ -55,6 +64,59 @@ class Offload : public Rewriter {
       auto dtype = runtime::dtypeFromName(out.dtype);
       return kind && kind->offers(runtime::kAttention) && dtype && runtime::attentionTakes(*dtype, featureSize);
     });
+  }
+
+  // GEMM epilogues (cuBLASLt): `y = R.add(R.matmul(a, b), bias)`, optionally followed by `z = R.nn.relu(y)`
+  // or `R.nn.gelu_tanh(y)`, each intermediate used only by the next, b 2-D and bias 1-D along the
+  // output's last axis in the matmul's float type, become one call at the chain's last binding; the
+  // others go. (R.nn.gelu is erf's: cuBLASLt's GELU is the tanh form, so gelu stays a fused kernel.)
+  void findGemmEpilogues(const Function& f) {
+    epilogues_.clear();
+    dropped_.clear();
+    std::unordered_map<const Var*, int> uses = useCounts(f);
+    std::unordered_map<const Var*, const Binding*> boundBy;
+    std::vector<const Binding*> adds;
+    forEachBinding(f, [&](const Binding& b) {
+      auto* c = as<Call>(b.value);
+      if (!c || c->callee || b.vars.size() != 1) return;
+      boundBy[b.vars[0].get()] = &b;
+      if (c->def == add_) adds.push_back(&b);
+    });
+    std::unordered_map<const Var*, const Binding*> userOf;  // a call binding that reads the variable
+    for (auto& [var, binding] : boundBy)
+      for (auto& a : as<Call>(binding->value)->args)
+        if (auto* v = as<Var>(a)) userOf[v] = binding;
+    auto onlyUser = [&](const Var* v) -> const Binding* {
+      auto u = userOf.find(v);
+      return uses[v] == 1 && u != userOf.end() ? u->second : nullptr;
+    };
+    for (const Binding* add : adds) {
+      auto* c = as<Call>(add->value);
+      if (c->args.size() != 2) continue;
+      for (int side = 0; side < 2; ++side) {
+        auto* product = as<Var>(c->args[static_cast<size_t>(side)]);
+        auto* bias = as<Var>(c->args[static_cast<size_t>(1 - side)]);
+        auto mm = product ? boundBy.find(product) : boundBy.end();
+        if (!bias || mm == boundBy.end() || uses[product] != 1 || attention_.dropped.count(mm->second)) continue;
+        auto* mc = as<Call>(mm->second->value);
+        const StructInfo* out = product->annotation.get();
+        if (mc->def != matmul_ || !out || !epilogueTakes(*mc, *out, bias->annotation.get())) continue;
+        Epilogue e{mm->second, add, "none", nullptr};
+        const Binding* last = add;
+        if (const Binding* next = onlyUser(add->vars[0].get())) {
+          auto* nc = as<Call>(next->value);
+          if (nc->def == relu_ || nc->def == geluTanh_) {
+            e.activation = nc->def == relu_ ? "relu" : "gelu_tanh";
+            last = next;
+          }
+        }
+        e.bias = c->args[static_cast<size_t>(1 - side)];
+        dropped_.insert(mm->second);
+        if (last != add) dropped_.insert(add);
+        epilogues_[last] = e;
+        break;
+      }
+    }
   }
 
   // A matmul's B made by a permute_dims used by nothing else: the GEMM transposes B itself (cuBLAS's
@@ -91,7 +153,8 @@ class Offload : public Rewriter {
 
  protected:
   void binding(const Binding& b, std::vector<BindingPtr>& out) override {
-    if (attention_.dropped.count(&b)) return;
+    if (attention_.dropped.count(&b) || dropped_.count(&b)) return;
+    if (auto e = epilogues_.find(&b); e != epilogues_.end()) return epilogueCall(b, e->second, out);
     if (auto a = attention_.calls.find(&b); a != attention_.calls.end()) return attentionCall(b, a->second, out);
     auto* c = as<Call>(b.value);
     if (!c || c->callee || !c->def || b.vars.size() != 1) return Rewriter::binding(b, out);
@@ -159,6 +222,21 @@ class Offload : public Rewriter {
     out.push_back(copy);
   }
 
+  // The chain as one tvms.cublaslt.matmul_bias call, B transposed by cuBLASLt where a permute made it.
+  void epilogueCall(const Binding& b, const Epilogue& e, std::vector<BindingPtr>& out) {
+    auto* mm = as<Call>(e.matmul->value);
+    ExprPtr operandB = mm->args[1];
+    runtime::GemmEpilogueAttrs attrs{e.activation, transposedOperand(operandB)};
+    auto call = std::make_shared<Call>();
+    call->def = &op::builtin::callDpsPacked();
+    call->op = call->def->name;
+    std::vector<ExprPtr> operands{expr(mm->args[0]), expr(operandB), expr(e.bias)};
+    call->args = {std::make_shared<ExternFunc>(runtime::gemmEpilogueCallName(attrs)), std::make_shared<Tuple>(operands)};
+    call->sinfoArgs = {b.vars[0]->annotation};
+    call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
+    out.push_back(copyBinding(b, call));
+  }
+
   void attentionCall(const Binding& b, const AttentionMatch& m, std::vector<BindingPtr>& out) {
     runtime::AttentionAttrs attrs{m.qAxes, m.kAxes, m.vAxes, m.oAxes, m.scale, m.causal};
     auto call = std::make_shared<Call>();
@@ -179,6 +257,18 @@ class Offload : public Rewriter {
     if (b->rank() != 2 && b->rank() != a->rank()) return "";
     if (auto d = op::infer::stringAttr(c.attr("out_dtype") ? &c.attr("out_dtype")->value : nullptr); d && !d->empty() && *d != out.dtype) return "";
     return std::string(runtime::kCublasMatmul);
+  }
+
+  // What cuBLASLt's bias epilogue takes: the matmul cuBLAS would take, on a kind offering the
+  // epilogue, B 2-D, float32 / float16 / bfloat16 (no float64 epilogues), and a 1-D bias of the
+  // output's last dim in the same dtype.
+  bool epilogueTakes(const Call& mm, const StructInfo& out, const StructInfo* bias) const {
+    const runtime::TargetKind* kind = kernelKind(out);
+    if (!kind || !kind->offers(runtime::kCublasLtMatmulBias) || matmulFunction(mm, out).empty()) return false;
+    const StructInfo* b = arg(mm, 1);
+    if (!b || b->rank() != 2 || out.dtype == "float64" || !out.shape || out.shape->empty()) return false;
+    if (!bias || bias->kind != StructInfo::Kind::Tensor || bias->dtype != out.dtype || !bias->shape || bias->shape->size() != 1) return false;
+    return op::infer::sameDim((*bias->shape)[0], out.shape->back());
   }
 
   // cuDNN: 2-D, float32/float64, NCHW + OIHW or NHWC + OHWI, the output in the data's layout,
@@ -207,6 +297,11 @@ class Offload : public Rewriter {
   const op::OpDef* matmul_ = op::findOp("relax.matmul");
   const op::OpDef* conv2d_ = op::findOp("relax.nn.conv2d");
   const op::OpDef* permute_ = op::findOp("relax.permute_dims");
+  const op::OpDef* add_ = op::findOp("relax.add");
+  const op::OpDef* relu_ = op::findOp("relax.nn.relu");
+  const op::OpDef* geluTanh_ = op::findOp("relax.nn.gelu_tanh");
+  std::unordered_map<const Binding*, Epilogue> epilogues_;  // the chain's last binding -> the chain
+  std::unordered_set<const Binding*> dropped_;               // the chain's other bindings
   std::unordered_map<const Var*, std::vector<int64_t>> transposed_;  // B's permute -> its other axes
   std::unordered_map<const Var*, ExprPtr> sourceOf_;                 // a dropped identity permute -> its input
   AttentionPlan attention_;                                          // of the function being rewritten
@@ -221,6 +316,7 @@ IRModule offloadLibraries(const IRModule& m, const DeviceRemap& remap) {
     if (mf.relax) {
       o.findAttentions(*mf.relax);
       o.findTransposedOperands(*mf.relax);
+      o.findGemmEpilogues(*mf.relax);
       mf.relax = o.function(*mf.relax);
     }
   return out;

@@ -6,6 +6,7 @@
 // vdevices.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -477,4 +478,56 @@ TEST_CASE("compile and run: a CPU GEMM whose K takes several blocks folds its ep
                                 "        a = R.nn.gelu(x)\n        m = R.matmul(a, w)\n        return m\n");
   Both p = fusedAndUnfused(prologue, {x, w}, 1e-4);
   CHECK(kernelCalls(p.fused) == kernelCalls(p.unfused));
+}
+
+TEST_CASE("compile and run: a matmul with a bias and ReLU or tanh GELU after it (one cuBLASLt call with its epilogue on cuda)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({2, 5, 16}, rng), w = h.tensor({16, 12}, rng), wt = h.tensor({12, 16}, rng), bias = h.tensor({12}, rng);
+  std::string body =
+      "        a = R.matmul(x, w)\n        b = R.add(a, bias)\n        r = R.nn.relu(b)\n"
+      "        c = R.matmul(x, w)\n        d = R.add(bias, c)\n        g = R.nn.gelu_tanh(d)\n"
+      "        e = R.matmul(x, w)\n        p = R.add(e, bias)\n"
+      "        t = R.permute_dims(wt)\n        f = R.matmul(x, t)\n        q = R.add(f, bias)\n"
+      "        return (r, g, p, q)\n";
+  std::string o = T("(2, 5, 12)");
+  test::Run r = test::compileAndRun(module("x: " + T("(2, 5, 16)") + ", w: " + T("(16, 12)") + ", wt: " + T("(12, 16)") + ", bias: " + T("(12,)"),
+                                           "R.Tuple(" + o + ", " + o + ", " + o + ", " + o + ")", body),
+                                    {x, w, wt, bias});
+  std::vector<double> relu, gelu, plain, transposed;
+  for (int i = 0; i < 10; ++i)
+    for (int j = 0; j < 12; ++j) {
+      double v = test::at(bias, j), vt = test::at(bias, j);
+      for (int k = 0; k < 16; ++k) {
+        v += static_cast<double>(test::at(x, i * 16 + k)) * test::at(w, k * 12 + j);
+        vt += static_cast<double>(test::at(x, i * 16 + k)) * test::at(wt, j * 16 + k);
+      }
+      relu.push_back(std::max(v, 0.0));
+      gelu.push_back(0.5 * v * (1 + std::tanh(std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v))));
+      plain.push_back(v);
+      transposed.push_back(vt);
+    }
+  test::checkClose(r.outputs[0], relu, 1e-5);
+  test::checkClose(r.outputs[1], gelu, 1e-5);
+  test::checkClose(r.outputs[2], plain, 1e-5);
+  test::checkClose(r.outputs[3], transposed, 1e-5);
+}
+
+TEST_CASE("offload: matmul + bias (+ ReLU / tanh GELU) is one cuBLASLt call on cuda; exact GELU, a shared product and a 3-D B are not") {
+  std::string text = kCudaMain +
+      "    def main(x: R.Tensor((2, 5, 16), \"float16\"), w: R.Tensor((16, 12), \"float16\"), bias: R.Tensor((12,), \"float16\"), "
+      "w3: R.Tensor((2, 16, 12), \"float16\")):\n"
+      "        a = R.matmul(x, w)\n        b = R.add(a, bias)\n        r = R.nn.relu(b)\n"
+      "        c = R.matmul(x, w)\n        d = R.add(c, bias)\n        g = R.nn.gelu(d)\n"
+      "        e = R.matmul(x, w)\n        p = R.add(e, bias)\n        s = R.add(e, p)\n"
+      "        m = R.matmul(x, w3)\n        n = R.add(m, bias)\n"
+      "        return (r, g, s, n)\n";
+  std::string printed = printedAfter(text, "OffloadLibraries");
+  CHECK(count(printed, "\"tvms.cublaslt.matmul_bias?act=relu&transpose_b=0\"") == 1);
+  CHECK(count(printed, "\"tvms.cublaslt.matmul_bias?act=none&transpose_b=0\"") == 1);  // d: its exact GELU stays a kernel
+  CHECK(printed.find("R.nn.gelu(d)") != std::string::npos);
+  CHECK(printed.find("R.add(e, p)") != std::string::npos);           // e has two uses: a plain cuBLAS matmul
+  CHECK(count(printed, "\"tvms.cublas.matmul\"") == 2);             // e, and m (a 3-D B)
+  CHECK(printed.find("b: R.Tensor") == std::string::npos);          // the chain's intermediates are gone
+  CHECK(printed.find("a: R.Tensor") == std::string::npos);
 }
