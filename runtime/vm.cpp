@@ -372,15 +372,42 @@ void VirtualMachine::collectTimings() {
   timings_.clear();
 }
 
-Value VirtualMachine::callFunction(const VMFunction& caller, size_t index, std::vector<Value> args) {
-  const VMFunction& callee = exe_.functions.at(index);
-  if (args.size() != callee.params.size())
-    throw std::runtime_error(caller.name + " calls " + callee.name + " with " + std::to_string(args.size()) + " arguments; it takes " +
+// Out of line and cold: its message's temporaries stay off the stack of every level of a deep recursion.
+void VirtualMachine::badCall(const VMFunction& caller, const VMFunction& callee, size_t given) {
+  if (given != callee.params.size())
+    throw std::runtime_error(caller.name + " calls " + callee.name + " with " + std::to_string(given) + " arguments; it takes " +
                              std::to_string(callee.params.size()));
+  throw std::runtime_error("calls between the module's functions nest deeper than " + std::to_string(kMaxCallDepth) + " (" + caller.name +
+                           " calls " + callee.name + " there): a recursion without an end?");
+}
+
+const ClosureValue* VirtualMachine::closureIn(const Value& v, const VMFunction& f) {
+  auto* closure = std::get_if<std::shared_ptr<ClosureValue>>(&v);
+  if (!closure || !*closure) throw std::runtime_error("R.invoke_closure in " + f.name + " expected a closure (R.make_closure's value)");
+  return closure->get();
+}
+
+Value VirtualMachine::makeClosure(const std::vector<int64_t>& a, const std::vector<Value>& r) {
+  auto closure = std::make_shared<ClosureValue>();
+  closure->function = static_cast<size_t>(a[0]);
+  for (size_t k = 1; k < a.size(); ++k) closure->captured.push_back(r[a[k]]);
+  return closure;
+}
+
+std::vector<Value> VirtualMachine::callArguments(const std::vector<int64_t>& a, const std::vector<Value>& r, const ClosureValue* closure) {
+  std::vector<Value> args;
+  for (size_t k = 1; k < a.size(); ++k) args.push_back(r[a[k]]);
+  if (closure) args.insert(args.end(), closure->captured.begin(), closure->captured.end());
+  return args;
+}
+
+// Each level of a recursion between the module's functions is a run() frame and this one: it keeps
+// nothing of its own on the stack (the arguments are gathered, and a bad call reported, out of line).
+Value VirtualMachine::callFunction(const VMFunction& caller, const std::vector<int64_t>& a, const std::vector<Value>& r, const ClosureValue* closure) {
+  std::vector<Value> args = callArguments(a, r, closure);
+  const VMFunction& callee = exe_.functions.at(closure ? closure->function : static_cast<size_t>(a[0]));
   // Recursion without an end would overflow the stack (a segfault): a clear error instead.
-  if (callDepth_ >= kMaxCallDepth)
-    throw std::runtime_error("calls between the module's functions nest deeper than " + std::to_string(kMaxCallDepth) + " (" + caller.name +
-                             " calls " + callee.name + " there): a recursion without an end?");
+  if (args.size() != callee.params.size() || callDepth_ >= kMaxCallDepth) badCall(caller, callee, args.size());
   ++callDepth_;
   struct Leave {
     int& depth;
@@ -458,28 +485,11 @@ Value VirtualMachine::run(const VMFunction& f, std::vector<Value> args) {
         break;
       }
       case Opcode::Move: r[in.dst] = r[a[0]]; break;
-      case Opcode::CallFunc: {
-        std::vector<Value> callArgs;
-        for (size_t k = 1; k < a.size(); ++k) callArgs.push_back(r[a[k]]);
-        r[in.dst] = callFunction(f, static_cast<size_t>(a[0]), std::move(callArgs));
-        break;
-      }
-      case Opcode::MakeClosure: {
-        auto closure = std::make_shared<ClosureValue>();
-        closure->function = static_cast<size_t>(a[0]);
-        for (size_t k = 1; k < a.size(); ++k) closure->captured.push_back(r[a[k]]);
-        r[in.dst] = std::move(closure);
-        break;
-      }
-      case Opcode::InvokeClosure: {
-        auto* closure = std::get_if<std::shared_ptr<ClosureValue>>(&r[a[0]]);
-        if (!closure || !*closure) throw std::runtime_error("R.invoke_closure in " + f.name + " expected a closure (R.make_closure's value)");
-        std::vector<Value> callArgs;
-        for (size_t k = 1; k < a.size(); ++k) callArgs.push_back(r[a[k]]);
-        callArgs.insert(callArgs.end(), (*closure)->captured.begin(), (*closure)->captured.end());
-        r[in.dst] = callFunction(f, (*closure)->function, std::move(callArgs));
-        break;
-      }
+      // Out of line, as every case with locals of its own: run() recurses through them, so its frame
+      // (the stack a recursion 1,000 deep takes, sanitizers included) holds no case's locals.
+      case Opcode::CallFunc: r[in.dst] = callFunction(f, a, r, nullptr); break;
+      case Opcode::MakeClosure: r[in.dst] = makeClosure(a, r); break;
+      case Opcode::InvokeClosure: r[in.dst] = callFunction(f, a, r, closureIn(r[a[0]], f)); break;
       case Opcode::IfNot: {
         if (auto* i = std::get_if<int64_t>(&r[a[0]])) {  // a prim value condition
           if (*i == 0) pc = static_cast<size_t>(a[1]);

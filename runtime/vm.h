@@ -89,9 +89,13 @@ class VirtualMachine {
   static constexpr int kMaxCallDepth = 1000;
   int callDepth_ = 0;
   Value run(const VMFunction& f, std::vector<Value> args);
-  // A call from `caller` of the executable's function `index` (a call between the module's functions or
-  // a closure's), nested at most kMaxCallDepth deep.
-  Value callFunction(const VMFunction& caller, size_t index, std::vector<Value> args);
+  // A call from `caller`: of the function a[0] with registers a[1...] (CallFunc), or of `closure`'s
+  // function with those and then what it captured (InvokeClosure); nested at most kMaxCallDepth deep.
+  [[gnu::noinline]] Value callFunction(const VMFunction& caller, const std::vector<int64_t>& a, const std::vector<Value>& r, const ClosureValue* closure);
+  [[gnu::noinline]] std::vector<Value> callArguments(const std::vector<int64_t>& a, const std::vector<Value>& r, const ClosureValue* closure);
+  [[gnu::noinline]] Value makeClosure(const std::vector<int64_t>& a, const std::vector<Value>& r);
+  [[noreturn, gnu::noinline, gnu::cold]] void badCall(const VMFunction& caller, const VMFunction& callee, size_t given);
+  const ClosureValue* closureIn(const Value& v, const VMFunction& f);
   void callKernel(const std::vector<int64_t>& a, const std::vector<Value>& r, const std::vector<int64_t>& heap);
   void callLibrary(const std::vector<int64_t>& a, const std::vector<Value>& r);
   // R.print / R.assert_op: the values of registers a[from...] as text, formatted by string `format`.

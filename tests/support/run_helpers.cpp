@@ -191,6 +191,12 @@ void checkClose(const runtime::NDArray& got, const std::vector<double>& want, do
   CHECK(worst <= tol);
 }
 
+bool libraryEpilogues() {
+  const char* target = std::getenv("TVMS_TEST_TARGET");
+  const char* offload = std::getenv("TVMS_TEST_OFFLOAD");
+  return target && std::string(target) == "cuda" && !(offload && std::string(offload) == "0");
+}
+
 std::string module(const std::string& params, const std::string& ret, const std::string& body) {
   const char* target = std::getenv("TVMS_TEST_TARGET");
   std::string vdevices = target && std::string(target) == "cuda" ? "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n" : "";

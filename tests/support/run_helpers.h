@@ -43,6 +43,9 @@ struct Run {
 // come back in host memory, wherever they were computed. TVMS_TEST_OFFLOAD=0 builds without
 // OffloadLibraries (the GPU's own matmul and conv kernels instead of cuBLAS / cuDNN).
 Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs, std::map<std::string, std::string> remap = {});
+// Whether the modules compileAndRun builds take library epilogues (cuBLASLt's bias after a matmul):
+// on cuda (TVMS_TEST_TARGET=cuda) with offload on.
+bool libraryEpilogues();
 // The options compileAndRun builds with: `remap`, OffloadLibraries off with TVMS_TEST_OFFLOAD=0.
 driver::BuildOptions testOptions(const std::map<std::string, std::string>& remap = {});
 // Builds `text` (which must lint clean) with `options` and runs main on `inputs`.

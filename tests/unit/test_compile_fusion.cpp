@@ -132,9 +132,10 @@ TEST_CASE("compile and run: fusion after a matmul (bias and GELU), rms_norm with
                             "        j = R.multiply(i, i)\n        k = R.add(j, i)\n        return (g, c, k)\n");
   Both b = fusedAndUnfused(text, {x, w, bias, i});
   // The matmul stays a GEMM (or a library call); the bias and GELU run as one kernel, the norm and
-  // its cast as another, the integers as a third.
+  // its cast as another, the integers as a third. On cuda with offload, cuBLASLt's epilogue takes the
+  // bias in both builds, and GELU (exact, not its tanh form) is a kernel of its own.
   CHECK(kernelCalls(b.fused) < kernelCalls(b.unfused));
-  CHECK(kernelCalls(b.unfused) - kernelCalls(b.fused) >= 3);
+  CHECK(kernelCalls(b.unfused) - kernelCalls(b.fused) >= (test::libraryEpilogues() ? 2 : 3));
 }
 
 TEST_CASE("compile and run: fusion leaves a value used twice, and never joins two vdevices (two CPU vdevices)") {
@@ -452,8 +453,10 @@ TEST_CASE("compile and run: each epilogue kind after a matmul (bias, GELU, SiLU,
     Both b = fusedAndUnfused(text, {x, w, bias, res});
     // On a CPU the tiled GEMM takes its epilogue into its final stores (one kernel; a cast stays apart,
     // since the GEMM's partial sums go through the output); a generated GPU matmul (offload off) folds
-    // it into its stores; cuBLAS keeps it as one kernel after: fewer calls every way.
-    CHECK(kernelCalls(b.fused) < kernelCalls(b.unfused));
+    // it into its stores; cuBLAS keeps it as one kernel after: fewer calls every way, except where
+    // cuBLASLt's epilogue already took the bias in both builds (cuda with offload).
+    if (test::libraryEpilogues()) CHECK(kernelCalls(b.fused) <= kernelCalls(b.unfused));
+    else CHECK(kernelCalls(b.fused) < kernelCalls(b.unfused));
     if (!std::getenv("TVMS_TEST_TARGET")) CHECK(kernelCalls(b.fused) == (cast ? 2 : 1));
   }
 }
@@ -513,7 +516,7 @@ TEST_CASE("compile and run: a matmul with a bias and ReLU or tanh GELU after it 
   test::checkClose(r.outputs[3], transposed, 1e-5);
 }
 
-TEST_CASE("offload: matmul + bias (+ ReLU / tanh GELU) is one cuBLASLt call on cuda; exact GELU, a shared product and a 3-D B are not") {
+TEST_CASE("offload: matmul + bias (+ ReLU / tanh GELU) is one cuBLASLt call on cuda, but not with exact GELU, a shared product or a 3-D B") {
   std::string text = kCudaMain +
       "    def main(x: R.Tensor((2, 5, 16), \"float16\"), w: R.Tensor((16, 12), \"float16\"), bias: R.Tensor((12,), \"float16\"), "
       "w3: R.Tensor((2, 16, 12), \"float16\")):\n"

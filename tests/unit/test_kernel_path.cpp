@@ -470,11 +470,14 @@ TEST_CASE("offload: matmul and conv2d on cuda vdevices become cuBLAS and cuDNN c
   driver::BuildResult cpu = driver::build(lowered.module(), remapped);
   CHECK(kept.find("call_dps_packed") == std::string::npos);
   CHECK(cpu.exe);
-  // cuBLAS takes the MLP's matmuls; the LowerToVM listing names the library functions.
+  // cuBLASLt takes the MLP's first matmul with its bias and ReLU (x, w1, b1 and the output), cuBLAS the
+  // second; the LowerToVM listing names the library functions.
   auto mlp = test::lower(test::readFile(std::string(TVMS_CORPUS_DIR) + "/run/cpu_gpu_mlp.py"));
   std::string vm = driver::printAfter(mlp.module(), "LowerToVM", &error);
-  CHECK(vm.find("# library function 0: tvms.cublas.matmul") != std::string::npos);
-  CHECK(vm.find("call_library 0 0 3") != std::string::npos);
+  CHECK(vm.find("# library function 0: tvms.cublaslt.matmul_bias?act=relu&transpose_b=0") != std::string::npos);
+  CHECK(vm.find("# library function 1: tvms.cublas.matmul") != std::string::npos);
+  CHECK(vm.find("call_library 0 0 4") != std::string::npos);
+  CHECK(vm.find("call_library 1 0 3") != std::string::npos);
 }
 
 TEST_CASE("offload: attention on a cuda vdevice becomes one tvms.attention call reading and writing through the permutes around it") {
