@@ -33,6 +33,11 @@ bool narrowElements(const Kernel& k) {
     if (b.param && runtime::dtypeBytes(b.type) > 2) return false;
   return true;
 }
+// ... and those elements adjacent, so a thread's 8 loads of 16-bit values (8 bytes of 8-bit ones) are
+// one 16-byte access: the CUDA backend declares every buffer 16-byte aligned, which the runtime's
+// allocations and the C API's adopted tensors are, and a whole group (all but the launch's last)
+// runs without a bound check per element, which would keep the compiler from merging the loads.
+constexpr int64_t kNarrowElementsPerThread = 8;
 
 StmtP bound(int var, ExprP extent, std::vector<StmtP> body, const char* tag) {
   auto s = std::make_shared<Stmt>(*forLoop(var, std::move(extent), std::move(body), true));
@@ -313,6 +318,46 @@ std::vector<StmtP> launches(Kernel& k, const StmtP& top) {
   return {launch(k, top)};
 }
 
+// A flat launch over narrow elements (narrowElements): thread t takes elements [8t, 8t + 8), unrolled;
+// a whole group without bound checks, the launch's last group with one per element.
+StmtP contiguousElements(Kernel& k, const std::vector<const Stmt*>& nest, const ExprP& total, int bx, int tx) {
+  const int64_t per = kNarrowElementsPerThread;
+  ExprP base = (varRef(k, bx) * intImm(kThreads) + varRef(k, tx)) * intImm(per);
+  auto unrolledLoop = [&](int e, std::vector<StmtP> body) {
+    auto unrolled = std::make_shared<Stmt>(*forLoop(e, intImm(per), std::move(body), true));
+    unrolled->forKind = ForKind::Unrolled;
+    return StmtP(unrolled);
+  };
+  auto group = [&](bool checked) {
+    int e = newLoopVar(k, checked ? "e_tail" : "e");
+    ExprP at = base + varRef(k, e);
+    std::map<int, ExprP> index = nestIndex(nest, at);
+    std::vector<StmtP> body;
+    for (auto& s : nest.back()->body) body.push_back(substitute(s, index));
+    return unrolledLoop(e, checked ? std::vector<StmtP>{ifThen(binary(BinOp::Lt, at, total), body)} : body);
+  };
+  // One output: the group's values computed into registers first, then stored, so every load comes
+  // before any store and the compiler may merge them (it cannot move a load above a store it cannot
+  // prove apart).
+  auto staged = [&]() -> StmtP {
+    const std::vector<StmtP>& body = nest.back()->body;
+    if (body.size() != 1 || body[0]->kind != Stmt::Kind::Store) return group(false);
+    const Stmt& store0 = *body[0];
+    int values = static_cast<int>(k.buffers.size());
+    k.buffers.push_back({"staged", store0.value->type, false, per, {}, MemoryScope::Local});
+    int e = newLoopVar(k, "e"), w = newLoopVar(k, "e_store");
+    StmtP compute = substitute(body[0], nestIndex(nest, base + varRef(k, e)));
+    ExprP value = compute->value;
+    ExprP outAt = substitute(body[0], nestIndex(nest, base + varRef(k, w)))->index;
+    return seq({unrolledLoop(e, {store(values, varRef(k, e), value)}),
+                unrolledLoop(w, {store(store0.buffer, outAt, loadRef(k, values, varRef(k, w)))})});
+  };
+  StmtP whole = ifThen(binary(BinOp::Le, base + intImm(per), total), {staged()});
+  StmtP tail = ifThen(binary(BinOp::Gt, base + intImm(per), total), {group(true)});
+  ExprP blocks = floordiv(total + intImm(kThreads * per - 1), intImm(kThreads * per));
+  return bound(bx, blocks, {bound(tx, intImm(kThreads), {whole, tail}, "threadIdx.x")}, "blockIdx.x");
+}
+
 StmtP launch(Kernel& k, const StmtP& top) {
   std::vector<const Stmt*> nest = spatialNest(k, top);
   int bx = newLoopVar(k, "bx"), tx = newLoopVar(k, "tx");
@@ -346,6 +391,7 @@ StmtP launch(Kernel& k, const StmtP& top) {
   }
   if (nest.empty()) return bound(bx, intImm(1), {bound(tx, intImm(1), {top}, "threadIdx.x")}, "blockIdx.x");
   bool flat = !containsLoop(nest.back()->body);
+  if (flat && narrowElements(k)) return contiguousElements(k, nest, total, bx, tx);
   int64_t perThread = flat ? kElementsPerThread * (narrowElements(k) ? 2 : 1) : 1;
   int e = flat ? newLoopVar(k, "e") : -1;
   ExprP fused = varRef(k, bx) * intImm(kThreads * perThread) + varRef(k, tx);

@@ -692,6 +692,32 @@ TEST_CASE("gpu schedule: launches bound to blockIdx and threadIdx, 4 elements pe
   CHECK(b.kernelText.find("extern \"C\" __global__ void __launch_bounds__(256) tvmsk_argmax_l0(") != std::string::npos);
 }
 
+TEST_CASE("gpu schedule: a flat launch over 16-bit elements gives each thread 8 adjacent ones, loaded into registers before any store") {
+  std::string cudaModule =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n"
+      "    @R.function\n"
+      "    def main(x: R.Tensor((3000,), \"float16\")) -> R.Tensor((3000,), \"float16\"):\n"
+      "        g = R.nn.gelu(x)\n        return g\n";
+  auto lowered = test::lower(cudaModule);
+  REQUIRE(lowered.codes().empty());
+  std::string error;
+  std::string text = driver::printAfter(lowered.module(), "LegalizeOps", &error);
+  CHECK(error.empty());
+  // 3000 elements, 2048 per block: 2 blocks; a whole group of 8 without checks, the last with one each.
+  CHECK(text.find("for bx in T.thread_binding(2, thread=\"blockIdx.x\"):") != std::string::npos);
+  CHECK(text.find("if (((((bx * 256) + tx) * 8) + 8) <= 3000):") != std::string::npos);
+  CHECK(text.find("staged = T.alloc_buffer((8,), \"float16\", scope=\"local\")") != std::string::npos);
+  CHECK(text.find("if (((((bx * 256) + tx) * 8) + e_tail) < 3000):") != std::string::npos);
+  // The CUDA C tells the compiler its buffers are 16-byte aligned.
+  driver::BuildOptions o;
+  o.compileKernels = false;
+  o.emit = "cuda";
+  driver::BuildResult b = driver::build(lowered.module(), o);
+  REQUIRE(b.exe);
+  CHECK(b.kernelText.find("= (unsigned short*)__builtin_assume_aligned(") != std::string::npos);
+}
+
 TEST_CASE("cuda backend: every truncation or corruption of a cuda module is a clear error") {
   runtime::CudaModuleImage image;
   image.ptx = ".version 9.0\n.target sm_75\n";
