@@ -348,6 +348,14 @@ std::string VirtualMachine::formatted(int64_t format, const std::vector<int64_t>
   return out;
 }
 
+VirtualMachine::~VirtualMachine() {
+  for (auto& t : timings_) {
+    devices_[t.slot]->destroyEvent(t.begin);
+    devices_[t.slot]->destroyEvent(t.end);
+  }
+  for (size_t slot = 0; slot < traceBase_.size() && slot < devices_.size(); ++slot) devices_[slot]->destroyEvent(traceBase_[slot]);
+}
+
 void VirtualMachine::traceOrigin() {
   // Every device's clock counts from its own event, recorded one device after another at the first
   // traced call; the host time between those records is added back, so spans of different devices

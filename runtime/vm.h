@@ -61,6 +61,10 @@ class VirtualMachine {
  public:
   // `devices[i]` serves slot i; the VM checks their count against the executable.
   VirtualMachine(const Executable& exe, std::vector<std::shared_ptr<DeviceAPI>> devices);
+  // Gives back the events it still holds: the trace's origins, and those of a call that threw.
+  ~VirtualMachine();
+  VirtualMachine(const VirtualMachine&) = delete;
+  VirtualMachine& operator=(const VirtualMachine&) = delete;
   // Runs `function`. Inputs may live anywhere: each is checked against its ParamSpec (a clear error
   // naming the parameter) and copied onto its parameter's slot when it is elsewhere.
   Value invoke(const std::string& function, std::vector<Value> inputs);

@@ -303,8 +303,11 @@ std::optional<std::vector<SliceAxis>> sliceAxes(KernelBuilder& kb, const Legaliz
       return min(max(counted, select(negative, i64(-1), i64(0))), select(negative, n - i64(1), n));
     };
     ExprP from = canonical(read(b)), to = canonical(read(e));
+    // ceil((to - from) / stride) for either sign: to - from is within the axis, and the remainder test
+    // keeps any stride (INT64_MIN too) from overflowing, as `a + b - 1` would.
     ExprP step = select(binary(BinOp::Eq, stride, i64(0)), i64(1), stride);  // no division by zero: that axis is empty
-    ExprP length = select(negative, ceilDiv(from - to, i64(0) - step), ceilDiv(to - from, step));
+    ExprP diff = to - from;
+    ExprP length = floordiv(diff, step) + cast(ScalarType::I64, binary(BinOp::Ne, floormod(diff, step), i64(0)));
     length = select(binary(BinOp::Eq, stride, i64(0)), i64(0), max(length, i64(0)));
     axes.push_back({from, length, stride});
   }

@@ -174,7 +174,8 @@ TEST_CASE("compile and run: dynamic_strided_slice slices as numpy does with begi
       if (v < 0) v += n;
       return s > 0 ? std::clamp<int64_t>(v, 0, n) : std::clamp<int64_t>(v, -1, n - 1);
     };
-    for (int64_t i = clampIndex(b), end = clampIndex(e); s > 0 ? i < end : i > end; i += s) idx.push_back(i);
+    // Stepped in 128 bits: a stride near the int64 limits must not wrap the reference either.
+    for (__int128 i = clampIndex(b), end = clampIndex(e); s > 0 ? i < end : i > end; i += s) idx.push_back(static_cast<int64_t>(i));
     return idx;
   };
   struct Case {
@@ -183,7 +184,10 @@ TEST_CASE("compile and run: dynamic_strided_slice slices as numpy does with begi
   std::vector<Case> cases = {{{1, 0, 0}, {5, 7, 5}, {2, 1, 1}},          // plain steps
                              {{-1, 6, 4}, {-7, -8, -9}, {-1, -2, -3}},   // negative strides, ends past the start
                              {{-100, 2, 3}, {100, 2, 1}, {3, 1, 1}},     // clamped, an empty axis, end before begin
-                             {{0, 0, 0}, {6, 7, 5}, {1, 0, 1}}};         // a stride of 0: an empty axis
+                             {{0, 0, 0}, {6, 7, 5}, {1, 0, 1}},          // a stride of 0: an empty axis
+                             // strides and bounds at the int64 limits: one element, or none, never a wrap
+                             {{INT64_MIN, INT64_MAX, -1}, {3, INT64_MIN, INT64_MIN}, {INT64_MAX, INT64_MIN, INT64_MAX}},
+                             {{INT64_MAX, 2, INT64_MIN}, {INT64_MIN, INT64_MAX, INT64_MAX}, {INT64_MIN, INT64_MAX + 0, -INT64_MAX}}};
   for (auto& c : cases) {
     INFO("begin " << c.b[0] << "," << c.b[1] << "," << c.b[2] << " stride " << c.s[0] << "," << c.s[1] << "," << c.s[2]);
     test::Run r = compileAndRun(text, {x, h.ints({3}, c.b), h.ints({3}, c.e), h.ints({3}, c.s)});
