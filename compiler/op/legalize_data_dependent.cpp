@@ -88,6 +88,13 @@ std::vector<StmtP> stableSort(KernelBuilder& kb, const Items& items, int perm, i
           whileLoop(binary(BinOp::Lt, kb.var(w), n), std::move(pass))};
 }
 
+// 1 when sorted position k starts a group (k is 0, or its item differs from the one before it), else 0:
+// the statements comparing the two items (through local `c`), then the value.
+std::pair<std::vector<StmtP>, ExprP> startsGroup(KernelBuilder& kb, const Items& items, int perm, int k, int c) {
+  std::vector<StmtP> compare = items.compare(c, kb.load(perm, kb.var(k)), kb.load(perm, max(kb.var(k) - i64(1), i64(0))));
+  return {compare, cast(ScalarType::I64, either(binary(BinOp::Eq, kb.var(k), i64(0)), binary(BinOp::Ne, kb.var(c), i64(0))))};
+}
+
 struct UniqueFlags {
   bool sorted, index, inverse, counts;
 };
@@ -135,19 +142,17 @@ LegalizeResult uniqueShape(const LegalizeInput& in) {
   int k = kb.loopVar("item");
   int u = kb.local("distinct", ScalarType::I64), c = kb.local("same", ScalarType::I64);
   std::vector<StmtP> body = stableSort(kb, *items, perm, tmp);
-  ExprP prev = kb.load(perm, max(kb.var(k) - i64(1), i64(0)));
-  std::vector<StmtP> count = items->compare(c, kb.load(perm, kb.var(k)), prev);
-  count.push_back(assign(u, kb.var(u) + cast(ScalarType::I64, either(binary(BinOp::Eq, kb.var(k), i64(0)), binary(BinOp::Ne, kb.var(c), i64(0))))));
+  auto [count, starts] = startsGroup(kb, *items, perm, k, c);
+  count.push_back(assign(u, kb.var(u) + starts));
   body.push_back(assign(u, i64(0)));
   body.push_back(forLoop(k, items->count, count));
+  // The values: U of them, or along an axis x's shape with U on that axis.
   int slot = 0;
-  body.push_back(store(dimsOut, i64(slot++), kb.var(u)));
-  if (!items->flat) {  // the values keep x's other axes
-    const ir::StructInfo* xs = in.args[0];
-    auto dims = shapeExprs(kb, xs);
+  if (items->flat) {
+    body.push_back(store(dimsOut, i64(slot++), kb.var(u)));
+  } else {
+    auto dims = shapeExprs(kb, in.args[0]);
     int axis = axisAttr(in, "axis", static_cast<int>(dims->size()), 0);
-    slot = 0;
-    body.pop_back();
     for (int d = 0; d < static_cast<int>(dims->size()); ++d)
       body.push_back(store(dimsOut, i64(slot++), d == axis ? kb.var(u) : (*dims)[static_cast<size_t>(d)]));
   }
@@ -192,8 +197,8 @@ LegalizeResult unique(const LegalizeInput& in) {
   std::vector<StmtP> body = stableSort(kb, *items, perm, tmp);
   // Groups, walking the sorted positions: a new one wherever an item differs from the one before it.
   ExprP here = kb.load(perm, kb.var(k));
-  std::vector<StmtP> grouping = items->compare(c, here, kb.load(perm, max(kb.var(k) - i64(1), i64(0))));
-  grouping.push_back(assign(g, kb.var(g) + cast(ScalarType::I64, either(binary(BinOp::Eq, kb.var(k), i64(0)), binary(BinOp::Ne, kb.var(c), i64(0))))));
+  auto [grouping, starts] = startsGroup(kb, *items, perm, k, c);
+  grouping.push_back(assign(g, kb.var(g) + starts));
   grouping.push_back(store(group, here, kb.var(g)));
   body.push_back(assign(g, i64(-1)));
   body.push_back(forLoop(k, items->count, grouping));

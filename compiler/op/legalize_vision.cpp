@@ -10,6 +10,7 @@
 
 #include "compiler/op/infer_util.h"
 #include "compiler/op/legalize_util.h"
+#include "compiler/op/nn_attrs.h"
 
 namespace tvms::op::kernels {
 
@@ -43,14 +44,8 @@ std::optional<Roi> roiOperands(KernelBuilder& kb, const LegalizeInput& in, std::
     error = in.def.scriptName() + ": layout " + layout + " has no kernel (NCHW and NHWC do)";
     return std::nullopt;
   }
-  const ir::Value* pooled = in.attr("pooled_size");
-  std::vector<int64_t> sizes;
-  if (pooled && pooled->kind == ir::Value::Kind::Int) sizes = {pooled->integer, pooled->integer};
-  if (pooled && pooled->kind == ir::Value::Kind::List)
-    for (auto& v : pooled->items)
-      if (v.kind == ir::Value::Kind::Int) sizes.push_back(v.integer);
-  if (sizes.size() == 1) sizes.push_back(sizes[0]);
-  if (sizes.size() != 2 || sizes[0] <= 0 || sizes[1] <= 0) {
+  std::vector<int64_t> sizes = nn::perDim(in.attr("pooled_size"), 2, 0);  // 0: not one or two integers
+  if (sizes[0] <= 0 || sizes[1] <= 0) {
     error = in.def.scriptName() + ": pooled_size must be one or two positive integers";
     return std::nullopt;
   }

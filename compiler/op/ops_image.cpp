@@ -1,6 +1,7 @@
 // image.resize2d / resize3d with TVM's shape rule (src/relax/op/image/resize.cc): the layout's H and W
 // (D, H and W) become `size`, the rest is kept; out_dtype may change the dtype.
 #include "compiler/op/infer_util.h"
+#include "compiler/op/nn_attrs.h"
 #include "compiler/op/tables.h"
 
 namespace tvms::op {
@@ -82,14 +83,8 @@ InferResult inferRoi(const InferInput& in) {
   if (rois->shape && rois->shape->size() == 2)
     if (auto five = constInt((*rois->shape)[1]); five && *five != 5)
       return fail(diag::Code::TVS101, name + ": each region is [batch index, x1, y1, x2, y2], got " + std::to_string(*five) + " values", 1);
-  std::vector<int64_t> sizes;
-  const Value* pooled = in.attr("pooled_size");
-  if (pooled && pooled->kind == Value::Kind::Int) sizes = {pooled->integer, pooled->integer};
-  if (pooled && pooled->kind == Value::Kind::List)
-    for (auto& v : pooled->items)
-      if (v.kind == Value::Kind::Int) sizes.push_back(v.integer);
-  if (sizes.size() == 1) sizes.push_back(sizes[0]);
-  if (sizes.size() != 2) return fail(diag::Code::TVS005, name + ": pooled_size must be one or two integers");
+  std::vector<int64_t> sizes = nn::perDim(in.attr("pooled_size"), 2, 0);  // 0: not one or two integers
+  if (sizes[0] <= 0 || sizes[1] <= 0) return fail(diag::Code::TVS005, name + ": pooled_size must be one or two positive integers");
   bool nhwc = stringAttr(in.attr("layout")).value_or("NCHW") == "NHWC";
   if (!x->shape || !rois->shape) return ok(tensor(std::nullopt, x->dtype, 4));
   PrimExprPtr n = (*rois->shape)[0], c = (*x->shape)[nhwc ? 3 : 1];

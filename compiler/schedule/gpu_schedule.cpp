@@ -26,17 +26,17 @@ constexpr int64_t kThreads = 256;
 // flight per thread are what keeps HBM busy (one element per thread leaves ~25% of the bandwidth).
 constexpr int64_t kElementsPerThread = 4;
 
-// Every parameter 16-bit or narrower: a flat launch gives each thread twice the elements, so as many
-// bytes are in flight per thread as with 32-bit elements (GELU in float16 ran at 1.5x PyTorch's time).
+// Every parameter 16-bit or narrower: a flat launch gives each thread twice the elements, adjacent ones
+// (contiguousElements), so as many bytes are in flight per thread as with 32-bit elements (GELU in
+// float16 ran at 1.5x PyTorch's time, 1.0x since). A whole group (all but the launch's last) runs
+// without a bound check per element and loads all its values before it stores any, and the CUDA
+// backend declares every buffer 16-byte aligned (as the runtime's allocations and the C API's adopted
+// tensors are), so the compiler may merge the loads; NVRTC keeps them 2-byte loads today.
 bool narrowElements(const Kernel& k) {
   for (auto& b : k.buffers)
     if (b.param && runtime::dtypeBytes(b.type) > 2) return false;
   return true;
 }
-// ... and those elements adjacent, so a thread's 8 loads of 16-bit values (8 bytes of 8-bit ones) are
-// one 16-byte access: the CUDA backend declares every buffer 16-byte aligned, which the runtime's
-// allocations and the C API's adopted tensors are, and a whole group (all but the launch's last)
-// runs without a bound check per element, which would keep the compiler from merging the loads.
 constexpr int64_t kNarrowElementsPerThread = 8;
 
 StmtP bound(int var, ExprP extent, std::vector<StmtP> body, const char* tag) {
@@ -392,7 +392,7 @@ StmtP launch(Kernel& k, const StmtP& top) {
   if (nest.empty()) return bound(bx, intImm(1), {bound(tx, intImm(1), {top}, "threadIdx.x")}, "blockIdx.x");
   bool flat = !containsLoop(nest.back()->body);
   if (flat && narrowElements(k)) return contiguousElements(k, nest, total, bx, tx);
-  int64_t perThread = flat ? kElementsPerThread * (narrowElements(k) ? 2 : 1) : 1;
+  int64_t perThread = flat ? kElementsPerThread : 1;
   int e = flat ? newLoopVar(k, "e") : -1;
   ExprP fused = varRef(k, bx) * intImm(kThreads * perThread) + varRef(k, tx);
   if (flat) fused = fused + varRef(k, e) * intImm(kThreads);

@@ -313,8 +313,9 @@ class FunctionLowering {
 
   // An output tensor: storage from the pool of its device when a dead one is large enough.
   // `into` >= 0: a tensor of a tuple, allocated into that register and never pooled.
-  int allocTensor(const StructInfo& s, const Var* owner, int into = -1) {
-    int slot = slotOf(&s);
+  // `onSlot`: where the tensor goes when not its vdevice's slot (R.builtin.alloc_tensor's device index).
+  int allocTensor(const StructInfo& s, const Var* owner, int into = -1, int onSlot = -1) {
+    int slot = onSlot >= 0 ? onSlot : slotOf(&s);
     auto dt = runtime::dtypeFromName(s.dtype);
     if (!dt || !s.shape) { error("'" + owner->name + "': a tensor needs a known dtype and shape to be allocated"); return newReg(); }
     std::vector<int64_t> args{0, static_cast<int64_t>(*dt)};
@@ -824,7 +825,7 @@ class FunctionLowering {
     std::string what = isAssert ? "R.assert_op" : "R.print";
     int64_t format = -1;
     if (const CallAttr* a = c.attr("format")) {
-      auto text = stringOf(a->value);
+      auto text = op::infer::literalString(&a->value);
       if (!text) return error("'" + var->name + "': the format of " + what + " must be a string, got " + a->value.text);
       out_.exe.strings.push_back(*text);
       format = static_cast<int64_t>(out_.exe.strings.size() - 1);
@@ -928,13 +929,7 @@ class FunctionLowering {
     auto dtype = runtime::dtypeFromName(out->dtype);
     if (!dtype) return error("'" + var->name + "': dtype " + out->dtype + " has no kernels");
     if (def == &op::builtin::builtinAllocTensor()) {
-      int storage = newReg();
-      ++out_.storageAllocations;
-      std::vector<int64_t> bytes = byteCount(*out, *dtype);
-      emit(Opcode::AllocStorage, storage, {deviceSlot(attrInt("runtime_device_index", 0)), bytes[0], bytes[1]});
-      std::vector<int64_t> args{storage, static_cast<int64_t>(*dtype)};
-      pushDims(args, *out->shape);
-      emit(Opcode::AllocTensor, regOf(var), args);
+      allocTensor(*out, var, -1, deviceSlot(attrInt("runtime_device_index", 0)));
       return;
     }
     if (def == &op::builtin::memoryAllocTensor()) {
@@ -954,15 +949,6 @@ class FunctionLowering {
     std::vector<int64_t> args{valueReg(arg(0))};
     pushDims(args, *out->shape);
     emit(Opcode::View, regOf(var), args);
-  }
-
-  // A tensor's byte count as a VM operand pair (isSlot, value), computed into the heap when symbolic.
-  std::vector<int64_t> byteCount(const StructInfo& s, runtime::DType dtype) {
-    PrimExprPtr bytes = primInt(static_cast<int64_t>(runtime::dtypeBytes(dtype)));
-    for (auto& d : *s.shape) bytes = primBinary("*", bytes, d);
-    std::vector<int64_t> out;
-    pushDims(out, {bytes});
-    return out;
   }
 
   // The registers of a tuple's fields: a tuple written in place, or a tuple-valued variable's items.
@@ -1006,9 +992,6 @@ class FunctionLowering {
     args.insert(args.end(), given->begin(), given->end());
     emit(Opcode::InvokeClosure, regOf(var), args);
   }
-
-  // A string attribute as written: "text", or TVM's printed R.str("text").
-  static std::optional<std::string> stringOf(const Value& v) { return op::infer::literalString(&v); }
 
   void outputs(const ExprPtr& body) {
     if (auto* v = as<Var>(body)) f_.outputNames.push_back(v->name);

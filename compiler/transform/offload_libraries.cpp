@@ -45,12 +45,11 @@ bool identity(const std::vector<int64_t>& p) {
 }
 
 class Offload : public Rewriter {
-  // A GEMM epilogue chain (findGemmEpilogues): the matmul, the bias add, the activation it ends in.
+  // A GEMM epilogue chain (findGemmEpilogues): its matmul, its bias, the activation it ends in.
   struct Epilogue {
     const Binding* matmul;
-    const Binding* add;
-    std::string activation;
     ExprPtr bias;
+    std::string activation;
   };
 
  public:
@@ -101,7 +100,7 @@ class Offload : public Rewriter {
         auto* mc = as<Call>(mm->second->value);
         const StructInfo* out = product->annotation.get();
         if (mc->def != matmul_ || !out || !epilogueTakes(*mc, *out, bias->annotation.get())) continue;
-        Epilogue e{mm->second, add, "none", nullptr};
+        Epilogue e{mm->second, c->args[static_cast<size_t>(1 - side)], "none"};
         const Binding* last = add;
         if (const Binding* next = onlyUser(add->vars[0].get())) {
           auto* nc = as<Call>(next->value);
@@ -110,7 +109,6 @@ class Offload : public Rewriter {
             last = next;
           }
         }
-        e.bias = c->args[static_cast<size_t>(1 - side)];
         dropped_.insert(mm->second);
         if (last != add) dropped_.insert(add);
         epilogues_[last] = e;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "compiler/analysis/lint.h"
+#include "compiler/syntax/document.h"
 #include "tests/support/run_helpers.h"
 
 using namespace tvms;
@@ -123,4 +125,16 @@ TEST_CASE("compile and run: vision.roi_pool takes the max of each bin's pixels, 
           want.push_back(he <= hs || we <= ws ? 0.0 : best);
         }
   checkClose(r.outputs.at(0), want, 1e-6);
+}
+
+TEST_CASE("vision.roi_pool (and roi_align, which shares its deduction) refuses a pooled_size that is not one or two positive integers") {
+  for (std::string pooled : {"(2, 0)", "(2, 3, 4)", "-1"}) {
+    CAPTURE(pooled);
+    syntax::Document doc(test::module("x: " + T("(2, 3, 7, 9)") + ", rois: " + T("(5, 5)"), T("(5, 3, 2, 3)"),
+                                      "        p = R.vision.roi_pool(x, rois, pooled_size=" + pooled + ", spatial_scale=0.5)\n        return p\n"));
+    bool said = false;
+    for (auto& d : analysis::lintDocument(doc, {}).diagnostics)
+      said |= d.message.find("pooled_size must be one or two positive integers") != std::string::npos;
+    CHECK(said);
+  }
 }
