@@ -53,7 +53,8 @@ bool Signature::operator==(const Signature& other) const {
   return ir::structInfoEqual(ret, other.ret);
 }
 
-ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view text, const ModuleAnalysis* previous) {
+ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view text, const ModuleAnalysis* previous,
+                             bool keepFacts) {
   ModuleAnalysis out;
   if (!region.module) return out;
   const ir::IRModule& m = *region.module;
@@ -137,6 +138,7 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     for (auto& [var, fact] : fa->vars) std::vector<diag::Related>().swap(fact.placement);
     checkPlacement(ctx, *f.relax, fa->diagnostics, fa->diagnostics);
     collectVDeviceUses(*f.relax, fa->vdeviceUses, fa->hints);
+    if (!keepFacts) decltype(fa->vars)().swap(fa->vars);
     out.functions.push_back(fa);
     ++out.deduced;
   }

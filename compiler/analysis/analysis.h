@@ -65,9 +65,11 @@ struct ModuleAnalysis {
   std::vector<diag::Diagnostic> all() const;
 };
 
-// `text` is the document text (fixes quote operands).
+// `text` is the document text (fixes quote operands). For a one-shot lint, `keepFacts` false drops each
+// function's facts about its variables once its checks are done (nothing reads them after; hover and
+// the editor's features do, on the language server's analyses).
 ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view text,
-                             const ModuleAnalysis* previous = nullptr);
+                             const ModuleAnalysis* previous = nullptr, bool keepFacts = true);
 
 // Deduction of a function built by a pass (no source text, no ranges): what Normalize annotates
 // every variable with.

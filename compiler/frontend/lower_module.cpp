@@ -13,7 +13,7 @@
 namespace tvms::frontend {
 
 Lowerer::Lowerer(const syntax::Document& doc, const Aliases& aliases, Region& region)
-    : doc_(doc), aliases_(aliases), region_(region), mod_(*region.module) {}
+    : doc_(doc), forEditors_(!doc.readsByFunction()), aliases_(aliases), region_(region), mod_(*region.module) {}
 
 void Lowerer::report(diag::Code code, ByteRange range, std::string message) {
   region_.diagnostics.push_back(diag::make(code, range, std::move(message)));
@@ -63,10 +63,10 @@ void Lowerer::notChecked(TSNode n, const std::string& what) {
 }
 
 void Lowerer::defineName(NameRef::Kind k, TSNode n, const std::string& name, const void* target) {
-  region_.map.names.push_back({k, rangeOf(n), name, true, target});
+  if (forEditors_) region_.map.names.push_back({k, rangeOf(n), name, true, target});
 }
 void Lowerer::useName(NameRef::Kind k, TSNode n, const std::string& name, const void* target) {
-  region_.map.names.push_back({k, rangeOf(n), name, false, target});
+  if (forEditors_) region_.map.names.push_back({k, rangeOf(n), name, false, target});
 }
 
 std::string Lowerer::canonicalName(TSNode n) {
@@ -110,6 +110,13 @@ ir::AttrList Lowerer::decoratorArgs(TSNode decoratorExpr) {
 
 // The decorator of a TVMScript function among a decorated definition's decorators, if any.
 std::optional<Lowerer::FunctionNode> Lowerer::functionNode(TSNode stmt) {
+  auto f = tvmscriptDecorator(stmt);
+  if (f) f->args = decoratorArgs(f->decoratorExpr);
+  return f;
+}
+
+// functionNode without reading the decorator's arguments (reading them reports what is wrong there).
+std::optional<Lowerer::FunctionNode> Lowerer::tvmscriptDecorator(TSNode stmt) {
   if (!isType(stmt, "decorated_definition")) return std::nullopt;
   TSNode def = field(stmt, "definition");
   if (!isType(def, "function_definition")) return std::nullopt;
@@ -120,7 +127,7 @@ std::optional<Lowerer::FunctionNode> Lowerer::functionNode(TSNode stmt) {
     TSNode e = kids[0];
     TSNode callee = isType(e, "call") ? field(e, "function") : e;
     std::string name = canonicalName(callee);
-    if (name == "R.function" || name == "T.prim_func") return FunctionNode{stmt, def, name, decoratorArgs(e)};
+    if (name == "R.function" || name == "T.prim_func") return FunctionNode{stmt, def, name, {}, e};
   }
   return std::nullopt;
 }
@@ -145,8 +152,10 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
   anchorDecorators(&mod_.decoratorArgs, decorated);
   TSNode body = field(classDef, "body");
   // Functions in source order; a function whose own tree is broken (Document islands) is only reported.
+  // A document read by function parses each function when it is lowered and frees it after: a member
+  // keeps its skeleton node, found again through definitionAt when its turn comes.
   struct Member {
-    std::optional<FunctionNode> f;
+    TSNode skeleton;
     std::optional<syntax::Document::BrokenIsland> broken;
     std::string name;
   };
@@ -158,23 +167,23 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
     TSNode skeleton = statements[k];
     if (auto it = misindented.find(k); it != misindented.end()) {
       if (it->second) {
-        functions.push_back({std::nullopt, it->second, brokenFunctionName(it->second->range)});
+        functions.push_back({skeleton, it->second, brokenFunctionName(it->second->range)});
         globalNames_.insert(functions.back().name);
       }
       continue;
     }
     if (auto b = doc_.brokenIslandAt(skeleton)) {
       b->range.begin = ts_node_start_byte(skeleton);  // spans start at the decorator, like the others
-      functions.push_back({std::nullopt, b, brokenFunctionName(b->range)});
+      functions.push_back({skeleton, b, brokenFunctionName(b->range)});
       globalNames_.insert(functions.back().name);
       continue;
     }
-    TSNode stmt = doc_.definitionAt(skeleton);
-    if (auto f = functionNode(stmt)) {
-      functions.push_back({*f, std::nullopt, text(field(f->def, "name"))});
+    TSNode stmt = doc_.headerAt(skeleton);
+    if (auto f = tvmscriptDecorator(stmt)) {
+      functions.push_back({skeleton, std::nullopt, text(field(f->def, "name"))});
       globalNames_.insert(functions.back().name);
     } else {
-      others.push_back(stmt);
+      others.push_back(doc_.definitionAt(skeleton));
     }
   }
   if (functions.empty() && others.empty() && !ts_node_has_error(classDef))
@@ -185,8 +194,12 @@ void Lowerer::lowerModuleClass(TSNode decorated, TSNode classDef, ir::AttrList a
     lowerModuleStatement(stmt);
   }
   for (auto& m : functions) {
-    if (m.broken) lowerBrokenMember(*m.broken);
-    else lowerMember(*m.f, m.name);
+    if (m.broken) {
+      lowerBrokenMember(*m.broken);
+      continue;
+    }
+    if (auto f = functionNode(doc_.definitionAt(m.skeleton))) lowerMember(*f, m.name);
+    doc_.doneWith(m.skeleton);
   }
 }
 
@@ -382,7 +395,7 @@ void Lowerer::lowerStandalone(TSNode decorated, TSNode def, const std::string& d
   if (span.broken) {
     reportSyntaxErrors(decorated, span.range);
   } else {
-    mod_.functions.push_back(lowerFunctionNode(FunctionNode{decorated, def, decorator, std::move(args)}));
+    mod_.functions.push_back(lowerFunctionNode(FunctionNode{decorated, def, decorator, std::move(args), {}}));
   }
   region_.functions.push_back(span);
 }
@@ -565,7 +578,7 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   pf->kernel = std::move(read.kernel);
   pf->kernelError = std::move(read.error);
   // Buffers and variables of the body for the editor: definitions, uses, what hover says.
-  for (auto& n : read.names) {
+  for (auto& n : forEditors_ ? read.names : decltype(read.names){}) {
     const ir::TirSymbol& sym = *read.symbols[n.symbol];
     NameRef::Kind kind = sym.kind == ir::TirSymbol::Kind::Buffer ? NameRef::Kind::TirBuffer : NameRef::Kind::TirVar;
     region_.map.names.push_back({kind, n.range, sym.name, n.isDefinition, &sym});

@@ -398,7 +398,7 @@ PrimExprPtr Lowerer::parseDimString(std::string_view s, ByteRange where) {
                                 : "the dimension \"" + std::string(s) + "\" holds " + p.tooLarge + ", past the 64-bit integers TVM's shapes use");
     return primOpaque(pythonString(s));
   }
-  if (e->kind == PrimExpr::Kind::Var && inSignature_) region_.map.names.push_back({NameRef::Kind::SymbolicVar, where, e->name, true, nullptr});
+  if (forEditors_ && e->kind == PrimExpr::Kind::Var && inSignature_) region_.map.names.push_back({NameRef::Kind::SymbolicVar, where, e->name, true, nullptr});
   return e;
 }
 

@@ -81,6 +81,9 @@ std::vector<std::string> commentsIn(const syntax::Document& doc, ByteRange r) {
 }
 
 void Lowerer::finish() {
+  // Trivia serve the formatter, which reads a whole document; read by function (a one-shot lint), the
+  // functions' trees are gone by now.
+  if (doc_.readsByFunction()) return;
   auto& trivia = region_.trivia;
   std::vector<TSNode> comments;
   collectComments(doc_, regionLines(doc_, region_.range), comments);

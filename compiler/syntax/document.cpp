@@ -1,5 +1,9 @@
 #include "compiler/syntax/document.h"
 
+#include "compiler/syntax/function_trees.h"
+#include "compiler/syntax/parse_text.h"
+#include "compiler/syntax/skeleton_scan.h"
+
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -8,97 +12,30 @@ namespace tvms::syntax {
 
 ByteRange rangeOf(TSNode n) { return {ts_node_start_byte(n), ts_node_end_byte(n)}; }
 
-namespace {
-
-bool isType(TSNode n, const char* t) { return !ts_node_is_null(n) && std::strcmp(ts_node_type(n), t) == 0; }
-
-TSPoint pointAt(const LineIndex& lines, uint32_t offset) {
-  LineCol lc = lines.toLineCol(offset, Encoding::Utf8);
-  return {lc.line, lc.column};
-}
-
-TSRange tsRange(const LineIndex& lines, ByteRange r) {
-  return {pointAt(lines, r.begin), pointAt(lines, r.end), r.begin, r.end};
-}
-
-bool isDefinition(TSNode n) {
-  return isType(n, "decorated_definition") || isType(n, "function_definition");
-}
-
-// The text as tree-sitter reads it. Two rewrites, each one byte for one byte so every offset stays
-// valid:
-// - tree-sitter-python ends lines at "\n" only, but Python (and the LSP) also end them at a lone
-//   "\r" (old Mac files): it reads such a "\r" as "\n".
-// - Brackets nested deeper than kMaxBracketDepth are read as spaces: Debian's tree-sitter 0.20.7
-//   frees memory twice on ~65,000 unclosed brackets and kills the process. The frontend stops at
-//   150 levels of expression anyway (TVS002), so nothing that deep is ever analysed.
-// Chunks with nothing to rewrite are handed over in place.
-constexpr int kMaxBracketDepth = 4096;
-
-// Only the ranges tree-sitter is given to read (all of the text without any): an island's reparse
-// scans the island, not the file (a whole-file scan was 7% of a keystroke in the server).
-std::vector<uint32_t> bracketsPastDepth(std::string_view text, const std::vector<ByteRange>& ranges) {
-  std::vector<uint32_t> out;
-  int depth = 0;
-  auto scan = [&](size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) {
-      char c = text[i];
-      if (c == '(' || c == '[' || c == '{') {
-        if (++depth > kMaxBracketDepth) out.push_back(static_cast<uint32_t>(i));
-      } else if (c == ')' || c == ']' || c == '}') {
-        if (depth > kMaxBracketDepth) out.push_back(static_cast<uint32_t>(i));
-        if (depth > 0) --depth;
-      }
-    }
-  };
-  if (ranges.empty()) scan(0, text.size());
-  for (auto& r : ranges) scan(std::min<size_t>(r.begin, text.size()), std::min<size_t>(r.end, text.size()));
-  return out;
-}
-
-struct ParseInput {
-  std::string_view text;
-  std::vector<uint32_t> blanked;  // sorted offsets read as ' '
-  std::string chunk;
-};
-const char* readChunk(void* payload, uint32_t byte, TSPoint, uint32_t* read) {
-  auto& in = *static_cast<ParseInput*>(payload);
-  if (byte >= in.text.size()) {
-    *read = 0;
-    return "";
-  }
-  constexpr size_t kChunk = 1 << 16;
-  std::string_view piece = in.text.substr(byte, kChunk);
-  *read = static_cast<uint32_t>(piece.size());
-  auto blank = std::lower_bound(in.blanked.begin(), in.blanked.end(), byte);
-  bool blanks = blank != in.blanked.end() && *blank < byte + piece.size();
-  if (!blanks && piece.find('\r') == std::string_view::npos) return piece.data();
-  in.chunk.assign(piece);
-  for (size_t i = 0; i < in.chunk.size(); ++i) {
-    size_t at = byte + i;
-    if (in.chunk[i] == '\r' && (at + 1 >= in.text.size() || in.text[at + 1] != '\n')) in.chunk[i] = '\n';
-  }
-  for (; blank != in.blanked.end() && *blank < byte + piece.size(); ++blank) in.chunk[*blank - byte] = ' ';
-  return in.chunk.data();
-}
-
-TSTree* parseText(TSParser* parser, const TSTree* old, std::string_view text, const std::vector<ByteRange>& included = {}) {
-  ParseInput in{text, bracketsPastDepth(text, included), {}};
-  return ts_parser_parse(parser, old, TSInput{&in, readChunk, TSInputEncodingUTF8});
-}
-
-}  // namespace
-
-Document::Document(std::string text) : text_(std::move(text)) {
-  parser_ = ts_parser_new();
-  if (!ts_parser_set_language(parser_, tree_sitter_python()))
-    throw std::runtime_error("tree-sitter-python grammar ABI does not match the tree-sitter runtime");
+Document::Document(std::string text, Parsing parsing, unsigned helpers) : text_(std::move(text)) {
+  parser_ = newPythonParser();
   lines_.reset(text_);
+  if (parsing == Parsing::ByFunction && readByFunction(helpers)) return;
   tree_ = parseText(parser_, nullptr, text_);
   findIslands();
 }
 
+void Document::parseWhole() {
+  readWholeAfterAll_ |= functionTrees_ != nullptr;
+  dropTrees();
+  tree_ = parseText(parser_, nullptr, text_);
+  findIslands();
+}
+
+void Document::dropFunctionTrees() {
+  if (!functionTrees_) return;
+  functionTreesParsed_ += functionTrees_->parsed();
+  mostFunctionTreesAlive_ = std::max(mostFunctionTreesAlive_, functionTrees_->mostAlive());
+  functionTrees_.reset();
+}
+
 void Document::dropTrees() {
+  dropFunctionTrees();
   dropIslandTrees();
   islands_.clear();
   spans_.clear();
@@ -107,6 +44,7 @@ void Document::dropTrees() {
 }
 
 Document::~Document() {
+  functionTrees_.reset();
   dropIslandTrees();
   if (tree_) ts_tree_delete(tree_);
   if (parser_) ts_parser_delete(parser_);
@@ -155,14 +93,6 @@ void follow(ByteRange& r, ByteRange edit, int64_t delta) {
   } else if (r.end >= edit.end) {
     r.end = static_cast<uint32_t>(r.end + delta);
   }
-}
-
-// The body of the class that is a header + lines tree's first statement (an island's or a span's tree
-// holds its class header first); a null node when that statement is not a class with a body.
-TSNode firstClassBody(TSNode root) {
-  TSNode top = ts_node_named_child(root, 0);
-  TSNode cls = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
-  return isType(cls, "class_definition") ? ts_node_child_by_field_name(cls, "body", 4) : TSNode{};
 }
 
 // The class definition whose body is `body`, and the node at column 0 that holds it (its decorated
@@ -284,25 +214,87 @@ bool Document::parseIsland(Island& island, TSTree* old) {
 }
 
 TSTree* Document::parseRanges(const std::vector<ByteRange>& ranges) const {
-  std::vector<TSRange> included;
-  for (auto& r : ranges) included.push_back(tsRange(lines_, r));
-  TSParser* parser = ts_parser_new();
-  ts_parser_set_language(parser, tree_sitter_python());
-  ts_parser_set_included_ranges(parser, included.data(), static_cast<uint32_t>(included.size()));
-  TSTree* tree = parseText(parser, nullptr, text_, ranges);
+  TSParser* parser = newPythonParser();
+  TSTree* tree = parseRangesWith(parser, text_, lines_, ranges);
   ts_parser_delete(parser);
   return tree;
 }
 
+namespace {
+
+// The outermost definition starting at `begin` in the tree under `root` (decorated_definition over its
+// function_definition), or a null node.
+TSNode definitionStartingAt(TSNode root, uint32_t begin) {
+  TSNode n = ts_node_descendant_for_byte_range(root, begin, begin);
+  while (!ts_node_is_null(n) && !(isDefinition(n) && ts_node_start_byte(n) == begin)) n = ts_node_parent(n);
+  while (!ts_node_is_null(n) && isDefinition(ts_node_parent(n)) && ts_node_start_byte(ts_node_parent(n)) == begin)
+    n = ts_node_parent(n);
+  return n;
+}
+
+}  // namespace
+
+// Read by function: the scan's functions must be definitions of the skeleton over the same lines,
+// ending where the scan says, and the skeleton clean; else the file is parsed whole. The helpers start
+// on the functions while the skeleton is parsed.
+bool Document::readByFunction(unsigned helpers) {
+  auto skeleton = scanSkeleton(text_);
+  if (!skeleton) return false;
+  std::vector<FunctionTrees::Function> functions;
+  for (auto& f : skeleton->functions) functions.push_back({f.header, f.range, f.definitionBegin, f.definitionEnd});
+  auto trees = std::make_unique<FunctionTrees>(text_, lines_, std::move(functions), helpers);
+  TSTree* tree = parseText(parser_, nullptr, skeleton->text);
+  if (!tree) return false;
+  TSNode root = ts_tree_root_node(tree);
+  bool ok = !ts_node_has_error(root);
+  for (size_t i = 0; ok && i < skeleton->functions.size(); ++i) {
+    const ScannedFunction& f = skeleton->functions[i];
+    TSNode n = definitionStartingAt(root, f.definitionBegin);
+    ok = !ts_node_is_null(n) && ts_node_end_byte(n) == f.definitionEnd;
+    if (ok) {
+      ByteRange lines = wholeLines(lines_, n);
+      ok = lines.begin == f.range.begin && lines.end == f.range.end;
+    }
+  }
+  if (!ok) {
+    ts_tree_delete(tree);
+    return false;
+  }
+  tree_ = tree;
+  functionTrees_ = std::move(trees);
+  return true;
+}
+
+int Document::functionAt(TSNode skeletonNode) const {
+  if (!functionTrees_) return -1;
+  uint32_t begin = ts_node_start_byte(skeletonNode);
+  int k = functionTrees_->indexAt(begin);
+  return k >= 0 && functionTrees_->function(k).begin == begin ? k : -1;
+}
+
+bool Document::byFunctionFailed() const { return functionTrees_ && functionTrees_->failed(); }
+size_t Document::functionTreesParsed() const { return functionTreesParsed_ + (functionTrees_ ? functionTrees_->parsed() : 0); }
+size_t Document::mostFunctionTreesAlive() const {
+  return std::max(mostFunctionTreesAlive_, functionTrees_ ? functionTrees_->mostAlive() : 0);
+}
+
+TSNode Document::headerAt(TSNode skeletonNode) const {
+  return functionAt(skeletonNode) >= 0 ? skeletonNode : definitionAt(skeletonNode);
+}
+
+void Document::doneWith(TSNode skeletonNode) const {
+  if (int k = functionAt(skeletonNode); k >= 0) functionTrees_->doneWith(static_cast<size_t>(k));
+}
+
 TSNode Document::definitionAt(TSNode skeletonNode) const {
   uint32_t begin = ts_node_start_byte(skeletonNode);
+  if (int k = functionAt(skeletonNode); k >= 0) {
+    TSNode n = definitionStartingAt(functionTrees_->root(static_cast<size_t>(k)), begin);
+    return ts_node_is_null(n) ? skeletonNode : n;
+  }
   for (auto& i : islands_) {
     if (!i.tree || begin < i.range.begin || begin >= i.range.end) continue;
-    TSNode n = ts_node_descendant_for_byte_range(i.tree.root(), begin, begin);
-    while (!ts_node_is_null(n) && !(isDefinition(n) && ts_node_start_byte(n) == begin)) n = ts_node_parent(n);
-    // Prefer the outermost definition starting here (decorated_definition over its function_definition).
-    while (!ts_node_is_null(n) && isDefinition(ts_node_parent(n)) && ts_node_start_byte(ts_node_parent(n)) == begin)
-      n = ts_node_parent(n);
+    TSNode n = definitionStartingAt(i.tree.root(), begin);
     if (!ts_node_is_null(n)) return n;
   }
   return skeletonNode;
@@ -322,6 +314,11 @@ std::vector<Document::TreePart> Document::treesIn(ByteRange range) const {
   std::vector<TreePart> owned;
   for (auto& i : islands_)
     if (i.tree) owned.push_back({i.tree.root(), i.range});
+  if (functionTrees_)  // read by function: each function's own tree (parsed when asked for)
+    for (size_t k = 0; k < functionTrees_->size(); ++k) {
+      ByteRange r = functionTrees_->function(k).range;
+      if (r.end > range.begin && r.begin < range.end) owned.push_back({functionTrees_->root(k), r});
+    }
   for (auto& sp : spans_) {
     uint32_t pos = sp.range.begin;
     for (auto& i : islands_) {
@@ -414,6 +411,7 @@ std::vector<ByteRange> Document::wholeFileEdit(const TSInputEdit& edit, bool tre
 }
 
 std::vector<ByteRange> Document::applyEdit(ByteRange range, std::string_view newText) {
+  if (functionTrees_) parseWhole();  // edits follow the whole-file tree and its islands
   const auto size = static_cast<uint32_t>(text_.size());
   range.end = std::min(range.end, size);
   range.begin = std::min(range.begin, range.end);

@@ -35,9 +35,22 @@ extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace tvms::syntax {
 
+class FunctionTrees;
+
+// How a Document parses its text at first.
+enum class Parsing {
+  Whole,       // one tree of the whole file (what edits need: the language server, fmt, build)
+  ByFunction,  // for a one-shot read of a large file: the functions of its column-0 classes are found
+               // from the text (skeleton_scan.h), the rest is parsed as a skeleton in which their
+               // bodies are blank, and each function is parsed on its own when it is asked for
+               // (definitionAt) and freed when its reader says it is done (doneWith); helper threads
+               // parse ahead. When the scan gives up, the file is parsed whole. When a function's own
+               // parse disagrees with the skeleton's, byFunctionFailed() says so: read it again whole.
+};
+
 class Document {
  public:
-  explicit Document(std::string text);
+  explicit Document(std::string text, Parsing parsing = Parsing::Whole, unsigned helpers = 0);
   ~Document();
   // Frees every syntax tree (the whole file's and the islands'): afterwards only the text and the
   // line index may be read. A one-shot lint drops them once lowering is done (half its memory).
@@ -54,7 +67,26 @@ class Document {
 
   // The current node for a definition (decorated_definition / function_definition) found in the
   // skeleton: the same definition in its island's own tree when it has one, else the node itself.
+  // Read by function, the function's own tree (parsed now unless a helper has).
   TSNode definitionAt(TSNode skeletonNode) const;
+  // A node for a definition whose decorators, name and parameters are current, for a reader that looks
+  // no deeper: read by function, the skeleton's own (its body is blank), so nothing is parsed.
+  TSNode headerAt(TSNode skeletonNode) const;
+  // Read by function, frees the tree definitionAt made for this definition (nodes of it die); asked for
+  // again, it is parsed again. Nothing otherwise.
+  void doneWith(TSNode skeletonNode) const;
+  // Whether the functions are read one by one (the scan succeeded), and whether one of their own parses
+  // disagreed with the skeleton: what was read from this document must then be read again after
+  // parseWhole().
+  bool readsByFunction() const { return functionTrees_ != nullptr; }
+  bool byFunctionFailed() const;
+  // Parses the whole text as Parsing::Whole does (every node and tree handed out before dies).
+  void parseWhole();
+  // Read by function: how many function trees were parsed, the most alive at once, and whether the
+  // document was read again whole after all (for tests; kept after dropTrees).
+  size_t functionTreesParsed() const;
+  size_t mostFunctionTreesAlive() const;
+  bool readWholeAfterAll() const { return readWholeAfterAll_; }
   // The roots to walk for `range`, each with the part of the range it is authoritative for: the
   // skeleton outside islands with trees, and each such island's tree inside it.
   struct TreePart {
@@ -118,6 +150,8 @@ class Document {
     ShiftedTree tree;
   };
   void findIslands();
+  bool readByFunction(unsigned helpers);
+  int functionAt(TSNode skeletonNode) const;  // the index of the function read alone that starts there, or -1
   void dropIslandTrees();
   bool parseIsland(Island& island, TSTree* old);
   std::optional<ByteRange> reparseSpan(ByteRange oldEdit, int64_t delta);
@@ -136,6 +170,10 @@ class Document {
   size_t wholeFileReparses_ = 0, islandReparses_ = 0, spanReparses_ = 0;
   std::optional<ByteRange> lastSpan_;
   bool lastEditReparsedFile_ = false;
+  std::unique_ptr<FunctionTrees> functionTrees_;  // read by function: the functions' own trees
+  size_t functionTreesParsed_ = 0, mostFunctionTreesAlive_ = 0;  // of function trees dropped
+  bool readWholeAfterAll_ = false;
+  void dropFunctionTrees();
 };
 
 ByteRange rangeOf(TSNode n);

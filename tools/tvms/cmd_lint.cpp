@@ -216,6 +216,8 @@ int runLint(const Args& args) {
         read.emplace_back(path, std::move(*src));
       }
       std::vector<TextLint> linted(read.size());
+      // One file alone has the cores to itself: its functions are parsed on all of them.
+      options.parseHelpers = read.size() == 1 && all.size() == 1 ? workers() - 1 : 0;
       forEachInParallel(read.size(), [&](size_t i) { linted[i] = lintText(read[i].second.text, options); });
       for (size_t i = 0; i < read.size(); ++i) {
         const std::string& path = read[i].first;
@@ -240,7 +242,8 @@ int runLint(const Args& args) {
           if (!l.verifyProblems.empty()) ++verifyFailures;
           continue;
         }
-        LintedFile f{path == "-" && !stdinName.empty() ? stdinName : displayPath(path), std::move(l.text), {}, std::move(l.diagnostics)};
+        LintedFile f{path == "-" && !stdinName.empty() ? stdinName : displayPath(path), fix ? std::move(l.text) : std::move(read[i].second.text),
+                     {}, std::move(l.diagnostics)};
         for (auto& d : f.diagnostics)
           if (d.severity == diag::Severity::Error || (errorOnWarning && d.severity == diag::Severity::Warning)) ++findings;
         files.push_back(std::move(f));

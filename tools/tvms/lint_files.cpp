@@ -41,23 +41,33 @@ int applyFixes(std::string& text, const std::vector<diag::Diagnostic>& ds, bool 
   return static_cast<int>(chosen.size());
 }
 
-TextLint lintText(const std::string& text, const LintOptions& options) {
-  TextLint out;
-  out.text = text;
-  if (options.fix) {
-    for (int round = 0; round < 10; ++round) {
-      syntax::Document doc(out.text);
-      auto r = analysis::lintDocumentOnce(doc, options.rules);
-      int n = applyFixes(out.text, r.diagnostics, options.unsafe);
-      if (!n) break;
-      out.fixes += n;
-    }
-    if (!options.lintAfterFix) return out;
-  }
-  syntax::Document doc(out.text);
+namespace {
+
+// The findings (or, verifying, the unmet expectations) of one lint of `text` into `out`.
+void lintOnce(const std::string& text, const LintOptions& options, TextLint& out) {
+  syntax::Document doc(text, syntax::Parsing::ByFunction, options.parseHelpers);
   auto r = analysis::lintDocumentOnce(doc, options.rules);
   if (options.verify) out.verifyProblems = analysis::verifyExpectations(r, doc.lines());
   else out.diagnostics = std::move(r.diagnostics);
+}
+
+}  // namespace
+
+TextLint lintText(const std::string& text, const LintOptions& options) {
+  TextLint out;
+  if (!options.fix) {  // no copy kept: the Document's is the only other one (a large file's lint is memory-bound)
+    lintOnce(text, options, out);
+    return out;
+  }
+  out.text = text;
+  for (int round = 0; round < 10; ++round) {
+    syntax::Document doc(out.text, syntax::Parsing::ByFunction, options.parseHelpers);
+    auto r = analysis::lintDocumentOnce(doc, options.rules);
+    int n = applyFixes(out.text, r.diagnostics, options.unsafe);
+    if (!n) break;
+    out.fixes += n;
+  }
+  if (options.lintAfterFix) lintOnce(out.text, options, out);
   return out;
 }
 

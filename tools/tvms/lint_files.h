@@ -16,10 +16,11 @@ struct LintOptions {
   bool unsafe = false;   // with fix: behaviour-changing fixes too
   bool verify = false;   // check `# expect:` comments instead of reporting
   bool lintAfterFix = true;  // false for --diff: the fixed text is all that is wanted
+  unsigned parseHelpers = 0;  // threads that parse a file's functions ahead of its lowering (syntax::Parsing::ByFunction)
 };
 
 struct TextLint {
-  std::string text;  // after the fixes (the input when none applied)
+  std::string text;  // with LintOptions::fix, the text after the fixes (the input when none applied); else empty
   int fixes = 0;
   std::vector<diag::Diagnostic> diagnostics;  // of `text`
   std::vector<std::string> verifyProblems;    // with verify

@@ -1,0 +1,147 @@
+#include "compiler/syntax/function_trees.h"
+
+#include <algorithm>
+
+#include "compiler/syntax/parse_text.h"
+
+namespace tvms::syntax {
+
+FunctionTrees::FunctionTrees(const std::string& text, const LineIndex& lines, std::vector<Function> functions, unsigned helpers)
+    : text_(text), lines_(lines), functions_(std::move(functions)), slots_(functions_.size()) {
+  readerParser_ = newPythonParser();
+  // Enough functions ahead that a helper rarely waits for the reader (the helpers start while the
+  // reader parses the skeleton), few enough that their trees stay a small part of the memory.
+  window_ = 32 * static_cast<size_t>(helpers);
+  for (unsigned h = 0; h < helpers && h < functions_.size(); ++h) helpers_.emplace_back([this] { helper(); });
+}
+
+FunctionTrees::~FunctionTrees() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  for (auto& t : helpers_) t.join();
+  for (auto& s : slots_)
+    if (s.tree) ts_tree_delete(s.tree);
+  ts_parser_delete(readerParser_);
+}
+
+int FunctionTrees::indexAt(uint32_t offset) const {
+  auto it = std::upper_bound(functions_.begin(), functions_.end(), offset,
+                             [](uint32_t at, const Function& f) { return at < f.range.begin; });
+  if (it == functions_.begin()) return -1;
+  --it;
+  return offset < it->range.end ? static_cast<int>(it - functions_.begin()) : -1;
+}
+
+TSTree* FunctionTrees::parse(TSParser* parser, size_t k) const {
+  const Function& f = functions_[k];
+  std::vector<ByteRange> read;
+  if (f.header.end > f.header.begin) read.push_back(f.header);
+  read.push_back(f.range);
+  return parseRangesWith(parser, text_, lines_, read);
+}
+
+// The tree holds the class header and one clean definition, exactly where the skeleton's is.
+bool FunctionTrees::fits(TSTree* tree, size_t k) const {
+  if (!tree) return false;
+  TSNode root = ts_tree_root_node(tree);
+  if (ts_node_has_error(root) || ts_node_named_child_count(root) != 1) return false;
+  TSNode body = firstClassBody(root);
+  if (ts_node_is_null(body)) return false;
+  TSNode only{};
+  uint32_t count = 0;
+  for (uint32_t i = 0; i < ts_node_named_child_count(body); ++i) {
+    TSNode c = ts_node_named_child(body, i);
+    if (isType(c, "comment")) continue;
+    ++count;
+    only = c;
+  }
+  return count == 1 && isDefinition(only) && ts_node_start_byte(only) == functions_[k].begin &&
+         ts_node_end_byte(only) == functions_[k].end;
+}
+
+void FunctionTrees::stored(size_t k, TSTree* tree) {
+  if (!fits(tree, k)) failed_ = true;
+  slots_[k].tree = tree;
+  slots_[k].state = State::Ready;
+  slots_[k].everParsed = true;
+  ++parsed_;
+  mostAlive_ = std::max(mostAlive_, ++alive_);
+}
+
+void FunctionTrees::helper() {
+  TSParser* parser = newPythonParser();
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] {
+      return stopping_ || nextForHelpers_ >= slots_.size() || nextForHelpers_ <= readerAt_ + window_;
+    });
+    if (stopping_ || nextForHelpers_ >= slots_.size()) break;
+    size_t k = nextForHelpers_++;
+    if (slots_[k].state != State::Waiting || k <= readerAt_) continue;  // the reader parses what it reached
+    slots_[k].state = State::Parsing;
+    lock.unlock();
+    TSTree* tree = parse(parser, k);
+    lock.lock();
+    stored(k, tree);
+    changed_.notify_all();
+  }
+  lock.unlock();
+  ts_parser_delete(parser);
+}
+
+TSNode FunctionTrees::root(size_t k) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (k > readerAt_) {
+    readerAt_ = k;
+    changed_.notify_all();
+  }
+  // While a helper parses k, the reader parses the next function nobody has taken rather than wait:
+  // the helpers and the reader share the parsing, whichever is the slower part of the work.
+  while (slots_[k].state != State::Ready) {
+    size_t next = k;
+    if (slots_[k].state == State::Parsing) {
+      next = std::max(nextForHelpers_, k + 1);
+      while (next < slots_.size() && next <= k + window_ && slots_[next].state != State::Waiting) ++next;
+      if (next >= slots_.size() || next > k + window_) {
+        changed_.wait(lock, [&] { return slots_[k].state == State::Ready; });
+        break;
+      }
+    }
+    slots_[next].state = State::Parsing;
+    lock.unlock();
+    TSTree* tree = parse(readerParser_, next);
+    lock.lock();
+    stored(next, tree);
+    changed_.notify_all();
+  }
+  return ts_tree_root_node(slots_[k].tree);
+}
+
+void FunctionTrees::doneWith(size_t k) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (slots_[k].state != State::Ready) return;
+  ts_tree_delete(slots_[k].tree);
+  slots_[k].tree = nullptr;
+  slots_[k].state = State::Waiting;
+  --alive_;
+}
+
+bool FunctionTrees::failed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return failed_ || std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return !s.everParsed; });
+}
+
+size_t FunctionTrees::parsed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return parsed_;
+}
+
+size_t FunctionTrees::mostAlive() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return mostAlive_;
+}
+
+}  // namespace tvms::syntax

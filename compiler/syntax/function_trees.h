@@ -1,0 +1,82 @@
+#pragma once
+// The trees of a document read by function (Document::Parsing::ByFunction): one tree per function of
+// the skeleton scan (skeleton_scan.h), parsed when it is first asked for and freed when its reader is
+// done with it, so at most a few exist at a time. Helper threads parse the functions ahead of the
+// reader, in file order, a bounded number ahead: a one-shot lint of a large file parses on every core
+// while it lowers on one.
+//
+// Each tree is checked as it is made: no syntax error, and one definition that starts and ends where
+// the scan says (and the skeleton's does). A tree that fails is still handed out (so the reader goes on safely), and
+// failed() says to read the file again as a whole.
+//
+// One reader thread (the one lowering); the helpers only parse.
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tree_sitter/api.h>
+
+#include "compiler/syntax/line_index.h"
+#include "compiler/syntax/position.h"
+
+namespace tvms::syntax {
+
+class FunctionTrees {
+ public:
+  struct Function {
+    ByteRange header;       // its class's header lines
+    ByteRange range;        // the definition, whole lines
+    uint32_t begin;         // where the definition starts (its first decorator)
+    uint32_t end;           // where it ends (as the skeleton's does: its tree's must too)
+  };
+  // `text` and `lines` must outlive this object. `helpers` threads parse ahead (0: the reader parses).
+  FunctionTrees(const std::string& text, const LineIndex& lines, std::vector<Function> functions, unsigned helpers);
+  ~FunctionTrees();
+  FunctionTrees(const FunctionTrees&) = delete;
+  FunctionTrees& operator=(const FunctionTrees&) = delete;
+
+  // The function whose range holds `offset`, or -1.
+  int indexAt(uint32_t offset) const;
+  const Function& function(size_t k) const { return functions_[k]; }
+  size_t size() const { return functions_.size(); }
+  // Its tree's root, parsed now or by a helper; it stays until doneWith(k).
+  TSNode root(size_t k);
+  void doneWith(size_t k);
+  // Whether a tree disagreed with the skeleton, or a function was never parsed (its text unchecked).
+  bool failed() const;
+  // How many trees were parsed, and the most that existed at once (for tests).
+  size_t parsed() const;
+  size_t mostAlive() const;
+
+ private:
+  enum class State : uint8_t { Waiting, Parsing, Ready };
+  struct Slot {
+    State state = State::Waiting;
+    bool everParsed = false;
+    TSTree* tree = nullptr;
+  };
+  TSTree* parse(TSParser* parser, size_t k) const;
+  bool fits(TSTree* tree, size_t k) const;
+  void helper();
+  void stored(size_t k, TSTree* tree);  // under the lock
+
+  const std::string& text_;
+  const LineIndex& lines_;
+  std::vector<Function> functions_;
+  std::vector<Slot> slots_;
+  TSParser* readerParser_ = nullptr;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  size_t nextForHelpers_ = 0;  // the next function a helper may take
+  size_t readerAt_ = 0;        // the furthest function the reader asked for
+  size_t window_ = 0;          // how far past it helpers parse
+  bool stopping_ = false;
+  bool failed_ = false;
+  size_t parsed_ = 0, alive_ = 0, mostAlive_ = 0;
+  std::vector<std::thread> helpers_;
+};
+
+}  // namespace tvms::syntax

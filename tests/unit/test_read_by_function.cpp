@@ -1,0 +1,180 @@
+// Reading a file by function (syntax::Parsing::ByFunction, skeleton_scan.h): the scan finds the
+// functions of column-0 classes as Python's lines say, gives up where it is unsure, and a one-shot
+// lint of a document read by function says exactly what the lint of the whole-file tree says.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/analysis/lint.h"
+#include "compiler/syntax/document.h"
+#include "compiler/syntax/skeleton_scan.h"
+#include "tests/support/corpus.h"
+
+using namespace tvms;
+
+namespace {
+
+std::string describe(const std::vector<diag::Diagnostic>& ds) {
+  std::ostringstream out;
+  for (auto& d : ds) {
+    out << diag::codeName(d.code) << "@" << d.range.begin << "-" << d.range.end << " " << d.message;
+    for (auto& f : d.fixes) {
+      out << " fix[" << f.title;
+      for (auto& e : f.edits) out << " " << e.range.begin << "-" << e.range.end << "=" << e.newText;
+      out << "]";
+    }
+    out << "\n";
+  }
+  return out.str();
+}
+
+// The lint of `text` read whole and read by function (with `helpers` threads), and whether the second
+// really went by function.
+struct BothLints {
+  std::string whole, byFunction;
+  bool readByFunction = false, readWholeAfterAll = false;
+  size_t parsed = 0, mostAlive = 0;
+};
+BothLints lintBothWays(const std::string& text, unsigned helpers) {
+  BothLints out;
+  syntax::Document whole(text);
+  out.whole = describe(analysis::lintDocumentOnce(whole).diagnostics);
+  syntax::Document split(text, syntax::Parsing::ByFunction, helpers);
+  out.readByFunction = split.readsByFunction();
+  auto r = analysis::lintDocumentOnce(split);
+  out.parsed = split.functionTreesParsed();
+  out.mostAlive = split.mostFunctionTreesAlive();
+  out.readWholeAfterAll = split.readWholeAfterAll();
+  out.byFunction = describe(r.diagnostics);
+  return out;
+}
+
+const char* kModule = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("cuda", 0), I.vdevice("llvm")]})
+
+    @R.function
+    def first(x: R.Tensor((2, 3), "float32", "cuda")) -> R.Tensor((2, 3), "float32", "cuda"):
+        s = """def not_a_function():
+    pass"""
+        y = R.add(x, x)  # a comment
+# a comment at column 0 inside the body
+        z = R.multiply(
+            y,
+    y)
+        return z
+
+    @R.function(pure=True)
+    def second(x: R.Tensor((2, 3), "float32", "llvm"),
+               w: R.Tensor((2, 3), "float32", "cuda")) -> R.Tensor((2, 3), "float32", "llvm"):
+        y = R.add(x, w)
+        if True:
+            pass
+        return y  # trailing
+
+    def one_line(self): return 1
+)";
+
+}  // namespace
+
+TEST_CASE("read by function: the scan finds each function of a column-0 class, with its decorators and whole body") {
+  auto skeleton = syntax::scanSkeleton(kModule);
+  REQUIRE(skeleton.has_value());
+  std::string text = kModule;
+  REQUIRE(skeleton->functions.size() == 2);  // the one-line function is left in the skeleton as it is
+  auto& first = skeleton->functions[0];
+  CHECK(text.substr(first.range.begin, 24) == "    @R.function\n    def ");
+  CHECK(text.substr(first.range.end - 16, 16) == "        return z");
+  auto& second = skeleton->functions[1];
+  CHECK(text.substr(second.range.end - 20, 20) == "return y  # trailing");
+  CHECK(text.substr(first.header.begin, first.header.end - first.header.begin) == "@I.ir_module\nclass Module:\n");
+  // Same length, same lines; bodies blank but one statement on the last line; headers as written.
+  REQUIRE(skeleton->text.size() == text.size());
+  for (size_t i = 0; i < text.size(); ++i)
+    if ((text[i] == '\n') != (skeleton->text[i] == '\n')) FAIL("line break moved at byte " << i);
+  CHECK(skeleton->text.find("not_a_function") == std::string::npos);
+  // Signatures are blank but for the name (only the function's own tree is read for them).
+  CHECK(skeleton->text.find("    def second(") != std::string::npos);
+  CHECK(skeleton->text.find("w: R.Tensor") == std::string::npos);
+  CHECK(skeleton->text.find("@R.function(pure=True)") != std::string::npos);
+  // The last line's filler reaches its last character (tree-sitter ends a definition after a comment there).
+  CHECK(skeleton->text.find("     xxxxxxxxxxxxxxxxxxxxxxx\n") != std::string::npos);
+}
+
+TEST_CASE("read by function: the scan gives up where it is unsure, and the file is then parsed whole") {
+  for (const char* text : {
+           "class M:\n\tdef f(self):\n\t\treturn 1\n",                       // tabs
+           "class M:\r\n    def f(self):\r\n        return 1\r\n",            // carriage returns
+           "class M:\n    def f(self):\n        s = 'open\n        return 1\n",  // an unclosed string
+           "class M:\n    def f(self):\n        return (1\n",                  // an unclosed bracket
+           "class M:\n    def f(self):\n        return 1\n  def g(self):\n        return 2\n",  // a line at another column
+           "class M:\n    def f(self):\n        return 1\n    @R.function\n",  // a decorator over nothing
+           "x = 1\n",                                                           // no class: nothing to split
+       }) {
+    CAPTURE(text);
+    CHECK_FALSE(syntax::scanSkeleton(text).has_value());
+    syntax::Document doc(text, syntax::Parsing::ByFunction);
+    CHECK_FALSE(doc.readsByFunction());
+  }
+}
+
+TEST_CASE("read by function: a module's lint is the whole-file lint, each function parsed once and freed after") {
+  for (unsigned helpers : {0u, 1u, 3u}) {
+    CAPTURE(helpers);
+    auto both = lintBothWays(kModule, helpers);
+    CHECK(both.readByFunction);
+    CHECK_FALSE(both.readWholeAfterAll);
+    CHECK(both.byFunction == both.whole);
+    CHECK(both.parsed == 2);
+  }
+  // Many functions: few trees at once (the helpers' window plus the one being lowered).
+  std::string big = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n";
+  for (int i = 0; i < 200; ++i)
+    big += "    @R.function\n    def f" + std::to_string(i) +
+           "(x: R.Tensor((2, 3), \"float32\")) -> R.Tensor((2, 3), \"float32\"):\n        y = R.add(x, x)\n        return y\n\n";
+  big += "    @R.function\n    def broken_use(x: R.Tensor((2, 3), \"float32\")):\n        return R.add(x, undefined_name)\n";
+  auto both = lintBothWays(big, 1);
+  CHECK(both.readByFunction);
+  CHECK_FALSE(both.readWholeAfterAll);
+  CHECK(both.byFunction == both.whole);
+  CHECK(both.whole.find("undefined_name") != std::string::npos);
+  CHECK(both.parsed == 201);
+  CHECK(both.mostAlive <= 10);
+}
+
+TEST_CASE("read by function: a function whose own parse disagrees with the skeleton is read again whole") {
+  // A syntax error inside a body: the skeleton (body blank) is clean, the function's own tree is not.
+  std::string text =
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n    @R.function\n    def f(x: R.Tensor((2,), \"float32\")):\n"
+      "        y = R.add(x, x) +* 2\n        return y\n";
+  syntax::Document doc(text, syntax::Parsing::ByFunction, 1);
+  CHECK(doc.readsByFunction());
+  auto both = lintBothWays(text, 1);
+  CHECK(both.readWholeAfterAll);
+  CHECK(both.byFunction == both.whole);
+  CHECK(both.whole.find("TVS001") != std::string::npos);
+}
+
+TEST_CASE("read by function: every corpus file lints the same read whole and read by function") {
+  size_t files = 0, split = 0, again = 0;
+  for (auto& entry : std::filesystem::recursive_directory_iterator(TVMS_CORPUS_DIR)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CAPTURE(entry.path().string());
+    auto both = lintBothWays(text, 1);
+    CHECK(both.byFunction == both.whole);
+    ++files;
+    split += both.readByFunction && !both.readWholeAfterAll;
+    again += both.readWholeAfterAll;
+  }
+  CHECK(files > 50);
+  CHECK(split > files / 4);  // most corpus files are modules the scan reads
+  MESSAGE(files << " corpus files, " << split << " read by function, " << again << " read again whole");
+}
