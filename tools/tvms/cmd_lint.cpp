@@ -218,6 +218,7 @@ int runLint(const Args& args) {
       std::vector<TextLint> linted(read.size());
       // One file alone has the cores to itself: its functions are parsed on all of them.
       options.parseHelpers = read.size() == 1 && all.size() == 1 ? workers() - 1 : 0;
+      options.leaveToExit = all.size() == 1 && !watch;
       forEachInParallel(read.size(), [&](size_t i) { linted[i] = lintText(read[i].second.text, options); });
       for (size_t i = 0; i < read.size(); ++i) {
         const std::string& path = read[i].first;

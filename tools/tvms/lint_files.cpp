@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -43,12 +44,27 @@ int applyFixes(std::string& text, const std::vector<diag::Diagnostic>& ds, bool 
 
 namespace {
 
+// What LintOptions::leaveToExit leaves: reachable from here until the process ends, never freed.
+struct LeftToExit {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<void>> objects;
+};
+LeftToExit& leftToExit() {
+  static auto* left = new LeftToExit;
+  return *left;
+}
+
 // The findings (or, verifying, the unmet expectations) of one lint of `text` into `out`.
 void lintOnce(const std::string& text, const LintOptions& options, TextLint& out) {
-  syntax::Document doc(text, syntax::Parsing::ByFunction, options.parseHelpers);
-  auto r = analysis::lintDocumentOnce(doc, options.rules);
-  if (options.verify) out.verifyProblems = analysis::verifyExpectations(r, doc.lines());
-  else out.diagnostics = std::move(r.diagnostics);
+  auto doc = std::make_shared<syntax::Document>(text, syntax::Parsing::ByFunction, options.parseHelpers);
+  auto r = std::make_shared<analysis::LintResult>(analysis::lintDocumentOnce(*doc, options.rules));
+  if (options.verify) out.verifyProblems = analysis::verifyExpectations(*r, doc->lines());
+  else out.diagnostics = std::move(r->diagnostics);
+  if (options.leaveToExit) {
+    std::lock_guard<std::mutex> lock(leftToExit().mutex);
+    leftToExit().objects.push_back(std::move(r));
+    leftToExit().objects.push_back(std::move(doc));
+  }
 }
 
 }  // namespace
