@@ -9,9 +9,7 @@ namespace tvms::syntax {
 FunctionTrees::FunctionTrees(const std::string& text, const LineIndex& lines, std::vector<Function> functions, unsigned helpers)
     : text_(text), lines_(lines), functions_(std::move(functions)), slots_(functions_.size()) {
   readerParser_ = newPythonParser();
-  // Enough functions ahead that a helper rarely waits for the reader (the helpers start while the
-  // reader parses the skeleton), few enough that their trees stay a small part of the memory.
-  window_ = 32 * static_cast<size_t>(helpers);
+  window_ = kAheadPerHelper * static_cast<size_t>(helpers);
   for (unsigned h = 0; h < helpers && h < functions_.size(); ++h) helpers_.emplace_back([this] { helper(); });
 }
 

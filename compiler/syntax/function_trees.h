@@ -26,6 +26,10 @@ namespace tvms::syntax {
 
 class FunctionTrees {
  public:
+  // How many functions past the reader each helper may parse: enough that a helper rarely waits for
+  // the reader (they start while the reader parses the skeleton), few enough that their trees stay a
+  // small part of the memory.
+  static constexpr size_t kAheadPerHelper = 32;
   struct Function {
     ByteRange header;       // its class's header lines
     ByteRange range;        // the definition, whole lines
