@@ -69,6 +69,16 @@ void FunctionTrees::stored(size_t k, TSTree* tree) {
   mostAlive_ = std::max(mostAlive_, ++alive_);
 }
 
+// Claims function k (Waiting) and parses it with the lock released.
+void FunctionTrees::parseOutsideLock(std::unique_lock<std::mutex>& lock, TSParser* parser, size_t k) {
+  slots_[k].state = State::Parsing;
+  lock.unlock();
+  TSTree* tree = parse(parser, k);
+  lock.lock();
+  stored(k, tree);
+  changed_.notify_all();
+}
+
 void FunctionTrees::helper() {
   TSParser* parser = newPythonParser();
   std::unique_lock<std::mutex> lock(mutex_);
@@ -79,12 +89,7 @@ void FunctionTrees::helper() {
     if (stopping_ || nextForHelpers_ >= slots_.size()) break;
     size_t k = nextForHelpers_++;
     if (slots_[k].state != State::Waiting || k <= readerAt_) continue;  // the reader parses what it reached
-    slots_[k].state = State::Parsing;
-    lock.unlock();
-    TSTree* tree = parse(parser, k);
-    lock.lock();
-    stored(k, tree);
-    changed_.notify_all();
+    parseOutsideLock(lock, parser, k);
   }
   lock.unlock();
   ts_parser_delete(parser);
@@ -108,12 +113,7 @@ TSNode FunctionTrees::root(size_t k) {
         break;
       }
     }
-    slots_[next].state = State::Parsing;
-    lock.unlock();
-    TSTree* tree = parse(readerParser_, next);
-    lock.lock();
-    stored(next, tree);
-    changed_.notify_all();
+    parseOutsideLock(lock, readerParser_, next);
   }
   return ts_tree_root_node(slots_[k].tree);
 }

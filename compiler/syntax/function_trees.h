@@ -66,6 +66,7 @@ class FunctionTrees {
   bool fits(TSTree* tree, size_t k) const;
   void helper();
   void stored(size_t k, TSTree* tree);  // under the lock
+  void parseOutsideLock(std::unique_lock<std::mutex>& lock, TSParser* parser, size_t k);
 
   const std::string& text_;
   const LineIndex& lines_;
