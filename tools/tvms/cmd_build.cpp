@@ -21,6 +21,7 @@
 #include "config/project_config.h"
 #include "compiler/frontend/frontend.h"
 #include "runtime/npy.h"
+#include "runtime/usable_cores.h"
 #include "runtime/vm.h"
 #include "tools/tvms/commands.h"
 #include "tools/tvms/file_module.h"
@@ -196,8 +197,9 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
 std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildModules, bool jit) {
   auto src = readSource(b.file);
   if (!src) return std::nullopt;
-  syntax::Document doc(src->text);
-  auto lint = analysis::lintDocument(doc);
+  // Read by function, as a one-shot lint reads (the build needs the module, not the syntax trees).
+  syntax::Document doc(src->text, syntax::Parsing::ByFunction, runtime::usableCores() - 1);
+  auto lint = analysis::lintDocumentOnce(doc);
   if (int errors = printErrors(lint, b.file, doc)) {
     std::cerr << "tvms: " << b.file << ": " << errors << " error(s); fix them before building\n";
     return std::nullopt;
