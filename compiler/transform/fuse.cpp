@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <map>
 #include <unordered_map>
 
 #include "compiler/analysis/analysis.h"
@@ -161,7 +162,7 @@ class FuseOpsPass {
         if (producer.anchor && !epilogue) continue;
         // A producer inlined into an anchor is recomputed at each read: only where it is read a few times.
         double rereads = 0;
-        for (int q : reads) rereads += tir::readsPerElement(consumer, q);
+        for (int q : reads) rereads += readsPerElement(byName_.at(kernelOf(*bs[i])), consumer, q);
         if (!producer.anchor && *pattern == tir::FusionPattern::Anchor && rereads > kMaxRereads) continue;
         std::vector<size_t> merged = producer.members;
         merged.insert(merged.end(), g.members.begin(), g.members.end());
@@ -261,6 +262,15 @@ class FuseOpsPass {
   std::unordered_map<const Var*, int> uses_;
   std::set<std::string> taken_;
   std::unordered_map<std::string, bool> fusesByShape_;
+  // tir::readsPerElement by (compute, parameter): it walks the whole compute (a scheduled GEMM is
+  // thousands of statements), and a model's layers ask it of the same few computes again and again
+  // (half of `tvms build` on a module of 1,000 functions before).
+  std::map<std::pair<size_t, int>, double> readsPerElement_;
+  double readsPerElement(size_t compute, const tir::Kernel& k, int param) {
+    auto [it, fresh] = readsPerElement_.try_emplace({compute, param}, 0.0);
+    if (fresh) it->second = tir::readsPerElement(k, param);
+    return it->second;
+  }
   std::unordered_map<std::string, int> nextNumber_;
 };
 
