@@ -105,7 +105,8 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
       r.errors = std::move(s.errors);
       return r;
     }
-    if (options.afterPass) options.afterPass(std::string(p->name), printed(s));
+    if (options.afterPass && (!options.wantsAfterPass || options.wantsAfterPass(std::string(p->name))))
+      options.afterPass(std::string(p->name), printed(s));
   }
   if (s.vm) {
     r.storageAllocations = s.vm->storageAllocations;
@@ -129,7 +130,8 @@ std::string printAfter(const ir::IRModule& m, const std::string& pass, std::stri
   BuildOptions o;
   o.compileKernels = false;
   o.stopAfter = pass;
-  o.afterPass = [&](const std::string& p, const std::string& text) { if (p == pass) found = text; };
+  o.afterPass = [&](const std::string&, const std::string& text) { found = text; };
+  o.wantsAfterPass = [&](const std::string& p) { return p == pass; };
   BuildResult r = build(m, o);
   if (found.empty() && error) *error = r.errors.empty() ? "the build did not reach " + pass : r.errors.front();
   return found;

@@ -25,6 +25,9 @@ struct BuildOptions {
   // Called after each pass with its name and the module printed as TVMScript (LowerToVM: the
   // bytecode listing as comments).
   std::function<void(const std::string& pass, const std::string& text)> afterPass;
+  // The passes afterPass is called for (null: every one). Printing a large module after every pass
+  // was most of `tvms build`'s time when nothing was printed.
+  std::function<bool(const std::string& pass)> wantsAfterPass;
   bool compileKernels = true;   // load the kernels into this process (exe.libraries, by kind)
   bool offload = true;           // OffloadLibraries: matmul / conv2d on cuda vdevices to cuBLAS / cuDNN
   bool buildModules = false;    // also build one module blob per kind into exe.modules (for .tvmx)

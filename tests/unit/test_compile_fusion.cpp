@@ -534,3 +534,26 @@ TEST_CASE("offload: matmul + bias (+ ReLU / tanh GELU) is one cuBLASLt call on c
   CHECK(printed.find("b: R.Tensor") == std::string::npos);          // the chain's intermediates are gone
   CHECK(printed.find("a: R.Tensor") == std::string::npos);
 }
+
+TEST_CASE("build: the module is printed only after the passes wantsAfterPass asks for") {
+  std::string text = kCudaMain +
+      "    def main(x: R.Tensor((4, 8), \"float32\")) -> R.Tensor((4, 8), \"float32\"):\n"
+      "        a = R.nn.relu(x)\n        b = R.exp(a)\n        return b\n";
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildOptions o = test::testOptions();
+  o.compileKernels = false;
+  std::vector<std::string> printed;
+  o.afterPass = [&](const std::string& p, const std::string& t) {
+    CHECK_FALSE(t.empty());
+    printed.push_back(p);
+  };
+  o.wantsAfterPass = [](const std::string& p) { return p == "LegalizeOps" || p == "FuseTIR"; };
+  driver::build(lowered.module(), o);
+  CHECK(printed == std::vector<std::string>{"LegalizeOps", "FuseTIR"});
+  // Without the filter, after every pass of the plan.
+  printed.clear();
+  o.wantsAfterPass = nullptr;
+  driver::build(lowered.module(), o);
+  CHECK(printed.size() > 2);
+}

@@ -232,10 +232,11 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   if (pipeline) o.offload = o.offload && pipeline->offload;
   o.fuse = b.fuse;
   o.emit = b.emit;
+  o.wantsAfterPass = [&](const std::string& pass) {
+    return b.printAll || std::find(printAfter.begin(), printAfter.end(), pass) != printAfter.end();
+  };
   o.afterPass = [&](const std::string& pass, const std::string& text) {
-    bool wanted = b.printAll;
-    for (auto& p : printAfter) wanted |= p == pass;
-    if (wanted) std::cout << "# after " << pass << "\n" << text << (text.empty() || text.back() == '\n' ? "" : "\n") << "\n";
+    std::cout << "# after " << pass << "\n" << text << (text.empty() || text.back() == '\n' ? "" : "\n") << "\n";
   };
   // A cache folder that is not the cache's (TVMS_CACHE_DIR=$HOME) is left alone: said once here.
   if (auto why = codegen::KernelCache::fromEnvironment().notACache())
