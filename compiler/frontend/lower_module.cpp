@@ -578,11 +578,12 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   pf->kernel = std::move(read.kernel);
   pf->kernelError = std::move(read.error);
   // Buffers and variables of the body for the editor: definitions, uses, what hover says.
-  for (auto& n : forEditors_ ? read.names : decltype(read.names){}) {
-    const ir::TirSymbol& sym = *read.symbols[n.symbol];
-    NameRef::Kind kind = sym.kind == ir::TirSymbol::Kind::Buffer ? NameRef::Kind::TirBuffer : NameRef::Kind::TirVar;
-    region_.map.names.push_back({kind, n.range, sym.name, n.isDefinition, &sym});
-  }
+  if (forEditors_)
+    for (auto& n : read.names) {
+      const ir::TirSymbol& sym = *read.symbols[n.symbol];
+      NameRef::Kind kind = sym.kind == ir::TirSymbol::Kind::Buffer ? NameRef::Kind::TirBuffer : NameRef::Kind::TirVar;
+      region_.map.names.push_back({kind, n.range, sym.name, n.isDefinition, &sym});
+    }
   pf->symbols = std::move(read.symbols);
   for (auto& d : read.diagnostics) report(d.code, d.range, d.message);
   // What tvms does not read yet is a note where it is written (TVS011), never an error: TVM takes it;

@@ -143,14 +143,10 @@ void Document::findIslands() {
 
 // Parses an island on its own: its header lines and its own lines, at their document offsets.
 bool Document::parseIsland(Island& island, TSTree* old) {
-  std::vector<TSRange> ranges;
   std::vector<ByteRange> read;
   if (island.header.end > island.header.begin) read.push_back(island.header);
   read.push_back(island.range);
-  for (auto& r : read) ranges.push_back(tsRange(lines_, r));
-  ts_parser_set_included_ranges(parser_, ranges.data(), static_cast<uint32_t>(ranges.size()));
-  TSTree* fresh = parseText(parser_, old, text_, read);
-  ts_parser_set_included_ranges(parser_, nullptr, 0);
+  TSTree* fresh = parseRangesWith(parser_, text_, lines_, read, old);
   if (!fresh) return false;
   // The island must still be one definition that ends where the island ends (no dedent that closed
   // it, no second statement).
@@ -555,11 +551,8 @@ std::optional<ByteRange> Document::reparseSpan(ByteRange oldEdit, int64_t delta)
   if (auto indent = codeIndentFrom(span.begin); !indent || *indent != bodyColumn) return std::nullopt;
   if (!nothingDeeperAfter(span.end, bodyColumn)) return std::nullopt;
 
-  std::vector<ByteRange> read{header, span};
-  std::vector<TSRange> ranges{tsRange(lines_, header), tsRange(lines_, span)};
-  ts_parser_set_included_ranges(parser_, ranges.data(), static_cast<uint32_t>(ranges.size()));
-  TSTree* tree = parseText(parser_, nullptr, text_, read);
-  ts_parser_set_included_ranges(parser_, nullptr, 0);
+  const std::vector<ByteRange> read{header, span};
+  TSTree* tree = parseRangesWith(parser_, text_, lines_, read);
   if (!tree) return std::nullopt;
   // One class whose body ends with the function after the edit, unchanged; a syntax error only inside
   // the definitions before it (each is then a broken island, as an island's own error is).

@@ -105,11 +105,12 @@ TSParser* newPythonParser() {
   return parser;
 }
 
-TSTree* parseRangesWith(TSParser* parser, std::string_view text, const LineIndex& lines, const std::vector<ByteRange>& ranges) {
+TSTree* parseRangesWith(TSParser* parser, std::string_view text, const LineIndex& lines, const std::vector<ByteRange>& ranges,
+                        const TSTree* old) {
   std::vector<TSRange> included;
   for (auto& r : ranges) included.push_back(tsRange(lines, r));
   ts_parser_set_included_ranges(parser, included.data(), static_cast<uint32_t>(included.size()));
-  TSTree* tree = parseText(parser, nullptr, text, ranges);
+  TSTree* tree = parseText(parser, old, text, ranges);
   ts_parser_set_included_ranges(parser, nullptr, 0);
   return tree;
 }

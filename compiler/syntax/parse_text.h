@@ -27,8 +27,9 @@ TSParser* newPythonParser();
 // set to them) as tree-sitter reads the Document's text: a lone "\r" as "\n", brackets nested past
 // 4,096 levels as spaces.
 TSTree* parseText(TSParser* parser, const TSTree* old, std::string_view text, const std::vector<ByteRange>& included = {});
-// A tree of only `ranges` (sorted, disjoint) of `text`, at the text's offsets; the parser is left
-// reading the whole text again.
-TSTree* parseRangesWith(TSParser* parser, std::string_view text, const LineIndex& lines, const std::vector<ByteRange>& ranges);
+// A tree of only `ranges` (sorted, disjoint) of `text`, at the text's offsets (incrementally from
+// `old` when given); the parser is left reading the whole text again.
+TSTree* parseRangesWith(TSParser* parser, std::string_view text, const LineIndex& lines, const std::vector<ByteRange>& ranges,
+                        const TSTree* old = nullptr);
 
 }  // namespace tvms::syntax
