@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <stdexcept>
+#include <unordered_set>
 #include <vector>
 
 #include "runtime/cuda_driver.h"
@@ -104,13 +105,25 @@ class CudaDevice : public DeviceAPI {
   void* alloc(size_t bytes) override {
     current();
     cu::DevicePtr p = 0;
+    if (capture_) {
+      // While recording, a stream-ordered allocation would itself be recorded (and made again at each
+      // replay); the recording's memory is allocated now instead and stays at this address.
+      cu::check(d_.memAlloc(&p, std::max<size_t>(bytes, 256)), name() + ": out of memory allocating " + std::to_string(bytes) + " bytes");
+      capture_->allocated.push_back(p);
+      recorded_.insert(reinterpret_cast<void*>(p));
+      return reinterpret_cast<void*>(p);
+    }
     cu::check(d_.memAllocAsync(&p, std::max<size_t>(bytes, 256), stream_),
               name() + ": out of memory allocating " + std::to_string(bytes) + " bytes");
     return reinterpret_cast<void*>(p);
   }
   void free(void* p) override {
-    if (!p) return;
+    if (!p || recorded_.count(p)) return;  // a recording's memory: freed with the recording
     current();
+    if (capture_) {
+      capture_->freedWhileRecording.push_back(dptr(p));  // its work may still name it: freed with the recording
+      return;
+    }
     d_.memFreeAsync(dptr(p), stream_);  // stream-ordered: after the work queued that still reads it
   }
 
@@ -212,6 +225,26 @@ class CudaDevice : public DeviceAPI {
     return std::make_unique<CudaLauncher>(*this, std::move(library));
   }
 
+  bool canCapture() const override { return true; }
+  void beginCapture() override;
+  std::unique_ptr<CapturedWork> endCapture() override;
+
+  // The memory a recording owns: allocated while it was made, or freed by its holders meanwhile.
+  struct RecordingMemory {
+    std::vector<cu::DevicePtr> allocated;            // cuMemAlloc'd: cuMemFree
+    std::vector<cu::DevicePtr> freedWhileRecording;  // from the stream-ordered pool: cuMemFreeAsync
+  };
+  // Frees a recording's memory once the stream's work (a replay of it) is done.
+  void releaseRecording(const RecordingMemory& m) {
+    current();
+    d_.streamSynchronize(stream_);
+    for (auto p : m.allocated) {
+      recorded_.erase(reinterpret_cast<void*>(p));
+      d_.memFree(p);
+    }
+    for (auto p : m.freedWhileRecording) d_.memFreeAsync(p, stream_);
+  }
+
  private:
   struct Staging {
     void* buffer = nullptr;
@@ -241,7 +274,75 @@ class CudaDevice : public DeviceAPI {
   cu::Stream stream_ = nullptr;
   std::string gpuName_;
   std::vector<Staging> staging_;
+  std::unique_ptr<RecordingMemory> capture_;  // while recording
+  std::unordered_set<void*> recorded_;        // addresses owned by a live recording: free() leaves them
 };
+
+// A CUDA graph of the slot's stream, instantiated, with the memory its nodes name.
+class CudaRecording : public CapturedWork {
+ public:
+  CudaRecording(CudaDevice& device, CudaDevice::RecordingMemory memory) : device_(device), memory_(std::move(memory)) {}
+  ~CudaRecording() override {
+    const cu::Driver& d = device_.driver();
+    device_.current();
+    d.streamSynchronize(device_.stream());
+    if (exec_) d.graphExecDestroy(exec_);
+    if (graph_) d.graphDestroy(graph_);
+    device_.releaseRecording(memory_);
+  }
+  bool ok() const override { return exec_ != nullptr; }
+  const std::string& why() const override { return why_; }
+  size_t nodes() const override { return nodes_; }
+  void launch() override {
+    device_.current();
+    cu::check(device_.driver().graphLaunch(exec_, device_.stream()), device_.name() + ": launching a CUDA graph");
+  }
+
+  // From the stream's capture: instantiated, or why() says why not.
+  void adopt(cu::Result endResult, cu::Graph graph) {
+    const cu::Driver& d = device_.driver();
+    graph_ = graph;
+    auto message = [&](cu::Result r) {
+      const char* s = nullptr;
+      d.getErrorString(r, &s);
+      return std::string(s ? s : "CUDA error " + std::to_string(r));
+    };
+    if (endResult) {
+      why_ = "the capture failed (" + message(endResult) + ")";
+      return;
+    }
+    d.graphGetNodes(graph_, nullptr, &nodes_);
+    if (cu::Result r = d.graphInstantiateWithFlags(&exec_, graph_, 0)) {
+      exec_ = nullptr;
+      why_ = "instantiating the graph failed (" + message(r) + ")";
+    }
+  }
+
+ private:
+  CudaDevice& device_;
+  CudaDevice::RecordingMemory memory_;
+  cu::Graph graph_ = nullptr;
+  cu::GraphExec exec_ = nullptr;
+  size_t nodes_ = 0;
+  std::string why_;
+};
+
+void CudaDevice::beginCapture() {
+  current();
+  // Relaxed: this thread may still allocate (cuMemAlloc) while the stream records.
+  cu::check(d_.streamBeginCapture(stream_, cu::kStreamCaptureModeRelaxed), name() + ": cuStreamBeginCapture");
+  capture_ = std::make_unique<RecordingMemory>();
+}
+
+std::unique_ptr<CapturedWork> CudaDevice::endCapture() {
+  current();
+  cu::Graph graph = nullptr;
+  cu::Result r = d_.streamEndCapture(stream_, &graph);
+  auto recording = std::make_unique<CudaRecording>(*this, std::move(*capture_));
+  capture_.reset();
+  recording->adopt(r, graph);
+  return recording;
+}
 
 CudaLauncher::CudaLauncher(CudaDevice& device, std::shared_ptr<KernelLibrary> library) : device_(device), library_(std::move(library)) {
   auto* lib = dynamic_cast<CudaLibrary*>(library_.get());

@@ -57,6 +57,15 @@ Loaded& loaded() {
     get(d.launchKernel, "cuLaunchKernel");
     get(d.getErrorString, "cuGetErrorString");
     get(d.pointerGetAttribute, "cuPointerGetAttribute");
+    get(d.memAlloc, "cuMemAlloc_v2");
+    get(d.memFree, "cuMemFree_v2");
+    get(d.streamBeginCapture, "cuStreamBeginCapture_v2");
+    get(d.streamEndCapture, "cuStreamEndCapture");
+    get(d.graphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+    get(d.graphLaunch, "cuGraphLaunch");
+    get(d.graphExecDestroy, "cuGraphExecDestroy");
+    get(d.graphDestroy, "cuGraphDestroy");
+    get(d.graphGetNodes, "cuGraphGetNodes");
     if (!l.failure.empty()) return;
     if (Result r = d.init(0)) {
       const char* s = nullptr;

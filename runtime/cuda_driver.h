@@ -18,11 +18,17 @@ using Module = void*;
 using Function = void*;
 using MemPool = void*;
 using DevicePtr = unsigned long long;
+using Graph = void*;
+using GraphExec = void*;
+using GraphNode = void*;
 
 constexpr int kAttrComputeCapabilityMajor = 75;
 constexpr int kAttrComputeCapabilityMinor = 76;
 constexpr int kMemPoolReleaseThreshold = 4;
 constexpr unsigned kStreamNonBlocking = 1;
+// CU_STREAM_CAPTURE_MODE_RELAXED: the capturing thread may still call cuMemAlloc (a capture's
+// memory is allocated outside the graph, see CudaDevice::beginCapture).
+constexpr int kStreamCaptureModeRelaxed = 2;
 
 struct Driver {
   Result (*init)(unsigned);
@@ -57,6 +63,16 @@ struct Driver {
   Result (*launchKernel)(Function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, Stream, void**, void**);
   Result (*getErrorString)(Result, const char**);
   Result (*pointerGetAttribute)(void*, int, DevicePtr);
+  // Stream capture and CUDA graphs (runtime/cuda_device.cpp's CapturedGraph).
+  Result (*memAlloc)(DevicePtr*, size_t);
+  Result (*memFree)(DevicePtr);
+  Result (*streamBeginCapture)(Stream, int);
+  Result (*streamEndCapture)(Stream, Graph*);
+  Result (*graphInstantiateWithFlags)(GraphExec*, Graph, unsigned long long);
+  Result (*graphLaunch)(GraphExec, Stream);
+  Result (*graphExecDestroy)(GraphExec);
+  Result (*graphDestroy)(Graph);
+  Result (*graphGetNodes)(Graph, GraphNode*, size_t*);
 };
 
 constexpr int kPointerAttributeMemoryType = 2;

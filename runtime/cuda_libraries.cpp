@@ -14,6 +14,7 @@ namespace {
 struct Cublas {
   int (*create)(void**);
   int (*setStream)(void*, void*);
+  int (*setWorkspace)(void*, void*, size_t);
   int (*sgemmStridedBatched)(void*, int, int, int, int, int, const float*, const float*, int, long long, const float*, int, long long,
                              const float*, float*, int, long long, int);
   int (*gemmStridedBatchedEx)(void*, int, int, int, int, int, const void*, const void*, int, int, long long, const void*, int, int, long long,
@@ -28,6 +29,7 @@ const Cublas& cublas() {
     void* h = openOffloadLibrary({"libcublas.so.13", "libcublas.so.12", "libcublas.so"}, "cuBLAS (libcublas.so.13)");
     bindOrThrow(h, c.create, "cublasCreate_v2", "cuBLAS");
     bindOrThrow(h, c.setStream, "cublasSetStream_v2", "cuBLAS");
+    bindOrThrow(h, c.setWorkspace, "cublasSetWorkspace_v2", "cuBLAS");
     bindOrThrow(h, c.sgemmStridedBatched, "cublasSgemmStridedBatched", "cuBLAS");
     bindOrThrow(h, c.dgemmStridedBatched, "cublasDgemmStridedBatched", "cuBLAS");
     bindOrThrow(h, c.gemmStridedBatchedEx, "cublasGemmStridedBatchedEx", "cuBLAS");
@@ -35,15 +37,21 @@ const Cublas& cublas() {
   return c;
 }
 
-// One handle per stream (a handle belongs to the context current when it was made).
-void* cublasHandle(void* stream) {
+// One handle per stream (a handle belongs to the context current when it was made), with a workspace
+// of its own kept for the process: without one cuBLAS allocates its workspace stream-ordered, and a
+// CUDA graph recording the stream (graph_capture.h) would record that allocation too.
+constexpr size_t kCublasWorkspaceBytes = size_t{32} << 20;  // what NVIDIA advises for Hopper
+
+void* cublasHandle(DeviceAPI& device, void* stream) {
   static std::mutex mu;
   static std::map<void*, void*> handles;
   std::lock_guard<std::mutex> lock(mu);
   void*& h = handles[stream];
   if (!h) {
     if (int rc = cublas().create(&h)) throw std::runtime_error("cublasCreate failed (" + std::to_string(rc) + ")");
-    cublas().setStream(h, stream);
+    cublas().setStream(h, stream);  // (resets the workspace to the default: set it after)
+    void* workspace = device.alloc(kCublasWorkspaceBytes);
+    if (int rc = cublas().setWorkspace(h, workspace, kCublasWorkspaceBytes)) throw std::runtime_error("cublasSetWorkspace failed (" + std::to_string(rc) + ")");
   }
   return h;
 }
@@ -67,7 +75,7 @@ void gemm(DeviceAPI& device, const std::vector<const NDArray*>& args, std::strin
   for (size_t i = 0; i + 2 < ra; ++i) batch *= a.shape[i];
   long long strideB = rb == 2 ? 0 : K * N;
   int opB = transposeB ? 1 : 0, ldb = static_cast<int>(transposeB ? K : N);
-  void* h = cublasHandle(stream);
+  void* h = cublasHandle(device, stream);
   int rc;
   if (a.dtype == DType::F16 || a.dtype == DType::BF16) {
     // Tensor cores, float32 accumulation (cudaDataType CUDA_R_16F = 2, CUDA_R_16BF = 14; CUBLAS_COMPUTE_32F = 68).

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "runtime/kernel_library.h"
@@ -25,6 +26,19 @@ class KernelLauncher {
   virtual const void* resolve(const std::string& name) = 0;
   // Runs a resolved kernel on the device's stream; returns the kernel's status (0: success).
   virtual int32_t launch(const void* kernel, void* const* buffers, const int64_t* dims) = 0;
+};
+
+// Work a device recorded instead of running (a CUDA graph), replayed by launch(). It owns the memory
+// allocated while it was recorded (its kernels name those addresses): freed when it is destroyed.
+class CapturedWork {
+ public:
+  virtual ~CapturedWork() = default;
+  // False when the device could not record the work (something done while capturing is not
+  // capturable); why() says what. Such a recording cannot be launched.
+  virtual bool ok() const = 0;
+  virtual const std::string& why() const = 0;
+  virtual void launch() = 0;  // queued on the device's stream, like a kernel
+  virtual size_t nodes() const = 0;
 };
 
 class DeviceAPI {
@@ -53,6 +67,15 @@ class DeviceAPI {
   virtual void destroyEvent(Event e) = 0;
   // A launcher for `library`, whose kernels were built for this device's target kind.
   virtual std::unique_ptr<KernelLauncher> launcher(std::shared_ptr<KernelLibrary> library) = 0;
+
+  // Recording the device's work for replay (CUDA graphs; runtime/graph_capture.h says when the VM
+  // does it). Between beginCapture and endCapture, kernels, library calls and stream copies queued
+  // on the device's stream are recorded, not run; memory allocated meanwhile belongs to the recording
+  // (the recorded work names its addresses) and memory freed meanwhile is freed with it. No host
+  // wait may happen while capturing. endCapture always returns a recording (ok() or not).
+  virtual bool canCapture() const { return false; }
+  virtual void beginCapture() { throw std::runtime_error(name() + " cannot record its work for replay"); }
+  virtual std::unique_ptr<CapturedWork> endCapture() { throw std::runtime_error(name() + " cannot record its work for replay"); }
 
   // The bytes of tensors and library workspaces held on this device now, and the most held at once
   // since it was opened (what `tvms run` reports as each device's peak). Counted by the holders

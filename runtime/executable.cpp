@@ -140,6 +140,14 @@ ParamSpec readParam(Reader& r, int depth = 0) {
 
 }  // namespace
 
+const char* graphModeName(GraphMode m) { return m == GraphMode::On ? "on" : m == GraphMode::Off ? "off" : "auto"; }
+
+std::optional<GraphMode> parseGraphMode(const std::string& text) {
+  for (GraphMode m : {GraphMode::Auto, GraphMode::On, GraphMode::Off})
+    if (text == graphModeName(m)) return m;
+  return std::nullopt;
+}
+
 void saveExecutable(const Executable& e, const std::string& path) {
   std::ostringstream meta;
   Writer w(meta);
@@ -191,6 +199,7 @@ void saveExecutable(const Executable& e, const std::string& path) {
       w.i64s(in.args);
     }
   }
+  w.i64(static_cast<int64_t>(e.graphs));  // after the functions: artifacts written before it was kept read as Auto
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) throw std::runtime_error("cannot write " + path);
   out.write(kMagic, 8);
@@ -273,6 +282,11 @@ Executable loadExecutable(const std::string& path) {
       i.args = r.i64s();
     }
   }
+  if (metaIn.peek() != std::char_traits<char>::eof()) {
+    int64_t mode = r.i64();
+    if (mode < 0 || mode > static_cast<int64_t>(GraphMode::Off)) r.fail("bad CUDA graph mode");
+    e.graphs = static_cast<GraphMode>(mode);
+  }
   if (metaIn.peek() != std::char_traits<char>::eof()) r.fail("bytes after the functions");
   for (size_t i = 0; i < e.constants.size(); ++i) {
     auto& c = e.constants[i];
@@ -298,6 +312,7 @@ std::string disassemble(const Executable& e) {
   for (size_t i = 0; i < e.kernels.size(); ++i) o << "# kernel " << i << ": " << e.kernels[i].name << " (" << e.kernels[i].kind << ")\n";
   for (size_t i = 0; i < e.libraryFunctions.size(); ++i) o << "# library function " << i << ": " << e.libraryFunctions[i] << "\n";
   for (size_t i = 0; i < e.strings.size(); ++i) o << "# string " << i << ": \"" << e.strings[i] << "\"\n";
+  if (e.graphs != GraphMode::Auto) o << "# cuda graphs: " << graphModeName(e.graphs) << "\n";
   for (auto& f : e.functions) {
     o << "# function " << f.name << " (" << f.params.size() << " params, " << f.numRegisters << " registers, " << f.numDims << " dims)\n";
     for (size_t pc = 0; pc < f.code.size(); ++pc) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,13 @@ struct ConstantData {
   std::vector<char> bytes;
 };
 
+// CUDA graphs (TVM's relax.backend.use_cuda_graph; `--cuda-graph`): whether the VM records a
+// function's device work on a call and replays it after (runtime/graph_capture.h). Auto and On both
+// record what can be recorded; On also says why a function could not be.
+enum class GraphMode { Auto, On, Off };
+const char* graphModeName(GraphMode m);  // "auto", "on", "off"
+std::optional<GraphMode> parseGraphMode(const std::string& text);
+
 struct Executable {
   std::vector<DeviceSlot> devices;
   std::vector<KernelRef> kernels;
@@ -129,6 +137,7 @@ struct Executable {
   std::vector<VMFunction> functions;
   std::map<std::string, std::shared_ptr<KernelLibrary>> libraries;  // by target kind: JIT'd, or the artifact's modules loaded
   std::vector<KernelModule> modules;  // one blob per target kind, when built for an artifact
+  GraphMode graphs = GraphMode::Auto;  // the build's choice; `tvms run --cuda-graph` overrides it
 
   const VMFunction* function(const std::string& name) const;
   // The function `name`; throws std::invalid_argument listing the module's functions when it has none.

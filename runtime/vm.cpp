@@ -64,6 +64,7 @@ VirtualMachine::VirtualMachine(const Executable& exe, std::vector<std::shared_pt
   constants_.resize(exe.constants.size());
   stats_.kernelSeconds.assign(exe.devices.size(), 0);
   stats_.kernelCalls.assign(exe.devices.size(), 0);
+  graphMode_ = exe.graphs;
 }
 
 NDArray VirtualMachine::toDevice(const NDArray& a, int slot, int64_t* counter) {
@@ -104,7 +105,9 @@ Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs)
     throw std::runtime_error(name + " takes " + std::to_string(f->params.size()) + " inputs, got " + std::to_string(inputs.size()));
   if (tracing_ && traceBase_.empty()) traceOrigin();
   try {
-    Value out = run(*f, std::move(inputs));
+    std::optional<Value> replayed;
+    if (graphMode_ != GraphMode::Off) replayed = invokeRecorded(*f, inputs);
+    Value out = replayed ? std::move(*replayed) : run(*f, std::move(inputs));
     collectTimings();
     return out;
   } catch (...) {
@@ -182,10 +185,10 @@ void VirtualMachine::callKernel(const std::vector<int64_t>& a, const std::vector
   const void* handle = resolve(kernel, slot);
   DeviceAPI& device = *devices_[slot];
   KernelLauncher& launcher = *launchers_[slot][exe_.kernels[kernel].kind];
-  Event begin = device.recordEvent();
+  bool timed = kernelTiming_ && !recording_;  // a device that records has no events to give
+  Event begin = timed ? device.recordEvent() : nullptr;
   int32_t rc = launcher.launch(handle, buffers_.data(), dims_.data());
-  Event end = device.recordEvent();
-  timings_.push_back({slot, begin, end, &exe_.kernels[kernel].name, "kernel", 0});
+  if (timed) timings_.push_back({slot, begin, device.recordEvent(), &exe_.kernels[kernel].name, "kernel", 0});
   ++stats_.kernelCalls[slot];
   if (rc != 0) throw std::runtime_error("kernel " + exe_.kernels[kernel].name + " failed (" + std::to_string(rc) + ") on " + device.name());
 }
@@ -196,10 +199,10 @@ void VirtualMachine::callLibrary(const std::vector<int64_t>& a, const std::vecto
   std::vector<const NDArray*> args;
   for (size_t k = 0; k < static_cast<size_t>(a[2]); ++k) args.push_back(&tensorIn(r[a[3 + k]], "as a library function's argument"));
   DeviceAPI& device = *devices_[slot];
-  Event begin = device.recordEvent();
+  bool timed = kernelTiming_ && !recording_;
+  Event begin = timed ? device.recordEvent() : nullptr;
   libraryFunctions_.at(fn)(device, args, exe_.libraryFunctions[fn]);
-  Event end = device.recordEvent();
-  timings_.push_back({slot, begin, end, &exe_.libraryFunctions[fn], "library", 0});
+  if (timed) timings_.push_back({slot, begin, device.recordEvent(), &exe_.libraryFunctions[fn], "library", 0});
   ++stats_.kernelCalls[slot];
 }
 

@@ -15,6 +15,7 @@
 
 #include "runtime/device_api.h"
 #include "runtime/executable.h"
+#include "runtime/graph_capture.h"
 #include "runtime/registry.h"
 
 namespace tvms::runtime {
@@ -55,6 +56,8 @@ struct RunStats {
   int64_t copies = 0;
   int64_t inputBytesPlaced = 0;        // inputs copied onto their parameter's device
   int64_t instructions = 0;
+  int64_t graphRecordings = 0;         // CUDA graphs recorded (runtime/graph_capture.h)
+  int64_t graphReplays = 0;            // calls run as a replay of one
 };
 
 class VirtualMachine {
@@ -76,6 +79,16 @@ class VirtualMachine {
   // their wall times in milliseconds (what `tvms run --repeat` and the C API's benchmark report).
   std::vector<double> timedCalls(const std::string& function, const std::vector<Value>& placed, int64_t repeat);
   const RunStats& stats() const { return stats_; }
+  // CUDA graphs (runtime/graph_capture.h): the executable's mode unless set. Off runs every call
+  // kernel by kernel.
+  void setGraphMode(GraphMode mode) { graphMode_ = mode; }
+  GraphMode graphMode() const { return graphMode_; }
+  // What became of `function`'s recording ("recorded: 24 kernels in one graph, replayed 99 times",
+  // "not recorded: it copies between devices"); "" when it was never considered.
+  std::string graphNote(const std::string& function) const;
+  // Events around each kernel and library call (stats().kernelSeconds): on unless turned off. A
+  // replayed graph is timed as one span either way.
+  void setKernelTiming(bool on) { kernelTiming_ = on; }
   // Keep every kernel, library call and copy as a span of its device's timeline from now on.
   void enableTrace() { tracing_ = true; }
   void disableTrace() { tracing_ = false; }  // the spans so far are kept
@@ -148,6 +161,21 @@ class VirtualMachine {
   std::vector<int64_t> dims_;
   std::vector<std::vector<NDArray>> constants_;  // per constant, per slot (made on first use)
   RunStats stats_;
+  bool kernelTiming_ = true;
+  // CUDA graphs (vm_graphs.cpp). Declared after devices_: recordings are destroyed before the
+  // devices whose memory they hold.
+  GraphMode graphMode_ = GraphMode::Auto;
+  bool recording_ = false;  // a device is capturing: no events, no host waits
+  std::map<const VMFunction*, std::unique_ptr<FunctionGraphs>> graphs_;
+  // The call run as a replay of its recording; nullopt: run it kernel by kernel (first call for
+  // these shapes, traced, not recordable, or recording failed). Places `inputs` on their slots.
+  std::optional<Value> invokeRecorded(const VMFunction& f, std::vector<Value>& inputs);
+  // Records `f` on `inputs` (`leaves`: their tensors and integers, tuples flattened) into `shapes`;
+  // false (with shapes.failed set) when the device could not record it.
+  [[gnu::noinline]] bool record(const VMFunction& f, int slot, FunctionGraphs::PerShapes& shapes, const std::vector<Value>& inputs,
+                                const std::vector<const Value*>& leaves);
+  Value replay(RecordedCall& call, const std::vector<const Value*>& leaves, int slot);
+  Value copyOut(const Value& v, int slot);
 };
 
 // Which device serves a slot: its own kind and index, or what `remap` says for its spelling: "cpu",

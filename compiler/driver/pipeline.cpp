@@ -121,7 +121,10 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
     return r;
   }
   generateCode(*s.vm, s.legal.kernelVDevices, options, r);
-  if (r.errors.empty()) r.exe = std::move(s.vm->exe);
+  if (r.errors.empty()) {
+    r.exe = std::move(s.vm->exe);
+    r.exe->graphs = options.graphs;
+  }
   return r;
 }
 

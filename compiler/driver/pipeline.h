@@ -40,6 +40,8 @@ struct BuildOptions {
   std::vector<std::string> passes;
   // Stop after this pass (no later pass, no code generation): `--print-after` without -o, tvms/viewIR.
   std::string stopAfter;
+  // CUDA graphs for the executable's calls (`--cuda-graph`, TVM's relax.backend.use_cuda_graph).
+  runtime::GraphMode graphs = runtime::GraphMode::Auto;
 };
 
 struct BuildResult {

@@ -46,6 +46,11 @@ struct ExecutableObj : PyObject {
 struct VMObj : PyObject {
   std::string typeName() const override { return "relax.VirtualMachine"; }
 };
+// tvm.transform.PassContext(config={...}): what a relax.build inside its `with` reads.
+struct PassContextObj : PyObject {
+  std::optional<bool> useCudaGraph;  // config "relax.backend.use_cuda_graph"
+  std::string typeName() const override { return "tvm.transform.PassContext"; }
+};
 
 // One builder program: its region, the Lowerer that lowers its expressions, the function being built.
 struct BuilderState {
@@ -258,6 +263,10 @@ class Program final : public PythonEvaluator::Hooks {
       m->st->moduleFrame = true;
       return value;
     }
+    if (auto* c = value.as<PassContextObj>()) {
+      passContexts_.push_back(*c);
+      return value;
+    }
     return std::nullopt;
   }
 
@@ -270,6 +279,8 @@ class Program final : public PythonEvaluator::Hooks {
       auto& st = *d->st;
       if (st.block && st.block->dataflow) st.block = nullptr;
       st.outputs = nullptr;
+    } else if (value.as<PassContextObj>()) {
+      if (!passContexts_.empty()) passContexts_.pop_back();
     }
   }
 
@@ -296,6 +307,7 @@ class Program final : public PythonEvaluator::Hooks {
         name.rfind("tvm.tir.transform.", 0) == 0)
       return makePass(name.substr(name.rfind('.') + 1), call);
     if (name == "tvm.transform.Sequential" || name == "tvm.ir.transform.Sequential") return sequential(call);
+    if (name == "tvm.transform.PassContext" || name == "tvm.ir.transform.PassContext") return passContext(call);
     if (endsWith(name, "partition_for_cublas") || endsWith(name, "partition_for_cudnn")) {
       auto args = py_.arguments(argList);
       if (args.positional.empty()) return std::nullopt;
@@ -902,6 +914,8 @@ class Program final : public PythonEvaluator::Hooks {
     p.passes = m->passes;
     p.updateVDevice = m->updateVDevice;
     p.offload = m->offload;
+    // The innermost `with PassContext(...)` that says, as TVM reads its config.
+    for (auto it = passContexts_.rbegin(); it != passContexts_.rend() && !p.useCudaGraph; ++it) p.useCudaGraph = it->useCudaGraph;
     auto vdevices = effectiveVDevices(*m);
     if (const PyValue* t = args.get(1, "target")) {
       TSNode tnode = args.nodeOf(1, "target");
@@ -955,6 +969,16 @@ class Program final : public PythonEvaluator::Hooks {
       if (!named)
         report(diag::Code::TVS304, at, "relax.build(target=\"" + p.target + "\") names a '" + kind + "' target that no vdevice of the module is on");
     }
+  }
+
+  std::optional<PyValue> passContext(TSNode call) {
+    auto args = py_.arguments(field(call, "arguments"));
+    auto context = std::make_shared<PassContextObj>();
+    if (const PyValue* config = args.get(4, "config"); config && config->kind == PyValue::Kind::Dict && config->dict)
+      for (auto& [key, value] : *config->dict)
+        if (key.kind == PyValue::Kind::Str && key.text == "relax.backend.use_cuda_graph" && value.kind == PyValue::Kind::Bool)
+          context->useCudaGraph = value.boolean;
+    return PyValue::ofObject(context);
   }
 
   std::optional<PyValue> virtualMachine(TSNode call) {
@@ -1025,6 +1049,7 @@ class Program final : public PythonEvaluator::Hooks {
   std::set<uint32_t> lowered_;
   std::set<size_t> builtSomething_;
   std::optional<ProgramPipeline> pipeline_;
+  std::vector<PassContextObj> passContexts_;  // the `with PassContext(...)` blocks open, innermost last
 };
 
 }  // namespace

@@ -154,6 +154,8 @@ struct ProgramPipeline {
   std::vector<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> updateVDevice;
   bool offload = false;  // partition_for_cublas / partition_for_cudnn
   std::string target;    // relax.build's target as given, "" when none
+  // PassContext(config={"relax.backend.use_cuda_graph": ...}) around relax.build; unset when not given.
+  std::optional<bool> useCudaGraph;
 };
 
 struct FileResult {

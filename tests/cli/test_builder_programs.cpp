@@ -108,3 +108,37 @@ TEST_CASE("builder programs: tvms build follows the program's pipeline (UpdateVD
                           "--print-after=OffloadLibraries"});
   CHECK(offload.out.find("tvms.cublas.matmul") != std::string::npos);
 }
+
+TEST_CASE("builder programs: PassContext(config={relax.backend.use_cuda_graph}) is the artifact's CUDA graph mode and --cuda-graph overrides it") {
+  const std::string head =
+      "import tvm\nfrom tvm import relax\nfrom tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+      "    @R.function\n    def main(x: R.Tensor((8,), \"float32\")) -> R.Tensor((8,), \"float32\"):\n"
+      "        y = R.nn.relu(x)\n        return y\n\n\n";
+  auto built = [&](const std::string& name, const std::string& program, std::vector<std::string> extra = {}) {
+    std::string artifact = tempFile(name + ".tvmx", "");
+    std::vector<std::string> args{"build", tempFile(name + ".py", head + program), "-o", artifact};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto b = runTvms(args);
+    REQUIRE(b.exitCode == 0);
+    return artifact;
+  };
+  const std::string notRecorded = "cuda graph: not recorded: its device (cpu:0) does not record work for replay";
+  // On: the run says why main was not recorded (a CPU device records nothing).
+  std::string on = built("graph_on", "with tvm.transform.PassContext(config={\"relax.backend.use_cuda_graph\": True}):\n"
+                                     "    ex = relax.build(Module, target=\"llvm\")\n");
+  auto onRun = runTvms({"run", on});
+  CHECK(onRun.exitCode == 0);
+  CHECK(onRun.out.find(notRecorded) != std::string::npos);
+  auto offRun = runTvms({"run", on, "--cuda-graph=off"});
+  CHECK(offRun.out.find("cuda graph:") == std::string::npos);
+  // Without the config (auto) there is nothing to say about a CPU module; --cuda-graph=on asks.
+  std::string plain = built("graph_plain", "ex = relax.build(Module, target=\"llvm\")\n");
+  CHECK(runTvms({"run", plain}).out.find("cuda graph:") == std::string::npos);
+  CHECK(runTvms({"run", plain, "--cuda-graph=on"}).out.find(notRecorded) != std::string::npos);
+  // tvms build --cuda-graph=on keeps it in the artifact too.
+  CHECK(runTvms({"run", built("graph_flag", "ex = relax.build(Module, target=\"llvm\")\n", {"--cuda-graph=on"})}).out.find(notRecorded) !=
+        std::string::npos);
+  auto bad = runTvms({"run", plain, "--cuda-graph=yes"});
+  CHECK(bad.exitCode == 2);
+  CHECK(bad.err.find("give --cuda-graph=on, off or auto") != std::string::npos);
+}

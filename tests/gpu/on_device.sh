@@ -13,6 +13,8 @@ echo "== the round trip on cuda:0: kernels printed after LegalizeOps read back a
 TVMS_TEST_TARGET=cuda TVMS_TEST_ROUNDTRIP=1 ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -4
 echo "== fused against unfused on cuda:0: every module built again with --no-fuse gives the same outputs"
 TVMS_TEST_TARGET=cuda TVMS_TEST_FUSE_CHECK=1 ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -4
+echo "== CUDA graphs: every op test's main recorded, replayed, recorded again at new input addresses and replayed, against its first run"
+TVMS_TEST_TARGET=cuda TVMS_TEST_CUDA_GRAPH=1 ./tvms_compile_tests "--test-case=compile and run:*" "--test-case-exclude=*two CPU vdevices*,*cuda + llvm*" 2>&1 | tail -14
 echo "== artifacts built without a GPU, run on it, against their CPU runs"
 python3 tests/run_artifacts.py check ./tvms art 2>&1 | grep -E "^ok|^FAIL|failure"
 echo "== the IRBuilder example (examples/builder_conv2d.py) on the GPU against numpy"
@@ -23,6 +25,8 @@ echo "== bench/gpu"
 python3 tests/bench_gpu.py measure ./tvms bench 2>&1 | tail -14
 echo "== bench/gpu/bench_fusion.py"
 python3 tests/bench_fusion.py ./tvms fusion 2>&1 | grep -v Warning | tail -14
+echo "== bench/gpu/bench_graphs.py"
+python3 tests/bench_graphs.py ./tvms graphs 2>&1 | grep -v Warning | tail -8
 echo "== bench/vm/bench_cpu_cores.py: the CPU vdevice on every core against numpy"
 PYTHONPATH=$PWD/python TVMS_LIBRARY=$PWD/libtvms_runtime.so.0 python3 tests/bench_cpu_cores.py measure cpucores 3 2>&1 | tail -16
 echo "== --trace of the seed artifact: spans per device in order"

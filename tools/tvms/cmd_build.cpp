@@ -43,6 +43,7 @@ struct BuildArgs {
   std::map<std::string, std::string> remap, inputs;
   std::map<std::string, int64_t> dims;
   std::vector<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> updateVDevice;
+  std::optional<runtime::GraphMode> graphs;  // --cuda-graph
 };
 
 bool splitPair(const std::string& s, std::string& k, std::string& v) {
@@ -97,6 +98,14 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
       continue;
     }
     if (a == "--no-offload") { b.offload = false; continue; }
+    if (a.rfind("--cuda-graph=", 0) == 0) {
+      b.graphs = runtime::parseGraphMode(a.substr(13));
+      if (!b.graphs) {
+        std::cerr << "tvms: " << a << ": give --cuda-graph=on, off or auto\n";
+        return std::nullopt;
+      }
+      continue;
+    }
     if (a == "--no-fuse") { b.fuse = false; continue; }
     if (a == "--fold-vdevice-scope-change") { b.foldScopeChange = true; continue; }
     if (a.rfind("--update-vdevice=", 0) == 0) {
@@ -230,6 +239,9 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   o.offload = b.offload && project.offload.value_or(true);
   // A program offloads to cuBLAS/cuDNN only where it partitions for them, as TVM does.
   if (pipeline) o.offload = o.offload && pipeline->offload;
+  // --cuda-graph, else the program's PassContext(config={"relax.backend.use_cuda_graph": ...}).
+  if (pipeline && pipeline->useCudaGraph) o.graphs = *pipeline->useCudaGraph ? runtime::GraphMode::On : runtime::GraphMode::Off;
+  if (b.graphs) o.graphs = *b.graphs;
   o.fuse = b.fuse;
   o.emit = b.emit;
   o.wantsAfterPass = [&](const std::string& pass) {
@@ -273,12 +285,14 @@ void progress(const BuildArgs& b, const std::string& stage) {
   if (b.progress) std::cerr << "tvms-progress: " << stage << std::endl;
 }
 
-const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--passes=PASS,...] [--update-vdevice=INDEX:KIND[:ID]] [--fold-vdevice-scope-change] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-fuse] [--no-cache]\n";
+const char* kBuildUsage = "usage: tvms build FILE [-o FILE.tvmx] [--print-after=PASS]... [--print-after-all] [--passes=PASS,...] [--update-vdevice=INDEX:KIND[:ID]] [--fold-vdevice-scope-change] [--emit=llvm|asm|cuda|ptx] [--device SPELLING=cpu] [--no-offload] [--no-fuse] [--no-cache] [--cuda-graph=auto|on|off]\n";
 const char* kRunUsage =
     "usage: tvms run FILE|FILE.tvmx [--entry main] [--input NAME=file.npy | NAME=random[:seed]]... [--params FILE.safetensors|FILE.npz]\n"
     "                [--dim NAME=VALUE]"
     "                [--output DIR] [--device SPELLING=cpu] [--print-after=PASS]... [--format text|json] [--progress]\n"
-    "                [--random-missing] [--no-offload] [--no-fuse] [--no-cache] [--repeat N] [--trace FILE.json]\n"
+    "                [--random-missing] [--no-offload] [--no-fuse] [--no-cache] [--repeat N] [--trace FILE.json] [--cuda-graph=auto|on|off]\n"
+    "       --cuda-graph: record a function's GPU work as a CUDA graph on its second call with the same input shapes\n"
+    "       and replay it after (auto, the default unless the build chose: when it can be; on: the same, and say why not)\n"
     "       without any --input (or with --random-missing, each parameter not given) a parameter gets random\n"
     "       values, seeded by its position (0, 1, ...); a tuple parameter takes NAME=DIR (DIR/0.npy, DIR/1.npy, ...),\n"
     "       an integer parameter (R.Prim(\"int64\")) NAME=VALUE; --params binds parameters by name from a weights file\n";
@@ -396,6 +410,7 @@ int runOnVM(const BuildArgs& b) {
       }
   }
   runtime::VirtualMachine vm(*exe, runtime::openDevices(*exe, b.remap));
+  if (b.graphs) vm.setGraphMode(*b.graphs);
   auto bound = bindInputs(b.inputs, b.dims, b.randomMissing, *f, weights);
   if (!bound) return 2;
   std::vector<runtime::Value> inputs = std::move(*bound);
@@ -413,8 +428,11 @@ int runOnVM(const BuildArgs& b) {
   // The repeated calls take their inputs where the function wants them: placed once, here, so a call's
   // time is the module's and not the upload of its weights (the report says what was placed).
   if (b.repeat) firstInputs = vm.placeInputs(b.entry, std::move(firstInputs), &report.inputBytesPlacedOnce);
-  runtime::RunStats before = vm.stats();
   if (b.trace.empty()) vm.disableTrace();  // --repeat's timed calls run without trace events
+  // With CUDA graphs the first untraced call records the function (a few milliseconds, once): made
+  // here, before the timed calls, which then replay it.
+  if (b.repeat && b.trace.empty() && vm.graphMode() != runtime::GraphMode::Off) vm.invoke(b.entry, firstInputs);
+  runtime::RunStats before = vm.stats();
   std::vector<double> perCall = vm.timedCalls(b.entry, firstInputs, b.repeat);
   progress(b, "reporting");
   report.entry = b.entry;
@@ -459,6 +477,7 @@ int runOnVM(const BuildArgs& b) {
   report.copies = st.copies;
   report.copyMs = st.copySeconds * 1e3;
   report.inputBytesPlaced = st.inputBytesPlaced;
+  report.graphNote = vm.graphNote(b.entry);
   {
     std::vector<std::string> slots;
     for (auto& d : exe->devices) slots.push_back(d.spelling);

@@ -162,6 +162,7 @@ void printText(std::ostream& os, const RunReport& r) {
     t << "  copy " << c.from << " -> \"" << c.to << "\": " << c.bytes << " bytes, " << c.ms << " ms\n";
   }
   if (r.copyList.size() > kShown) t << "  ... and " << (r.copyList.size() - kShown) << " more copies\n";
+  if (!r.graphNote.empty()) t << "cuda graph: " << r.graphNote << "\n";
   if (r.repeat)
     t << "repeated " << r.repeat << " times: p50 " << r.p50Ms << " ms, p90 " << r.p90Ms << " ms, min " << r.minMs
       << " ms per call (device times above are per call; inputs placed on their devices once before them: "
@@ -201,7 +202,7 @@ void printJson(std::ostream& os, const RunReport& r) {
   json out = {{"entry", r.entry}, {"outputs", outs}, {"devices", devs}, {"compileMs", r.compileMs}, {"runMs", r.runMs},
               {"codegenMs", r.codegenMs}, {"kernelCache", {{"hits", r.kernelModulesCached}, {"compiled", r.kernelModulesCompiled}}},
               {"bytesCopied", r.bytesCopied}, {"copies", r.copies}, {"copyMs", r.copyMs}, {"inputBytesPlaced", r.inputBytesPlaced},
-              {"kernels", kernels}, {"copyList", copies}, {"tracedCalls", r.tracedCalls}, {"text", text.str()}};
+              {"kernels", kernels}, {"copyList", copies}, {"tracedCalls", r.tracedCalls}, {"cudaGraph", r.graphNote}, {"text", text.str()}};
   if (r.repeat) out["repeat"] = {{"calls", r.repeat}, {"p50Ms", r.p50Ms}, {"p90Ms", r.p90Ms}, {"minMs", r.minMs}, {"inputBytesPlacedOnce", r.inputBytesPlacedOnce}};
   os << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
 }

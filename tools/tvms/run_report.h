@@ -60,7 +60,8 @@ struct RunReport {
   double copyMs = 0;  // the to_device copies, by the destination device's clock
   // --repeat N: N more calls after the first, each waited for on every device.
   int64_t repeat = 0;
-  int64_t inputBytesPlacedOnce = 0;  // --repeat: inputs copied onto their devices once, before the repeated calls
+  int64_t inputBytesPlacedOnce = 0;
+  std::string graphNote;  // what became of the entry's CUDA graph (VirtualMachine::graphNote); "" when nothing to say  // --repeat: inputs copied onto their devices once, before the repeated calls
   double p50Ms = 0, p90Ms = 0, minMs = 0;
 };
 

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""bench/gpu/bench_graphs.py: CUDA graphs against PyTorch, wall time per call, same run, same inputs.
+
+usage: bench_graphs.py TVMS DIR     on the GPU machine (PyTorch, numpy); DIR is scratch space
+Cases: the batch-1 MLP of issue 33 (8 layers of 1x1024 @ 1024x1024 fp16, bias, GELU: 24 ops) and the
+BERT-large encoder layer of bench_fusion.py (fp16, fp32). tvms: `tvms run --repeat N`'s median wall
+time per call (each call waited for on the GPU; inputs placed on the GPU once, before the calls) with
+--cuda-graph=off and --cuda-graph=on. PyTorch: eager, torch.compile and
+torch.compile(mode="reduce-overhead") (CUDA graphs), median wall time per call with
+torch.cuda.synchronize() after each, inputs resident on the GPU; TF32 off. Outputs are compared with
+eager's.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_fusion import encoder, module  # noqa: E402  (same folder, here and on the device)
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+
+LAYERS, WIDTH = 8, 1024
+
+
+def mlp_batch1():
+    p = {"x": ((1, WIDTH), "float16")}
+    body = []
+    h = "x"
+    for i in range(LAYERS):
+        p["w%d" % i] = ((WIDTH, WIDTH), "float16")
+        p["b%d" % i] = ((WIDTH,), "float16")
+        body += ["m%d = R.matmul(%s, w%d)" % (i, h, i), "a%d = R.add(m%d, b%d)" % (i, i, i), "h%d = R.nn.gelu(a%d)" % (i, i)]
+        h = "h%d" % i
+    body.append("return %s" % h)
+
+    def torch_mlp(x, *wb):
+        for i in range(LAYERS):
+            x = F.gelu(x @ wb[2 * i] + wb[2 * i + 1])
+        return x
+    return ("MLP batch 1: 8 x (1x1024 @ 1024x1024, bias, GELU) fp16", p, ((1, WIDTH), "float16"), body, torch_mlp)
+
+
+def wall_ms(fn, reps=300):
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        ts.append((time.perf_counter() - t) * 1e3)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def run_tvms(tvms, path, inputs, out, graphs, repeat=300):
+    args = [tvms, "run", path, "--repeat", str(repeat), "--format", "json", "--output", out, "--cuda-graph=" + graphs]
+    for name, p in inputs.items():
+        args += ["--input", "%s=%s" % (name, p)]
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip())
+    rep = json.loads(r.stdout)
+    return rep["repeat"]["p50Ms"], np.load(os.path.join(out, os.listdir(out)[0])), rep.get("cudaGraph", "")
+
+
+def main(tvms, work):
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(11)
+    print("== bench/gpu/bench_graphs.py on %s, PyTorch %s (same run; wall ms per call, median; inputs resident)" %
+          (torch.cuda.get_device_name(), torch.__version__))
+    print("| case | tvms graphs off | tvms graphs on | eager | torch.compile | reduce-overhead | on / best torch | on / reduce-overhead | max rel. err vs eager |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    notes = []
+    for i, (label, params, ret, body, fn) in enumerate([mlp_batch1(), encoder("float16"), encoder("float32")]):
+        d = os.path.join(work, "case%d" % i)
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "m.py")
+        with open(path, "w") as f:
+            f.write(module(params, ret, body))
+        inputs, tensors = {}, []
+        for name, (shape, dtype) in params.items():
+            a = (rng.standard_normal(shape) * (0.03 if name.startswith("w") else 1.0)).astype(dtype)
+            inputs[name] = os.path.join(d, name + ".npy")
+            np.save(inputs[name], a)
+            tensors.append(torch.from_numpy(a).cuda())
+        try:
+            off = run_tvms(tvms, path, inputs, os.path.join(d, "off"), "off")
+            on = run_tvms(tvms, path, inputs, os.path.join(d, "on"), "on")
+        except RuntimeError as e:
+            print("| %s | failed: %s | | | | | | | |" % (label, str(e).splitlines()[-1][:160]))
+            continue
+        want = fn(*tensors)
+        eager = wall_ms(lambda: fn(*tensors))
+        compiled = torch.compile(fn)
+        comp = wall_ms(lambda: compiled(*tensors))
+        ro = torch.compile(fn, mode="reduce-overhead")
+        ro_ms = wall_ms(lambda: ro(*tensors))
+        err = 0.0
+        for got in (off[1], on[1]):
+            g = torch.from_numpy(np.asarray(got)).cuda().float()
+            err = max(err, ((g - want.float()).abs() / want.float().abs().clamp(min=1)).max().item())
+        best = min(eager, comp, ro_ms)
+        print("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.1e |" %
+              (label, off[0], on[0], eager, comp, ro_ms, on[0] / best, on[0] / ro_ms, err))
+        notes.append("%s: %s" % (label, on[2]))
+        sys.stdout.flush()
+    for n in notes:
+        print(n)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
