@@ -103,7 +103,9 @@ void checkRecorded(runtime::VirtualMachine& vm, const std::vector<runtime::Value
     REQUIRE(got.size() == want.size());
     for (size_t i = 0; i < want.size(); ++i) {
       INFO("call " << c + 2 << ", output " << i << " (" << vm.graphNote("main") << ")");
-      checkSame(got[i], want[i], roundingOf(want[i].dtype));
+      // The same kernels on the same inputs: the same bits, except where blocks add into one output
+      // atomically (a split reduction), in whatever order they finish.
+      checkSame(got[i], want[i], std::max(1e-4, roundingOf(want[i].dtype)));
     }
   }
   std::string note = vm.graphNote("main");
