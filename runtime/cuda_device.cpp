@@ -92,6 +92,10 @@ class CudaDevice : public DeviceAPI {
       if (s.done) d_.eventDestroy(s.done);
       if (s.buffer) d_.memFreeHost(s.buffer);
     }
+    if (copyStream_) {
+      d_.streamSynchronize(copyStream_);
+      d_.streamDestroy(copyStream_);
+    }
     d_.streamDestroy(stream_);
   }
 
@@ -129,22 +133,46 @@ class CudaDevice : public DeviceAPI {
 
   void copyFromHost(void* dst, const void* src, size_t bytes, Stream) override {
     current();
-    if (cu::isPinnedHost(src)) {
-      // Straight from page-locked memory at the DMA engines' rate; the host waits for this copy
-      // alone, since the caller may reuse `src` when this returns.
-      cu::check(d_.memcpyHtoDAsync(dptr(dst), src, bytes, stream_), "cuMemcpyHtoDAsync");
+    // The host waits for a copy from page-locked memory (the caller may reuse `src` when this
+    // returns); a staged one has left `src` already.
+    if (upload(stream_, dst, src, bytes)) {
       Event done = recordEvent(nullptr);
       synchronizeEvent(done);
       destroyEvent(done);
-      return;
     }
-    for (size_t at = 0, chunk = 0; at < bytes; at += kStagingChunk, ++chunk) {
-      size_t n = std::min(kStagingChunk, bytes - at);
-      Staging& s = staging(chunk % 2, n);
-      parallelCopy(s.buffer, static_cast<const char*>(src) + at, n);
-      cu::check(d_.memcpyHtoDAsync(dptr(static_cast<char*>(dst) + at), s.buffer, n, stream_), "cuMemcpyHtoDAsync");
-      cu::check(d_.eventRecord(s.done, stream_), "cuEventRecord");
+  }
+  void* allocIncoming(size_t bytes) override {
+    if (capture_) return alloc(bytes);
+    current();
+    // Stream-ordered on the copy stream, so the copy into it need not wait for the work queued on
+    // the compute stream (where memory freed by that work returns to the pool).
+    cu::DevicePtr p = 0;
+    cu::check(d_.memAllocAsync(&p, std::max<size_t>(bytes, 256), copyStream()), name() + ": out of memory allocating " + std::to_string(bytes) + " bytes");
+    return reinterpret_cast<void*>(p);
+  }
+  CopyEvents copyFromHostAsync(void* dst, const void* src, size_t bytes) override {
+    current();
+    cu::Stream copies = copyStream();
+    CopyEvents e{recordEvent(copies), nullptr};
+    upload(copies, dst, src, bytes);
+    e.end = recordEvent(copies);
+    cu::check(d_.streamWaitEvent(stream_, e.end, 0), "cuStreamWaitEvent");  // later kernels read it
+    return e;
+  }
+  CopyEvents copyToHostAsync(void* dst, const void* src, size_t bytes) override {
+    if (capture_ || !cu::isPinnedHost(dst)) {
+      copyToHost(dst, src, bytes, nullptr);  // pageable memory goes through the staging buffers, waited for
+      return {};
     }
+    current();
+    cu::Stream copies = copyStream();
+    Event produced = recordEvent(nullptr);  // after the work that writes `src`
+    cu::check(d_.streamWaitEvent(copies, produced, 0), "cuStreamWaitEvent");
+    destroyEvent(produced);
+    CopyEvents e{recordEvent(copies), nullptr};
+    cu::check(d_.memcpyDtoHAsync(dst, dptr(src), bytes, copies), "cuMemcpyDtoHAsync");
+    e.end = recordEvent(copies);
+    return e;
   }
   void copyToHost(void* dst, const void* src, size_t bytes, Stream) override {
     current();
@@ -246,6 +274,27 @@ class CudaDevice : public DeviceAPI {
   }
 
  private:
+  // The stream of copies that overlap the compute stream's work (made on first use).
+  cu::Stream copyStream() {
+    if (!copyStream_) cu::check(d_.streamCreate(&copyStream_, cu::kStreamNonBlocking), "cuStreamCreate");
+    return copyStream_;
+  }
+  // Queues a copy from host memory on `s`: straight from page-locked memory (true: the copy still
+  // reads `src`), or staged through the pinned buffers in chunks (false: `src` may be reused).
+  bool upload(cu::Stream s, void* dst, const void* src, size_t bytes) {
+    if (cu::isPinnedHost(src)) {
+      cu::check(d_.memcpyHtoDAsync(dptr(dst), src, bytes, s), "cuMemcpyHtoDAsync");
+      return true;
+    }
+    for (size_t at = 0, chunk = 0; at < bytes; at += kStagingChunk, ++chunk) {
+      size_t n = std::min(kStagingChunk, bytes - at);
+      Staging& st = staging(chunk % 2, n);
+      parallelCopy(st.buffer, static_cast<const char*>(src) + at, n);
+      cu::check(d_.memcpyHtoDAsync(dptr(static_cast<char*>(dst) + at), st.buffer, n, s), "cuMemcpyHtoDAsync");
+      cu::check(d_.eventRecord(st.done, s), "cuEventRecord");
+    }
+    return false;
+  }
   struct Staging {
     void* buffer = nullptr;
     size_t bytes = 0;
@@ -274,6 +323,7 @@ class CudaDevice : public DeviceAPI {
   cu::Stream stream_ = nullptr;
   std::string gpuName_;
   std::vector<Staging> staging_;
+  cu::Stream copyStream_ = nullptr;
   std::unique_ptr<RecordingMemory> capture_;  // while recording
   std::unordered_set<void*> recorded_;        // addresses owned by a live recording: free() leaves them
 };

@@ -56,6 +56,24 @@ class DeviceAPI {
   // A copy from another device's memory straight into this one's (CUDA peer or same-GPU copies),
   // ordered after `from`'s queued work; false when this device cannot reach `from`'s memory.
   virtual bool copyFromPeer(void*, DeviceAPI&, const void*, size_t) { return false; }
+  // Copies that overlap the device's work (the VM's copies between vdevices): queued on a stream of
+  // their own (the copy engines), the host does not wait. The events mark the copy's start and end,
+  // both null when it was done before returning; the caller destroys them. copyFromHostAsync: `dst`
+  // comes from allocIncoming, work queued on the device after it waits for it, `src` must stay as it
+  // is until `end`. copyToHostAsync: after the device's queued work; `dst` holds the data at `end`,
+  // and `src` must not be written until then.
+  struct CopyEvents {
+    Event begin = nullptr, end = nullptr;
+  };
+  virtual void* allocIncoming(size_t bytes) { return alloc(bytes); }
+  virtual CopyEvents copyFromHostAsync(void* dst, const void* src, size_t bytes) {
+    copyFromHost(dst, src, bytes);
+    return {};
+  }
+  virtual CopyEvents copyToHostAsync(void* dst, const void* src, size_t bytes) {
+    copyToHost(dst, src, bytes);
+    return {};
+  }
   virtual Stream createStream() = 0;
   virtual void destroyStream(Stream s) = 0;
   virtual void synchronize(Stream s = nullptr) = 0;
@@ -91,6 +109,16 @@ class DeviceAPI {
 
  private:
   std::atomic<size_t> inUse_{0}, peak_{0};
+};
+
+// A copy in flight (DeviceAPI::CopyEvents' end, owned) that memory waits for: Storage::pending.
+struct PendingWork {
+  DeviceAPI* device;
+  Event event;
+  PendingWork(DeviceAPI* d, Event e) : device(d), event(e) {}
+  ~PendingWork() { device->destroyEvent(event); }
+  PendingWork(const PendingWork&) = delete;
+  PendingWork& operator=(const PendingWork&) = delete;
 };
 
 // A CPU device: host memory (64-byte aligned), synchronous copies, trivial streams, timestamp

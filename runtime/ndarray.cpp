@@ -8,6 +8,15 @@ namespace tvms::runtime {
 Storage::Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n) : device(std::move(d)), slot(s), data(device->alloc(n ? n : 1)), bytes(n) {
   device->noteAllocated(bytes);
 }
+Storage::Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n, ForIncomingCopy)
+    : device(std::move(d)), slot(s), data(device->allocIncoming(n ? n : 1)), bytes(n) {
+  device->noteAllocated(bytes);
+}
+void Storage::hostWait() {
+  if (!pending) return;
+  pending->device->synchronizeEvent(pending->event);
+  pending.reset();
+}
 Storage::Storage(std::shared_ptr<DeviceAPI> d, int s, void* external, size_t n, std::shared_ptr<void> externalOwner)
     : device(std::move(d)), slot(s), data(external), bytes(n), owner(std::move(externalOwner)) {
   if (!owner) throw std::invalid_argument("external storage needs an owner");
@@ -19,7 +28,10 @@ Storage::~Storage() {
 }
 
 NDArray hostCopy(const NDArray& a, const std::shared_ptr<DeviceAPI>& host) {
-  if (a.storage->device->hostAccessible()) return a;
+  if (a.storage->device->hostAccessible()) {
+    a.storage->hostWait();  // a download still in flight
+    return a;
+  }
   NDArray out;
   out.dtype = a.dtype;
   out.shape = a.shape;

@@ -14,6 +14,7 @@ namespace tvms::runtime {
 
 
 class DeviceAPI;
+struct PendingWork;
 
 // One allocation on one device; freed through the device when the last tensor on it goes (the
 // storage keeps its device alive, so tensors may outlive the VM that made them).
@@ -26,9 +27,17 @@ struct Storage {
   // seen as storage on `device`: never freed through the device, and `owner` (which frees it, or
   // hands it back to its producer) is released when the last tensor on it goes.
   std::shared_ptr<void> owner;
+  // A copy on another stream that reads or writes this memory and has not been seen to finish (the
+  // VM's overlapped copies): the host, or a device's stream, waits for it before touching the memory.
+  std::shared_ptr<PendingWork> pending;
   Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n);
+  // Memory that a copy onto the device fills first (DeviceAPI::allocIncoming).
+  struct ForIncomingCopy {};
+  Storage(std::shared_ptr<DeviceAPI> d, int s, size_t n, ForIncomingCopy);
   Storage(std::shared_ptr<DeviceAPI> d, int s, void* external, size_t n, std::shared_ptr<void> externalOwner);
   ~Storage();
+  // Waits (on the host) for the pending copy, if any.
+  void hostWait();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 };

@@ -71,22 +71,44 @@ NDArray VirtualMachine::toDevice(const NDArray& a, int slot, int64_t* counter) {
   NDArray out;
   out.dtype = a.dtype;
   out.shape = a.shape;
-  out.storage = std::make_shared<Storage>(devices_.at(slot), slot, a.bytes());
   DeviceAPI& from = *a.storage->device;
-  DeviceAPI& to = *devices_[slot];
-  Event begin = counter ? nullptr : to.recordEvent();
-  copyBetween(to, out.data(), from, a.data(), a.bytes());
-  if (begin) {
-    Event end = to.recordEvent();
-    stats_.copySeconds += to.elapsedSeconds(begin, end);  // waits for the copy: to_device is a sync point today
-    if (tracing_) {
-      // A span of the destination's timeline; its events are read and freed with the kernels'.
-      copyLabels_.push_back("copy from " + from.name());
-      timings_.push_back({slot, begin, end, &copyLabels_.back(), "copy", static_cast<int64_t>(a.bytes())});
-    } else {
-      to.destroyEvent(begin);
-      to.destroyEvent(end);
+  DeviceAPI& to = *devices_.at(slot);
+  // Between the host and a device the copy runs on the device's copy stream and nobody waits: the
+  // host goes on (a CPU vdevice's next kernel, the next micro-batch) while it and the device's
+  // kernels proceed. What it reads and writes is marked pending until it ends (Storage::pending):
+  // a kernel touching that memory waits for it first, and the call waits for every copy before it
+  // returns (settleCopies).
+  bool upload = from.hostAccessible() && !to.hostAccessible(), download = !from.hostAccessible() && to.hostAccessible();
+  DeviceAPI::CopyEvents events;
+  int timeline = slot;  // whose clock the events are (the device with the copy stream)
+  if (upload || download) {
+    a.storage->hostWait();  // a host source still being downloaded; a device source needs no wait here
+    out.storage = upload ? std::make_shared<Storage>(devices_[slot], slot, a.bytes(), Storage::ForIncomingCopy{})
+                         : std::make_shared<Storage>(devices_[slot], slot, a.bytes());
+    events = upload ? to.copyFromHostAsync(out.data(), a.data(), a.bytes()) : from.copyToHostAsync(out.data(), a.data(), a.bytes());
+    if (download) timeline = a.slot();
+    if (events.end) {
+      auto work = std::make_shared<PendingWork>(upload ? &to : &from, events.end);
+      a.storage->pending = work;
+      if (download) out.storage->pending = work;
+      inFlight_.push_back({work, {a.storage, out.storage}});
     }
+  } else {
+    out.storage = std::make_shared<Storage>(devices_[slot], slot, a.bytes());
+    a.storage->hostWait();
+    events.begin = counter ? nullptr : to.recordEvent();
+    copyBetween(to, out.data(), from, a.data(), a.bytes());
+    if (events.begin) events.end = to.recordEvent();
+  }
+  if (events.begin && !counter && kernelTiming_ && timeline >= 0) {
+    // A span of the timeline of the device that copies; read and freed with the kernels' events.
+    copyLabels_.push_back("copy from " + from.name());
+    timings_.push_back({timeline, events.begin, events.end, &copyLabels_.back(), "copy", static_cast<int64_t>(a.bytes()),
+                        /*endOwned=*/!(upload || download), slot});
+  } else {
+    DeviceAPI& clock = timeline >= 0 ? *devices_[static_cast<size_t>(timeline)] : to;
+    if (events.begin) clock.destroyEvent(events.begin);
+    if (events.end && !(upload || download)) clock.destroyEvent(events.end);
   }
   if (counter) {
     *counter += static_cast<int64_t>(a.bytes());
@@ -108,9 +130,11 @@ Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs)
     std::optional<Value> replayed;
     if (graphMode_ != GraphMode::Off) replayed = invokeRecorded(*f, inputs);
     Value out = replayed ? std::move(*replayed) : run(*f, std::move(inputs));
+    settleCopies();
     collectTimings();
     return out;
   } catch (...) {
+    settleCopies();
     collectTimings();
     throw;
   }
@@ -133,6 +157,7 @@ std::vector<Value> VirtualMachine::placeInputs(const std::string& name, std::vec
   const VMFunction* f = exe_.function(name);
   if (!f) throw std::runtime_error("no function '" + name + "' in the module");
   for (size_t i = 0; i < inputs.size() && i < f->params.size(); ++i) place(f->params[i], inputs[i], placedBytes);
+  settleCopies();
   for (size_t d = 0; d < devices_.size(); ++d) devices_[d]->synchronize();
   return inputs;
 }
@@ -180,10 +205,14 @@ void VirtualMachine::callKernel(const std::vector<int64_t>& a, const std::vector
   size_t nBuf = static_cast<size_t>(a[2]);
   buffers_.clear();
   dims_.clear();
-  for (size_t k = 0; k < nBuf; ++k) buffers_.push_back(tensorIn(r[a[3 + k]], "as a kernel argument").data());
+  DeviceAPI& device = *devices_[slot];
+  for (size_t k = 0; k < nBuf; ++k) {
+    const NDArray& t = tensorIn(r[a[3 + k]], "as a kernel argument");
+    if (t.storage->pending) awaitCopies(device, t);
+    buffers_.push_back(t.data());
+  }
   for (size_t k = 3 + nBuf; k < a.size(); ++k) dims_.push_back(heap.at(static_cast<size_t>(a[k])));
   const void* handle = resolve(kernel, slot);
-  DeviceAPI& device = *devices_[slot];
   KernelLauncher& launcher = *launchers_[slot][exe_.kernels[kernel].kind];
   bool timed = kernelTiming_ && !recording_;  // a device that records has no events to give
   Event begin = timed ? device.recordEvent() : nullptr;
@@ -197,8 +226,11 @@ void VirtualMachine::callLibrary(const std::vector<int64_t>& a, const std::vecto
   size_t fn = static_cast<size_t>(a[0]);
   int slot = static_cast<int>(a[1]);
   std::vector<const NDArray*> args;
-  for (size_t k = 0; k < static_cast<size_t>(a[2]); ++k) args.push_back(&tensorIn(r[a[3 + k]], "as a library function's argument"));
   DeviceAPI& device = *devices_[slot];
+  for (size_t k = 0; k < static_cast<size_t>(a[2]); ++k) {
+    args.push_back(&tensorIn(r[a[3 + k]], "as a library function's argument"));
+    if (args.back()->storage->pending) awaitCopies(device, *args.back());
+  }
   bool timed = kernelTiming_ && !recording_;
   Event begin = timed ? device.recordEvent() : nullptr;
   libraryFunctions_.at(fn)(device, args, exe_.libraryFunctions[fn]);
@@ -352,9 +384,13 @@ std::string VirtualMachine::formatted(int64_t format, const std::vector<int64_t>
 }
 
 VirtualMachine::~VirtualMachine() {
+  try {
+    settleCopies();  // no storage may keep a mark whose event outlives its device
+  } catch (...) {
+  }
   for (auto& t : timings_) {
     devices_[t.slot]->destroyEvent(t.begin);
-    devices_[t.slot]->destroyEvent(t.end);
+    if (t.endOwned) devices_[t.slot]->destroyEvent(t.end);
   }
   for (size_t slot = 0; slot < traceBase_.size() && slot < devices_.size(); ++slot) devices_[slot]->destroyEvent(traceBase_[slot]);
 }
@@ -376,11 +412,34 @@ void VirtualMachine::collectTimings() {
     DeviceAPI& d = *devices_[t.slot];
     double seconds = d.elapsedSeconds(t.begin, t.end);
     if (std::strcmp(t.category, "copy") != 0) stats_.kernelSeconds[t.slot] += seconds;  // copies are counted apart
-    if (tracing_) trace_.push_back({*t.name, t.category, t.slot, (d.elapsedSeconds(traceBase_[t.slot], t.begin) + traceOffsetSeconds_[t.slot]) * 1e6, seconds * 1e6, t.bytes});
+    else stats_.copySeconds += seconds;
+    if (tracing_)
+      trace_.push_back({*t.name, t.category, t.slot, (d.elapsedSeconds(traceBase_[t.slot], t.begin) + traceOffsetSeconds_[t.slot]) * 1e6, seconds * 1e6, t.bytes,
+                        t.destination});
     d.destroyEvent(t.begin);
-    d.destroyEvent(t.end);
+    if (t.endOwned) d.destroyEvent(t.end);
   }
   timings_.clear();
+}
+
+// The copies of the call are waited for (their memory is the caller's again) and their marks cleared.
+void VirtualMachine::settleCopies() {
+  for (auto& c : inFlight_) {
+    c.work->device->synchronizeEvent(c.work->event);
+    for (auto& s : c.touched)
+      if (s->pending == c.work) s->pending.reset();
+  }
+  inFlight_.clear();
+}
+
+// Memory a copy on another stream still reads or writes: a host kernel waits for the copy, a
+// device's stream is ordered after it (no host wait).
+void VirtualMachine::awaitCopies(DeviceAPI& device, const NDArray& t) {
+  const std::shared_ptr<PendingWork>& p = t.storage->pending;
+  if (!p) return;
+  if (device.hostAccessible()) t.storage->hostWait();
+  else if (p->device == &device) device.waitEvent(nullptr, p->event);
+  else t.storage->hostWait();
 }
 
 // Out of line and cold: its message's temporaries stay off the stack of every level of a deep recursion.

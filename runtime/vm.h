@@ -43,9 +43,10 @@ struct ClosureValue {
 struct TraceSpan {
   std::string name;
   std::string category;  // "kernel", "library", "copy"
-  int slot = 0;          // the device whose timeline it is on (a copy: its destination)
+  int slot = 0;          // the device whose timeline it is on (a copy: the device whose stream copies)
   double startUs = 0, durationUs = 0;
   int64_t bytes = 0;     // copies
+  int destination = -1;  // copies: the slot copied to
 };
 
 struct RunStats {
@@ -149,7 +150,17 @@ class VirtualMachine {
     const std::string* name;
     const char* category;
     int64_t bytes;
+    bool endOwned = true;  // false: `end` belongs to a PendingWork of inFlight_
+    int destination = -1;  // copies
   };
+  // Copies between the host and a device still in flight, and the storages marked pending by them.
+  struct InFlightCopy {
+    std::shared_ptr<PendingWork> work;
+    std::vector<std::shared_ptr<Storage>> touched;
+  };
+  std::vector<InFlightCopy> inFlight_;
+  void settleCopies();
+  void awaitCopies(DeviceAPI& device, const NDArray& t);
   std::vector<Timing> timings_;
   bool tracing_ = false;
   std::vector<Event> traceBase_;  // per slot: the event the trace's times count from

@@ -96,10 +96,12 @@ OutputReport describeOutput(const std::string& name, const runtime::NDArray& a, 
 void addSpans(RunReport& r, const std::vector<runtime::TraceSpan>& spans, const std::vector<std::string>& slotNames) {
   std::map<std::pair<int, std::string>, size_t> index;
   for (auto& s : spans) {
-    std::string to = s.slot >= 0 && static_cast<size_t>(s.slot) < slotNames.size() ? slotNames[static_cast<size_t>(s.slot)] : "?";
+    int toSlot = s.category == "copy" && s.destination >= 0 ? s.destination : s.slot;
+    std::string to = toSlot >= 0 && static_cast<size_t>(toSlot) < slotNames.size() ? slotNames[static_cast<size_t>(toSlot)] : "?";
     if (s.category == "copy") {
       std::string from = s.name.rfind("copy from ", 0) == 0 ? s.name.substr(10) : s.name;
       r.copyList.push_back({from, to, s.bytes, s.durationUs / 1e3});
+      r.copyMsTraced += s.durationUs / 1e3;
       continue;
     }
     auto [it, fresh] = index.try_emplace({s.slot, s.name}, r.kernels.size());
@@ -108,6 +110,20 @@ void addSpans(RunReport& r, const std::vector<runtime::TraceSpan>& spans, const 
     r.kernels[it->second].ms += s.durationUs / 1e3;
   }
   std::stable_sort(r.kernels.begin(), r.kernels.end(), [](auto& a, auto& b) { return a.ms > b.ms; });
+  // How much of each copy ran while its device also ran a kernel (the copy engines at work beside
+  // the compute stream, whose kernels never overlap each other): kernel spans per device by start.
+  std::map<int, std::vector<std::pair<double, double>>> busy;
+  for (auto& s : spans)
+    if (s.category != "copy") busy[s.slot].push_back({s.startUs, s.startUs + s.durationUs});
+  for (auto& [slot, intervals] : busy) std::sort(intervals.begin(), intervals.end());
+  for (auto& s : spans) {
+    if (s.category != "copy" || !busy.count(s.slot)) continue;
+    const auto& intervals = busy[s.slot];
+    double begin = s.startUs, end = s.startUs + s.durationUs;
+    // The first kernel that ends after the copy begins: kernels start and end in order on their stream.
+    auto it = std::lower_bound(intervals.begin(), intervals.end(), begin, [](const std::pair<double, double>& k, double t) { return k.second <= t; });
+    for (; it != intervals.end() && it->first < end; ++it) r.copyMsOverlapped += (std::min(end, it->second) - std::max(begin, it->first)) / 1e3;
+  }
 }
 
 void printText(std::ostream& os, const RunReport& r) {
@@ -162,6 +178,8 @@ void printText(std::ostream& os, const RunReport& r) {
     t << "  copy " << c.from << " -> \"" << c.to << "\": " << c.bytes << " bytes, " << c.ms << " ms\n";
   }
   if (r.copyList.size() > kShown) t << "  ... and " << (r.copyList.size() - kShown) << " more copies\n";
+  if (r.copyMsOverlapped > 0)
+    t << "copies overlapped with kernels on their device: " << r.copyMsOverlapped << " of " << r.copyMsTraced << " ms\n";
   if (!r.graphNote.empty()) t << "cuda graph: " << r.graphNote << "\n";
   if (r.repeat)
     t << "repeated " << r.repeat << " times: p50 " << r.p50Ms << " ms, p90 " << r.p90Ms << " ms, min " << r.minMs
@@ -202,7 +220,8 @@ void printJson(std::ostream& os, const RunReport& r) {
   json out = {{"entry", r.entry}, {"outputs", outs}, {"devices", devs}, {"compileMs", r.compileMs}, {"runMs", r.runMs},
               {"codegenMs", r.codegenMs}, {"kernelCache", {{"hits", r.kernelModulesCached}, {"compiled", r.kernelModulesCompiled}}},
               {"bytesCopied", r.bytesCopied}, {"copies", r.copies}, {"copyMs", r.copyMs}, {"inputBytesPlaced", r.inputBytesPlaced},
-              {"kernels", kernels}, {"copyList", copies}, {"tracedCalls", r.tracedCalls}, {"cudaGraph", r.graphNote}, {"text", text.str()}};
+              {"kernels", kernels}, {"copyList", copies}, {"tracedCalls", r.tracedCalls}, {"cudaGraph", r.graphNote},
+              {"copyOverlap", {{"overlappedMs", r.copyMsOverlapped}, {"copyMs", r.copyMsTraced}}}, {"text", text.str()}};
   if (r.repeat) out["repeat"] = {{"calls", r.repeat}, {"p50Ms", r.p50Ms}, {"p90Ms", r.p90Ms}, {"minMs", r.minMs}, {"inputBytesPlacedOnce", r.inputBytesPlacedOnce}};
   os << out.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
 }

@@ -52,6 +52,7 @@ struct RunReport {
   std::vector<DeviceReport> devices;
   std::vector<KernelReport> kernels;  // most time first
   std::vector<CopyReport> copyList;   // in order
+  double copyMsTraced = 0, copyMsOverlapped = 0;  // the traced copies' time, and how much of it ran beside a kernel of their device
   int64_t tracedCalls = 0;            // the calls the kernel and copy lists cover
   double compileMs = 0, runMs = 0;
   double codegenMs = 0;  // part of compileMs
