@@ -30,7 +30,7 @@ python3 tests/bench_graphs.py ./tvms graphs 2>&1 | grep -v Warning | tail -8
 echo "== bench/gpu/bench_hetero.py"
 python3 tests/bench_hetero.py ./tvms hetero 2>&1 | grep -v Warning | tail -6
 echo "== --trace of the micro-batched pipeline: copies beside kernels"
-./tvms run art/corpus_pipelined_microbatches.tvmx --repeat 5 --trace trace_mb.json | grep -E "overlapped|repeated"
+./tvms run art/run_pipelined_microbatches.tvmx --repeat 5 --trace trace_mb.json | grep -E "overlapped|repeated"
 echo "== bench/vm/bench_cpu_cores.py: the CPU vdevice on every core against numpy"
 PYTHONPATH=$PWD/python TVMS_LIBRARY=$PWD/libtvms_runtime.so.0 python3 tests/bench_cpu_cores.py measure cpucores 3 2>&1 | tail -16
 echo "== --trace of the seed artifact: spans per device in order"
