@@ -23,6 +23,8 @@ struct AttentionArgs {
   float scaleLog2;
   int causal;
   long long causalOffset;
+  long long bias[4];
+  int hasBias;
 };
 
 // The kernel for this element type and feature size, loaded once into the context of `stream`.
@@ -59,13 +61,30 @@ void logicalLayout(const NDArray& t, const std::vector<int64_t>& axes, const cha
   }
 }
 
+// The bias's strides for each logical axis (batch, head, query row, key): its `axes` (-1: absent),
+// each extent the attention's or 1 (broadcast: stride 0).
+void biasLayout(const NDArray& t, const std::vector<int64_t>& axes, const int64_t want[4], long long stride[4]) {
+  if (axes.size() != 4) throw std::runtime_error("tvms.attention: the bias needs four axes");
+  std::vector<int64_t> strides(t.shape.size(), 1);
+  for (size_t i = t.shape.size(); i-- > 1;) strides[i - 1] = strides[i] * t.shape[i];
+  for (size_t l = 0; l < 4; ++l) {
+    int64_t a = axes[l];
+    if (a >= static_cast<int64_t>(t.shape.size()) || a < -1) throw std::runtime_error("tvms.attention: the bias " + t.shapeText() + " has no axis " + std::to_string(a));
+    int64_t extent = a < 0 ? 1 : t.shape[static_cast<size_t>(a)];
+    if (extent != 1 && extent != want[l])
+      throw std::runtime_error("tvms.attention: the bias " + t.shapeText() + " does not broadcast to (" + std::to_string(want[0]) + ", " + std::to_string(want[1]) +
+                               ", " + std::to_string(want[2]) + ", " + std::to_string(want[3]) + ")");
+    stride[l] = extent == 1 ? 0 : strides[static_cast<size_t>(a)];
+  }
+}
+
 }  // namespace
 
 std::string attentionCallName(const AttentionAttrs& a) {
   char scale[32];
   std::snprintf(scale, sizeof scale, "%.17g", a.scale);
   return std::string(kAttention) + "?q=" + formatLibraryInts(a.qAxes) + "&k=" + formatLibraryInts(a.kAxes) + "&v=" + formatLibraryInts(a.vAxes) + "&o=" + formatLibraryInts(a.oAxes) +
-         "&scale=" + scale + "&causal=" + std::to_string(a.causal);
+         "&scale=" + scale + "&causal=" + std::to_string(a.causal) + (a.biasAxes.empty() ? "" : "&bias=" + formatLibraryInts(a.biasAxes));
 }
 
 AttentionAttrs parseAttentionCallName(const std::string& name) {
@@ -78,6 +97,7 @@ AttentionAttrs parseAttentionCallName(const std::string& name) {
     a.oAxes = parseLibraryInts(q.at("o"));
     a.scale = std::stod(q.at("scale"));
     a.causal = std::stoi(q.at("causal"));
+    if (q.count("bias")) a.biasAxes = parseLibraryInts(q.at("bias"));
   } catch (const std::exception&) {
     throw std::runtime_error("tvms.attention: a malformed call '" + name + "'");
   }
@@ -90,9 +110,10 @@ bool attentionTakes(DType dtype, int64_t featureSize) {
 
 void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name) {
   void* stream = offloadStream(device, "tvms.attention");
-  if (args.size() != 4) throw std::runtime_error("tvms.attention takes Q, K, V and the output");
-  const NDArray &q = *args[0], &k = *args[1], &v = *args[2], &o = *args[3];
   AttentionAttrs attrs = parseAttentionCallName(name);
+  const size_t operands = attrs.biasAxes.empty() ? 3 : 4;
+  if (args.size() != operands + 1) throw std::runtime_error("tvms.attention takes Q, K, V" + std::string(operands == 4 ? ", the bias" : "") + " and the output");
+  const NDArray &q = *args[0], &k = *args[1], &v = *args[2], &o = *args[operands];
   AttentionArgs a{};
   int64_t qe[4], ke[4], ve[4], oe[4];
   logicalLayout(q, attrs.qAxes, "Q", qe, a.q);
@@ -113,13 +134,22 @@ void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, c
   a.scaleLog2 = static_cast<float>(attrs.scale * 1.4426950408889634);
   a.causal = attrs.causal != 0;
   a.causalOffset = attrs.causal == 2 ? a.rowsKV - a.rowsQ : 0;
+  void* bp = nullptr;
+  if (operands == 4) {
+    const NDArray& bias = *args[3];
+    if (bias.dtype != q.dtype) throw std::runtime_error("tvms.attention: the bias is " + std::string(dtypeName(bias.dtype)) + ", Q " + std::string(dtypeName(q.dtype)));
+    const int64_t want[4] = {qe[0], qe[1], qe[2], ke[2]};
+    biasLayout(bias, attrs.biasAxes, want, a.bias);
+    a.hasBias = 1;
+    bp = bias.data();
+  }
   int64_t blocks = a.rowBlocks * a.batches * a.heads;
   if (blocks > 0x7fffffff) throw std::runtime_error("tvms.attention: too many blocks for one launch");
   void* qp = q.data();
   void* kp = k.data();
   void* vp = v.data();
   void* op = o.data();
-  void* params[] = {&qp, &kp, &vp, &op, &a};
+  void* params[] = {&qp, &kp, &vp, &bp, &op, &a};
   cu::Function f = kernelFor(stream, q.dtype, D);
   cu::check(cu::driver().launchKernel(f, static_cast<unsigned>(blocks), 1, 1, static_cast<unsigned>(threads), 1, 1, 0, stream, params, nullptr),
             "launching tvms.attention");

@@ -1,5 +1,5 @@
 // Fused attention for cuda vdevices (the runtime's tvms.attention, runtime/cuda_attention.cpp):
-// O = softmax(Q K^T * scale, masked) V in one kernel, flash-attention style: a block takes BM query
+// O = softmax(Q K^T * scale + bias, masked) V in one kernel, flash-attention style: a block takes BM query
 // rows of one (batch, head), walks the keys in tiles of BN, keeps a running row maximum and sum
 // (the online softmax) and never writes the score matrix to memory. Q K^T and P V run on the tensor
 // cores (WMMA 16x16x16, float16 or bfloat16 in, float32 accumulation); the softmax in float32.
@@ -22,11 +22,22 @@ struct AttentionArgs {
   float scaleLog2;                    // scale * log2(e): the softmax runs on exp2
   int causal;                         // 0: none; 1: key j seen by query i when j <= i + causalOffset
   long long causalOffset;             // 0 for TopLeft, rowsKV - rowsQ for BottomRight
+  long long bias[4];                  // the bias's strides: batch, head, query row, key (0 where it broadcasts)
+  int hasBias;                        // 0: the bias pointer is null
 };
 
 namespace {
 
 constexpr float kMasked = -1e30f;
+
+constexpr float kLog2e = 1.4426950408889634f;
+
+template <typename T>
+__device__ inline float toFloat(T x);
+template <>
+__device__ inline float toFloat<__half>(__half x) { return __half2float(x); }
+template <>
+__device__ inline float toFloat<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
 
 template <typename T>
 __device__ inline T fromFloat(float x);
@@ -82,7 +93,8 @@ __device__ void fragmentCoordinates(float* scratch, int ld, int rowOf[Accumulato
 // registers for the whole key loop and are rescaled there. Shared rows are padded by 16 bytes so
 // that the tensor cores' tile loads do not all hit one bank.
 template <typename T, int D, int BN>
-__device__ void attention(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ o, const AttentionArgs& a) {
+__device__ void attention(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ bias, T* __restrict__ o,
+                          const AttentionArgs& a) {
   constexpr int WARPS = 4, BM = 16 * WARPS, THREADS = 32 * WARPS;
   constexpr int LDH = D + 8, LDP = BN + 8, LDS = BN + 4;  // row lengths in shared memory (elements)
   constexpr int COLS = BN / 2;                            // keys of a tile per lane in the softmax
@@ -115,6 +127,8 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
   const int sr = r0 + lane / 2, c0 = (lane % 2) * COLS;
   const long long si = i0 + sr;
   float rowMax = kMasked, rowSum = 0.f;
+  // This lane's row of the bias (added to the scaled scores before the softmax, in log2 units).
+  const T* biasRow = a.hasBias && si < a.rowsQ ? bias + b * a.bias[0] + h * a.bias[1] + si * a.bias[2] : nullptr;
 
   long long keysEnd = a.rowsKV;
   if (a.causal) keysEnd = max(0LL, min(keysEnd, i0 + BM + a.causalOffset));  // no later key is seen by the block's rows
@@ -144,7 +158,7 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
     for (int c = 0; c < COLS; ++c) {
       long long j = j0 + c0 + c;
       bool seen = j < a.rowsKV && si < a.rowsQ && !(a.causal && j > si + a.causalOffset);
-      x[c] = seen ? Ss[sr * LDS + c0 + c] * a.scaleLog2 : kMasked;
+      x[c] = seen ? Ss[sr * LDS + c0 + c] * a.scaleLog2 + (biasRow ? toFloat(biasRow[j * a.bias[3]]) * kLog2e : 0.f) : kMasked;
       m = fmaxf(m, x[c]);
     }
     m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
@@ -190,8 +204,8 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
 // One entry point per (element type, feature size): blocks of 128 threads and 64 query rows; keys in
 // tiles of 64 at 64 features, of 32 at 128, so that a block's tiles fit 48 KiB of static shared memory.
 #define TVMS_ATTENTION(NAME, T, D, BN)                                                                                  \
-  extern "C" __global__ void __launch_bounds__(128) NAME(const T* q, const T* k, const T* v, T* o, AttentionArgs a) { \
-    attention<T, D, BN>(q, k, v, o, a);                                                                                  \
+  extern "C" __global__ void __launch_bounds__(128) NAME(const T* q, const T* k, const T* v, const T* bias, T* o, AttentionArgs a) { \
+    attention<T, D, BN>(q, k, v, bias, o, a);                                                                                          \
   }
 TVMS_ATTENTION(tvms_attention_f16_d64, __half, 64, 64)
 TVMS_ATTENTION(tvms_attention_f16_d128, __half, 128, 32)

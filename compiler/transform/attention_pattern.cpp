@@ -39,7 +39,7 @@ class Finder {
   AttentionPlan run(const Function& f) {
     forEachBinding(f, [&](const Binding& b) {
       auto* c = callOf(b);
-      if (c && c->def == attention_) return opAttention(b, *c);
+      if (c && (c->def == attention_ || c->def == attentionBias_)) return opAttention(b, *c);
       if (c && c->def == softmax_) writtenOut(b, *c);
     });
     return std::move(plan_);
@@ -79,6 +79,29 @@ class Finder {
     dropped.push_back(b);
     return c->args[0];
   }
+  // q @ kt, or it scaled by a scalar constant: the side of an add that is the scores, not the bias.
+  bool leadsToScores(const Call& c) const {
+    if (c.def == matmul_) return true;
+    if ((c.def != multiply_ && c.def != divide_) || c.args.size() != 2) return false;
+    for (int side : {0, 1}) {
+      if (!scalarConstant(c.args[static_cast<size_t>(1 - side)])) continue;
+      const Binding* b = soleProducer(c.args[static_cast<size_t>(side)]);
+      if (b && callOf(*b) && callOf(*b)->def == matmul_) return true;
+    }
+    return false;
+  }
+  // A bias of rank r aligned to the right of (batch, head, query row, key), as broadcasting aligns it:
+  // -1 for the axes it lacks.
+  static std::vector<int64_t> broadcastAxes(int rank) {
+    std::vector<int64_t> axes(4);
+    for (int l = 0; l < 4; ++l) axes[static_cast<size_t>(l)] = l - (4 - rank) >= 0 ? l - (4 - rank) : -1;
+    return axes;
+  }
+  bool sameVDeviceAndDTypeAnyRank(const StructInfo* out, const ExprPtr& e) const {
+    const StructInfo* s = sinfoOf(e);
+    if (!out || !s || s->kind != StructInfo::Kind::Tensor || s->dtype != out->dtype || s->rank() < 1 || s->rank() > 4) return false;
+    return (s->vdevice ? s->vdevice->spelling : "") == (out->vdevice ? out->vdevice->spelling : "");
+  }
   static std::vector<int64_t> logicalAxes(int rank, std::vector<int64_t> rank4) {
     if (rank == 3) {  // (head, row, feature): no batch axis
       for (auto& a : rank4) a -= 1;
@@ -111,6 +134,22 @@ class Finder {
     double scale = 1;
     const Binding* scoresBinding = soleProducer(softmax.args[0]);
     const Call* scores = scoresBinding ? callOf(*scoresBinding) : nullptr;
+    // A bias added to the scaled scores (a mask, a position bias), either operand of the add.
+    ExprPtr bias;
+    if (scores && scores->def == add_ && scores->args.size() == 2) {
+      for (int side : {0, 1}) {
+        const Binding* other = soleProducer(scores->args[static_cast<size_t>(side)]);
+        const Call* c = other ? callOf(*other) : nullptr;
+        if (c && leadsToScores(*c) && rankOf(scores->args[static_cast<size_t>(1 - side)]) >= 1) {
+          bias = scores->args[static_cast<size_t>(1 - side)];
+          dropped.push_back(scoresBinding);
+          scoresBinding = other;
+          scores = c;
+          break;
+        }
+      }
+      if (!bias) return;
+    }
     if (scores && (scores->def == multiply_ || scores->def == divide_) && scores->args.size() == 2) {
       int constantAt = scalarConstant(scores->args[1]) ? 1 : scores->def == multiply_ && scalarConstant(scores->args[0]) ? 0 : -1;
       if (constantAt < 0) return;
@@ -128,12 +167,17 @@ class Finder {
 
     AttentionMatch m;
     m.scale = scale;
+    if (bias) {
+      m.bias = bias;
+      m.biasAxes = broadcastAxes(rankOf(bias));
+    }
     m.qAxes = logicalAxes(rank, {0, 1, 2, 3});
     m.kAxes = logicalAxes(rank, {0, 1, 3, 2});  // kt is (batch, head, feature, key)
     m.vAxes = logicalAxes(rank, {0, 1, 2, 3});
     m.oAxes = logicalAxes(rank, {0, 1, 2, 3});
     const ExprPtr &q0 = scores->args[0], &kt0 = scores->args[1], &v0 = pvCall->args[1];
     if (!sameVDeviceAndDType(pv->vars[0]->annotation.get(), {q0, kt0, v0})) return;
+    if (bias && !sameVDeviceAndDTypeAnyRank(pv->vars[0]->annotation.get(), bias)) return;
     m.q = throughPermute(q0, m.qAxes, dropped);
     m.k = throughPermute(kt0, m.kAxes, dropped);
     m.v = throughPermute(v0, m.vAxes, dropped);
@@ -154,13 +198,19 @@ class Finder {
     record(std::move(m), dropped);
   }
 
-  // R.nn.attention(q, k, v, scale=, causal_mask=) over (batch, sequence, heads, feature) tensors.
+  // R.nn.attention(q, k, v, bias, scale=, causal_mask=) over (batch, sequence, heads, feature)
+  // tensors; its bias (batch, heads, query rows, keys) broadcast as TVM's deduction allows.
   void opAttention(const Binding& b, const Call& c) {
-    if (c.args.size() < 3 || (c.args.size() > 3 && c.args[3])) return;  // a bias: the plain kernel
+    if (c.args.size() < 3) return;
     if (const Value* w = attrOf(c, "window_size"); w && w->kind != Value::Kind::None) return;
     const StructInfo* out = b.vars[0]->annotation.get();
     if (rankOf(c.args[0]) != 4 || !sameVDeviceAndDType(out, {c.args[0], c.args[1], c.args[2]})) return;
     AttentionMatch m;
+    if (c.args.size() > 3 && c.args[3]) {
+      if (!sameVDeviceAndDTypeAnyRank(out, c.args[3])) return;
+      m.bias = c.args[3];
+      m.biasAxes = broadcastAxes(rankOf(c.args[3]));
+    }
     m.result = &b;
     m.q = c.args[0], m.k = c.args[1], m.v = c.args[2];
     m.qAxes = m.kAxes = m.vAxes = m.oAxes = {0, 2, 1, 3};
@@ -203,6 +253,16 @@ class Finder {
     }
     PrimExprPtr kRows = dimOf(m.k, m.kAxes[2]), vRows = dimOf(m.v, m.vAxes[2]);
     if (!kRows || !vRows || !op::infer::sameDim(kRows, vRows)) return;
+    // Each of the bias's axes: the scores' extent, or 1 (broadcast).
+    if (m.bias) {
+      PrimExprPtr want[4] = {dimOf(m.q, m.qAxes[0]), dimOf(m.q, m.qAxes[1]), dimOf(m.q, m.qAxes[2]), kRows};
+      for (size_t l = 0; l < 4; ++l) {
+        if (m.biasAxes[l] < 0) continue;
+        PrimExprPtr d = dimOf(m.bias, m.biasAxes[l]);
+        auto one = d ? op::infer::constInt(d) : std::nullopt;
+        if (!d || !want[l] || (!(one && *one == 1) && !op::infer::sameDim(d, want[l]))) return;
+      }
+    }
     for (const Binding* b : dropped) plan_.dropped.insert(b);
     plan_.calls.emplace(m.result, std::move(m));
   }
@@ -216,8 +276,10 @@ class Finder {
   const op::OpDef* softmax_ = op::findOp("relax.nn.softmax");
   const op::OpDef* multiply_ = op::findOp("relax.multiply");
   const op::OpDef* divide_ = op::findOp("relax.divide");
+  const op::OpDef* add_ = op::findOp("relax.add");
   const op::OpDef* permute_ = op::findOp("relax.permute_dims");
   const op::OpDef* attention_ = op::findOp("relax.nn.attention");
+  const op::OpDef* attentionBias_ = op::findOp("relax.nn.attention_bias");
 };
 
 }  // namespace

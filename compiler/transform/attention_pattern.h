@@ -1,8 +1,10 @@
 #pragma once
-// Attention as TVM users write it, found for OffloadLibraries: R.nn.attention without a bias or a
-// window, and the written-out chain
-//     s = R.matmul(q, kt); s2 = R.multiply(s, c) (or s / c, or no scale); p = R.nn.softmax(s2, axis=-1); o = R.matmul(p, v)
-// whose intermediates nothing else reads. Operands made by a permute_dims that only feeds the chain
+// Attention as TVM users write it, found for OffloadLibraries: R.nn.attention without a window
+// (with or without a bias), and the written-out chain
+//     s = R.matmul(q, kt); s2 = R.multiply(s, c) (or s / c, or no scale); [s3 = R.add(s2, bias)];
+//     p = R.nn.softmax(s3, axis=-1); o = R.matmul(p, v)
+// whose intermediates nothing else reads (the bias: a mask or position bias that broadcasts to the
+// scores). Operands made by a permute_dims that only feeds the chain
 // are taken before the permute (the permute becomes strides), and an output whose only use is a
 // permute_dims is written in that permute's layout: the library reads and writes every tensor through
 // strides (runtime/cuda_attention.cpp), so the copies around attention vanish with the score matrix.
@@ -23,6 +25,8 @@ struct AttentionMatch {
   std::vector<int64_t> qAxes, kAxes, vAxes, oAxes;
   double scale = 1;
   int causal = 0;  // 0 none, 1 TopLeft, 2 BottomRight
+  ir::ExprPtr bias;                // null: none
+  std::vector<int64_t> biasAxes;   // its axis for (batch, head, query row, key), -1 where it has none
 };
 
 struct AttentionPlan {

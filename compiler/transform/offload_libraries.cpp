@@ -236,11 +236,12 @@ class Offload : public Rewriter {
   }
 
   void attentionCall(const Binding& b, const AttentionMatch& m, std::vector<BindingPtr>& out) {
-    runtime::AttentionAttrs attrs{m.qAxes, m.kAxes, m.vAxes, m.oAxes, m.scale, m.causal};
+    runtime::AttentionAttrs attrs{m.qAxes, m.kAxes, m.vAxes, m.oAxes, m.scale, m.causal, m.biasAxes};
     auto call = std::make_shared<Call>();
     call->def = &op::builtin::callDpsPacked();
     call->op = call->def->name;
     std::vector<ExprPtr> operands{expr(m.q), expr(m.k), expr(m.v)};
+    if (m.bias) operands.push_back(expr(m.bias));
     call->args = {std::make_shared<ExternFunc>(runtime::attentionCallName(attrs)), std::make_shared<Tuple>(operands)};
     call->sinfoArgs = {b.vars[0]->annotation};
     call->sinfoKey = Call::SInfoArgsKey::OutSInfo;

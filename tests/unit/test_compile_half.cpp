@@ -150,6 +150,19 @@ TEST_CASE("compile and run: attention in float16 and bfloat16 against float64 (o
        "        a = R.nn.attention(q, k, v)\n        b = R.nn.attention(q, k, v, scale=0.25, causal_mask=\"TopLeft\")\n"
        "        c = R.nn.attention(q, k, v, causal_mask=\"BottomRight\")\n        return (a, b, c)\n",
        {{1, 70, 3, 128}, {1, 90, 3, 128}, {1, 90, 3, 128}}, {}},
+      // A bias: per (batch, head) position bias to R.nn.attention, broadcast over the batch; a padding
+      // mask added to the written-out scores, broadcast over heads and query rows.
+      {"nn.attention with a bias broadcast over the batch", "q: R.Tensor((2, 70, 3, 64), DT), k: R.Tensor((2, 90, 3, 64), DT), v: R.Tensor((2, 90, 3, 64), DT), "
+       "bias: R.Tensor((1, 3, 70, 90), DT)",
+       "R.Tuple(R.Tensor((2, 70, 3, 64), DT), R.Tensor((2, 70, 3, 64), DT))",
+       "        a = R.nn.attention(q, k, v, bias)\n        b = R.nn.attention(q, k, v, bias, scale=0.5, causal_mask=\"TopLeft\")\n        return (a, b)\n",
+       {{2, 70, 3, 64}, {2, 90, 3, 64}, {2, 90, 3, 64}, {1, 3, 70, 90}}, {}},
+      {"attention written out with an additive mask", "q: R.Tensor((2, 4, 100, 64), DT), kt: R.Tensor((2, 4, 64, 100), DT), v: R.Tensor((2, 4, 100, 64), DT), "
+       "mask: R.Tensor((2, 1, 1, 100), DT)",
+       "R.Tensor((2, 4, 100, 64), DT)",
+       "        s = R.multiply(R.matmul(q, kt), R.const(0.125, DT))\n        p = R.nn.softmax(R.add(mask, s), axis=-1)\n"
+       "        o = R.matmul(p, v)\n        return o\n",
+       {{2, 4, 100, 64}, {2, 4, 64, 100}, {2, 4, 100, 64}, {2, 1, 1, 100}}, {}},
   };
   for (auto& c : cases) checkFamily(c, rng);
 }

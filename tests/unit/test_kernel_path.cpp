@@ -464,6 +464,25 @@ TEST_CASE("offload: matmul and conv2d on cuda vdevices become cuBLAS and cuDNN c
   off.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "OffloadLibraries") kept = t; };
   driver::build(lowered.module(), off);
   CHECK(kept.find("call_dps_packed") == std::string::npos);
+  // With a bias: R.nn.attention's (batch, heads, rows, keys) and a written-out additive mask of rank 2.
+  auto biased = test::lower(
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n    @R.function\n"
+      "    def main(q: R.Tensor((1, 70, 3, 64), \"float16\", \"cuda\"), k: R.Tensor((1, 90, 3, 64), \"float16\", \"cuda\"), "
+      "v: R.Tensor((1, 90, 3, 64), \"float16\", \"cuda\"), bias: R.Tensor((1, 3, 70, 90), \"float16\", \"cuda\"), "
+      "qh: R.Tensor((3, 70, 64), \"float16\", \"cuda\"), kt: R.Tensor((3, 64, 90), \"float16\", \"cuda\"), vh: R.Tensor((3, 90, 64), \"float16\", \"cuda\"), "
+      "mask: R.Tensor((70, 90), \"float16\", \"cuda\")) -> R.Tuple(R.Tensor((1, 70, 3, 64), \"float16\", \"cuda\"), R.Tensor((3, 70, 64), \"float16\", \"cuda\")):\n"
+      "        o = R.nn.attention(q, k, v, bias, scale=0.5)\n"
+      "        s = R.matmul(qh, kt)\n        sb = R.add(s, mask)\n        p = R.nn.softmax(sb, axis=-1)\n        o2 = R.matmul(p, vh)\n        return (o, o2)\n");
+  REQUIRE(biased.codes().empty());
+  std::string withBias = driver::printAfter(biased.module(), "OffloadLibraries", &error);
+  CHECK(withBias.find("\"tvms.attention?q=0,2,1,3&k=0,2,1,3&v=0,2,1,3&o=0,2,1,3&scale=0.5&causal=0&bias=0,1,2,3\",\n            (q, k, v, bias),") !=
+        std::string::npos);
+  CHECK(withBias.find("\"tvms.attention?q=-1,0,1,2&k=-1,0,2,1&v=-1,0,1,2&o=-1,0,1,2&scale=1&causal=0&bias=-1,-1,0,1\",\n            (qh, kt, vh, mask),") !=
+        std::string::npos);
+  CHECK(withBias.find("R.nn.softmax") == std::string::npos);
+  CHECK(runtime::parseAttentionCallName("tvms.attention?q=0,2,1,3&k=0,2,1,3&v=0,2,1,3&o=0,2,1,3&scale=0.5&causal=0&bias=-1,-1,0,1").biasAxes ==
+        std::vector<int64_t>{-1, -1, 0, 1});
   driver::BuildOptions remapped;
   remapped.remap = {{"cuda:0", "cpu"}};
   remapped.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "OffloadLibraries") kept = t; };
