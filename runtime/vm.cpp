@@ -130,12 +130,13 @@ Value VirtualMachine::invoke(const std::string& name, std::vector<Value> inputs)
     std::optional<Value> replayed;
     if (graphMode_ != GraphMode::Off) replayed = invokeRecorded(*f, inputs);
     Value out = replayed ? std::move(*replayed) : run(*f, std::move(inputs));
-    settleCopies();
+    // Timings first: a copy's end event belongs to its PendingWork, which settling gives back.
     collectTimings();
+    settleCopies();
     return out;
   } catch (...) {
-    settleCopies();
     collectTimings();
+    settleCopies();
     throw;
   }
 }
@@ -384,13 +385,13 @@ std::string VirtualMachine::formatted(int64_t format, const std::vector<int64_t>
 }
 
 VirtualMachine::~VirtualMachine() {
-  try {
-    settleCopies();  // no storage may keep a mark whose event outlives its device
-  } catch (...) {
-  }
   for (auto& t : timings_) {
     devices_[t.slot]->destroyEvent(t.begin);
     if (t.endOwned) devices_[t.slot]->destroyEvent(t.end);
+  }
+  try {
+    settleCopies();  // no storage may keep a mark whose event outlives its device
+  } catch (...) {
   }
   for (size_t slot = 0; slot < traceBase_.size() && slot < devices_.size(); ++slot) devices_[slot]->destroyEvent(traceBase_[slot]);
 }

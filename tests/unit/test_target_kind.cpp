@@ -8,7 +8,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
+#include <future>
+#include <thread>
 
 #include "compiler/analysis/lint.h"
 #include "compiler/codegen/backend.h"
@@ -139,4 +143,157 @@ TEST_CASE("target kinds: the table answers by name, alias and device type, and a
   again.name = "twin";
   again.aliases = {"cpu"};
   CHECK_THROWS_AS(runtime::registerTargetKind(again), std::invalid_argument);
+}
+
+namespace {
+
+// "slowcopy": a device whose memory the host may not read directly (so the VM's copies to and from it
+// are its asynchronous ones) and whose asynchronous copies land 3 ms after they are issued, on a
+// thread of their own: a result read before the VM waits for its copy is garbage. Its kernels are host
+// code (a CPU device's launcher) that first waits for the uploads queued before them, as a CUDA
+// stream waits for the copy stream's event.
+struct DelayedEvent {
+  std::shared_future<void> done;
+};
+
+std::shared_future<void> doneNow() {
+  std::promise<void> p;
+  p.set_value();
+  return p.get_future().share();
+}
+
+class SlowCopyDevice : public runtime::DeviceAPI {
+ public:
+  explicit SlowCopyDevice(int index) : cpu_(runtime::makeCpuDevice(index)) {}
+  ~SlowCopyDevice() override { waitForUploads(); }
+  std::string name() const override { return "slowcopy:0"; }
+  bool hostAccessible() const override { return false; }
+  void* alloc(size_t bytes) override { return cpu_->alloc(bytes); }
+  void free(void* p) override { cpu_->free(p); }
+  void copyFromHost(void* dst, const void* src, size_t bytes, runtime::Stream) override { std::memcpy(dst, src, bytes); }
+  void copyToHost(void* dst, const void* src, size_t bytes, runtime::Stream) override {
+    waitForUploads();
+    std::memcpy(dst, src, bytes);
+  }
+  void copyWithin(void* dst, const void* src, size_t bytes, runtime::Stream) override { std::memcpy(dst, src, bytes); }
+  CopyEvents copyFromHostAsync(void* dst, const void* src, size_t bytes) override {
+    auto done = later(dst, src, bytes);
+    uploads_.push_back(done);
+    return {new DelayedEvent{doneNow()}, new DelayedEvent{done}};
+  }
+  CopyEvents copyToHostAsync(void* dst, const void* src, size_t bytes) override {
+    waitForUploads();  // after the device's queued work
+    return {new DelayedEvent{doneNow()}, new DelayedEvent{later(dst, src, bytes)}};
+  }
+  runtime::Stream createStream() override { return nullptr; }
+  void destroyStream(runtime::Stream) override {}
+  void synchronize(runtime::Stream) override { waitForUploads(); }
+  runtime::Event recordEvent(runtime::Stream) override { return new DelayedEvent{doneNow()}; }
+  void waitEvent(runtime::Stream, runtime::Event e) override { static_cast<DelayedEvent*>(e)->done.wait(); }
+  void synchronizeEvent(runtime::Event e) override { static_cast<DelayedEvent*>(e)->done.wait(); }
+  double elapsedSeconds(runtime::Event, runtime::Event end) override {
+    synchronizeEvent(end);
+    return 0;
+  }
+  void destroyEvent(runtime::Event e) override { delete static_cast<DelayedEvent*>(e); }
+  std::unique_ptr<runtime::KernelLauncher> launcher(std::shared_ptr<runtime::KernelLibrary> library) override {
+    return std::make_unique<Launcher>(*this, cpu_->launcher(std::move(library)));
+  }
+  void waitForUploads() {
+    for (auto& u : uploads_) u.wait();
+    uploads_.clear();
+  }
+  static inline std::atomic<int> asyncCopies{0};
+
+ private:
+  class Launcher : public runtime::KernelLauncher {
+   public:
+    Launcher(SlowCopyDevice& d, std::unique_ptr<runtime::KernelLauncher> cpu) : device_(d), cpu_(std::move(cpu)) {}
+    const void* resolve(const std::string& name) override { return cpu_->resolve(name); }
+    int32_t launch(const void* kernel, void* const* buffers, const int64_t* dims) override {
+      device_.waitForUploads();
+      return cpu_->launch(kernel, buffers, dims);
+    }
+
+   private:
+    SlowCopyDevice& device_;
+    std::unique_ptr<runtime::KernelLauncher> cpu_;
+  };
+  static std::shared_future<void> later(void* dst, const void* src, size_t bytes) {
+    ++asyncCopies;
+    return std::async(std::launch::async, [=] {
+             std::this_thread::sleep_for(std::chrono::milliseconds(3));
+             std::memcpy(dst, src, bytes);
+           }).share();
+  }
+  std::shared_ptr<runtime::DeviceAPI> cpu_;
+  std::vector<std::shared_future<void>> uploads_;
+};
+
+const runtime::TargetKind& slowCopyKind() {
+  static const runtime::TargetKind& kind = [] () -> const runtime::TargetKind& {
+    runtime::TargetKind k;
+    k.name = "slowcopy";
+    k.dlDeviceType = 12;
+    k.deviceClass = runtime::DeviceClass::Cpu;
+    k.codegen = std::string(runtime::codegens::llvm);
+    k.openDevice = [](int index, const runtime::DeviceOptions&) -> std::unique_ptr<runtime::DeviceAPI> { return std::make_unique<SlowCopyDevice>(index); };
+    k.loadModule = runtime::loadCpuModule;
+    return runtime::registerTargetKind(std::move(k));
+  }();
+  return kind;
+}
+
+}  // namespace
+
+TEST_CASE("target kinds: copies to and from a device overlap the host's work and are waited for by whatever reads what they write") {
+  slowCopyKind();
+  // Two micro-batches: rows gathered on the host, uploaded, multiplied on the device, downloaded and
+  // added to the rows again on the host (a host kernel reading a download's result).
+  std::string text = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("slowcopy", 0), I.vdevice("llvm", 0)]})
+
+    @R.function
+    def main(x: R.Tensor((64, 32), "float32", "llvm:0"), w: R.Tensor((32, 32), "float32", "slowcopy:0")) -> R.Tensor((64, 32), "float32", "llvm:0"):
+        q0 = R.strided_slice(x, axes=[0], begin=[0], end=[32])
+        g0 = R.to_vdevice(q0, "slowcopy:0")
+        h0 = R.matmul(g0, w)
+        o0 = R.to_vdevice(h0, "llvm:0")
+        r0 = R.add(o0, q0)
+        q1 = R.strided_slice(x, axes=[0], begin=[32], end=[64])
+        g1 = R.to_vdevice(q1, "slowcopy:0")
+        h1 = R.matmul(g1, w)
+        o1 = R.to_vdevice(h1, "llvm:0")
+        r1 = R.add(o1, q1)
+        out = R.concat((r0, r1), axis=0)
+        return out
+)";
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildResult b = driver::build(lowered.module(), driver::BuildOptions{});
+  INFO((b.errors.empty() ? "" : b.errors.front()));
+  REQUIRE(b.exe);
+  runtime::VirtualMachine vm(*b.exe, runtime::openDevices(*b.exe, {}));
+  TVMS_FRESH_RNG(rng);
+  test::Host host;
+  runtime::NDArray x = host.tensor({64, 32}, rng), w = host.tensor({32, 32}, rng);
+  std::vector<double> want(64 * 32);
+  for (int i = 0; i < 64; ++i)
+    for (int j = 0; j < 32; ++j) {
+      double s = test::at(x, i * 32 + j);
+      for (int k = 0; k < 32; ++k) s += double(test::at(x, i * 32 + k)) * test::at(w, k * 32 + j);
+      want[static_cast<size_t>(i * 32 + j)] = s;
+    }
+  for (int call = 0; call < 3; ++call) {
+    INFO("call " << call + 1);
+    int before = SlowCopyDevice::asyncCopies;
+    runtime::Value out = vm.invoke("main", {x, w});
+    CHECK(SlowCopyDevice::asyncCopies - before == 5);  // w placed, two uploads, two downloads
+    test::checkClose(vm.hostCopy(std::get<runtime::NDArray>(out)), want, 1e-5);
+  }
 }
