@@ -95,6 +95,22 @@ CASES = [
 ]
 
 
+def write_case(d, params, ret, body, rng):
+    """The case's module as d/m.py and its inputs as .npy files (weights scaled down) and as GPU
+    tensors: (module path, {name: .npy path}, [tensors])."""
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "m.py")
+    with open(path, "w") as f:
+        f.write(module(params, ret, body))
+    inputs, tensors = {}, []
+    for name, (shape, dtype) in params.items():
+        a = (rng.standard_normal(shape) * (0.03 if name.startswith("w") else 1.0)).astype(dtype)
+        inputs[name] = os.path.join(d, name + ".npy")
+        np.save(inputs[name], a)
+        tensors.append(torch.from_numpy(a).cuda())
+    return path, inputs, tensors
+
+
 def events_ms(fn, reps=50):
     fn()
     torch.cuda.synchronize()
@@ -134,16 +150,7 @@ def main(tvms, work):
         if only and not any(w in label for w in only.split(",")):
             continue
         d = os.path.join(work, "case%d" % i)
-        os.makedirs(d, exist_ok=True)
-        path = os.path.join(d, "m.py")
-        with open(path, "w") as f:
-            f.write(module(params, ret, body))
-        inputs, tensors = {}, []
-        for name, (shape, dtype) in params.items():
-            a = (rng.standard_normal(shape) * (0.03 if name.startswith("w") else 1.0)).astype(dtype)
-            inputs[name] = os.path.join(d, name + ".npy")
-            np.save(inputs[name], a)
-            tensors.append(torch.from_numpy(a).cuda())
+        path, inputs, tensors = write_case(d, params, ret, body, rng)
         try:
             fused = run_tvms(tvms, path, inputs, os.path.join(d, "fused"), [])
             unfused = run_tvms(tvms, path, inputs, os.path.join(d, "unfused"), ["--no-fuse"])

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_fusion import encoder, module  # noqa: E402  (same folder, here and on the device)
+from bench_fusion import encoder, write_case  # noqa: E402  (same folder, here and on the device)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -93,16 +93,7 @@ def main(tvms, work):
     notes = []
     for i, (label, params, ret, body, fn) in enumerate([mlp_batch1(), encoder("float16"), encoder("float32")]):
         d = os.path.join(work, "case%d" % i)
-        os.makedirs(d, exist_ok=True)
-        path = os.path.join(d, "m.py")
-        with open(path, "w") as f:
-            f.write(module(params, ret, body))
-        inputs, tensors = {}, []
-        for name, (shape, dtype) in params.items():
-            a = (rng.standard_normal(shape) * (0.03 if name.startswith("w") else 1.0)).astype(dtype)
-            inputs[name] = os.path.join(d, name + ".npy")
-            np.save(inputs[name], a)
-            tensors.append(torch.from_numpy(a).cuda())
+        path, inputs, tensors = write_case(d, params, ret, body, rng)
         try:
             off = run_tvms(tvms, path, inputs, os.path.join(d, "off"), "off")
             on = run_tvms(tvms, path, inputs, os.path.join(d, "on"), "on")

@@ -16,11 +16,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_graphs import wall_ms  # noqa: E402  (same folder, here and on the device)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 ROWS, DIM, BATCH = 32768, 1024, 4096
@@ -42,20 +44,6 @@ def module(parts):
     body.append("out = R.concat((%s), axis=0)" % ", ".join("o%d" % p for p in range(parts)) if parts > 1 else "out = o0")
     body.append("return out")
     return HEADER + sig + "".join("        %s\n" % line for line in body)
-
-
-def wall_ms(fn, reps=50):
-    for _ in range(5):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        ts.append((time.perf_counter() - t) * 1e3)
-    ts.sort()
-    return ts[len(ts) // 2]
 
 
 def run_tvms(tvms, path, inputs, out, extra):
@@ -119,7 +107,7 @@ def main(tvms, work):
         got = np.load(os.path.join(work, "out%d" % parts, os.listdir(os.path.join(work, "out%d" % parts))[0]))
         want = eager()
         err = float(np.max(np.abs(got - want.numpy()) / np.maximum(1, np.abs(want.numpy()))))
-        e_ms, p_ms = wall_ms(eager), wall_ms(pinned)
+        e_ms, p_ms = wall_ms(eager, 50), wall_ms(pinned, 50)
         ours = rep["repeat"]["p50Ms"]
         ov = traced.get("copyOverlap", {})
         print("| %s | %.3f | %.3f | %.3f | %.2fx | %.2fx | %.1e | %.3f of %.3f ms |" %
