@@ -8,8 +8,8 @@
 // - BlockBuilder programs: `relax.BlockBuilder()`, `relax.Var`, `bb.function`, `bb.dataflow`,
 //   `bb.emit`, `bb.emit_output`, `bb.emit_func_output`, `bb.match_cast`, `bb.get()`;
 // - modules: `tvm.IRModule({...}, global_infos=...)`, `mod.update_global_info`;
-// - the pipeline: `relax.transform.*()(mod)`, `partition_for_cublas/cudnn`, `relax.build`,
-//   `relax.VirtualMachine`, checked against the module (TVS301-TVS304).
+// - the pipeline: `relax.transform.*()(mod)`, `partition_for_cublas/cudnn`, `PassContext`,
+//   `relax.build`, `relax.VirtualMachine`, checked against the module (TVS301-TVS304): builder_pipeline.h.
 // TVMScript definitions the program reaches are lowered where they stand, reading its names.
 #include <functional>
 #include <set>

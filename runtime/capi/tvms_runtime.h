@@ -125,8 +125,9 @@ TVMS_API tvms_status tvms_vm_load_params(tvms_vm* vm, const char* function, cons
 
 /* Calls `function` with its unbound parameters' arguments; *out is the result (tvms_value_free). */
 TVMS_API tvms_status tvms_vm_call(tvms_vm* vm, const char* function, int32_t n, const tvms_arg* args, tvms_value** out);
-/* Places the arguments once, calls the function once to warm it up, then `repeat` times, each call
- * waited for on every device; milliseconds_per_call receives the `repeat` wall times. */
+/* Places the arguments once, calls the function twice to warm it up (loading its kernels, then
+ * recording its CUDA graph where it has one), then `repeat` times, each call waited for on every
+ * device and without per-kernel events; milliseconds_per_call receives the `repeat` wall times. */
 TVMS_API tvms_status tvms_vm_benchmark(tvms_vm* vm, const char* function, int32_t n, const tvms_arg* args, int32_t repeat, double* milliseconds_per_call);
 
 TVMS_API tvms_status tvms_vm_stats(tvms_vm* vm, tvms_stats* out);
