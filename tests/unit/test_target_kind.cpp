@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "compiler/analysis/lint.h"
@@ -296,4 +298,221 @@ class Module:
     CHECK(SlowCopyDevice::asyncCopies - before == 5);  // w placed, two uploads, two downloads
     test::checkClose(vm.hostCopy(std::get<runtime::NDArray>(out)), want, 1e-5);
   }
+}
+
+namespace {
+
+// "recordcpu": a device that records its work as a CUDA device captures its stream: while recording,
+// a kernel launch is kept (its buffers and dims) instead of run, memory allocated belongs to the
+// recording, and the recording replays the launches. Its memory is the host's, but the VM may not
+// read it in place (results come back through its copies), as with a GPU. With `failNext` the next
+// recording fails, as a capture does when something in it cannot be captured.
+class RecordingCpuDevice : public runtime::DeviceAPI {
+ public:
+  explicit RecordingCpuDevice(int index) : cpu_(runtime::makeCpuDevice(index)) {}
+  std::string name() const override { return "recordcpu:0"; }
+  bool hostAccessible() const override { return false; }
+  void* alloc(size_t bytes) override {
+    void* p = cpu_->alloc(bytes);
+    if (recording_) recording_->memory.push_back(p), owned_.insert(p);
+    return p;
+  }
+  void free(void* p) override {
+    if (owned_.count(p)) return;                  // the recording frees it
+    if (recording_) return recording_->memory.push_back(p);  // the recorded launches may name it
+    cpu_->free(p);
+  }
+  void copyFromHost(void* dst, const void* src, size_t bytes, runtime::Stream) override { std::memcpy(dst, src, bytes); }
+  void copyToHost(void* dst, const void* src, size_t bytes, runtime::Stream) override { std::memcpy(dst, src, bytes); }
+  void copyWithin(void* dst, const void* src, size_t bytes, runtime::Stream) override { std::memcpy(dst, src, bytes); }
+  runtime::Stream createStream() override { return nullptr; }
+  void destroyStream(runtime::Stream) override {}
+  void synchronize(runtime::Stream) override {}
+  runtime::Event recordEvent(runtime::Stream s) override { return cpu_->recordEvent(s); }
+  void waitEvent(runtime::Stream, runtime::Event) override {}
+  void synchronizeEvent(runtime::Event) override {}
+  double elapsedSeconds(runtime::Event b, runtime::Event e) override { return cpu_->elapsedSeconds(b, e); }
+  void destroyEvent(runtime::Event e) override { cpu_->destroyEvent(e); }
+  std::unique_ptr<runtime::KernelLauncher> launcher(std::shared_ptr<runtime::KernelLibrary> library) override {
+    return std::make_unique<Launcher>(*this, cpu_->launcher(std::move(library)));
+  }
+
+  bool canCapture() const override { return true; }
+  void beginCapture() override { recording_ = std::make_unique<Recording>(*this); }
+  std::unique_ptr<runtime::CapturedWork> endCapture() override {
+    if (failNext) recording_->why_ = "this recording was told to fail";
+    failNext = false;
+    return std::move(recording_);
+  }
+  static inline int launchesRun = 0;  // kernels run, recorded or not
+  bool failNext = false;
+  // Each kernel's buffer and dim counts (a recorded launch copies its arguments), from the bytecode.
+  static inline std::map<std::string, std::pair<size_t, size_t>> signatures;
+  static void learnSignatures(const runtime::Executable& exe) {
+    for (auto& f : exe.functions)
+      for (auto& in : f.code)
+        if (in.op == runtime::Opcode::CallKernel)
+          signatures[exe.kernels.at(static_cast<size_t>(in.args[0])).name] = {static_cast<size_t>(in.args[2]), in.args.size() - 3 - static_cast<size_t>(in.args[2])};
+  }
+
+ private:
+  struct Launch {
+    runtime::KernelLauncher* launcher;
+    const void* kernel;
+    std::vector<void*> buffers;
+    std::vector<int64_t> dims;
+  };
+  struct Recording : runtime::CapturedWork {
+    explicit Recording(RecordingCpuDevice& d) : device(d) {}
+    ~Recording() override {
+      for (void* p : memory) {
+        device.owned_.erase(p);
+        device.cpu_->free(p);
+      }
+    }
+    bool ok() const override { return why_.empty(); }
+    const std::string& why() const override { return why_; }
+    size_t nodes() const override { return launches.size(); }
+    void launch() override {
+      for (auto& l : launches) REQUIRE(device.run(*l.launcher, l.kernel, l.buffers.data(), l.dims.data()) == 0);
+    }
+    RecordingCpuDevice& device;
+    std::vector<Launch> launches;
+    std::vector<void*> memory;
+    std::string why_;
+  };
+  class Launcher : public runtime::KernelLauncher {
+   public:
+    Launcher(RecordingCpuDevice& d, std::unique_ptr<runtime::KernelLauncher> cpu) : device_(d), cpu_(std::move(cpu)) {}
+    const void* resolve(const std::string& name) override {
+      const void* handle = cpu_->resolve(name);
+      counts_[handle] = signatures.at(name);
+      return handle;
+    }
+    int32_t launch(const void* kernel, void* const* buffers, const int64_t* dims) override {
+      if (!device_.recording_) return device_.run(*cpu_, kernel, buffers, dims);
+      auto [nBuffers, nDims] = counts_.at(kernel);
+      device_.recording_->launches.push_back({cpu_.get(), kernel, std::vector<void*>(buffers, buffers + nBuffers), std::vector<int64_t>(dims, dims + nDims)});
+      return 0;
+    }
+
+   private:
+    RecordingCpuDevice& device_;
+    std::unique_ptr<runtime::KernelLauncher> cpu_;
+    std::map<const void*, std::pair<size_t, size_t>> counts_;
+  };
+  int32_t run(runtime::KernelLauncher& l, const void* kernel, void* const* buffers, const int64_t* dims) {
+    ++launchesRun;
+    return l.launch(kernel, buffers, dims);
+  }
+  std::shared_ptr<runtime::DeviceAPI> cpu_;
+  std::unique_ptr<Recording> recording_;
+  std::set<void*> owned_;
+};
+
+const runtime::TargetKind& recordingKind() {
+  static const runtime::TargetKind& kind = [] () -> const runtime::TargetKind& {
+    runtime::TargetKind k;
+    k.name = "recordcpu";
+    k.dlDeviceType = 12;
+    k.deviceClass = runtime::DeviceClass::Cpu;
+    k.codegen = std::string(runtime::codegens::llvm);
+    k.openDevice = [](int index, const runtime::DeviceOptions&) -> std::unique_ptr<runtime::DeviceAPI> { return std::make_unique<RecordingCpuDevice>(index); };
+    k.loadModule = runtime::loadCpuModule;
+    return runtime::registerTargetKind(std::move(k));
+  }();
+  return kind;
+}
+
+}  // namespace
+
+TEST_CASE("target kinds: the VM records a function on a device that records and replays it over calls and new addresses and shapes") {
+  recordingKind();
+  std::string text = R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("recordcpu", 0)]})
+
+    @R.function
+    def main(x: R.Tensor(("n", 16), "float32", "recordcpu:0"), w: R.Tensor((16, 16), "float32", "recordcpu:0")) -> R.Tuple(R.Tensor(("n", 16), "float32", "recordcpu:0"), R.Tensor((16, 16), "float32", "recordcpu:0")):
+        h = R.matmul(x, w)
+        r = R.nn.relu(h)
+        o = R.add(r, x)
+        return (o, w)
+)";
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildResult b = driver::build(lowered.module(), driver::BuildOptions{});
+  INFO((b.errors.empty() ? "" : b.errors.front()));
+  REQUIRE(b.exe);
+  RecordingCpuDevice::learnSignatures(*b.exe);
+  TVMS_FRESH_RNG(rng);
+  test::Host host;
+  runtime::NDArray x4 = host.tensor({4, 16}, rng), x4b = host.tensor({4, 16}, rng), x8 = host.tensor({8, 16}, rng), w = host.tensor({16, 16}, rng);
+  auto want = [&](const runtime::NDArray& x, int64_t n) {
+    std::vector<double> out(static_cast<size_t>(n * 16));
+    for (int64_t i = 0; i < n; ++i)
+      for (int j = 0; j < 16; ++j) {
+        double s = 0;
+        for (int k = 0; k < 16; ++k) s += double(test::at(x, i * 16 + k)) * test::at(w, k * 16 + j);
+        out[static_cast<size_t>(i * 16 + j)] = std::max(0.0, s) + test::at(x, i * 16 + j);
+      }
+    return out;
+  };
+  std::vector<double> want4 = want(x4, 4), want4b = want(x4b, 4), want8 = want(x8, 8), wantW(256);
+  for (int i = 0; i < 256; ++i) wantW[static_cast<size_t>(i)] = test::at(w, i);
+
+  runtime::VirtualMachine vm(*b.exe, runtime::openDevices(*b.exe, {}));
+  vm.setGraphMode(runtime::GraphMode::On);
+  int64_t placed = 0;
+  auto resident4 = vm.placeInputs("main", {x4, w}, &placed), resident8 = vm.placeInputs("main", {x8, w}, &placed);
+  auto resident4b = vm.placeInputs("main", {x4b, resident4[1]}, &placed);  // another x, the same w
+  std::vector<runtime::Value> host4{x4, w};
+  // n = 4: run, recorded, replayed; n = 8 the same; n = 4 replayed; x at another address (other
+  // values): recorded again with x staged, replayed with the first x copied in; then host inputs,
+  // placed anew on the call (w at a new address too): recorded again with both staged.
+  struct Call {
+    const std::vector<runtime::Value>* inputs;
+    const std::vector<double>* want;
+    bool replayed, recorded;
+  };
+  std::vector<Call> calls{{&resident4, &want4, false, false}, {&resident4, &want4, true, true},   {&resident4, &want4, true, false},
+                          {&resident8, &want8, false, false}, {&resident8, &want8, true, true},   {&resident8, &want8, true, false},
+                          {&resident4, &want4, true, false},  {&resident4b, &want4b, true, true}, {&resident4, &want4, true, false},
+                          {&host4, &want4, true, true}};
+  std::vector<runtime::Value> held;  // every result kept while later calls run: none is overwritten
+  for (size_t c = 0; c < calls.size(); ++c) {
+    INFO("call " << c + 1 << ": " << vm.graphNote("main"));
+    int64_t instructions = vm.stats().instructions, replays = vm.stats().graphReplays, recordings = vm.stats().graphRecordings;
+    held.push_back(vm.invoke("main", *calls[c].inputs));
+    CHECK((vm.stats().graphReplays - replays == 1) == calls[c].replayed);
+    CHECK((vm.stats().graphRecordings - recordings == 1) == calls[c].recorded);
+    if (calls[c].replayed && !calls[c].recorded) CHECK(vm.stats().instructions == instructions);  // a replay runs no bytecode
+  }
+  for (size_t c = 0; c < calls.size(); ++c) {
+    INFO("call " << c + 1);
+    auto& fields = std::get<std::shared_ptr<runtime::TupleValue>>(held[c])->fields;
+    test::checkClose(vm.hostCopy(std::get<runtime::NDArray>(fields[0])), *calls[c].want, 1e-5);
+    test::checkClose(vm.hostCopy(std::get<runtime::NDArray>(fields[1])), wantW, 0);
+  }
+  CHECK(vm.stats().graphRecordings == 4);
+  CHECK(vm.stats().graphReplays == 8);
+  CHECK(vm.graphNote("main") ==
+        "recorded: 1 kernel and library calls in one CUDA graph of 1 nodes (2 sets of input shapes, 2 inputs copied in per call), replayed 8 times");
+
+  // A recording the device cannot make: the call runs kernel by kernel, and so do later ones of those shapes.
+  runtime::VirtualMachine again(*b.exe, runtime::openDevices(*b.exe, {}));
+  again.setGraphMode(runtime::GraphMode::On);
+  again.invoke("main", resident4);
+  static_cast<RecordingCpuDevice&>(again.device(0)).failNext = true;
+  for (int c = 0; c < 3; ++c) {
+    runtime::Value out = again.invoke("main", resident4);
+    auto& fields = std::get<std::shared_ptr<runtime::TupleValue>>(out)->fields;
+    test::checkClose(again.hostCopy(std::get<runtime::NDArray>(fields[0])), want4, 1e-5);
+  }
+  CHECK(again.stats().graphReplays == 0);
+  CHECK(again.graphNote("main") == "not recorded: this recording was told to fail");
 }
