@@ -135,6 +135,7 @@ std::optional<Value> VirtualMachine::invokeRecorded(const VMFunction& f, std::ve
   // recorded (its spans are the kernels').
   if (tracing_ || shapes.calls == 0) {
     ++shapes.calls;
+    if (tracing_ && !shapes.recorded) g.note = "not recorded while traced (a traced call's spans are its kernels)";
     return std::nullopt;
   }
   if (shapes.recorded) {
