@@ -58,6 +58,14 @@ def mlp_batch1():
     return ("MLP batch 1: 8 x (1x1024 @ 1024x1024, bias, GELU) fp16", p, ((1, WIDTH), "float16"), body, torch_mlp)
 
 
+def gemv(rows, k, n):
+    """A matmul of `rows` rows against a (k, n) fp16 weight with a bias: the weight read is the work."""
+    p = {"x": ((rows, k), "float16"), "w": ((k, n), "float16"), "b": ((n,), "float16")}
+    body = ["m = R.matmul(x, w)", "a = R.add(m, b)", "return a"]
+    return ("GEMV %dx%d @ %dx%d fp16 + bias (%d MB of weight)" % (rows, k, k, n, k * n * 2 >> 20), p, ((rows, n), "float16"), body,
+            lambda x, w, b: x @ w + b)
+
+
 def wall_ms(fn, reps=300):
     for _ in range(20):
         fn()
@@ -80,7 +88,8 @@ def run_tvms(tvms, path, inputs, out, graphs, repeat=300):
     if r.returncode != 0:
         raise RuntimeError(r.stderr.strip())
     rep = json.loads(r.stdout)
-    return rep["repeat"]["p50Ms"], np.load(os.path.join(out, os.listdir(out)[0])), rep.get("cudaGraph", "")
+    gpu = next(d for d in rep["devices"] if d["vdevice"].startswith("cuda"))
+    return rep["repeat"]["p50Ms"], np.load(os.path.join(out, os.listdir(out)[0])), rep.get("cudaGraph", ""), gpu["ms"]
 
 
 def main(tvms, work):
@@ -91,7 +100,7 @@ def main(tvms, work):
     print("| case | tvms graphs off | tvms graphs on | eager | torch.compile | reduce-overhead | torch.compile + SDPA | on / best torch | on / reduce-overhead | max rel. err vs eager |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     notes = []
-    for i, (label, params, ret, body, fn) in enumerate([mlp_batch1(), encoder("float16"), encoder("float32")]):
+    for i, (label, params, ret, body, fn) in enumerate([mlp_batch1(), encoder("float16"), encoder("float32"), gemv(1, 8192, 8192), gemv(4, 8192, 8192)]):
         d = os.path.join(work, "case%d" % i)
         path, inputs, tensors = write_case(d, params, ret, body, rng)
         try:
@@ -118,6 +127,9 @@ def main(tvms, work):
         print("| %s | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %.2fx | %.2fx | %.1e |" %
               (label, off[0], on[0], eager, comp, ro_ms, sdpa, on[0] / best, on[0] / ro_ms, err))
         notes.append("%s: %s" % (label, on[2]))
+        if label.startswith("GEMV"):  # the weight read against the GPU's time per call (graph replay's span)
+            weight = params["w"][0][0] * params["w"][0][1] * 2
+            notes.append("%s: GPU %.4f ms per call, %.0f GB/s of weight read" % (label, on[3], weight / (on[3] * 1e-3) / 1e9))
         sys.stdout.flush()
     for n in notes:
         print(n)

@@ -26,7 +26,7 @@ python3 tests/bench_gpu.py measure ./tvms bench 2>&1 | tail -14
 echo "== bench/gpu/bench_fusion.py"
 python3 tests/bench_fusion.py ./tvms fusion 2>&1 | grep -v Warning | tail -14
 echo "== bench/gpu/bench_graphs.py"
-python3 tests/bench_graphs.py ./tvms graphs 2>&1 | grep -v Warning | tail -8
+python3 tests/bench_graphs.py ./tvms graphs 2>&1 | grep -v Warning | tail -14
 echo "== bench/gpu/bench_hetero.py"
 python3 tests/bench_hetero.py ./tvms hetero 2>&1 | grep -v Warning | tail -6
 echo "== --trace of the micro-batched pipeline: copies beside kernels"
