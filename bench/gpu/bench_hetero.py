@@ -2,7 +2,9 @@
 """bench/gpu/bench_hetero.py: a heterogeneous layer (CPU vdevice + cuda:0) against PyTorch doing the
 same steps, wall time per call, same run, same inputs.
 
-usage: bench_hetero.py TVMS DIR     on the GPU machine (PyTorch, numpy); DIR is scratch space
+usage: bench_hetero.py prepare TVMS DIR   here (the LLVM code generator builds the CPU kernels):
+                                          DIR/m1.tvmx and DIR/m4.tvmx
+       bench_hetero.py measure TVMS DIR   on the GPU machine (PyTorch, numpy)
 The layer: an embedding gather of 4096 rows of 1024 floats from a 32768-row table on the CPU
 vdevice, the rows copied to cuda:0, gelu(rows @ w + b) there, the result copied back to the host.
 Once as one batch and once written as 4 micro-batches (where tvms overlaps one micro-batch's gather
@@ -17,14 +19,6 @@ import os
 import subprocess
 import sys
 
-import numpy as np
-import torch
-import torch.nn.functional as F
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_graphs import wall_ms  # noqa: E402  (same folder, here and on the device)
-
-torch.backends.cuda.matmul.allow_tf32 = False
 ROWS, DIM, BATCH = 32768, 1024, 4096
 
 HEADER = ('from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n'
@@ -56,7 +50,22 @@ def run_tvms(tvms, path, inputs, out, extra):
     return json.loads(r.stdout)
 
 
+def prepare(tvms, work):
+    os.makedirs(work, exist_ok=True)
+    for parts in (1, 4):
+        path = os.path.join(work, "m%d.py" % parts)
+        with open(path, "w") as f:
+            f.write(module(parts))
+        subprocess.run([tvms, "build", path, "-o", os.path.join(work, "m%d.tvmx" % parts)], check=True)
+
+
 def main(tvms, work):
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_graphs import wall_ms  # same folder, here and on the device
+    torch.backends.cuda.matmul.allow_tf32 = False
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(5)
     table = rng.standard_normal((ROWS, DIM)).astype("float32")
@@ -74,9 +83,7 @@ def main(tvms, work):
     print("| case | tvms | eager | eager, pinned + non_blocking | tvms / eager | tvms / pinned eager | max rel. err | copies beside kernels (tvms, traced) |")
     print("|---|---|---|---|---|---|---|---|")
     for parts in (1, 4):
-        path = os.path.join(work, "m%d.py" % parts)
-        with open(path, "w") as f:
-            f.write(module(parts))
+        path = os.path.join(work, "m%d.tvmx" % parts)  # built by `prepare` where LLVM is
         n = BATCH // parts
 
         def eager():
@@ -117,6 +124,6 @@ def main(tvms, work):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 4 or sys.argv[1] not in ("prepare", "measure"):
         sys.exit(__doc__)
-    main(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
+    (prepare if sys.argv[1] == "prepare" else main)(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]))

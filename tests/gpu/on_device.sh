@@ -28,7 +28,7 @@ python3 tests/bench_fusion.py ./tvms fusion 2>&1 | grep -v Warning | tail -14
 echo "== bench/gpu/bench_graphs.py"
 python3 tests/bench_graphs.py ./tvms graphs 2>&1 | grep -v Warning | tail -14
 echo "== bench/gpu/bench_hetero.py"
-python3 tests/bench_hetero.py ./tvms hetero 2>&1 | grep -v Warning | tail -6
+python3 tests/bench_hetero.py measure ./tvms hetero 2>&1 | grep -v Warning | tail -6
 echo "== --trace of the micro-batched pipeline: copies beside kernels"
 ./tvms run art/run_pipelined_microbatches.tvmx --repeat 5 --trace trace_mb.json | grep -E "overlapped|repeated"
 echo "== bench/vm/bench_cpu_cores.py: the CPU vdevice on every core against numpy"

@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:-.gpu}
-rm -rf "$dir/art" "$dir/bench" "$dir/pyart" "$dir/cpucores"
+rm -rf "$dir/art" "$dir/bench" "$dir/pyart" "$dir/cpucores" "$dir/hetero"
 mkdir -p "$dir/tests"
 cmake --build build --target tvms tvms_llvm_backend tvms_compile_tests tvms_runtime_c tvms_python | grep -v '^\[' || true
 for exe in tvms tvms_compile_tests; do cp build/bin/$exe "$dir/" && strip "$dir/$exe"; done
@@ -22,6 +22,7 @@ cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_g
 mv "$dir/tests/on_device.sh" "$dir/on_device.sh"
 python3 tests/gpu/run_artifacts.py prepare build/bin/tvms "$dir/art"
 python3 bench/gpu/bench_gpu.py prepare build/bin/tvms "$dir/bench"
+python3 bench/gpu/bench_hetero.py prepare build/bin/tvms "$dir/hetero" 2>&1 | tail -1
 # The CPU vdevice on the host's 16 cores against numpy (issue 35's table).
 python3 bench/vm/bench_cpu_cores.py prepare build/bin/tvms "$dir/cpucores" | tail -1
 du -sh "$dir"
