@@ -82,7 +82,7 @@ NDArray VirtualMachine::toDevice(const NDArray& a, int slot, int64_t* counter) {
   DeviceAPI::CopyEvents events;
   int timeline = slot;  // whose clock the events are (the device with the copy stream)
   if (upload || download) {
-    a.storage->hostWait();  // a host source still being downloaded; a device source needs no wait here
+    if (upload) a.storage->hostWait();  // a host source still being downloaded into
     out.storage = upload ? std::make_shared<Storage>(devices_[slot], slot, a.bytes(), Storage::ForIncomingCopy{})
                          : std::make_shared<Storage>(devices_[slot], slot, a.bytes());
     events = upload ? to.copyFromHostAsync(out.data(), a.data(), a.bytes()) : from.copyToHostAsync(out.data(), a.data(), a.bytes());

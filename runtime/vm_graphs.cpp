@@ -187,7 +187,12 @@ bool VirtualMachine::record(const VMFunction& f, int slot, FunctionGraphs::PerSh
   for (auto& v : inputs) recordedInputs.push_back(withStaging(v, leaf, call->staging));
   int64_t callsBefore = stats_.kernelCalls[static_cast<size_t>(slot)];
   int64_t instructionsBefore = stats_.instructions;
-  device.beginCapture();
+  try {
+    device.beginCapture();
+  } catch (const std::exception& e) {  // the device will not record now: the call runs unrecorded
+    shapes.failed = e.what();
+    return false;
+  }
   recording_ = true;
   Value out;
   std::exception_ptr error;

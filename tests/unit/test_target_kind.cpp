@@ -338,7 +338,10 @@ class RecordingCpuDevice : public runtime::DeviceAPI {
   }
 
   bool canCapture() const override { return true; }
-  void beginCapture() override { recording_ = std::make_unique<Recording>(*this); }
+  void beginCapture() override {
+    if (refuseBegin) throw std::runtime_error("recordcpu:0 will not record now");
+    recording_ = std::make_unique<Recording>(*this);
+  }
   std::unique_ptr<runtime::CapturedWork> endCapture() override {
     if (failNext) recording_->why_ = "this recording was told to fail";
     failNext = false;
@@ -346,6 +349,7 @@ class RecordingCpuDevice : public runtime::DeviceAPI {
   }
   static inline int launchesRun = 0;  // kernels run, recorded or not
   bool failNext = false;
+  bool refuseBegin = false;  // beginCapture throws, as cuStreamBeginCapture may fail
   // Each kernel's buffer and dim counts (a recorded launch copies its arguments), from the bytecode.
   static inline std::map<std::string, std::pair<size_t, size_t>> signatures;
   static void learnSignatures(const runtime::Executable& exe) {
@@ -515,4 +519,16 @@ class Module:
   }
   CHECK(again.stats().graphReplays == 0);
   CHECK(again.graphNote("main") == "not recorded: this recording was told to fail");
+
+  // A device that refuses to begin recording: the same.
+  runtime::VirtualMachine refused(*b.exe, runtime::openDevices(*b.exe, {}));
+  refused.setGraphMode(runtime::GraphMode::On);
+  static_cast<RecordingCpuDevice&>(refused.device(0)).refuseBegin = true;
+  for (int c = 0; c < 3; ++c) {
+    runtime::Value out = refused.invoke("main", resident4);
+    auto& fields = std::get<std::shared_ptr<runtime::TupleValue>>(out)->fields;
+    test::checkClose(refused.hostCopy(std::get<runtime::NDArray>(fields[0])), want4, 1e-5);
+  }
+  CHECK(refused.stats().graphReplays == 0);
+  CHECK(refused.graphNote("main") == "not recorded: recordcpu:0 will not record now");
 }
