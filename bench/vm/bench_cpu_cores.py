@@ -72,6 +72,18 @@ def all_cases():
     out["transpose 8192x8192 f32"] = (
         "def main(a: R.Tensor((8192, 8192), \"float32\")) -> R.Tensor((8192, 8192), \"float32\"):\n"
         "        return R.permute_dims(a, [1, 0])", [f32(8192, 8192)], lambda a: np.ascontiguousarray(a.T), 2.0 * 8192 * 8192 * 4, "GB/s")
+    # Attention on a CPU vdevice (R.nn.attention's row kernel) against numpy's softmax(q k^T c) v.
+    b, s, h, d = 2, 512, 8, 64
+
+    def attention(q, k, v):
+        qt, kt, vt = (x.transpose(0, 2, 1, 3) for x in (q, k, v))
+        sc = qt @ kt.transpose(0, 1, 3, 2) / np.float32(np.sqrt(d))
+        p = np.exp(sc - sc.max(axis=-1, keepdims=True))
+        return ((p / p.sum(axis=-1, keepdims=True)) @ vt).transpose(0, 2, 1, 3)
+    t = "R.Tensor((%d, %d, %d, %d), \"float32\")" % (b, s, h, d)
+    out["attention f32 2x512x8x64 (nn.attention)"] = (
+        "def main(q: %s, k: %s, v: %s) -> %s:\n        return R.nn.attention(q, k, v)" % (t, t, t, t),
+        [f32(b, s, h, d), f32(b, s, h, d), f32(b, s, h, d)], attention, 4.0 * b * h * s * s * d, "GFLOP/s")
     return out
 
 

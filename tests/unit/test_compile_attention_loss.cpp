@@ -2,10 +2,13 @@
 // end to end against float64 references written here, on fresh random inputs each run.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include <cmath>
 #include <functional>
 #include <string>
 
+#include "tests/support/corpus.h"
 #include "tests/support/run_helpers.h"
 
 namespace {
@@ -69,6 +72,31 @@ TEST_CASE("compile and run: nn.attention with the default scale, a broadcast bia
                                                  [&](int, int n, int s, int j) { return static_cast<double>(at(bias, (n * S + s) * Skv + j)); }, all), 1e-5);
   checkClose(r.outputs.at(2), attentionReference(q, k, v, B, S, Skv, N, H, Hv, 0.5, none, [](int s, int j) { return j > s; }), 1e-5);
   checkClose(r.outputs.at(3), attentionReference(q, k, v, B, S, Skv, N, H, Hv, 0.5, none, [&](int s, int j) { return j > s + Skv - S; }), 1e-5);
+}
+
+TEST_CASE("compile and run: nn.attention in its row form on a CPU and its recomputing form for symbolic or long rows of keys") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  const char* target = std::getenv("TVMS_TEST_TARGET");
+  bool cpu = !(target && std::string(target) == "cuda");
+  // Static shapes: on a CPU each query row's scores go to a local array ("scores") once.
+  std::string staticModule = test::module("q: " + T("(1, 3, 2, 4)") + ", k: " + T("(1, 5, 2, 4)") + ", v: " + T("(1, 5, 2, 3)"), T("(1, 3, 2, 3)"),
+                                          "        o = R.nn.attention(q, k, v, causal_mask=\"BottomRight\")\n        return o\n");
+  CHECK((test::printedAfterLegalizeOps(test::lower(staticModule).module(), test::testOptions()).find("scores") != std::string::npos) == cpu);
+  // Symbolic sequence lengths, and 4,100 keys (past the row form's 4,096): the recomputing form.
+  auto q = h.tensor({1, 3, 2, 4}, rng), k = h.tensor({1, 5, 2, 4}, rng), v = h.tensor({1, 5, 2, 3}, rng);
+  std::string symbolic = test::module("q: R.Tensor((1, \"s\", 2, 4), \"float32\"), k: R.Tensor((1, \"t\", 2, 4), \"float32\"), v: R.Tensor((1, \"t\", 2, 3), \"float32\")",
+                                      "R.Tensor((1, \"s\", 2, 3), \"float32\")", "        o = R.nn.attention(q, k, v, causal_mask=\"TopLeft\")\n        return o\n");
+  CHECK(test::printedAfterLegalizeOps(test::lower(symbolic).module(), test::testOptions()).find("scores") == std::string::npos);
+  test::Run r = compileAndRun(symbolic, {q, k, v});
+  auto none = [](int, int, int, int) { return 0.0; };
+  checkClose(r.outputs.at(0), attentionReference(q, k, v, 1, 3, 5, 2, 4, 3, 0.5, none, [](int s, int j) { return j > s; }), 1e-5);
+  const int L = 4100;
+  auto q1 = h.tensor({1, 2, 1, 2}, rng), kl = h.tensor({1, L, 1, 2}, rng), vl = h.tensor({1, L, 1, 2}, rng);
+  test::Run longRow = compileAndRun(test::module("q: " + T("(1, 2, 1, 2)") + ", k: " + T("(1, 4100, 1, 2)") + ", v: " + T("(1, 4100, 1, 2)"), T("(1, 2, 1, 2)"),
+                                                 "        o = R.nn.attention(q, k, v)\n        return o\n"),
+                                    {q1, kl, vl});
+  checkClose(longRow.outputs.at(0), attentionReference(q1, kl, vl, 1, 2, L, 1, 2, 2, 1 / std::sqrt(2.0), none, [](int, int) { return false; }), 1e-5);
 }
 
 TEST_CASE("compile and run: nn.nll_loss with reductions none, sum and mean, class weights and ignore_index, and nn.cross_entropy_with_logits") {
