@@ -282,25 +282,31 @@ void Document::doneWith(TSNode skeletonNode) const {
   if (int k = functionAt(skeletonNode); k >= 0) functionTrees_->doneWith(static_cast<size_t>(k));
 }
 
+// The island whose range holds `at`: islands are sorted by range and never overlap, so the last one
+// beginning at or before `at` is the only candidate (a binary search: lowering asks once per member).
+const Document::Island* Document::islandAt(uint32_t at) const {
+  auto after = std::upper_bound(islands_.begin(), islands_.end(), at, [](uint32_t b, const Island& i) { return b < i.range.begin; });
+  if (after == islands_.begin()) return nullptr;
+  const Island& i = *std::prev(after);
+  return at < i.range.end ? &i : nullptr;
+}
+
 TSNode Document::definitionAt(TSNode skeletonNode) const {
   uint32_t begin = ts_node_start_byte(skeletonNode);
   if (int k = functionAt(skeletonNode); k >= 0) {
     TSNode n = definitionStartingAt(functionTrees_->root(static_cast<size_t>(k)), begin);
     return ts_node_is_null(n) ? skeletonNode : n;
   }
-  for (auto& i : islands_) {
-    if (!i.tree || begin < i.range.begin || begin >= i.range.end) continue;
-    TSNode n = definitionStartingAt(i.tree.root(), begin);
+  if (const Island* i = islandAt(begin); i && i->tree) {
+    TSNode n = definitionStartingAt(i->tree.root(), begin);
     if (!ts_node_is_null(n)) return n;
   }
   return skeletonNode;
 }
 
 std::optional<Document::BrokenIsland> Document::brokenIslandAt(TSNode skeletonNode) const {
-  uint32_t begin = ts_node_start_byte(skeletonNode);
-  for (auto& i : islands_)
-    if (i.tree && i.broken && begin >= i.range.begin && begin < i.range.end)
-      return BrokenIsland{i.range, i.tree.root(), i.indentError};
+  const Island* i = islandAt(ts_node_start_byte(skeletonNode));
+  if (i && i->tree && i->broken) return BrokenIsland{i->range, i->tree.root(), i->indentError};
   return std::nullopt;
 }
 

@@ -166,6 +166,7 @@ class Document {
   TSParser* parser_ = nullptr;
   TSTree* tree_ = nullptr;
   std::vector<Island> islands_;  // sorted by range
+  const Island* islandAt(uint32_t at) const;
   std::vector<Span> spans_;      // sorted by range, disjoint; each holds the islands inside it
   size_t wholeFileReparses_ = 0, islandReparses_ = 0, spanReparses_ = 0;
   std::optional<ByteRange> lastSpan_;
