@@ -111,6 +111,18 @@ def write_case(d, params, ret, body, rng):
     return path, inputs, tensors
 
 
+def torch_times(fn, tensors, timer):
+    """`fn` on `tensors` timed by `timer` three ways: eager, torch.compile, torch.compile(mode="reduce-overhead")."""
+    compiled, ro = torch.compile(fn), torch.compile(fn, mode="reduce-overhead")
+    return timer(lambda: fn(*tensors)), timer(lambda: compiled(*tensors)), timer(lambda: ro(*tensors))
+
+
+def max_rel_err(got, want):
+    """max |got - want| / max(1, |want|), got a numpy array, want a torch tensor on the GPU."""
+    g = torch.from_numpy(np.asarray(got)).cuda().float()
+    return ((g - want.float()).abs() / want.float().abs().clamp(min=1)).max().item()
+
+
 def events_ms(fn, reps=50):
     fn()
     torch.cuda.synchronize()
@@ -158,13 +170,8 @@ def main(tvms, work):
             print("| %s | failed: %s | | | | | | |" % (label, str(e).splitlines()[-1][:160]))
             continue
         want = fn(*tensors)
-        eager = events_ms(lambda: fn(*tensors))
-        compiled = torch.compile(fn)
-        comp = events_ms(lambda: compiled(*tensors))
-        ro = torch.compile(fn, mode="reduce-overhead")
-        ro_ms = events_ms(lambda: ro(*tensors))
-        got = torch.from_numpy(np.asarray(fused[3])).cuda().float()
-        err = ((got - want.float()).abs() / want.float().abs().clamp(min=1)).max().item()
+        eager, comp, ro_ms = torch_times(fn, tensors, events_ms)
+        err = max_rel_err(fused[3], want)
         best = min(eager, comp, ro_ms)
         print("| %s | %.3f (%d) | %.3f (%d) | %.3f | %.3f | %.3f | %.2fx | %.1e |" %
               (label, fused[0], fused[1], unfused[0], unfused[1], eager, comp, ro_ms, fused[0] / best, err))

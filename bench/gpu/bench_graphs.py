@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_fusion import encoder, write_case  # noqa: E402  (same folder, here and on the device)
+from bench_fusion import encoder, max_rel_err, torch_times, write_case  # noqa: E402  (same folder, here and on the device)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -110,15 +110,8 @@ def main(tvms, work):
             print("| %s | failed: %s | | | | | | | | |" % (label, str(e).splitlines()[-1][:160]))
             continue
         want = fn(*tensors)
-        eager = wall_ms(lambda: fn(*tensors))
-        compiled = torch.compile(fn)
-        comp = wall_ms(lambda: compiled(*tensors))
-        ro = torch.compile(fn, mode="reduce-overhead")
-        ro_ms = wall_ms(lambda: ro(*tensors))
-        err = 0.0
-        for got in (off[1], on[1]):
-            g = torch.from_numpy(np.asarray(got)).cuda().float()
-            err = max(err, ((g - want.float()).abs() / want.float().abs().clamp(min=1)).max().item())
+        eager, comp, ro_ms = torch_times(fn, tensors, wall_ms)
+        err = max(max_rel_err(off[1], want), max_rel_err(on[1], want))
         sdpa = "-"
         if label.startswith("encoder"):
             sdpa_fn = torch.compile(encoder_sdpa)
