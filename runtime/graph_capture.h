@@ -64,4 +64,10 @@ struct FunctionGraphs {
 // the memory of a call).
 constexpr size_t kMaxRecordingsPerFunction = 8;
 
+// Whether a recording pays for itself in auto mode: a replay saves each call's launch and dispatch
+// (a few microseconds of host time per kernel) but copies the results out of the graph's memory
+// (at device-copy speed). One large elementwise kernel would get slower; a layer of a dozen calls
+// with a few MB of result gets faster. "" when it pays, else why not.
+std::string recordingCost(int64_t calls, int64_t resultBytes);
+
 }  // namespace tvms::runtime

@@ -41,6 +41,15 @@ std::string captureBlocker(const VMFunction& f, int* slot) {
   return "";
 }
 
+std::string recordingCost(int64_t calls, int64_t resultBytes) {
+  constexpr double kSavedPerCall = 4e-6;       // seconds of launch + dispatch + events per kernel call
+  constexpr double kCopyBytesPerSecond = 1e12; // a device-to-device copy (read and write) on a current GPU
+  double saved = kSavedPerCall * static_cast<double>(calls), spent = static_cast<double>(resultBytes) / kCopyBytesPerSecond;
+  if (saved > spent) return "";
+  return "replaying " + std::to_string(calls) + " kernel and library call" + (calls == 1 ? "" : "s") + " would save less than copying its " +
+         std::to_string(resultBytes >> 20) + " MiB of results out of the graph costs (--cuda-graph=on records it anyway)";
+}
+
 namespace {
 
 // The tensors and integers of `v`, tuples flattened in order.
@@ -216,6 +225,18 @@ bool VirtualMachine::record(const VMFunction& f, int slot, FunctionGraphs::PerSh
     out = Value{};
     work.reset();
     std::rethrow_exception(error);
+  }
+  if (graphMode_ == GraphMode::Auto) {
+    std::vector<const Value*> results;
+    leavesOf(out, results);
+    int64_t bytes = 0;
+    for (const Value* r : results)
+      if (auto* t = std::get_if<NDArray>(r)) bytes += static_cast<int64_t>(t->bytes());
+    if (std::string why = recordingCost(call->kernels, bytes); !why.empty()) {
+      out = Value{};  // in the recording's memory: dropped before it
+      shapes.failed = why;
+      return false;
+    }
   }
   call->output = std::make_shared<Value>(std::move(out));
   call->work = std::move(work);

@@ -532,3 +532,47 @@ class Module:
   CHECK(refused.stats().graphReplays == 0);
   CHECK(refused.graphNote("main") == "not recorded: recordcpu:0 will not record now");
 }
+
+TEST_CASE("target kinds: in auto mode a function whose results cost more to copy out than its launches save runs unrecorded") {
+  CHECK(runtime::recordingCost(12, 8 << 20) == "");  // a layer: a dozen calls, 8 MiB out
+  CHECK(runtime::recordingCost(1, 16 << 10) == "");  // a GEMV: one call, a small result
+  CHECK(runtime::recordingCost(1, 32 << 20).rfind("replaying 1 kernel and library call would save less than copying its 32 MiB", 0) == 0);
+  recordingKind();
+  auto lowered = test::lower(R"(from tvm.script import ir as I
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    I.module_global_infos({"vdevice": [I.vdevice("recordcpu", 0)]})
+
+    @R.function
+    def main(x: R.Tensor((2048, 2048), "float32", "recordcpu:0")) -> R.Tensor((2048, 2048), "float32", "recordcpu:0"):
+        y = R.add(x, x)
+        return y
+)");
+  REQUIRE(lowered.codes().empty());
+  driver::BuildResult b = driver::build(lowered.module(), driver::BuildOptions{});
+  REQUIRE(b.exe);
+  RecordingCpuDevice::learnSignatures(*b.exe);
+  TVMS_FRESH_RNG(rng);
+  test::Host host;
+  runtime::NDArray x = host.tensor({2048, 2048}, rng);
+  for (runtime::GraphMode mode : {runtime::GraphMode::Auto, runtime::GraphMode::On}) {
+    runtime::VirtualMachine vm(*b.exe, runtime::openDevices(*b.exe, {}));
+    vm.setGraphMode(mode);
+    int64_t placed = 0;
+    auto resident = vm.placeInputs("main", {x}, &placed);
+    for (int c = 0; c < 3; ++c) {
+      runtime::NDArray y = vm.hostCopy(std::get<runtime::NDArray>(vm.invoke("main", resident)));
+      CHECK(test::at(y, 12345) == 2 * test::at(x, 12345));
+    }
+    INFO(vm.graphNote("main"));
+    if (mode == runtime::GraphMode::Auto) {
+      CHECK(vm.stats().graphReplays == 0);
+      CHECK(vm.graphNote("main").rfind("not recorded: replaying 1 kernel and library call would save less", 0) == 0);
+    } else {
+      CHECK(vm.stats().graphReplays == 2);
+    }
+  }
+}
