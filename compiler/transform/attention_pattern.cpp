@@ -97,25 +97,24 @@ class Finder {
     for (int l = 0; l < 4; ++l) axes[static_cast<size_t>(l)] = l - (4 - rank) >= 0 ? l - (4 - rank) : -1;
     return axes;
   }
-  bool sameVDeviceAndDTypeAnyRank(const StructInfo* out, const ExprPtr& e) const {
-    const StructInfo* s = sinfoOf(e);
-    if (!out || !s || s->kind != StructInfo::Kind::Tensor || s->dtype != out->dtype || s->rank() < 1 || s->rank() > 4) return false;
-    return (s->vdevice ? s->vdevice->spelling : "") == (out->vdevice ? out->vdevice->spelling : "");
-  }
+  // A bias: a tensor like the output of rank 1 to 4.
+  static bool biasLike(const StructInfo* out, const ExprPtr& e) { return likeOutput(out, e) && sinfoOf(e)->rank() >= 1 && sinfoOf(e)->rank() <= 4; }
   static std::vector<int64_t> logicalAxes(int rank, std::vector<int64_t> rank4) {
     if (rank == 3) {  // (head, row, feature): no batch axis
       for (auto& a : rank4) a -= 1;
     }
     return rank4;
   }
+  // `e` a tensor of `out`'s dtype on `out`'s vdevice.
+  static bool likeOutput(const StructInfo* out, const ExprPtr& e) {
+    const StructInfo* s = sinfoOf(e);
+    if (!out || out->kind != StructInfo::Kind::Tensor || !s || s->kind != StructInfo::Kind::Tensor || s->dtype != out->dtype) return false;
+    return (s->vdevice ? s->vdevice->spelling : "") == (out->vdevice ? out->vdevice->spelling : "");
+  }
   bool sameVDeviceAndDType(const StructInfo* out, std::initializer_list<ExprPtr> operands) const {
-    if (!out || out->kind != StructInfo::Kind::Tensor) return false;
-    for (auto& e : operands) {
-      const StructInfo* s = sinfoOf(e);
-      if (!s || s->kind != StructInfo::Kind::Tensor || s->dtype != out->dtype || s->rank() != out->rank()) return false;
-      if ((s->vdevice ? s->vdevice->spelling : "") != (out->vdevice ? out->vdevice->spelling : "")) return false;
-    }
-    return true;
+    for (auto& e : operands)
+      if (!likeOutput(out, e) || sinfoOf(e)->rank() != out->rank()) return false;
+    return out != nullptr;
   }
 
   // softmax(scale * (q @ kt), axis=-1) @ v, the intermediates read once.
@@ -177,7 +176,7 @@ class Finder {
     m.oAxes = logicalAxes(rank, {0, 1, 2, 3});
     const ExprPtr &q0 = scores->args[0], &kt0 = scores->args[1], &v0 = pvCall->args[1];
     if (!sameVDeviceAndDType(pv->vars[0]->annotation.get(), {q0, kt0, v0})) return;
-    if (bias && !sameVDeviceAndDTypeAnyRank(pv->vars[0]->annotation.get(), bias)) return;
+    if (bias && !biasLike(pv->vars[0]->annotation.get(), bias)) return;
     m.q = throughPermute(q0, m.qAxes, dropped);
     m.k = throughPermute(kt0, m.kAxes, dropped);
     m.v = throughPermute(v0, m.vAxes, dropped);
@@ -207,7 +206,7 @@ class Finder {
     if (rankOf(c.args[0]) != 4 || !sameVDeviceAndDType(out, {c.args[0], c.args[1], c.args[2]})) return;
     AttentionMatch m;
     if (c.args.size() > 3 && c.args[3]) {
-      if (!sameVDeviceAndDTypeAnyRank(out, c.args[3])) return;
+      if (!biasLike(out, c.args[3])) return;
       m.bias = c.args[3];
       m.biasAxes = broadcastAxes(rankOf(c.args[3]));
     }

@@ -68,15 +68,6 @@ double roundingOf(runtime::DType t) {
   return t == runtime::DType::F8E5M2 ? 2.5e-1 : t == runtime::DType::F8E4M3 ? 1.25e-1 : t == runtime::DType::BF16 ? 2e-2 : t == runtime::DType::F16 ? 2e-3 : 1e-5;
 }
 
-// main's result as host tensors (a tensor, or a tuple's tensor fields).
-std::vector<runtime::NDArray> hostOutputs(runtime::VirtualMachine& vm, const runtime::Value& out) {
-  std::vector<runtime::NDArray> got;
-  if (auto* t = std::get_if<runtime::NDArray>(&out)) got.push_back(vm.hostCopy(*t));
-  if (auto* t = std::get_if<std::shared_ptr<runtime::TupleValue>>(&out))
-    for (auto& f : (*t)->fields) got.push_back(vm.hostCopy(std::get<runtime::NDArray>(f)));
-  return got;
-}
-
 // TVMS_TEST_CUDA_GRAPH=1: main called four more times with CUDA graphs on — recorded on the second
 // call (inputs resident on the device), replayed on the third, recorded again on the fourth (the
 // host inputs placed anew at other addresses are staged) and replayed on the fifth — gives the first,
@@ -190,6 +181,14 @@ void checkUnfused(const Lowered& lowered, const std::vector<runtime::NDArray>& i
 }
 
 }  // namespace
+
+std::vector<runtime::NDArray> hostOutputs(runtime::VirtualMachine& vm, const runtime::Value& out) {
+  std::vector<runtime::NDArray> got;
+  if (auto* t = std::get_if<runtime::NDArray>(&out)) got.push_back(vm.hostCopy(*t));
+  if (auto* t = std::get_if<std::shared_ptr<runtime::TupleValue>>(&out))
+    for (auto& f : (*t)->fields) got.push_back(vm.hostCopy(std::get<runtime::NDArray>(f)));
+  return got;
+}
 
 driver::BuildOptions testOptions(const std::map<std::string, std::string>& remap) {
   driver::BuildOptions o;

@@ -48,6 +48,8 @@ Run compileAndRun(const std::string& text, std::vector<runtime::NDArray> inputs,
 bool libraryEpilogues();
 // The options compileAndRun builds with: `remap`, OffloadLibraries off with TVMS_TEST_OFFLOAD=0.
 driver::BuildOptions testOptions(const std::map<std::string, std::string>& remap = {});
+// A function's result as host tensors: a tensor, or a tuple's tensor fields.
+std::vector<runtime::NDArray> hostOutputs(runtime::VirtualMachine& vm, const runtime::Value& out);
 // Builds `text` (which must lint clean) with `options` and runs main on `inputs`.
 Run compileAndRunWith(const std::string& text, const std::vector<runtime::NDArray>& inputs, const driver::BuildOptions& options);
 // Same dtype and shape, every element within `tol` (relative past 1; NaN where the other has NaN).

@@ -40,12 +40,6 @@ std::string blockerOfMain(const std::string& text, int* slot) {
 
 const std::string kHead = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n";
 
-std::vector<runtime::NDArray> outputsOf(runtime::VirtualMachine& vm, const runtime::Value& v) {
-  std::vector<runtime::NDArray> out;
-  if (auto* t = std::get_if<runtime::NDArray>(&v)) out.push_back(vm.hostCopy(*t));
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("cuda graphs: a function is recordable when one device runs all its work and the host never waits") {
@@ -76,8 +70,8 @@ TEST_CASE("compile and run: CUDA graphs: a recorded function gives an unrecorded
   // The reference: every call kernel by kernel.
   runtime::VirtualMachine plain(exe, runtime::openDevices(exe, {}));
   plain.setGraphMode(runtime::GraphMode::Off);
-  auto want4 = outputsOf(plain, plain.invoke("main", {x4, w}));
-  auto want8 = outputsOf(plain, plain.invoke("main", {x8, w}));
+  auto want4 = test::hostOutputs(plain, plain.invoke("main", {x4, w}));
+  auto want8 = test::hostOutputs(plain, plain.invoke("main", {x8, w}));
   CHECK(plain.stats().graphReplays == 0);
   CHECK(plain.graphNote("main") == "");
 
@@ -98,7 +92,7 @@ TEST_CASE("compile and run: CUDA graphs: a recorded function gives an unrecorded
                           {&resident8, &want8}, {&resident4, &want4}, {&resident4, &want4}, {&host4, &want4},     {&host4, &want4}};
   for (size_t c = 0; c < calls.size(); ++c) {
     INFO("call " << c + 1 << ": " << vm.graphNote("main"));
-    auto got = outputsOf(vm, vm.invoke("main", *calls[c].inputs));
+    auto got = test::hostOutputs(vm, vm.invoke("main", *calls[c].inputs));
     REQUIRE(got.size() == 1);
     test::checkSame(got[0], (*calls[c].want)[0], 1e-6);
   }

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
 #include <set>
@@ -33,22 +34,35 @@ namespace {
 
 std::atomic<int> devicesOpened{0};
 
-// "testcpu": a second CPU-like kind. Its devices are host devices it counts; its kernels are host
-// code from the LLVM code generator, in a module blob of its own kind.
+// A CPU-like kind of this binary: its kernels are host code from the LLVM code generator, in a module
+// blob of its own kind; `open` makes its devices.
+const runtime::TargetKind& registerHostCodeKind(const char* name, std::function<std::unique_ptr<runtime::DeviceAPI>(int)> open) {
+  runtime::TargetKind k;
+  k.name = name;
+  k.dlDeviceType = 12;  // DLPack's kDLExtDev
+  k.deviceClass = runtime::DeviceClass::Cpu;
+  k.codegen = std::string(runtime::codegens::llvm);
+  k.openDevice = [open](int index, const runtime::DeviceOptions&) { return open(index); };
+  k.loadModule = runtime::loadCpuModule;
+  return runtime::registerTargetKind(std::move(k));
+}
+
+// `text` (which must lint clean) built with the default options.
+runtime::Executable builtModule(const std::string& text, driver::BuildOptions options = {}) {
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  driver::BuildResult b = driver::build(lowered.module(), options);
+  INFO((b.errors.empty() ? "" : b.errors.front()));
+  REQUIRE(b.exe);
+  return std::move(*b.exe);
+}
+
+// "testcpu": a second CPU-like kind whose devices are host devices it counts.
 const runtime::TargetKind& testKind() {
-  static const runtime::TargetKind& kind = [] () -> const runtime::TargetKind& {
-    runtime::TargetKind k;
-    k.name = "testcpu";
-    k.dlDeviceType = 12;  // DLPack's kDLExtDev
-    k.deviceClass = runtime::DeviceClass::Cpu;
-    k.codegen = std::string(runtime::codegens::llvm);
-    k.openDevice = [](int index, const runtime::DeviceOptions&) {
-      ++devicesOpened;
-      return runtime::makeCpuDevice(index);
-    };
-    k.loadModule = runtime::loadCpuModule;
-    return runtime::registerTargetKind(std::move(k));
-  }();
+  static const runtime::TargetKind& kind = registerHostCodeKind("testcpu", [](int index) -> std::unique_ptr<runtime::DeviceAPI> {
+    ++devicesOpened;
+    return runtime::makeCpuDevice(index);
+  });
   return kind;
 }
 
@@ -233,16 +247,8 @@ class SlowCopyDevice : public runtime::DeviceAPI {
 };
 
 const runtime::TargetKind& slowCopyKind() {
-  static const runtime::TargetKind& kind = [] () -> const runtime::TargetKind& {
-    runtime::TargetKind k;
-    k.name = "slowcopy";
-    k.dlDeviceType = 12;
-    k.deviceClass = runtime::DeviceClass::Cpu;
-    k.codegen = std::string(runtime::codegens::llvm);
-    k.openDevice = [](int index, const runtime::DeviceOptions&) -> std::unique_ptr<runtime::DeviceAPI> { return std::make_unique<SlowCopyDevice>(index); };
-    k.loadModule = runtime::loadCpuModule;
-    return runtime::registerTargetKind(std::move(k));
-  }();
+  static const runtime::TargetKind& kind =
+      registerHostCodeKind("slowcopy", [](int index) -> std::unique_ptr<runtime::DeviceAPI> { return std::make_unique<SlowCopyDevice>(index); });
   return kind;
 }
 
@@ -275,12 +281,8 @@ class Module:
         out = R.concat((r0, r1), axis=0)
         return out
 )";
-  auto lowered = test::lower(text);
-  REQUIRE(lowered.codes().empty());
-  driver::BuildResult b = driver::build(lowered.module(), driver::BuildOptions{});
-  INFO((b.errors.empty() ? "" : b.errors.front()));
-  REQUIRE(b.exe);
-  runtime::VirtualMachine vm(*b.exe, runtime::openDevices(*b.exe, {}));
+  runtime::Executable exe = builtModule(text);
+  runtime::VirtualMachine vm(exe, runtime::openDevices(exe, {}));
   TVMS_FRESH_RNG(rng);
   test::Host host;
   runtime::NDArray x = host.tensor({64, 32}, rng), w = host.tensor({32, 32}, rng);
@@ -415,16 +417,8 @@ class RecordingCpuDevice : public runtime::DeviceAPI {
 };
 
 const runtime::TargetKind& recordingKind() {
-  static const runtime::TargetKind& kind = [] () -> const runtime::TargetKind& {
-    runtime::TargetKind k;
-    k.name = "recordcpu";
-    k.dlDeviceType = 12;
-    k.deviceClass = runtime::DeviceClass::Cpu;
-    k.codegen = std::string(runtime::codegens::llvm);
-    k.openDevice = [](int index, const runtime::DeviceOptions&) -> std::unique_ptr<runtime::DeviceAPI> { return std::make_unique<RecordingCpuDevice>(index); };
-    k.loadModule = runtime::loadCpuModule;
-    return runtime::registerTargetKind(std::move(k));
-  }();
+  static const runtime::TargetKind& kind =
+      registerHostCodeKind("recordcpu", [](int index) -> std::unique_ptr<runtime::DeviceAPI> { return std::make_unique<RecordingCpuDevice>(index); });
   return kind;
 }
 
@@ -447,12 +441,8 @@ class Module:
         o = R.add(r, x)
         return (o, w)
 )";
-  auto lowered = test::lower(text);
-  REQUIRE(lowered.codes().empty());
-  driver::BuildResult b = driver::build(lowered.module(), driver::BuildOptions{});
-  INFO((b.errors.empty() ? "" : b.errors.front()));
-  REQUIRE(b.exe);
-  RecordingCpuDevice::learnSignatures(*b.exe);
+  runtime::Executable exe = builtModule(text);
+  RecordingCpuDevice::learnSignatures(exe);
   TVMS_FRESH_RNG(rng);
   test::Host host;
   runtime::NDArray x4 = host.tensor({4, 16}, rng), x4b = host.tensor({4, 16}, rng), x8 = host.tensor({8, 16}, rng), w = host.tensor({16, 16}, rng);
@@ -469,7 +459,7 @@ class Module:
   std::vector<double> want4 = want(x4, 4), want4b = want(x4b, 4), want8 = want(x8, 8), wantW(256);
   for (int i = 0; i < 256; ++i) wantW[static_cast<size_t>(i)] = test::at(w, i);
 
-  runtime::VirtualMachine vm(*b.exe, runtime::openDevices(*b.exe, {}));
+  runtime::VirtualMachine vm(exe, runtime::openDevices(exe, {}));
   vm.setGraphMode(runtime::GraphMode::On);
   int64_t placed = 0;
   auto resident4 = vm.placeInputs("main", {x4, w}, &placed), resident8 = vm.placeInputs("main", {x8, w}, &placed);
@@ -508,7 +498,7 @@ class Module:
         "recorded: 1 kernel and library calls in one CUDA graph of 1 nodes (2 sets of input shapes, 2 inputs copied in per call), replayed 8 times");
 
   // A recording the device cannot make: the call runs kernel by kernel, and so do later ones of those shapes.
-  runtime::VirtualMachine again(*b.exe, runtime::openDevices(*b.exe, {}));
+  runtime::VirtualMachine again(exe, runtime::openDevices(exe, {}));
   again.setGraphMode(runtime::GraphMode::On);
   again.invoke("main", resident4);
   static_cast<RecordingCpuDevice&>(again.device(0)).failNext = true;
@@ -521,7 +511,7 @@ class Module:
   CHECK(again.graphNote("main") == "not recorded: this recording was told to fail");
 
   // A device that refuses to begin recording: the same.
-  runtime::VirtualMachine refused(*b.exe, runtime::openDevices(*b.exe, {}));
+  runtime::VirtualMachine refused(exe, runtime::openDevices(exe, {}));
   refused.setGraphMode(runtime::GraphMode::On);
   static_cast<RecordingCpuDevice&>(refused.device(0)).refuseBegin = true;
   for (int c = 0; c < 3; ++c) {
@@ -538,7 +528,7 @@ TEST_CASE("target kinds: in auto mode a function whose results cost more to copy
   CHECK(runtime::recordingCost(1, 16 << 10) == "");  // a GEMV: one call, a small result
   CHECK(runtime::recordingCost(1, 32 << 20).rfind("replaying 1 kernel and library call would save less than copying its 32 MiB", 0) == 0);
   recordingKind();
-  auto lowered = test::lower(R"(from tvm.script import ir as I
+  runtime::Executable exe = builtModule(R"(from tvm.script import ir as I
 from tvm.script import relax as R
 
 
@@ -551,15 +541,12 @@ class Module:
         y = R.add(x, x)
         return y
 )");
-  REQUIRE(lowered.codes().empty());
-  driver::BuildResult b = driver::build(lowered.module(), driver::BuildOptions{});
-  REQUIRE(b.exe);
-  RecordingCpuDevice::learnSignatures(*b.exe);
+  RecordingCpuDevice::learnSignatures(exe);
   TVMS_FRESH_RNG(rng);
   test::Host host;
   runtime::NDArray x = host.tensor({2048, 2048}, rng);
   for (runtime::GraphMode mode : {runtime::GraphMode::Auto, runtime::GraphMode::On}) {
-    runtime::VirtualMachine vm(*b.exe, runtime::openDevices(*b.exe, {}));
+    runtime::VirtualMachine vm(exe, runtime::openDevices(exe, {}));
     vm.setGraphMode(mode);
     int64_t placed = 0;
     auto resident = vm.placeInputs("main", {x}, &placed);
