@@ -87,6 +87,9 @@ class VirtualMachine {
   // What became of `function`'s recording ("recorded: 24 kernels in one graph, replayed 99 times",
   // "not recorded: it copies between devices"); "" when it was never considered.
   std::string graphNote(const std::string& function) const;
+  // Whether a call of `function` may be recorded (after one call: its bytecode and device were
+  // looked at then), i.e. graphs are on and nothing in it or its device rules recording out.
+  bool mayRecord(const std::string& function) const;
   // Events around each kernel and library call (stats().kernelSeconds): on unless turned off. A
   // replayed graph is timed as one span either way.
   void setKernelTiming(bool on) { kernelTiming_ = on; }

@@ -107,6 +107,12 @@ std::string VirtualMachine::graphNote(const std::string& function) const {
   return it->second->note;
 }
 
+bool VirtualMachine::mayRecord(const std::string& function) const {
+  const VMFunction* f = exe_.function(function);
+  auto it = f ? graphs_.find(f) : graphs_.end();
+  return graphMode_ != GraphMode::Off && it != graphs_.end() && it->second->analysed && it->second->blocker.empty();
+}
+
 std::optional<Value> VirtualMachine::invokeRecorded(const VMFunction& f, std::vector<Value>& inputs) {
   auto& slotGraphs = graphs_[&f];
   if (!slotGraphs) slotGraphs = std::make_unique<FunctionGraphs>();

@@ -96,6 +96,8 @@ TEST_CASE("compile and run: CUDA graphs: a recorded function gives an unrecorded
     REQUIRE(got.size() == 1);
     test::checkSame(got[0], (*calls[c].want)[0], 1e-6);
   }
+  CHECK(vm.mayRecord("main") == onGpu());  // what `tvms run --repeat` asks before its untimed recording call
+  CHECK(!plain.mayRecord("main"));          // graphs off
   if (onGpu()) {
     CHECK(vm.stats().graphRecordings == 3);
     CHECK(vm.stats().graphReplays == 8);

@@ -461,6 +461,7 @@ class Module:
 
   runtime::VirtualMachine vm(exe, runtime::openDevices(exe, {}));
   vm.setGraphMode(runtime::GraphMode::On);
+  CHECK(!vm.mayRecord("main"));  // not known before a call
   int64_t placed = 0;
   auto resident4 = vm.placeInputs("main", {x4, w}, &placed), resident8 = vm.placeInputs("main", {x8, w}, &placed);
   auto resident4b = vm.placeInputs("main", {x4b, resident4[1]}, &placed);  // another x, the same w
@@ -484,6 +485,7 @@ class Module:
     held.push_back(vm.invoke("main", *calls[c].inputs));
     CHECK((vm.stats().graphReplays - replays == 1) == calls[c].replayed);
     CHECK((vm.stats().graphRecordings - recordings == 1) == calls[c].recorded);
+    CHECK(vm.mayRecord("main"));
     if (calls[c].replayed && !calls[c].recorded) CHECK(vm.stats().instructions == instructions);  // a replay runs no bytecode
   }
   for (size_t c = 0; c < calls.size(); ++c) {

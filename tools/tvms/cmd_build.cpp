@@ -430,8 +430,9 @@ int runOnVM(const BuildArgs& b) {
   if (b.repeat) firstInputs = vm.placeInputs(b.entry, std::move(firstInputs), &report.inputBytesPlacedOnce);
   if (b.trace.empty()) vm.disableTrace();  // --repeat's timed calls run without trace events
   // With CUDA graphs the first untraced call records the function (a few milliseconds, once): made
-  // here, before the timed calls, which then replay it.
-  if (b.repeat && b.trace.empty() && vm.graphMode() != runtime::GraphMode::Off) vm.invoke(b.entry, firstInputs);
+  // here, before the timed calls, which then replay it (not for a function that cannot be recorded:
+  // a CPU module's call would only be run once more).
+  if (b.repeat && b.trace.empty() && vm.mayRecord(b.entry)) vm.invoke(b.entry, firstInputs);
   runtime::RunStats before = vm.stats();
   std::vector<double> perCall = vm.timedCalls(b.entry, firstInputs, b.repeat);
   progress(b, "reporting");
