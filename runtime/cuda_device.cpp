@@ -92,10 +92,11 @@ class CudaDevice : public DeviceAPI {
       if (s.done) d_.eventDestroy(s.done);
       if (s.buffer) d_.memFreeHost(s.buffer);
     }
-    if (copyStream_) {
-      d_.streamSynchronize(copyStream_);
-      d_.streamDestroy(copyStream_);
-    }
+    for (cu::Stream s : {uploads_, downloads_})
+      if (s) {
+        d_.streamSynchronize(s);
+        d_.streamDestroy(s);
+      }
     d_.streamDestroy(stream_);
   }
 
@@ -144,15 +145,15 @@ class CudaDevice : public DeviceAPI {
   void* allocIncoming(size_t bytes) override {
     if (capture_) return alloc(bytes);
     current();
-    // Stream-ordered on the copy stream, so the copy into it need not wait for the work queued on
+    // Stream-ordered on the upload stream, so the copy into it need not wait for the work queued on
     // the compute stream (where memory freed by that work returns to the pool).
     cu::DevicePtr p = 0;
-    cu::check(d_.memAllocAsync(&p, std::max<size_t>(bytes, 256), copyStream()), name() + ": out of memory allocating " + std::to_string(bytes) + " bytes");
+    cu::check(d_.memAllocAsync(&p, std::max<size_t>(bytes, 256), copyStream(uploads_)), name() + ": out of memory allocating " + std::to_string(bytes) + " bytes");
     return reinterpret_cast<void*>(p);
   }
   CopyEvents copyFromHostAsync(void* dst, const void* src, size_t bytes) override {
     current();
-    cu::Stream copies = copyStream();
+    cu::Stream copies = copyStream(uploads_);
     CopyEvents e{recordEvent(copies), nullptr};
     upload(copies, dst, src, bytes);
     e.end = recordEvent(copies);
@@ -165,7 +166,7 @@ class CudaDevice : public DeviceAPI {
       return {};
     }
     current();
-    cu::Stream copies = copyStream();
+    cu::Stream copies = copyStream(downloads_);
     Event produced = recordEvent(nullptr);  // after the work that writes `src`
     cu::check(d_.streamWaitEvent(copies, produced, 0), "cuStreamWaitEvent");
     destroyEvent(produced);
@@ -274,10 +275,14 @@ class CudaDevice : public DeviceAPI {
   }
 
  private:
-  // The stream of copies that overlap the compute stream's work (made on first use).
-  cu::Stream copyStream() {
-    if (!copyStream_) cu::check(d_.streamCreate(&copyStream_, cu::kStreamNonBlocking), "cuStreamCreate");
-    return copyStream_;
+  // A stream of copies that overlap the compute stream's work, made on first use. One per
+  // direction: a download waits for the kernels that produce its source, and an upload queued
+  // behind it on the same stream would wait for them too (micro-batch k's upload behind k-1's
+  // download), serialising the host's work with the GPU's. The two directions use separate copy
+  // engines anyway.
+  cu::Stream copyStream(cu::Stream& s) {
+    if (!s) cu::check(d_.streamCreate(&s, cu::kStreamNonBlocking), "cuStreamCreate");
+    return s;
   }
   // Queues a copy from host memory on `s`: straight from page-locked memory (true: the copy still
   // reads `src`), or staged through the pinned buffers in chunks (false: `src` may be reused).
@@ -323,7 +328,7 @@ class CudaDevice : public DeviceAPI {
   cu::Stream stream_ = nullptr;
   std::string gpuName_;
   std::vector<Staging> staging_;
-  cu::Stream copyStream_ = nullptr;
+  cu::Stream uploads_ = nullptr, downloads_ = nullptr;
   std::unique_ptr<RecordingMemory> capture_;  // while recording
   std::unordered_set<void*> recorded_;        // addresses owned by a live recording: free() leaves them
 };
