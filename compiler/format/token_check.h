@@ -2,6 +2,7 @@
 // What a layout-only change must keep: the region's tokens in order, comments included. The
 // formatter compares them before and after (its safety check), and so do the tests.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/syntax/document.h"
@@ -12,7 +13,7 @@ namespace tvms::format {
 // (trailing whitespace trimmed); line continuations are layout and left out. A trailing comma before a
 // closing bracket is left out where it is layout: in a call's or a definition's parentheses, a list,
 // a dict or a set, and in any bracket with another comma at its level. Kept where it makes a tuple:
-// `(x,)` and `a[i,]`.
-std::vector<std::string> layoutTokens(const syntax::Document& doc, syntax::ByteRange range);
+// `(x,)` and `a[i,]`. The views are into the document's text.
+std::vector<std::string_view> layoutTokens(const syntax::Document& doc, syntax::ByteRange range);
 
 }  // namespace tvms::format

@@ -442,7 +442,8 @@ TEST_CASE("fmt: every line width from 20 to 160 gives an idempotent layout with 
 TEST_CASE("fmt: the layout's token check itself") {
   auto tokens = [](const std::string& s) {
     syntax::Document d(s);
-    return format::layoutTokens(d, {0, static_cast<uint32_t>(s.size())});
+    auto views = format::layoutTokens(d, {0, static_cast<uint32_t>(s.size())});
+    return std::vector<std::string>(views.begin(), views.end());  // the views die with `d`
   };
   CHECK(tokens("f(a, b,)\n") == tokens("f(\n    a,\n    b\n)\n"));
   CHECK(tokens("x = [a,]\n") == tokens("x = [a]\n"));
