@@ -1,6 +1,7 @@
 #include "compiler/format/formatter.h"
 
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -142,14 +143,25 @@ std::optional<std::string> reprint(const syntax::Document& doc, const frontend::
   }
 }
 
+// What a reprint of a region must keep, read from the original's tree before that tree is freed:
+// its comments in order, and (for the layout) its tokens, as views into the original's text.
+struct Kept {
+  std::vector<std::string> comments;
+  std::vector<std::string_view> tokens;
+};
+Kept keptBy(const syntax::Document& before, const frontend::Region& was, bool canonical) {
+  auto lines = frontend::regionLines(before, was.range);
+  return {frontend::commentsIn(before, lines), canonical ? std::vector<std::string_view>{} : layoutTokens(before, lines)};
+}
+
 // The reprinted region against the original: the layout keeps every token; the canonical printer
 // keeps the module's meaning. Both keep every comment in order. "" when it holds.
-std::string checkReprint(const syntax::Document& before, const frontend::Region& was, const syntax::Document& after,
-                         const frontend::Region& now, bool canonical) {
-  auto linesBefore = frontend::regionLines(before, was.range), linesAfter = frontend::regionLines(after, now.range);
+std::string checkReprint(const Kept& kept, const frontend::Region& was, const syntax::Document& after, const frontend::Region& now,
+                         bool canonical) {
+  auto linesAfter = frontend::regionLines(after, now.range);
   if (hasSyntaxError(now)) return "the reprint does not parse cleanly";
-  if (frontend::commentsIn(before, linesBefore) != frontend::commentsIn(after, linesAfter)) return "comments moved out of order";
-  if (!canonical && layoutTokens(before, linesBefore) != layoutTokens(after, linesAfter)) return "a token changed";
+  if (kept.comments != frontend::commentsIn(after, linesAfter)) return "comments moved out of order";
+  if (!canonical && kept.tokens != layoutTokens(after, linesAfter)) return "a token changed";
   if (canonical || was.formattable()) {
     std::string diff = ir::firstDifference(*was.module, *now.module);
     if (!diff.empty()) return diff;
@@ -191,6 +203,7 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
   }
   // Reprint, then check each region; one that fails the check is left as written and the rest tried again.
   for (size_t attempt = 0; attempt <= file.regions.size(); ++attempt) {
+    if (attempt > 0) doc.parseWhole();  // its tree was freed for the check below
     std::vector<Replacement> reps;
     for (size_t i = 0; i < file.regions.size(); ++i) {
       if (skip.count(i)) continue;
@@ -201,6 +214,7 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
         skip.insert(i);
         continue;
       }
+      if (static_cast<int>(i) == opts.spoilRegionForTest) *printed += "  # spoilt";
       std::string replacement = withLineEnding(std::move(*printed), lineEndingAt(doc, lines.begin));
       // A region already laid out needs no replacement, and no check: its text stays byte for byte.
       // (`fmt --check` of formatted files then costs one lowering, not two.)
@@ -209,6 +223,12 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     }
     if (reps.empty()) return result;
     std::string candidate = applyReplacements(text, reps);
+    // What the check compares is read now, and the original's tree freed before the candidate is
+    // parsed and lowered: two whole-file trees at once were a quarter of a large file's peak memory.
+    std::map<size_t, Kept> kept;
+    for (size_t i = 0; i < file.regions.size(); ++i)
+      if (!skip.count(i)) kept[i] = keptBy(doc, file.regions[i], opts.canonical);
+    doc.dropTrees();
     syntax::Document after(candidate);
     frontend::FileResult check = frontend::lowerDocument(after);
     bool ok = check.regions.size() == file.regions.size();
@@ -218,7 +238,7 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     }
     for (size_t i = 0; i < file.regions.size(); ++i) {
       if (skip.count(i)) continue;
-      std::string failure = checkReprint(doc, file.regions[i], after, check.regions[i], opts.canonical);
+      std::string failure = checkReprint(kept[i], file.regions[i], after, check.regions[i], opts.canonical);
       if (failure.empty()) continue;
       skip.insert(i);
       result.notes.push_back(lineNote(doc, file.regions[i], "internal check failed: " + failure + "; please report it"));

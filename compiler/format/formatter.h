@@ -13,6 +13,9 @@ namespace tvms::format {
 struct FormatOptions {
   int lineWidth = 100;
   bool canonical = false;  // reprint through the IR printer (TVM's canonical spellings), not layout only
+  // Tests only: the reprint of the region with this index (in file order) gains a comment, so that its
+  // check fails and the formatter's second attempt (the other regions alone) is exercised.
+  int spoilRegionForTest = -1;
 };
 
 struct FormatResult {
