@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -149,25 +150,60 @@ struct Kept {
   std::vector<std::string> comments;
   std::vector<std::string_view> tokens;
 };
-Kept keptBy(const syntax::Document& before, const frontend::Region& was, bool canonical) {
-  auto lines = frontend::regionLines(before, was.range);
-  return {frontend::commentsIn(before, lines), canonical ? std::vector<std::string_view>{} : layoutTokens(before, lines)};
+Kept keptBy(const syntax::Document& d, syntax::ByteRange range, bool canonical, bool alreadyLines = false) {
+  auto lines = alreadyLines ? range : frontend::regionLines(d, range);
+  return {frontend::commentsIn(d, lines), canonical ? std::vector<std::string_view>{} : layoutTokens(d, lines)};
 }
 
-// The reprinted region against the original: the layout keeps every token; the canonical printer
-// keeps the module's meaning. Both keep every comment in order. "" when it holds.
-std::string checkReprint(const Kept& kept, const frontend::Region& was, const syntax::Document& after, const frontend::Region& now,
-                         bool canonical) {
-  auto linesAfter = frontend::regionLines(after, now.range);
+// The reprinted region against the original: where it lies, its syntax, its comments and (for the
+// layout) its tokens, and the module's meaning. "" when it holds.
+std::string checkReprint(const Kept& before, const Kept& after, syntax::ByteRange expectedLines, const frontend::Region& was,
+                         const syntax::Document& candidate, const frontend::Region& now, bool canonical) {
   if (hasSyntaxError(now)) return "the reprint does not parse cleanly";
-  if (kept.comments != frontend::commentsIn(after, linesAfter)) return "comments moved out of order";
-  if (!canonical && kept.tokens != layoutTokens(after, linesAfter)) return "a token changed";
+  if (frontend::regionLines(candidate, now.range) != expectedLines) return "the reprint moved the module's bounds";
+  if (before.comments != after.comments) return "comments moved out of order";
+  if (!canonical && before.tokens != after.tokens) return "a token changed";
   if (canonical || was.formattable()) {
     std::string diff = ir::firstDifference(*was.module, *now.module);
     if (!diff.empty()) return diff;
     if (canonical && !now.formattable()) return "the reprint does not lower cleanly";
   }
   return "";
+}
+
+// Where each region's lines lie in the candidate: the replacements before it shift them, and its
+// own replacement, if it has one, gives their new length.
+std::map<size_t, syntax::ByteRange> linesInCandidate(const syntax::Document& doc, const std::vector<frontend::Region>& regions,
+                                                     const std::set<size_t>& skip, const std::vector<Replacement>& reps) {
+  std::map<size_t, syntax::ByteRange> out;
+  int64_t shift = 0;
+  size_t next = 0;  // reps are in file order, as the regions are
+  for (size_t i = 0; i < regions.size(); ++i) {
+    syntax::ByteRange lines = frontend::regionLines(doc, regions[i].range);
+    uint32_t length = lines.end - lines.begin;
+    bool replaced = next < reps.size() && reps[next].region == i;
+    if (replaced) length = static_cast<uint32_t>(reps[next].text.size());
+    if (!skip.count(i)) out[i] = {static_cast<uint32_t>(lines.begin + shift), static_cast<uint32_t>(lines.begin + shift + length)};
+    if (replaced) shift += static_cast<int64_t>(reps[next++].text.size()) - (lines.end - lines.begin);
+  }
+  return out;
+}
+
+// The candidate's modules lowered as a one-shot lint reads a file: by function, each function's tree
+// freed once it is lowered (its whole-file tree would cost ~50 bytes per byte of source).
+struct Lowered {
+  std::unique_ptr<syntax::Document> doc;
+  frontend::FileResult file;
+};
+Lowered lowerByFunction(const std::string& text, unsigned helpers) {
+  Lowered out{std::make_unique<syntax::Document>(text, syntax::Parsing::ByFunction, helpers), {}};
+  out.file = frontend::lowerDocument(*out.doc);
+  if (out.doc->byFunctionFailed()) {  // a function's own parse disagreed with the skeleton's
+    out.doc->parseWhole();
+    out.file = frontend::lowerDocument(*out.doc);
+  }
+  out.doc->dropTrees();
+  return out;
 }
 
 }  // namespace
@@ -223,22 +259,26 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     }
     if (reps.empty()) return result;
     std::string candidate = applyReplacements(text, reps);
-    // What the check compares is read now, and the original's tree freed before the candidate is
-    // parsed and lowered: two whole-file trees at once were a quarter of a large file's peak memory.
-    std::map<size_t, Kept> kept;
+    // What the check compares is read from each text's whole-file tree, which is freed before the
+    // next is made; the candidate is then lowered function by function. Two whole-file trees, or a
+    // tree beside the lowering, were most of a large file's peak memory.
+    std::map<size_t, Kept> before, after;
     for (size_t i = 0; i < file.regions.size(); ++i)
-      if (!skip.count(i)) kept[i] = keptBy(doc, file.regions[i], opts.canonical);
+      if (!skip.count(i)) before[i] = keptBy(doc, file.regions[i].range, opts.canonical);
+    std::map<size_t, syntax::ByteRange> expected = linesInCandidate(doc, file.regions, skip, reps);
     doc.dropTrees();
-    syntax::Document after(candidate);
-    frontend::FileResult check = frontend::lowerDocument(after);
-    bool ok = check.regions.size() == file.regions.size();
+    syntax::Document parsed(candidate);
+    for (auto& [i, lines] : expected) after[i] = keptBy(parsed, lines, opts.canonical, /*alreadyLines=*/true);
+    parsed.dropTrees();  // its text stays: the tokens are views into it
+    Lowered check = lowerByFunction(candidate, opts.parseHelpers);
+    bool ok = check.file.regions.size() == file.regions.size();
     if (!ok) {  // should not happen: the reprint made or lost a region. Leave every region as written.
       result.notes.push_back("left as written (internal check failed: the reprint changed which modules the file has); please report it");
       return result;
     }
     for (size_t i = 0; i < file.regions.size(); ++i) {
       if (skip.count(i)) continue;
-      std::string failure = checkReprint(kept[i], file.regions[i], after, check.regions[i], opts.canonical);
+      std::string failure = checkReprint(before[i], after[i], expected[i], file.regions[i], *check.doc, check.file.regions[i], opts.canonical);
       if (failure.empty()) continue;
       skip.insert(i);
       result.notes.push_back(lineNote(doc, file.regions[i], "internal check failed: " + failure + "; please report it"));

@@ -16,6 +16,8 @@ struct FormatOptions {
   // Tests only: the reprint of the region with this index (in file order) gains a comment, so that its
   // check fails and the formatter's second attempt (the other regions alone) is exercised.
   int spoilRegionForTest = -1;
+  // Threads that parse the reprint's functions ahead of its lowering (the caller's cores less one).
+  unsigned parseHelpers = 0;
 };
 
 struct FormatResult {

@@ -4,6 +4,7 @@
 
 #include "compiler/format/formatter.h"
 #include "tools/tvms/commands.h"
+#include "tools/tvms/lint_files.h"
 #include "config/project_config.h"
 #include "tools/tvms/source_io.h"
 
@@ -62,6 +63,7 @@ int runFmt(const Args& args) {
   if (project.lineLength && !widthGiven) opts.lineWidth = *project.lineLength;
   bool ok = true;
   auto files = expandPaths(paths, ok);
+  opts.parseHelpers = workers() - 1;  // files are formatted one at a time: the others parse the reprint ahead
   int wouldChange = 0;
   for (auto& path : files) {
     if (config::excluded(project, path)) continue;
