@@ -144,15 +144,17 @@ std::optional<std::string> reprint(const syntax::Document& doc, const frontend::
   }
 }
 
-// What a reprint of a region must keep, read from the original's tree before that tree is freed:
-// its comments in order, and (for the layout) its tokens, as views into the original's text.
+// What a reprint of a region must keep, read from a text's tree before that tree is freed: its
+// comments in order and (for the layout) its tokens, as digests (a large module's tokens would be
+// tens of megabytes).
 struct Kept {
-  std::vector<std::string> comments;
-  std::vector<std::string_view> tokens;
+  TextDigest comments, tokens;
 };
-Kept keptBy(const syntax::Document& d, syntax::ByteRange range, bool canonical, bool alreadyLines = false) {
-  auto lines = alreadyLines ? range : frontend::regionLines(d, range);
-  return {frontend::commentsIn(d, lines), canonical ? std::vector<std::string_view>{} : layoutTokens(d, lines)};
+Kept keptIn(const syntax::Document& d, syntax::ByteRange lines, bool canonical) {
+  Kept k;
+  for (auto& c : frontend::commentsIn(d, lines)) k.comments.add(c);
+  if (!canonical) k.tokens = layoutTokenDigest(d, lines);
+  return k;
 }
 
 // The reprinted region against the original: where it lies, its syntax, its comments and (for the
@@ -264,12 +266,13 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     // tree beside the lowering, were most of a large file's peak memory.
     std::map<size_t, Kept> before, after;
     for (size_t i = 0; i < file.regions.size(); ++i)
-      if (!skip.count(i)) before[i] = keptBy(doc, file.regions[i].range, opts.canonical);
+      if (!skip.count(i)) before[i] = keptIn(doc, frontend::regionLines(doc, file.regions[i].range), opts.canonical);
     std::map<size_t, syntax::ByteRange> expected = linesInCandidate(doc, file.regions, skip, reps);
     doc.dropTrees();
-    syntax::Document parsed(candidate);
-    for (auto& [i, lines] : expected) after[i] = keptBy(parsed, lines, opts.canonical, /*alreadyLines=*/true);
-    parsed.dropTrees();  // its text stays: the tokens are views into it
+    {
+      syntax::Document parsed(candidate);
+      for (auto& [i, lines] : expected) after[i] = keptIn(parsed, lines, opts.canonical);
+    }
     Lowered check = lowerByFunction(candidate, opts.parseHelpers);
     bool ok = check.file.regions.size() == file.regions.size();
     if (!ok) {  // should not happen: the reprint made or lost a region. Leave every region as written.

@@ -18,7 +18,8 @@ bool overlaps(TSNode n, syntax::ByteRange range) { return ts_node_end_byte(n) > 
 
 // The leaves (and whole strings) within `range`, in order. A cursor walks the tree: ts_node_child(i)
 // scans the siblings before i, which made a class of thousands of functions quadratic.
-void collect(const syntax::Document& doc, syntax::ByteRange range, std::vector<Token>& out) {
+template <typename OnToken>
+void collect(const syntax::Document& doc, syntax::ByteRange range, OnToken&& onToken) {
   TSTreeCursor cursor = ts_tree_cursor_new(doc.root());
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&cursor);
@@ -32,7 +33,7 @@ void collect(const syntax::Document& doc, syntax::ByteRange range, std::vector<T
       bool bracket = !isNamed && (text == "(" || text == ")" || text == "[" || text == "]" || text == "{" || text == "}");
       bool ends = (isNamed && (type == "identifier" || type == "string")) || (bracket && (text == ")" || text == "]"));
       if (type == "comment") ends = false;
-      out.push_back({text, ends, bracket});
+      onToken(Token{text, ends, bracket});
       inside = false;  // a token: its children (a string's parts) are not looked at
     }
     if (inside && ts_tree_cursor_goto_first_child(&cursor)) continue;
@@ -46,40 +47,76 @@ void collect(const syntax::Document& doc, syntax::ByteRange range, std::vector<T
   }
 }
 
-}  // namespace
-
-std::vector<std::string_view> layoutTokens(const syntax::Document& doc, syntax::ByteRange range) {
-  std::vector<Token> tokens;
-  collect(doc, range, tokens);
+// The layout's tokens of `range` in order, handed to `sink` as they are found, with the trailing
+// commas that are layout left out. A comma inside brackets is held back (with any comments after
+// it) until the next token says whether it is layout, so nothing is stored but the open brackets.
+template <typename Sink>
+void emitLayoutTokens(const syntax::Document& doc, syntax::ByteRange range, Sink&& sink) {
   struct Open {
     bool commaIsLayout;
     int commas = 0;
   };
   std::vector<Open> open;
-  std::vector<std::string_view> out;
-  out.reserve(tokens.size());
-  const Token* previous = nullptr;  // the last token that is not a comment
-  size_t previousIndex = 0;         // its position in `out`
-  for (auto& t : tokens) {
+  Token previous;            // the last token that is not a comment
+  bool havePrevious = false;
+  std::vector<std::string_view> held;  // a comma inside brackets, then the comments after it
+  auto release = [&](bool dropComma) {
+    for (size_t i = dropComma ? 1 : 0; i < held.size(); ++i) sink(held[i]);
+    held.clear();
+  };
+  collect(doc, range, [&](const Token& t) {
+    bool comment = t.text.rfind("#", 0) == 0;
+    if (comment) {
+      if (held.empty()) sink(t.text);
+      else held.push_back(t.text);
+      return;
+    }
     if (t.bracket && (t.text == "(" || t.text == "[" || t.text == "{")) {
-      bool afterExpression = previous && previous->endsExpression;
+      release(false);
+      bool afterExpression = havePrevious && previous.endsExpression;
       // A call's or definition's `(`, a list's `[`, any `{`: a trailing comma there is layout.
       open.push_back({t.text == "{" || (t.text == "(" && afterExpression) || (t.text == "[" && !afterExpression)});
+      sink(t.text);
     } else if (t.bracket && !open.empty()) {
       Open o = open.back();
       open.pop_back();
-      if (previous && previous->text == "," && !previous->bracket && (o.commaIsLayout || o.commas >= 2))
-        out.erase(out.begin() + static_cast<long>(previousIndex));
-    } else if (t.text == "," && !open.empty()) {
+      release(!held.empty() && (o.commaIsLayout || o.commas >= 2));  // `f(a, b,)`: the last comma is layout
+      sink(t.text);
+    } else if (t.text == "," && !t.bracket && !open.empty()) {
+      release(false);
       ++open.back().commas;
+      held.push_back(t.text);
+    } else {
+      release(false);
+      sink(t.text);
     }
-    out.push_back(t.text);
-    if (t.text.rfind("#", 0) != 0) {
-      previous = &t;
-      previousIndex = out.size() - 1;
-    }
-  }
+    previous = t;
+    havePrevious = true;
+  });
+  release(false);
+}
+
+}  // namespace
+
+std::vector<std::string_view> layoutTokens(const syntax::Document& doc, syntax::ByteRange range) {
+  std::vector<std::string_view> out;
+  emitLayoutTokens(doc, range, [&](std::string_view t) { out.push_back(t); });
   return out;
+}
+
+TextDigest layoutTokenDigest(const syntax::Document& doc, syntax::ByteRange range) {
+  TextDigest d;
+  emitLayoutTokens(doc, range, [&](std::string_view t) { d.add(t); });
+  return d;
+}
+
+void TextDigest::add(std::string_view piece) {
+  // FNV-1a, 64 bits, each piece followed by 0xFF (a byte no UTF-8 text holds), so ("ab", "c") and
+  // ("a", "bc") differ; with the count and the total length beside it.
+  for (unsigned char c : piece) hash = (hash ^ c) * 1099511628211ull;
+  hash = (hash ^ 0xFFu) * 1099511628211ull;
+  ++count;
+  bytes += piece.size();
 }
 
 }  // namespace tvms::format

@@ -1,6 +1,7 @@
 #pragma once
 // What a layout-only change must keep: the region's tokens in order, comments included. The
 // formatter compares them before and after (its safety check), and so do the tests.
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,5 +16,17 @@ namespace tvms::format {
 // a dict or a set, and in any bracket with another comma at its level. Kept where it makes a tuple:
 // `(x,)` and `a[i,]`. The views are into the document's text.
 std::vector<std::string_view> layoutTokens(const syntax::Document& doc, syntax::ByteRange range);
+
+// A digest of a sequence of texts: equal sequences give equal digests, different ones a different
+// digest but with a chance of about 2^-64. What the formatter keeps of a large region instead of its
+// million tokens (16 bytes each, the largest part of the check's memory).
+struct TextDigest {
+  uint64_t hash = 14695981039346656037ull;
+  uint64_t count = 0, bytes = 0;
+  void add(std::string_view piece);
+  bool operator==(const TextDigest&) const = default;
+};
+// layoutTokens' sequence, digested as it is found (nothing stored).
+TextDigest layoutTokenDigest(const syntax::Document& doc, syntax::ByteRange range);
 
 }  // namespace tvms::format

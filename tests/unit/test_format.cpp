@@ -454,6 +454,30 @@ TEST_CASE("fmt: the layout's token check itself") {
   CHECK(tokens("x = R.cpu()\n") != tokens("x = R.device(device_type=1, index=0)\n"));
   CHECK(tokens("x = 1  # c\n") != tokens("x = 1\n"));
   CHECK(tokens("x = 1 + \\\n  2\n") == tokens("x = 1 + 2\n"));
+  // A trailing comma with a comment after it: the comma is layout, the comment stays in its place.
+  CHECK(tokens("f(\n    a,  # c\n)\n") == tokens("f(a  # c\n)\n"));
+  CHECK(tokens("f(\n    a,  # c\n)\n") == std::vector<std::string>{"f", "(", "a", "# c", ")"});
+  CHECK(tokens("x = (a,  # c\n)\n") == std::vector<std::string>{"x", "=", "(", "a", ",", "# c", ")"});
+}
+
+TEST_CASE("fmt: the token digest agrees with the token list") {
+  auto digest = [](const std::string& s) {
+    syntax::Document d(s);
+    return format::layoutTokenDigest(d, {0, static_cast<uint32_t>(s.size())});
+  };
+  CHECK(digest("f(a, b,)\n") == digest("f(\n    a,\n    b\n)\n"));
+  CHECK(digest("x = {a: 1,}\n") == digest("x = {a: 1}\n"));
+  CHECK(digest("f(\n    a,  # c\n)\n") == digest("f(a  # c\n)\n"));
+  CHECK_FALSE(digest("x = (a,)\n") == digest("x = (a)\n"));
+  CHECK_FALSE(digest("x = t[a,]\n") == digest("x = t[a]\n"));
+  CHECK_FALSE(digest("x = ab + c\n") == digest("x = a + bc\n"));  // the same bytes, split otherwise
+  CHECK_FALSE(digest("x = 1  # c\n") == digest("x = 1\n"));
+  format::TextDigest a, b;
+  a.add("ab");
+  a.add("c");
+  b.add("a");
+  b.add("bc");
+  CHECK_FALSE(a == b);
 }
 
 TEST_CASE("fmt: a region whose reprint fails its check is left as written and the others are formatted on a second attempt") {
