@@ -83,34 +83,6 @@ void Server::onMessage(const std::string& body) {
   const bool isRequest = msg.contains("id");
   const json id = isRequest ? msg["id"] : json(nullptr);
   const json params = msg.value("params", json::object());
-  // Requests answered from a document's analysis, by method.
-  static const std::map<std::string, Handler> kOnSnapshot = {
-      {"textDocument/hover", &Server::hover},
-      {"textDocument/codeAction", &Server::codeAction},
-      {"textDocument/definition", &Server::definition},
-      {"textDocument/declaration", &Server::definition},  // Relax names are declared where defined
-      {"textDocument/typeDefinition", &Server::typeDefinition},
-      {"textDocument/documentLink", &Server::documentLinks},
-      {"textDocument/semanticTokens/range", &Server::semanticTokensRange},
-      {"textDocument/prepareCallHierarchy", &Server::prepareCallHierarchy},
-      {"callHierarchy/incomingCalls", &Server::incomingCalls},
-      {"callHierarchy/outgoingCalls", &Server::outgoingCalls},
-      {"textDocument/references", &Server::references},
-      {"textDocument/documentHighlight", &Server::highlight},
-      {"textDocument/prepareRename", &Server::prepareRename},
-      {"textDocument/rename", &Server::rename},
-      {"textDocument/documentSymbol", &Server::symbols},
-      {"textDocument/inlayHint", &Server::hints},
-      {"textDocument/completion", &Server::completion},
-      {"textDocument/signatureHelp", &Server::signatureHelp},
-      {"textDocument/semanticTokens/full", &Server::semanticTokensFull},
-      {"textDocument/semanticTokens/full/delta", &Server::semanticTokensDelta},
-      {"textDocument/foldingRange", &Server::folding},
-      {"textDocument/selectionRange", &Server::selection},
-      {"textDocument/diagnostic", &Server::pullDiagnostics},
-      {"tvms/viewIR", &Server::viewIR},
-      {"textDocument/codeLens", &Server::codeLens},
-  };
   try {
     if (method == "exit") return io_.stop();
     if (!initialized_ && method != "initialize") {
@@ -122,44 +94,27 @@ void Server::onMessage(const std::string& body) {
       if (initialized_) return error(id, InvalidRequest, "the server is already initialized");
       return initialize(id, params);
     }
-    if (method == "$/cancelRequest") return cancel(params);
-    if (method == "initialized") {
-      // pyproject.toml's [tool.tvms] changes the rules: ask the client to tell us when it changes.
-      if (watchFilesDynamically_)
-        sendRequest("client/registerCapability",
-                    {{"registrations", json::array({{{"id", "tvms-pyproject"}, {"method", "workspace/didChangeWatchedFiles"},
-                                                     {"registerOptions", {{"watchers", json::array({{{"globPattern", "**/pyproject.toml"}}})}}}}})}},
-                    [](const json&, bool) {});
+    auto m = methods().find(method);
+    if (m == methods().end()) {
+      // `$/` notifications the server does not know may be ignored (LSP); other unknown requests are errors.
+      if (isRequest && method.rfind("$/", 0) != 0) error(id, MethodNotFound, "unknown method '" + method + "'");
       return;
     }
-    if (method.rfind("$/", 0) == 0) return;
-    if (method == "shutdown") { shutdown_ = true; return reply(id, nullptr); }
-    if (method == "textDocument/didOpen") return didOpen(params);
-    if (method == "textDocument/didChange") return didChange(params);
-    if (method == "textDocument/didClose") return didClose(params);
-    if (method == "textDocument/didSave") return;
-    if (method == "workspace/didChangeConfiguration") return didChangeConfiguration(params);
-    if (method == "workspace/didChangeWatchedFiles") return didChangeWatchedFiles(params);
-    // The lenses and hints are complete when sent: resolving one gives it back as it is.
-    if (method == "codeLens/resolve" || method == "inlayHint/resolve") return reply(id, params);
-    if (method == "workspace/executeCommand") return executeCommand(id, params);
-    if (method == "window/workDoneProgress/cancel") return cancelProgress(params);
-    if (method == "workspace/symbol") return workspaceSymbol(id, params);
-    if (method == "textDocument/formatting") return formatting(id, params, false);
-    if (method == "textDocument/rangeFormatting") return formatting(id, params, true);
-    if (method == "tvms/status") return status(id);
-    if (method == "tvms/documentText") return documentText(id, params);
-    if (auto h = kOnSnapshot.find(method); h != kOnSnapshot.end() && isRequest) {
-      const json& uri = method == "tvms/viewIR"                     ? params.at("uri")
-                        : method.rfind("callHierarchy/", 0) == 0 ? params.at("item").at("uri")
-                                                                  : params.at("textDocument").at("uri");
-      return withSnapshot(id, params, uri.get<std::string>(), h->second);
-    }
-    if (isRequest) error(id, MethodNotFound, "unknown method '" + method + "'");
+    if (m->second.kind == Method::Kind::Plain) return m->second.plain(*this, id, params);
+    if (isRequest) return withSnapshot(id, params, m->second.uri(params).get<std::string>(), m->second.document);
   } catch (const json::exception& e) {
     if (isRequest) error(id, InvalidParams, std::string("invalid params: ") + e.what());
     else log("ignored " + method + ": invalid params (" + e.what() + ")");
   }
+}
+
+void Server::initialized() {
+  // pyproject.toml's [tool.tvms] changes the rules: ask the client to tell us when it changes.
+  if (watchFilesDynamically_)
+    sendRequest("client/registerCapability",
+                {{"registrations", json::array({{{"id", "tvms-pyproject"}, {"method", "workspace/didChangeWatchedFiles"},
+                                                 {"registerOptions", {{"watchers", json::array({{{"globPattern", "**/pyproject.toml"}}})}}}}})}},
+                [](const json&, bool) {});
 }
 
 void Server::initialize(const json& id, const json& params) {

@@ -1,7 +1,8 @@
 #pragma once
 // The language server's state on the reader thread: open documents (text + line index, kept in step
-// with the client's edits), requests waiting for their document's analysis, settings. Dispatch,
-// lifecycle and text synchronisation are in server.cpp, the feature requests in requests.cpp.
+// with the client's edits), requests waiting for their document's analysis, settings. The methods
+// answered are a table (methods.cpp); lifecycle and text synchronisation are in server.cpp, the feature
+// requests in requests.cpp.
 #include <chrono>
 #include <list>
 #include <map>
@@ -9,6 +10,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include <boost/asio/thread_pool.hpp>
 
@@ -48,6 +51,15 @@ class Server {
 
   // Requests answered from a document's analysis get it as a locked Snapshot of the latest version.
   using Handler = void (Server::*)(const json& id, const json& params, const std::string& uri, const Snapshot& s);
+  // A method the server answers (methods.cpp holds the table): a request on a document, answered from
+  // its analysis (`document`, the URI read from the params by `uri`), or anything else (`plain`,
+  // given the id, null for a notification, and the params).
+  struct Method {
+    enum class Kind { DocumentRequest, Plain } kind;
+    std::function<void(Server&, const json& id, const json& params)> plain;
+    Handler document;
+    const json& (*uri)(const json& params);
+  };
 
  private:
   friend struct Requests;
@@ -56,8 +68,10 @@ class Server {
   void notify(const std::string& method, json params);
   void log(const std::string& message);
 
+  static const std::unordered_map<std::string_view, Method>& methods();
   void onMessage(const std::string& body);
   void initialize(const json& id, const json& params);
+  void initialized();  // the client's notification after initialize: ask to be told of pyproject.toml changes
   void didOpen(const json& params);
   void didChange(const json& params);
   void didClose(const json& params);

@@ -78,6 +78,14 @@ TEST_CASE("lsp: lifecycle and JSON-RPC errors over real pipes") {
   CHECK(c.response(8)["error"]["code"] == -32601);
   c.request(9, "tvms/documentText", {{"uri", 42}});
   CHECK(c.response(9)["error"]["code"] == -32602);
+  // A `$/` request the server does not know is ignored (LSP), and so is a document request sent as a
+  // notification; neither is answered, so the next message is the answer to request 6.
+  c.request(5, "$/noSuchThing");
+  c.notify("textDocument/hover", {{"textDocument", {{"uri", "file:///nowhere.py"}}}, {"position", {{"line", 0}, {"character", 0}}}});
+  c.request(6, "tvms/status");
+  json next = c.next();
+  CHECK(next["id"] == 6);
+  CHECK(next.contains("result"));
   c.request(10, "shutdown");
   CHECK(c.response(10).contains("result"));
   c.notify("exit", json::object());
