@@ -164,7 +164,7 @@ void Server::symbols(const json& id, const json&, const std::string&, const Snap
 void Server::workspaceSymbol(const json& id, const json& params) {
   std::string query = params.value("query", "");
   json out = json::array();
-  for (auto& [uri, d] : docs_) {
+  for (auto& [uri, d] : docs_.all()) {
     auto a = worker_->analysed(uri);
     if (!a || a->version.load() != d->version) continue;
     std::lock_guard<std::mutex> lock(a->mutex);
@@ -344,9 +344,9 @@ void Server::viewIR(const json& id, const json& params, const std::string&, cons
 // it does to `tvms fmt`: its line-length, and no edits for a file its exclude matches.
 void Server::formatting(const json& id, const json& params, bool rangeOnly) {
   std::string uri = params.at("textDocument").at("uri");
-  auto it = docs_.find(uri);
-  if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
-  const OpenDocument& d = *it->second;
+  const OpenDocument* open = docs_.find(uri);
+  if (!open) return error(id, InvalidParams, "not open: " + uri);
+  const OpenDocument& d = *open;
   std::optional<syntax::ByteRange> want;
   if (rangeOnly) want = byteRange(params.at("range"), d.lines, enc());
   config::Config project = projectConfigFor(uri);
@@ -356,10 +356,10 @@ void Server::formatting(const json& id, const json& params, bool rangeOnly) {
   boost::asio::post(background_, [this, id, uri, want, opts, version = d.version, text = d.text] {
     auto r = format::formatSource(text, opts);
     boost::asio::post(io_, [this, id, uri, want, version, text = std::move(text), r = std::move(r)] {
-      auto now = docs_.find(uri);
-      if (now == docs_.end() || now->second->version != version) return error(id, ContentModified, "the document changed while it was formatted");
+      const OpenDocument* now = docs_.find(uri);
+      if (!now || now->version != version) return error(id, ContentModified, "the document changed while it was formatted");
       if (!r.changed) return reply(id, json::array());
-      const syntax::LineIndex& lines = now->second->lines;  // of the same text: its version is unchanged
+      const syntax::LineIndex& lines = now->lines;  // of the same text: its version is unchanged
       // The changed span: common prefix and suffix of the two texts, widened to whole lines.
       size_t p = 0;
       while (p < text.size() && p < r.text.size() && text[p] == r.text[p]) ++p;
@@ -378,7 +378,7 @@ void Server::formatting(const json& id, const json& params, bool rangeOnly) {
 // Documents, resident memory and the last analysis time, for users and benchmarks.
 void Server::status(const json& id) {
   json docs = json::array();
-  for (auto& [uri, d] : docs_) docs.push_back({{"uri", uri}, {"version", d->version}, {"bytes", d->text.size()}});
+  for (auto& [uri, d] : docs_.all()) docs.push_back({{"uri", uri}, {"version", d->version}, {"bytes", d->text.size()}});
   long rssKb = 0;
   if (FILE* f = std::fopen("/proc/self/status", "r")) {
     char line[256];
@@ -392,9 +392,9 @@ void Server::status(const json& id) {
 
 void Server::documentText(const json& id, const json& params) {
   std::string uri = params.at("uri");
-  auto it = docs_.find(uri);
-  if (it == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
-  reply(id, {{"text", it->second->text}, {"version", it->second->version}});
+  const OpenDocument* d = docs_.find(uri);
+  if (!d) return error(id, InvalidParams, "not open: " + uri);
+  reply(id, {{"text", d->text}, {"version", d->version}});
 }
 
 }  // namespace tvms::server

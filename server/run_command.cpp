@@ -66,8 +66,8 @@ void Server::executeCommand(const json& id, const json& params) {
   // /dev/stdin (nothing is written to disk), or the file when it is not open.
   std::string source = pathOfUri(uri);
   const std::string* text = nullptr;
-  if (auto d = docs_.find(uri); d != docs_.end()) {
-    text = &d->second->text;
+  if (const OpenDocument* d = docs_.find(uri)) {
+    text = &d->text;
     source = ChildProcess::kStdinPath;
   } else if (source.empty() || !std::filesystem::exists(source)) {
     return error(id, InvalidParams, "tvms.run: not open and not a file: " + uri);

@@ -207,7 +207,7 @@ void Server::didChangeConfiguration(const json& params) {
 }
 
 void Server::reanalyseAll() {
-  for (auto& [uri, d] : docs_) worker_->reset(uri, d->text, d->version, rulesFor(uri));
+  for (auto& [uri, d] : docs_.all()) worker_->reset(uri, d->text, d->version, rulesFor(uri));
 }
 
 // A pyproject.toml changed (created, edited, deleted): every document's rules are read again, and a
@@ -227,51 +227,26 @@ void Server::didChangeWatchedFiles(const json& params) {
 void Server::didOpen(const json& params) {
   const json& td = params.at("textDocument");
   std::string uri = td.at("uri");
-  auto d = std::make_unique<OpenDocument>();
-  d->uri = uri;
-  d->text = td.at("text").get<std::string>();
-  d->lines.reset(d->text);
-  d->version = td.value("version", 0);
+  OpenDocument& d = docs_.open(uri, td.at("text").get<std::string>(), td.value("version", 0));
   worker_->setDebounce(settings_.debounce);
-  worker_->reset(uri, d->text, d->version, rulesFor(uri));
-  docs_[uri] = std::move(d);
+  worker_->reset(uri, d.text, d.version, rulesFor(uri));
 }
 
 void Server::didChange(const json& params) {
   std::string uri = params.at("textDocument").at("uri");
-  auto it = docs_.find(uri);
-  if (it == docs_.end()) return log("didChange for a document that is not open: " + uri);
-  OpenDocument& d = *it->second;
-  std::vector<ByteEdit> edits;
-  bool whole = false;
-  for (auto& change : params.at("contentChanges")) {
-    std::string text = change.at("text");
-    if (!change.contains("range")) {
-      d.text = std::move(text);
-      d.lines.reset(d.text);
-      whole = true;
-      edits.clear();
-      continue;
-    }
-    auto pos = [&](const json& p) { return syntax::LineCol{p.at("line").get<uint32_t>(), p.at("character").get<uint32_t>()}; };
-    syntax::LineCol a = pos(change["range"].at("start")), b = pos(change["range"].at("end"));
-    if (a.line >= d.lines.lineCount() || b.line >= d.lines.lineCount() || std::tie(a.line, a.column) > std::tie(b.line, b.column)) {
-      log("ignored an edit of " + uri + " with a range outside the document");
-      continue;
-    }
-    uint32_t begin = d.lines.toOffset(a, encoding_), end = d.lines.toOffset(b, encoding_);
-    d.text.replace(begin, end - begin, text);
-    d.lines.applyEdit(d.text, begin, end, text);
-    edits.push_back({{begin, end}, std::move(text)});
-  }
-  d.version = params["textDocument"].value("version", d.version + 1);
-  if (whole) worker_->reset(uri, d.text, d.version, rulesFor(uri));
-  else worker_->change(uri, std::move(edits), d.text, d.version);
+  std::optional<int64_t> version;
+  if (params["textDocument"].contains("version")) version = params["textDocument"]["version"].get<int64_t>();
+  auto changed = docs_.change(uri, params.at("contentChanges"), version, encoding_);
+  if (!changed) return log("didChange for a document that is not open: " + uri);
+  for (size_t i = 0; i < changed->ignored; ++i) log("ignored an edit of " + uri + " with a range outside the document");
+  OpenDocument& d = *docs_.find(uri);
+  if (changed->whole) worker_->reset(uri, d.text, d.version, rulesFor(uri));
+  else worker_->change(uri, std::move(changed->edits), d.text, d.version);
 }
 
 void Server::didClose(const json& params) {
   std::string uri = params.at("textDocument").at("uri");
-  docs_.erase(uri);
+  docs_.close(uri);
   tokens_.erase(uri);
   worker_->close(uri);
   for (auto it = waiting_.begin(); it != waiting_.end();) {
@@ -295,10 +270,10 @@ void Server::cancel(const json& params) {
 }
 
 void Server::withSnapshot(const json& id, const json& params, const std::string& uri, Handler h) {
-  auto d = docs_.find(uri);
-  if (d == docs_.end()) return error(id, InvalidParams, "not open: " + uri);
+  OpenDocument* d = docs_.find(uri);
+  if (!d) return error(id, InvalidParams, "not open: " + uri);
   auto a = worker_->analysed(uri);
-  if (!a || a->version.load() != d->second->version) {
+  if (!a || a->version.load() != d->version) {
     waiting_.push_back({id, params, uri, h});
     return;
   }

@@ -1,8 +1,7 @@
 #pragma once
-// The language server's state on the reader thread: open documents (text + line index, kept in step
-// with the client's edits), requests waiting for their document's analysis, settings. The methods
-// answered are a table (methods.cpp); lifecycle and text synchronisation are in server.cpp, the feature
-// requests in requests.cpp.
+// The language server's state on the reader thread: the open documents (document_store.h), requests
+// waiting for their document's analysis, settings. The methods answered are a table (methods.cpp); the
+// lifecycle is in server.cpp, the feature requests in requests.cpp, the run command in run_command.cpp.
 #include <chrono>
 #include <list>
 #include <map>
@@ -18,6 +17,7 @@
 #include "compiler/analysis/lint.h"
 #include "config/project_config.h"
 #include "server/child_process.h"
+#include "server/document_store.h"
 #include "server/lsp_json.h"
 #include "server/transport.h"
 #include "server/worker.h"
@@ -27,13 +27,6 @@ namespace tvms::server {
 enum ErrorCode { ParseError = -32700, InvalidRequest = -32600, MethodNotFound = -32601, InvalidParams = -32602,
                  ServerNotInitialized = -32002, RequestFailed = -32803, ContentModified = -32801,
                  RequestCancelled = -32800 };
-
-struct OpenDocument {
-  std::string uri;
-  std::string text;
-  syntax::LineIndex lines;  // views `text`
-  int64_t version = 0;
-};
 
 // What the client configured (initializationOptions, workspace/didChangeConfiguration). Rule lists
 // given here replace the ones of [tool.tvms].
@@ -150,7 +143,7 @@ class Server {
   bool watchFilesDynamically_ = false;  // the client registers file watchers for us (pyproject.toml)
   std::set<std::string> reportedConfigErrors_;  // a bad [tool.tvms] is shown once, until it changes
   std::string runExecutable_;
-  std::map<std::string, std::unique_ptr<OpenDocument>> docs_;
+  DocumentStore docs_;
 
   struct Waiting {
     json id, params;
