@@ -8,6 +8,12 @@
 
 namespace tvms::server {
 
+// JSON-RPC's and LSP's error codes.
+enum ErrorCode { ParseError = -32700, InvalidRequest = -32600, MethodNotFound = -32601, InvalidParams = -32602,
+                 ServerNotInitialized = -32002, RequestFailed = -32803, ContentModified = -32801,
+                 RequestCancelled = -32800 };
+
+
 using nlohmann::json;
 
 json lspPosition(uint32_t offset, const syntax::LineIndex& lines, syntax::Encoding enc);

@@ -61,8 +61,8 @@ const std::unordered_map<std::string_view, Server::Method>& Server::methods() {
       // The lenses and hints are complete when sent: resolving one gives it back as it is.
       {"codeLens/resolve", plain([](Server& s, const json& id, const json& p) { s.reply(id, p); })},
       {"inlayHint/resolve", plain([](Server& s, const json& id, const json& p) { s.reply(id, p); })},
-      {"workspace/executeCommand", plain([](Server& s, const json& id, const json& p) { s.executeCommand(id, p); })},
-      {"window/workDoneProgress/cancel", plain([](Server& s, const json&, const json& p) { s.cancelProgress(p); })},
+      {"workspace/executeCommand", plain([](Server& s, const json& id, const json& p) { s.runs_.execute(id, p); })},
+      {"window/workDoneProgress/cancel", plain([](Server& s, const json&, const json& p) { s.runs_.cancelProgress(p); })},
       {"workspace/symbol", plain([](Server& s, const json& id, const json& p) { s.workspaceSymbol(id, p); })},
       {"textDocument/formatting", plain([](Server& s, const json& id, const json& p) { s.formatting(id, p, false); })},
       {"textDocument/rangeFormatting", plain([](Server& s, const json& id, const json& p) { s.formatting(id, p, true); })},

@@ -397,4 +397,14 @@ void Server::documentText(const json& id, const json& params) {
   reply(id, {{"text", d->text}, {"version", d->version}});
 }
 
+// The "Run main" lenses: each invokes tvms.run on its function.
+void Server::codeLens(const json& id, const json&, const std::string& uri, const Snapshot& s) {
+  json out = json::array();
+  for (auto& lens : runLenses(s))
+    out.push_back({{"range", lspRange(lens.range, s.doc->lines(), enc())},
+                   {"command", {{"title", "\u25B6 Run " + lens.function}, {"command", "tvms.run"},
+                                {"arguments", json::array({{{"uri", uri}, {"function", lens.function}}})}}}});
+  reply(id, out);
+}
+
 }  // namespace tvms::server

@@ -38,7 +38,21 @@ std::optional<std::vector<std::string>> stringList(const json& j, const char* ke
 }  // namespace
 
 Server::Server(int inFd, int outFd, std::string runExecutable)
-    : transport_(io_, inFd, outFd), rulesDoc_(findRulesDoc()), runExecutable_(std::move(runExecutable)) {}
+    : transport_(io_, inFd, outFd),
+      rulesDoc_(findRulesDoc()),
+      runExecutable_(runExecutable),
+      runs_(io_, std::move(runExecutable),
+            RunCommands::Host{[this](const json& id, json result) { reply(id, std::move(result)); },
+                              [this](const json& id, int code, const std::string& message) { error(id, code, message); },
+                              [this](const std::string& method, json params) { notify(method, std::move(params)); },
+                              [this](const std::string& method, json params, std::function<void(const json&, bool)> onAnswer) {
+                                sendRequest(method, std::move(params), std::move(onAnswer));
+                              },
+                              [this](const std::string& uri) -> const std::string* {
+                                const OpenDocument* d = docs_.find(uri);
+                                return d ? &d->text : nullptr;
+                              },
+                              [this] { return clientProgress_; }}) {}
 
 int Server::run() {
   worker_ = std::make_unique<AnalysisWorker>([this](const std::string& uri, int64_t v) { analysisFinished(uri, v); },
@@ -259,7 +273,7 @@ void Server::didClose(const json& params) {
 
 void Server::cancel(const json& params) {
   if (!params.contains("id")) return;
-  if (cancelRun(params["id"])) return;
+  if (runs_.cancel(params["id"])) return;
   for (auto it = waiting_.begin(); it != waiting_.end(); ++it)
     if (it->id == params["id"]) {
       error(it->id, RequestCancelled, "cancelled");
@@ -337,6 +351,22 @@ int runLanguageServer() { return runLanguageServer(STDIN_FILENO, STDOUT_FILENO, 
 int runLanguageServer(int inFd, int outFd, const std::string& runExecutable) {
   Server s(inFd, outFd, runExecutable);
   return s.run();
+}
+
+// Requests from the server to the client, and their answers.
+void Server::sendRequest(const std::string& method, json params, std::function<void(const json&, bool)> onAnswer) {
+  std::string id = "tvms-" + std::to_string(++serverRequests_);
+  pendingRequests_[id] = std::move(onAnswer);
+  transport_.send(wireText(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}));
+}
+
+void Server::onResponse(const json& msg) {
+  if (!msg["id"].is_string()) return;
+  auto it = pendingRequests_.find(msg["id"].get<std::string>());
+  if (it == pendingRequests_.end()) return;
+  auto answer = std::move(it->second);
+  pendingRequests_.erase(it);
+  answer(msg.value("result", json()), !msg.contains("error"));
 }
 
 }  // namespace tvms::server

@@ -18,15 +18,12 @@
 #include "config/project_config.h"
 #include "server/child_process.h"
 #include "server/document_store.h"
+#include "server/run_command.h"
 #include "server/lsp_json.h"
 #include "server/transport.h"
 #include "server/worker.h"
 
 namespace tvms::server {
-
-enum ErrorCode { ParseError = -32700, InvalidRequest = -32600, MethodNotFound = -32601, InvalidParams = -32602,
-                 ServerNotInitialized = -32002, RequestFailed = -32803, ContentModified = -32801,
-                 RequestCancelled = -32800 };
 
 // What the client configured (initializationOptions, workspace/didChangeConfiguration). Rule lists
 // given here replace the ones of [tool.tvms].
@@ -117,13 +114,7 @@ class Server {
   void documentText(const json& id, const json& params);
   json diagnosticsOf(const Snapshot& s, const std::string& uri) const;
 
-  // run_command.cpp: tvms.run in a child process, its progress and cancellation, code lenses.
-  void executeCommand(const json& id, const json& params);
   void codeLens(const json& id, const json& params, const std::string& uri, const Snapshot& s);
-  void reportProgress(const std::string& key, const std::string& kind, const std::string& message);
-  void runFinished(const std::string& key, const ChildProcess::Result& r, const std::string& shownAs, int64_t timeoutMs);
-  bool cancelRun(const json& id);           // $/cancelRequest of a running command
-  void cancelProgress(const json& params);  // window/workDoneProgress/cancel
   // Requests from the server to the client, and their answers.
   void sendRequest(const std::string& method, json params, std::function<void(const json& result, bool ok)> onAnswer);
   void onResponse(const json& msg);
@@ -155,13 +146,7 @@ class Server {
   std::map<std::string, std::pair<std::string, std::vector<uint32_t>>> tokens_;
   uint64_t tokenResults_ = 0;
 
-  struct RunningCommand {
-    json id, token;  // token: null until progress may be reported
-    bool progressBegun = false;
-    std::string source, function;  // source: the path the child read (ChildProcess::kStdinPath for an open document)
-    std::shared_ptr<ChildProcess> child;
-  };
-  std::map<std::string, RunningCommand> runs_;  // by the request id's JSON
+  RunCommands runs_;  // tvms.run in child processes
   std::map<std::string, std::function<void(const json&, bool)>> pendingRequests_;
   uint64_t serverRequests_ = 0;
   bool clientProgress_ = false;  // the client accepts window/workDoneProgress/create
