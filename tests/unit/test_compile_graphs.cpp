@@ -11,6 +11,7 @@
 #include <string>
 
 #include "runtime/graph_capture.h"
+#include "runtime/repeated_run.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_helpers.h"
 
@@ -121,4 +122,47 @@ TEST_CASE("cuda graphs: the build's choice travels in the artifact") {
   std::filesystem::remove(path);
   CHECK(runtime::parseGraphMode("on") == runtime::GraphMode::On);
   CHECK(!runtime::parseGraphMode("yes"));
+}
+
+TEST_CASE("compile and run: a repeated run as tvms run makes it: the first call's result, per-call figures over the repeated calls") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  auto x = h.tensor({4, 16}, rng), w = h.tensor({16, 16}, rng);
+  std::string text = test::module("x: " + test::T("(4, 16)") + ", w: " + test::T("(16, 16)"), test::T("(4, 16)"),
+                                  "        hm = R.matmul(x, w)\n        r = R.nn.relu(hm)\n        return r\n");
+  runtime::Executable exe = built(text);
+  runtime::VirtualMachine reference(exe, runtime::openDevices(exe, {}));
+  auto want = test::hostOutputs(reference, reference.invoke("main", {x, w}));
+  for (int64_t repeat : {0, 5}) {
+    INFO("repeat " << repeat);
+    runtime::VirtualMachine vm(exe, runtime::openDevices(exe, {}));
+    vm.setGraphMode(runtime::GraphMode::Off);
+    runtime::RepeatedRun run = runtime::runRepeated(vm, "main", {x, w}, repeat, false);
+    auto got = test::hostOutputs(vm, run.result);
+    REQUIRE(got.size() == 1);
+    test::checkSame(got[0], want[0], 1e-6);
+    CHECK(run.perCallMs.size() == static_cast<size_t>(repeat));
+    int64_t kernelsPerCall = reference.stats().kernelCalls.at(0);
+    REQUIRE(kernelsPerCall > 0);
+    // The first call's kernels alone, or per repeated call (the first call and any recording call left out).
+    CHECK(run.stats.kernelCalls.at(0) == kernelsPerCall);
+    // The inputs were placed once for the repeated calls, as placeInputs places them.
+    int64_t placed = 0;
+    reference.placeInputs("main", {x, w}, &placed);
+    CHECK(run.inputBytesPlacedOnce == (repeat ? placed : 0));
+    CHECK(run.stats.inputBytesPlaced == (repeat ? 0 : placed));  // the first call places them; a repeated one nothing
+  }
+  // The arithmetic: differences over the calls.
+  runtime::RunStats before, after;
+  before.kernelSeconds = {1.0};
+  before.kernelCalls = {10};
+  after.kernelSeconds = {3.0};
+  after.kernelCalls = {30};
+  after.bytesCopied = 400;
+  after.copies = 4;
+  runtime::RunStats per = runtime::perCall(before, after, 4);
+  CHECK(per.kernelSeconds[0] == doctest::Approx(0.5));
+  CHECK(per.kernelCalls[0] == 5);
+  CHECK(per.bytesCopied == 100);
+  CHECK(per.copies == 1);
 }

@@ -26,6 +26,7 @@
 #include "tools/tvms/commands.h"
 #include "tools/tvms/file_module.h"
 #include "runtime/param_binding.h"
+#include "runtime/repeated_run.h"
 #include "tools/tvms/run_inputs.h"
 #include "tools/tvms/run_report.h"
 #include "tools/tvms/source_io.h"
@@ -350,18 +351,8 @@ int runRun(const Args& args) {
   }
 }
 
-// --repeat: the device figures per call over the repeated calls only (the first, which loads the
-// kernels, left out), and the wall-time percentiles of those calls.
-void perCallFigures(int64_t repeat, const runtime::RunStats& before, std::vector<double> perCall, runtime::RunStats& st, RunReport& report) {
-  double n = static_cast<double>(repeat);
-  for (size_t i = 0; i < st.kernelSeconds.size(); ++i) {
-    st.kernelSeconds[i] = (st.kernelSeconds[i] - before.kernelSeconds[i]) / n;
-    st.kernelCalls[i] = (st.kernelCalls[i] - before.kernelCalls[i]) / repeat;
-  }
-  st.copySeconds = (st.copySeconds - before.copySeconds) / n;
-  st.bytesCopied = (st.bytesCopied - before.bytesCopied) / repeat;
-  st.copies = (st.copies - before.copies) / repeat;
-  st.inputBytesPlaced = (st.inputBytesPlaced - before.inputBytesPlaced) / repeat;
+// --repeat: the wall-time percentiles of the repeated calls (their device figures are per call).
+void repeatFigures(int64_t repeat, std::vector<double> perCall, RunReport& report) {
   std::sort(perCall.begin(), perCall.end());
   report.repeat = repeat;
   report.minMs = perCall.front();
@@ -418,27 +409,13 @@ int runOnVM(const BuildArgs& b) {
   // Fault injection for the language server's isolation test (tests/lsp): the run dies the way a
   // kernel with a wild store would, and the server must answer with an error and carry on.
   if (const char* fault = std::getenv("TVMS_FAULT_INJECT"); fault && std::string(fault) == "segv-in-run") std::raise(SIGSEGV);
-  std::vector<runtime::Value> firstInputs = b.repeat ? inputs : std::vector<runtime::Value>{};
-  vm.enableTrace();  // per-kernel and per-copy times of the first call for the report (and --trace's file)
-  auto t1 = std::chrono::steady_clock::now();
-  runtime::Value result = vm.invoke(b.entry, std::move(inputs));
-  double runSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-  // --repeat: the same call again, each one waited for on every device; the first (which loads the
-  // kernels) is left out of the figures, and the device times become per call.
-  // The repeated calls take their inputs where the function wants them: placed once, here, so a call's
-  // time is the module's and not the upload of its weights (the report says what was placed).
-  if (b.repeat) firstInputs = vm.placeInputs(b.entry, std::move(firstInputs), &report.inputBytesPlacedOnce);
-  if (b.trace.empty()) vm.disableTrace();  // --repeat's timed calls run without trace events
-  // With CUDA graphs the first untraced call records the function (a few milliseconds, once): made
-  // here, before the timed calls, which then replay it (not for a function that cannot be recorded:
-  // a CPU module's call would only be run once more).
-  if (b.repeat && b.trace.empty() && vm.mayRecord(b.entry)) vm.invoke(b.entry, firstInputs);
-  runtime::RunStats before = vm.stats();
-  std::vector<double> perCall = vm.timedCalls(b.entry, firstInputs, b.repeat);
+  runtime::RepeatedRun run = runtime::runRepeated(vm, b.entry, std::move(inputs), b.repeat, !b.trace.empty());
+  report.inputBytesPlacedOnce = run.inputBytesPlacedOnce;
+  const runtime::Value& result = run.result;
   progress(b, "reporting");
   report.entry = b.entry;
   report.compileMs = compileSeconds * 1e3;
-  report.runMs = runSeconds * 1e3;
+  report.runMs = run.firstCallSeconds * 1e3;
   // Outputs: one tensor, or a tuple's fields.
   std::vector<std::pair<std::string, runtime::NDArray>> outs;
   // Named after the returned variable, else after the function; a tuple's tensors as <name>_<i>.
@@ -469,8 +446,8 @@ int runOnVM(const BuildArgs& b) {
     }
     report.outputs.push_back(std::move(o));
   }
-  runtime::RunStats st = vm.stats();
-  if (b.repeat) perCallFigures(b.repeat, before, perCall, st, report);
+  const runtime::RunStats& st = run.stats;
+  if (b.repeat) repeatFigures(b.repeat, run.perCallMs, report);
   for (size_t i = 0; i < exe->devices.size(); ++i)
     report.devices.push_back({static_cast<int>(i), exe->devices[i].spelling, vm.device(static_cast<int>(i)).name(), st.kernelCalls[i],
                               st.kernelSeconds[i] * 1e3, static_cast<int64_t>(vm.device(static_cast<int>(i)).peakBytes())});
