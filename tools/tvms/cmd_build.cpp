@@ -76,6 +76,50 @@ std::optional<int64_t> count(const std::string& s) {
 // and the run's length finite.
 constexpr int64_t kMaxRepeat = 1'000'000, kMaxTracedRepeat = 10'000;
 
+// --update-vdevice=INDEX:KIND[:ID][:SCOPE]: UpdateVDevice(I.vdevice(KIND, ID, SCOPE), INDEX).
+std::optional<std::pair<size_t, std::shared_ptr<const ir::VDevice>>> parseUpdateVDevice(const std::string& spec) {
+  auto parts = splitColons(spec);
+  auto index = parts.size() >= 2 ? count(parts[0]) : std::nullopt;
+  auto id = parts.size() >= 3 ? count(parts[2]) : std::optional<int64_t>(0);
+  if (!index || parts[1].empty() || !id || parts.size() > 4) {
+    std::cerr << "tvms: --update-vdevice=" << spec << ": give INDEX:KIND[:ID][:SCOPE], e.g. --update-vdevice=1:cuda:1 "
+                 "(list entry 1 becomes I.vdevice(\"cuda\", 1))\n";
+    return std::nullopt;
+  }
+  auto v = std::make_shared<ir::VDevice>();
+  v->target.kind = parts[1];
+  v->vdeviceId = *id;
+  if (parts.size() == 4) v->memoryScope = parts[3];
+  return std::make_pair(static_cast<size_t>(*index), std::shared_ptr<const ir::VDevice>(v));
+}
+
+// What the options say together: a trace's size, no output over an input, known passes, --passes
+// without -o. False (with the reason printed) when they disagree.
+bool argumentsAgree(const BuildArgs& b) {
+  if (!b.trace.empty() && b.repeat > kMaxTracedRepeat) {
+    std::cerr << "tvms: --repeat " << b.repeat << " with --trace: the trace keeps every call's spans; trace at most "
+              << kMaxTracedRepeat << " calls\n";
+    return false;
+  }
+  // No output may replace an input: the module's file or an input tensor's .npy.
+  std::vector<std::string> inputFiles{b.file};
+  for (auto& [name, spec] : b.inputs)
+    if (spec.rfind("random", 0) != 0) inputFiles.push_back(spec);
+  if (!b.params.empty()) inputFiles.push_back(b.params);
+  if (!b.output.empty() && outputIsAnInput("-o", b.output, inputFiles)) return false;
+  if (!b.trace.empty() && outputIsAnInput("--trace", b.trace, inputFiles)) return false;
+  for (auto& p : b.printAfter)
+    if (!driver::findPass(p)) {
+      std::cerr << "tvms: unknown pass '" << p << "' (passes: " << driver::passNamesText() << ")\n";
+      return false;
+    }
+  if (!b.passes.empty() && !b.output.empty()) {
+    std::cerr << "tvms: --passes runs those passes and prints the module; it compiles nothing to write with -o\n";
+    return false;
+  }
+  return true;
+}
+
 std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage) {
   BuildArgs b;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -110,21 +154,9 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     if (a == "--no-fuse") { b.fuse = false; continue; }
     if (a == "--fold-vdevice-scope-change") { b.foldScopeChange = true; continue; }
     if (a.rfind("--update-vdevice=", 0) == 0) {
-      // INDEX:KIND[:ID][:SCOPE]: UpdateVDevice(I.vdevice(KIND, ID, SCOPE), INDEX)
-      std::string spec = a.substr(17);
-      auto parts = splitColons(spec);
-      auto index = parts.size() >= 2 ? count(parts[0]) : std::nullopt;
-      auto id = parts.size() >= 3 ? count(parts[2]) : std::optional<int64_t>(0);
-      if (!index || parts[1].empty() || !id || parts.size() > 4) {
-        std::cerr << "tvms: --update-vdevice=" << spec << ": give INDEX:KIND[:ID][:SCOPE], e.g. --update-vdevice=1:cuda:1 "
-                     "(list entry 1 becomes I.vdevice(\"cuda\", 1))\n";
-        return std::nullopt;
-      }
-      auto v = std::make_shared<ir::VDevice>();
-      v->target.kind = parts[1];
-      v->vdeviceId = *id;
-      if (parts.size() == 4) v->memoryScope = parts[3];
-      b.updateVDevice.emplace_back(static_cast<size_t>(*index), v);
+      auto update = parseUpdateVDevice(a.substr(17));
+      if (!update) return std::nullopt;
+      b.updateVDevice.push_back(*update);
       continue;
     }
     if (a == "--no-cache") { ::setenv("TVMS_NO_CACHE", "1", 1); continue; }  // read by the kernel cache (compiler/codegen/kernel_cache.h)
@@ -178,27 +210,7 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
     return std::nullopt;
   }
   if (b.file.empty()) { std::cerr << usage; return std::nullopt; }
-  if (!b.trace.empty() && b.repeat > kMaxTracedRepeat) {
-    std::cerr << "tvms: --repeat " << b.repeat << " with --trace: the trace keeps every call's spans; trace at most "
-              << kMaxTracedRepeat << " calls\n";
-    return std::nullopt;
-  }
-  // No output may replace an input: the module's file or an input tensor's .npy.
-  std::vector<std::string> inputFiles{b.file};
-  for (auto& [name, spec] : b.inputs)
-    if (spec.rfind("random", 0) != 0) inputFiles.push_back(spec);
-  if (!b.params.empty()) inputFiles.push_back(b.params);
-  if (!b.output.empty() && outputIsAnInput("-o", b.output, inputFiles)) return std::nullopt;
-  if (!b.trace.empty() && outputIsAnInput("--trace", b.trace, inputFiles)) return std::nullopt;
-  for (auto& p : b.printAfter)
-    if (!driver::findPass(p)) {
-      std::cerr << "tvms: unknown pass '" << p << "' (passes: " << driver::passNamesText() << ")\n";
-      return std::nullopt;
-    }
-  if (!b.passes.empty() && !b.output.empty()) {
-    std::cerr << "tvms: --passes runs those passes and prints the module; it compiles nothing to write with -o\n";
-    return std::nullopt;
-  }
+  if (!argumentsAgree(b)) return std::nullopt;
   return b;
 }
 
