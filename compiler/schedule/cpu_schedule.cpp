@@ -259,6 +259,36 @@ std::optional<StmtP> tileColumnReduction(Kernel& k, const Stmt& loop) {
   return forLoop(o, floordiv(loop.extent + intImm(kColumnTile - 1), intImm(kColumnTile)), {zero, rows, out}, true);
 }
 
+// A nest whose outer spatial loop has fewer iterations than a many-core host's pool wants (an
+// attention kernel's batch of 2: at most 2 of 16 cores busy) takes the spatial loops right inside
+// it into one loop: `for b, i, h` becomes `for f in b*i*h` with b, i and h recovered from f. Only a
+// perfect nest of spatial loops of known extents, until there are kWantParts iterations; their
+// iterations are independent, so they may be dealt out in any order.
+constexpr int64_t kWantParts = 256;
+StmtP fuseSmallOuterLoops(Kernel& k, const StmtP& s) {
+  std::vector<int> vars;
+  std::vector<ExprP> extents;
+  int64_t product = 1;
+  const Stmt* innermost = nullptr;  // the last loop taken: its body becomes the fused loop's
+  for (const Stmt* loop = s.get();;) {
+    if (loop->kind != Stmt::Kind::For || loop->iter != IterType::Spatial || loop->keepScalar || loop->extent->kind != Expr::Kind::Int ||
+        loop->extent->intValue <= 0)
+      break;
+    vars.push_back(loop->var);
+    extents.push_back(loop->extent);
+    product *= loop->extent->intValue;
+    innermost = loop;
+    if (product >= kWantParts || loop->body.size() != 1) break;
+    loop = loop->body[0].get();
+  }
+  if (vars.size() < 2 || extents[0]->intValue >= kWantParts) return s;
+  int fused = newLoopVar(k, k.vars[static_cast<size_t>(vars[0])].name + "_fused");
+  std::map<int, ExprP> at = rowMajorIndex(vars, extents, varRef(k, fused));
+  std::vector<StmtP> body;
+  for (auto& b : innermost->body) body.push_back(substitute(b, at));
+  return forLoop(fused, intImm(product), std::move(body), true);
+}
+
 StmtP scheduleLoop(const Kernel& k, const StmtP& s, bool topLevel) {
   if (s->kind == Stmt::Kind::Seq) {
     auto copy = std::make_shared<Stmt>(*s);
@@ -305,7 +335,9 @@ void applyCpu(Kernel& k) {
         if (StmtP tiled = tileTransposedNest(k, s)) s = tiled;
         else if (auto columns = tileColumnReduction(k, *s)) s = *columns;
       }
-      s = scheduleLoop(k, s, staticWork(s, bounds) >= kMinParallelWork);
+      bool parallel = staticWork(s, bounds) >= kMinParallelWork;
+      if (parallel) s = fuseSmallOuterLoops(k, s);
+      s = scheduleLoop(k, s, parallel);
     }
   }
 }

@@ -208,17 +208,34 @@ TEST_CASE("schedule: a transposed copy on the CPU walks 32x32 tiles, a copy that
                                             "        y = R.permute_dims(x)\n        return y\n"));
   std::string t = driver::printAfter(transpose.module(), "LegalizeOps", &error);
   CHECK(error.empty());
-  // The output's rows and the input's rows split into tiles; the tiles' own loops innermost.
-  CHECK(t.find("for i0_o in T.parallel(4):") != std::string::npos);
-  CHECK(t.find("for i1_o in T.serial(256):") != std::string::npos);
-  CHECK(t.find("for i0_i in T.serial(T.min(32, (100 - (i0_o * 32)))):") != std::string::npos);
-  CHECK(t.find("for i1_i in T.serial(T.min(32, (8192 - (i1_o * 32)))):") != std::string::npos);
+  // The output's rows and the input's rows split into tiles, the tiles' own loops innermost. The 4 x
+  // 256 tiles are one parallel loop (4 row tiles alone would keep 12 of 16 cores idle).
+  CHECK(t.find("for i0_o_fused in T.parallel(1024):") != std::string::npos);
+  CHECK(t.find("for i0_i in T.serial(T.min(32, (100 - (T.floordiv(i0_o_fused, 256) * 32)))):") != std::string::npos);
+  CHECK(t.find("for i1_i in T.serial(T.min(32, (8192 - (T.floormod(i0_o_fused, 256) * 32)))):") != std::string::npos);
   // Swapping the two outer dims of a 3-D tensor keeps rows whole: no tiles, the rows vectorized.
   auto rows = test::lower(test::module("x: R.Tensor((64, 32, 128), \"float32\")", "R.Tensor((32, 64, 128), \"float32\")",
                                        "        y = R.permute_dims(x, axes=[1, 0, 2])\n        return y\n"));
   std::string r = driver::printAfter(rows.module(), "LegalizeOps", &error);
   CHECK(r.find("_o in") == std::string::npos);
   CHECK(r.find("T.vectorized(128)") != std::string::npos);
+}
+
+TEST_CASE("schedule: a CPU nest whose outer loop is short takes the spatial loops inside it into one parallel loop") {
+  std::string error;
+  // Attention's row kernel: batch 2 outside, 512 query rows, 8 heads. Two parallel parts would use two
+  // cores of sixteen: batch and rows become one loop of 1024, the heads stay inside.
+  std::string t4 = test::T("(2, 512, 8, 64)");
+  auto attention = test::lower(test::module("q: " + t4 + ", k: " + t4 + ", v: " + t4, t4, "        o = R.nn.attention(q, k, v)\n        return o\n"));
+  std::string a = driver::printAfter(attention.module(), "LegalizeOps", &error);
+  CHECK(error.empty());
+  CHECK(a.find("T.parallel(1024)") != std::string::npos);
+  CHECK(a.find("T.parallel(2)") == std::string::npos);
+  // An outer loop long enough on its own is left alone.
+  auto sum = test::lower(test::module("x: " + test::T("(512, 64, 64)"), test::T("(512, 64)"), "        y = R.sum(x, axis=2)\n        return y\n"));
+  std::string s = driver::printAfter(sum.module(), "LegalizeOps", &error);
+  CHECK(s.find("T.parallel(512)") != std::string::npos);
+  CHECK(s.find("_fused") == std::string::npos);
 }
 
 TEST_CASE("schedule: a long CPU reduction into one value runs in parts on the pool, a column reduction walks rows in tiles of outputs") {
