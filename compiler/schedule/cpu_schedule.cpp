@@ -271,8 +271,9 @@ StmtP fuseSmallOuterLoops(Kernel& k, const StmtP& s) {
   int64_t product = 1;
   const Stmt* innermost = nullptr;  // the last loop taken: its body becomes the fused loop's
   for (const Stmt* loop = s.get();;) {
+    // The nest's innermost loop stays a loop of its own: it is the one vectorized.
     if (loop->kind != Stmt::Kind::For || loop->iter != IterType::Spatial || loop->keepScalar || loop->extent->kind != Expr::Kind::Int ||
-        loop->extent->intValue <= 0)
+        loop->extent->intValue <= 0 || !containsLoop(loop->body))
       break;
     vars.push_back(loop->var);
     extents.push_back(loop->extent);

@@ -236,6 +236,13 @@ TEST_CASE("schedule: a CPU nest whose outer loop is short takes the spatial loop
   std::string s = driver::printAfter(sum.module(), "LegalizeOps", &error);
   CHECK(s.find("T.parallel(512)") != std::string::npos);
   CHECK(s.find("_fused") == std::string::npos);
+  // The innermost loop is never taken in: it is the one vectorized (2 x 64 rows of 16384 with a
+  // broadcast operand: the rows fused, the 16384 vectorized).
+  auto rows = test::lower(test::module("x: " + test::T("(2, 64, 16384)") + ", y: " + test::T("(64, 16384)"), test::T("(2, 64, 16384)"),
+                                       "        z = R.add(x, y)\n        return z\n"));
+  std::string r = driver::printAfter(rows.module(), "LegalizeOps", &error);
+  CHECK(r.find("T.parallel(128)") != std::string::npos);
+  CHECK(r.find("T.vectorized(16384)") != std::string::npos);
 }
 
 TEST_CASE("schedule: a long CPU reduction into one value runs in parts on the pool, a column reduction walks rows in tiles of outputs") {
