@@ -30,7 +30,7 @@ TEST_CASE("document store: edits in order, in UTF-16 columns, with the version g
   CHECK(docs.find("file:///a.py")->lines.lineCount() == 3);
 }
 
-TEST_CASE("document store: a whole-text change replaces the edits before it; an edit outside the document is counted and left out") {
+TEST_CASE("document store: a whole-text change replaces the edits before it and an edit outside the document is counted and left out") {
   DocumentStore docs;
   docs.open("file:///b.py", "a\nb\n", 1);
   auto c = docs.change("file:///b.py", json::array({edit(0, 0, 0, 1, "z"), {{"text", "new\n"}}, edit(7, 0, 7, 1, "q"), edit(0, 0, 0, 0, "#")}),
