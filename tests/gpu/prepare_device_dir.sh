@@ -18,7 +18,7 @@ cp -L build/lib/libtvms_runtime.so.0 "$dir/" && strip "$dir/libtvms_runtime.so.0
 rm -rf "$dir/python" && mkdir -p "$dir/python" && cp -r build/python/tvms "$dir/python/"
 python3 tests/gpu/python_gpu.py prepare build/bin/tvms "$dir/pyart"
 cp tests/gpu/python_gpu.py "$dir/tests/"
-cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_gpu.py bench/gpu/bench_fusion.py bench/gpu/bench_graphs.py bench/gpu/bench_hetero.py bench/vm/bench_cpu_cores.py tests/gpu/on_device.sh "$dir/tests/"
+cp tests/gpu/run_artifacts.py tests/gpu/check_builder_numpy.py bench/gpu/bench_gpu.py bench/gpu/bench_fusion.py bench/gpu/bench_graphs.py bench/gpu/bench_hetero.py bench/gpu/bench_attention.py bench/vm/bench_cpu_cores.py tests/gpu/on_device.sh "$dir/tests/"
 mv "$dir/tests/on_device.sh" "$dir/on_device.sh"
 python3 tests/gpu/run_artifacts.py prepare build/bin/tvms "$dir/art"
 python3 bench/gpu/bench_gpu.py prepare build/bin/tvms "$dir/bench"

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""bench/gpu/bench_attention.py: R.nn.attention alone at sequence lengths 128-4096 (issue 33) against
+PyTorch's F.scaled_dot_product_attention, same run, same inputs, float16 and bfloat16, with and
+without a causal mask.
+
+usage: bench_attention.py TVMS DIR     on the GPU machine (PyTorch, numpy); DIR is scratch space
+  (tests/gpu/prepare_device_dir.sh packs it: `python3 tests/bench_attention.py ./tvms attention` in the
+  packed folder; it is not in on_device.sh, which already takes most of a device call's 10 minutes)
+Batch 8 x 16 heads x 64 features (4 x 16 at 2048 and 4096, to keep the inputs' size). tvms: the
+module `R.nn.attention(q, k, v)` on (B, S, H, D) tensors run by `tvms run --repeat 50 --trace`, the
+attention call's GPU time per call from the device's events (bfloat16 inputs are cast in the module
+from float32 files, numpy having no bfloat16; the casts are not counted). PyTorch: SDPA on (B, H, S, D) contiguous
+tensors (how it is called), timed by CUDA events, median of 50. Outputs compared with SDPA's.
+"""
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_fusion import events_ms, max_rel_err, run_tvms, write_case  # same folder, here and on the device
+
+import numpy as np
+
+HEADS, D = 16, 64
+
+
+def case(seq, dtype, causal):
+    b = 8 if seq <= 1024 else 4
+    shape = (b, seq, HEADS, D)
+    params = {n: (shape, dtype) for n in "qkv"}
+    mask = ', causal_mask="TopLeft"' if causal else ""
+    body = ["o = R.nn.attention(q, k, v%s)" % mask, "return o"]
+    return shape, params, body
+
+
+def main(tvms, work):
+    os.makedirs(work, exist_ok=True)
+    rng = np.random.default_rng(11)
+    print("== bench/gpu/bench_attention.py on %s, PyTorch %s (same run; GPU ms per call; inputs resident)" %
+          (torch.cuda.get_device_name(), torch.__version__))
+    print("| dtype | causal | B x S x H x D | tvms.attention | SDPA | tvms / SDPA | TFLOP/s (tvms) | max rel. err |")
+    print("|---|---|---|---|---|---|---|---|")
+    for dtype in ("float16", "bfloat16"):
+        for causal in (False, True):
+            for seq in (128, 256, 512, 1024, 2048, 4096):
+                shape, params, body = case(seq, dtype, causal)
+                d = os.path.join(work, "%s_%s_%d" % (dtype, "causal" if causal else "full", seq))
+                if dtype == "bfloat16":  # numpy has no bfloat16: the inputs are written as float32 and cast by the module
+                    params32 = {n: (s, "float32") for n, (s, _) in params.items()}
+                    body = ['%sb = R.astype(%s, "bfloat16")' % (n, n) for n in "qkv"] + \
+                           [body[0].replace("(q, k, v", "(qb, kb, vb"), 'o32 = R.astype(o, "float32")', "return o32"]
+                    path, inputs, tensors = write_case(d, params32, (shape, "float32"), body, rng)
+                    tensors = [t.to(torch.bfloat16) for t in tensors]
+                else:
+                    path, inputs, tensors = write_case(d, params, (shape, dtype), body, rng)
+                try:
+                    # Traced, so the kernel list covers every call (untraced it holds the first call's only).
+                    ours = run_tvms(tvms, path, inputs, os.path.join(d, "out"), ["--trace", os.path.join(d, "trace.json")])
+                except RuntimeError as e:
+                    print("| %s | %s | %s | failed: %s | | | | |" % (dtype, causal, "x".join(map(str, shape)), str(e).splitlines()[-1][:120]))
+                    continue
+                attention_ms = sum(k["ms"] / k["calls"] for k in ours[4] if "attention" in k["name"])
+                q, k, v = (t.permute(0, 2, 1, 3).contiguous() for t in tensors)
+                sdpa = lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+                want = sdpa().permute(0, 2, 1, 3)
+                theirs = events_ms(sdpa)
+                flops = 4.0 * shape[0] * HEADS * seq * seq * D * (0.5 if causal else 1.0)
+                err = max_rel_err(ours[3], want)
+                print("| %s | %s | %s | %.3f | %.3f | %.2fx | %.0f | %.1e |" %
+                      (dtype, "yes" if causal else "no", "x".join(map(str, shape)), attention_ms, theirs, attention_ms / theirs,
+                       flops / (attention_ms * 1e-3) / 1e12 if attention_ms > 0 else 0, err))
+                sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]))
