@@ -140,9 +140,21 @@ bool boolArg(const AttrList& args, std::string_view key, bool fallback) {
 bool Function::isPure() const { return boolArg(decoratorArgs, "pure", true); }
 bool Function::isPrivate() const { return boolArg(decoratorArgs, "private", false); }
 
-const ModuleFunction* IRModule::function(std::string_view n) const {
-  for (auto& f : functions) if (f.name == n) return &f;
-  return nullptr;
+const ModuleFunction* IRModule::function(std::string_view n) const { return functionIndex.find(functions, n); }
+
+const ModuleFunction* FunctionIndex::find(const std::vector<ModuleFunction>& functions, std::string_view name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto hit = [&]() -> const ModuleFunction* {
+    auto it = byName_.find(name);
+    if (it == byName_.end() || it->second >= functions.size() || functions[it->second].name != name) return nullptr;
+    return &functions[it->second];
+  };
+  if (const ModuleFunction* f = hit()) return f;
+  // Absent or stale: index the functions as they are now (the first of a name, as a scan from the
+  // start finds it), then look again.
+  byName_.clear();
+  for (size_t i = 0; i < functions.size(); ++i) byName_.emplace(functions[i].name, i);
+  return hit();
 }
 
 int IRModule::indexOf(const VDevice* v) const {

@@ -2,7 +2,10 @@
 // An IRModule: its global_infos (the vdevice list first), attrs and functions. A standalone
 // @R.function / @T.prim_func outside any module is an IRModule marked standalone with one function.
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/ir/expr.h"
@@ -14,6 +17,31 @@ struct ModuleFunction {
   std::string name;
   FunctionPtr relax;  // exactly one of relax / tir is set
   PrimFuncPtr tir;
+};
+
+// Where each function of a module stands, by name, for IRModule::function: a module of tens of
+// thousands of functions was searched from the start for every call between them (quadratic in a
+// printed model's size). A cache, checked on every hit and rebuilt when stale (the functions are a
+// plain vector anyone may change); a copy of a module starts with an empty one. Lookups may come
+// from several threads.
+class FunctionIndex {
+ public:
+  FunctionIndex() = default;
+  FunctionIndex(const FunctionIndex&) {}
+  FunctionIndex& operator=(const FunctionIndex&) {
+    std::lock_guard<std::mutex> lock(mu_);
+    byName_.clear();
+    return *this;
+  }
+  const ModuleFunction* find(const std::vector<ModuleFunction>& functions, std::string_view name) const;
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  mutable std::mutex mu_;
+  mutable std::unordered_map<std::string, size_t, Hash, std::equal_to<>> byName_;
 };
 
 // Which TVM era's spelling the module uses: v0.25 (StructInfo: R.Object, out_sinfo, "cuda:0") or
@@ -33,6 +61,7 @@ struct IRModule {
   std::vector<std::string> moduleBindings;  // names bound in the class body (my_ext = R.ExternFunc(...)): `cls.my_ext`
   std::vector<ModuleFunction> functions;                 // in source order
   Era era = Era::V025;
+  FunctionIndex functionIndex;  // function(name)'s cache
 
   const ModuleFunction* function(std::string_view name) const;
   // Position of a declared entry in the vdevice list (by identity), or -1.

@@ -87,3 +87,33 @@ class M:
 )");
   CHECK(ir::firstDifference(a.module(), c.module()).find("parameter 'x'") != std::string::npos);
 }
+
+TEST_CASE("ir: a module finds its functions by name through a cache that follows renames, additions and copies") {
+  tvms::ir::IRModule m;
+  for (int i = 0; i < 100; ++i) m.functions.push_back({"f" + std::to_string(i), nullptr, nullptr});
+  REQUIRE(m.function("f42"));
+  CHECK(m.function("f42") == &m.functions[42]);
+  CHECK(m.function("nope") == nullptr);
+  // Renamed in place: the old name is gone, the new one found.
+  m.functions[42].name = "renamed";
+  CHECK(m.function("f42") == nullptr);
+  CHECK(m.function("renamed") == &m.functions[42]);
+  // Added (the vector may move): found where it now is.
+  for (int i = 100; i < 300; ++i) m.functions.push_back({"f" + std::to_string(i), nullptr, nullptr});
+  CHECK(m.function("f299") == &m.functions[299]);
+  CHECK(m.function("f7") == &m.functions[7]);
+  // Removed from the front: everything moved down one.
+  m.functions.erase(m.functions.begin());
+  CHECK(m.function("f0") == nullptr);
+  CHECK(m.function("f7") == &m.functions[6]);
+  // Two of one name: the first, as a scan from the start finds it.
+  m.functions.push_back({"f7", nullptr, nullptr});
+  CHECK(m.function("f7") == &m.functions[6]);
+  // A copy finds its own functions, not the original's.
+  tvms::ir::IRModule copy = m;
+  CHECK(copy.function("f9") == &copy.functions[8]);
+  copy.functions[8].name = "only_in_copy";
+  CHECK(m.function("f9") == &m.functions[8]);
+  CHECK(m.function("only_in_copy") == nullptr);
+  CHECK(copy.function("only_in_copy") == &copy.functions[8]);
+}
