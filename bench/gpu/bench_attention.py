@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_fusion import events_ms, max_rel_err, run_tvms, write_case  # same folder, here and on the device
+from bench_fusion import events_ms, max_rel_err, print_table_header, run_tvms, write_case  # same folder, here and on the device
 
 import numpy as np
 
@@ -38,10 +38,8 @@ def case(seq, dtype, causal):
 def main(tvms, work):
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(11)
-    print("== bench/gpu/bench_attention.py on %s, PyTorch %s (same run; GPU ms per call; inputs resident)" %
-          (torch.cuda.get_device_name(), torch.__version__))
-    print("| dtype | causal | B x S x H x D | tvms.attention | SDPA | tvms / SDPA | TFLOP/s (tvms) | max rel. err |")
-    print("|---|---|---|---|---|---|---|---|")
+    print_table_header("bench_attention.py", "GPU ms per call",
+                       ["dtype", "causal", "B x S x H x D", "tvms.attention", "SDPA", "tvms / SDPA", "TFLOP/s (tvms)", "max rel. err"])
     for dtype in ("float16", "bfloat16"):
         for causal in (False, True):
             for seq in (128, 256, 512, 1024, 2048, 4096):

@@ -95,6 +95,13 @@ CASES = [
 ]
 
 
+def print_table_header(script, timing, columns):
+    """The first lines of a bench/gpu table: the script, the GPU and PyTorch, then the column row."""
+    print("== bench/gpu/%s on %s, PyTorch %s (same run; %s; inputs resident)" % (script, torch.cuda.get_device_name(), torch.__version__, timing))
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+
+
 def write_case(d, params, ret, body, rng):
     """The case's module as d/m.py and its inputs as .npy files (weights scaled down) and as GPU
     tensors: (module path, {name: .npy path}, [tensors])."""

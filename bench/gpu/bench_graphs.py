@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_fusion import encoder, max_rel_err, torch_times, write_case  # noqa: E402  (same folder, here and on the device)
+from bench_fusion import encoder, max_rel_err, print_table_header, torch_times, write_case  # noqa: E402  (same folder, here and on the device)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -95,10 +95,9 @@ def run_tvms(tvms, path, inputs, out, graphs, repeat=300):
 def main(tvms, work):
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(11)
-    print("== bench/gpu/bench_graphs.py on %s, PyTorch %s (same run; wall ms per call, median; inputs resident)" %
-          (torch.cuda.get_device_name(), torch.__version__))
-    print("| case | tvms graphs off | tvms graphs on | eager | torch.compile | reduce-overhead | torch.compile + SDPA | on / best torch | on / reduce-overhead | max rel. err vs eager |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print_table_header("bench_graphs.py", "wall ms per call, median",
+                       ["case", "tvms graphs off", "tvms graphs on", "eager", "torch.compile", "reduce-overhead", "torch.compile + SDPA",
+                        "on / best torch", "on / reduce-overhead", "max rel. err vs eager"])
     notes = []
     for i, (label, params, ret, body, fn) in enumerate([mlp_batch1(), encoder("float16"), encoder("float32"), gemv(1, 8192, 8192), gemv(4, 8192, 8192)]):
         d = os.path.join(work, "case%d" % i)
