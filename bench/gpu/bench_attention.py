@@ -11,6 +11,8 @@ module `R.nn.attention(q, k, v)` on (B, S, H, D) tensors run by `tvms run --repe
 attention call's GPU time per call from the device's events (bfloat16 inputs are cast in the module
 from float32 files, numpy having no bfloat16; the casts are not counted). PyTorch: SDPA on (B, H, S, D) contiguous
 tensors (how it is called), timed by CUDA events, median of 50. Outputs compared with SDPA's.
+torch.compile is left out here: compiling SDPA alone dispatches to the same flash kernel, and 24
+shapes would each pay a compile (the encoder layer in bench_graphs.py has the torch.compile columns).
 """
 import os
 import sys

@@ -238,13 +238,8 @@ LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules)
 
 LintResult lintDocumentOnce(syntax::Document& doc, const RuleSelection& rules) {
   LintResult out;
-  out.file = frontend::lowerDocument(doc);
+  out.file = frontend::lowerDocumentOnce(doc);
   std::vector<frontend::Comment> comments = directiveComments(doc);  // the last use of the trees
-  if (doc.byFunctionFailed()) {  // read by function, a function's own parse disagreed with the skeleton's
-    doc.parseWhole();
-    out.file = frontend::lowerDocument(doc);
-    comments = directiveComments(doc);
-  }
   doc.dropTrees();
   for (auto& region : out.file.regions) out.analyses.push_back(analyzeModule(region, doc.text(), nullptr, false));
   assemble(out, doc, rules, std::move(comments));

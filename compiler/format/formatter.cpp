@@ -199,11 +199,7 @@ struct Lowered {
 };
 Lowered lowerByFunction(const std::string& text, unsigned helpers) {
   Lowered out{std::make_unique<syntax::Document>(text, syntax::Parsing::ByFunction, helpers), {}};
-  out.file = frontend::lowerDocument(*out.doc);
-  if (out.doc->byFunctionFailed()) {  // a function's own parse disagreed with the skeleton's
-    out.doc->parseWhole();
-    out.file = frontend::lowerDocument(*out.doc);
-  }
+  out.file = frontend::lowerDocumentOnce(*out.doc);
   out.doc->dropTrees();
   return out;
 }

@@ -166,6 +166,9 @@ struct FileResult {
 };
 
 FileResult lowerDocument(const syntax::Document& doc);
+// lowerDocument for a document read by function (syntax::Parsing::ByFunction): when a function's own
+// parse disagreed with the skeleton's, the file is parsed whole and lowered again.
+FileResult lowerDocumentOnce(syntax::Document& doc);
 
 // The region's range widened to whole lines (what the formatter replaces).
 ByteRange regionLines(const syntax::Document& doc, ByteRange regionRange);

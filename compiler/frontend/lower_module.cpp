@@ -762,6 +762,13 @@ void lowerCandidate(const syntax::Document& doc, Aliases& aliases, TSNode candid
 
 }  // namespace
 
+FileResult lowerDocumentOnce(syntax::Document& doc) {
+  FileResult result = lowerDocument(doc);
+  if (!doc.byFunctionFailed()) return result;
+  doc.parseWhole();
+  return lowerDocument(doc);
+}
+
 FileResult lowerDocument(const syntax::Document& doc) {
   FileResult result;
   Aliases aliases;
