@@ -32,7 +32,7 @@ cu::Function kernelFor(void* stream, DType dtype, int64_t featureSize) {
   static std::mutex mu;
   static std::map<std::pair<void*, std::string>, cu::Function> functions;
   static std::map<void*, cu::Module> modules;
-  std::string name = std::string("tvms_attention_") + (dtype == DType::F16 ? "f16" : "bf16") + "_d" + std::to_string(featureSize);
+  std::string name = std::string("tvms_attention_") + (dtype == DType::F16 ? "f16" : dtype == DType::BF16 ? "bf16" : "f32") + "_d" + std::to_string(featureSize);
   if (kCudaAttentionPtx[0] == '\0')
     throw std::runtime_error("tvms.attention: this tvms was built without nvcc, so the fused attention kernels are not in it; "
                              "rebuild tvms where nvcc is installed, or build the module with --no-offload");
@@ -105,7 +105,7 @@ AttentionAttrs parseAttentionCallName(const std::string& name) {
 }
 
 bool attentionTakes(DType dtype, int64_t featureSize) {
-  return kCudaAttentionPtx[0] != '\0' && (dtype == DType::F16 || dtype == DType::BF16) && (featureSize == 64 || featureSize == 128);
+  return kCudaAttentionPtx[0] != '\0' && (dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32) && (featureSize == 64 || featureSize == 128);
 }
 
 void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name) {
@@ -128,7 +128,8 @@ void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, c
     throw std::runtime_error("tvms.attention: Q " + q.shapeText() + ", K " + k.shapeText() + ", V " + v.shapeText() + " and the output " + o.shapeText() +
                              " do not make one attention its kernel takes");
   if (qe[2] == 0 || qe[0] * qe[1] == 0) return;
-  const int64_t rowsPerBlock = 64, threads = 128;  // as cuda_attention.cu's blocks are
+  // As cuda_attention.cu's blocks are: 64 query rows on the tensor cores, 32 in float32.
+  const int64_t rowsPerBlock = q.dtype == DType::F32 ? 32 : 64, threads = 128;
   a.batches = qe[0], a.heads = qe[1], a.rowsQ = qe[2], a.rowsKV = ke[2];
   a.rowBlocks = (a.rowsQ + rowsPerBlock - 1) / rowsPerBlock;
   a.scaleLog2 = static_cast<float>(attrs.scale * 1.4426950408889634);

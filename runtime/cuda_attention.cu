@@ -3,6 +3,7 @@
 // rows of one (batch, head), walks the keys in tiles of BN, keeps a running row maximum and sum
 // (the online softmax) and never writes the score matrix to memory. Q K^T and P V run on the tensor
 // cores (WMMA 16x16x16, float16 or bfloat16 in, float32 accumulation); the softmax in float32.
+// float32 attention has its own kernel on the CUDA cores (attentionF32), in full float32.
 //
 // Every tensor is read and written through four strides (batch, head, row, feature), so the caller
 // hands over Q, K and V as they lie (B, S, H, D) or (B, H, S, D) or any permutation of those, and the
@@ -199,6 +200,141 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
     }
 }
 
+// float32 tiles: rows x D floats of a strided tensor into shared rows of `ld` floats (ld is D + 1, so
+// a warp reading one feature of 8 different rows hits 8 banks), rows past `valid` zeroed. Loads along
+// the features are coalesced (4 at a time when rows are 16-byte aligned); with rows of unit stride
+// the fastest index runs along the rows instead.
+template <int D, int THREADS>
+__device__ void loadTileF32(float* dst, int ld, const float* src, long long rowStride, long long featureStride, int rows, int valid) {
+  const int tid = threadIdx.x;
+  if (featureStride == 1 && rowStride % 4 == 0 && (reinterpret_cast<unsigned long long>(src) % 16) == 0) {
+    constexpr int chunks = D / 4;
+    for (int e = tid; e < rows * chunks; e += THREADS) {
+      int r = e / chunks, c = (e % chunks) * 4;
+      float4 x = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (r < valid) x = *reinterpret_cast<const float4*>(src + r * rowStride + c);
+      float* d = dst + r * ld + c;
+      d[0] = x.x, d[1] = x.y, d[2] = x.z, d[3] = x.w;
+    }
+    return;
+  }
+  bool rowsFastest = featureStride != 1 && rowStride == 1;
+  for (int e = tid; e < rows * D; e += THREADS) {
+    int r = rowsFastest ? e % rows : e / D, c = rowsFastest ? e / rows : e % D;
+    dst[r * ld + c] = r < valid ? src[r * rowStride + c * featureStride] : 0.f;
+  }
+}
+
+// float32 attention, the same online softmax without tensor cores: TF32 would round Q, K, P and V to
+// 10 bits of mantissa, which a float32 module does not ask for. A block of 128 threads takes 32 query
+// rows; per tile of BN keys each thread computes a TR x TC patch of S (its columns SCOLS apart, so a
+// warp's K reads fall in distinct banks), four threads per row run the softmax over the scores in
+// shared memory, and each thread keeps an OR x OC patch of the output in registers for the whole loop.
+template <int D, int BN, int TR, int TC, int OR, int OC>
+__device__ void attentionF32(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v, const float* __restrict__ bias,
+                             float* __restrict__ o, const AttentionArgs& a) {
+  constexpr int THREADS = 128, BM = 32, LD = D + 1, LS = BN + 1;
+  constexpr int SCOLS = BN / TC, OCOLS = D / OC, PER_ROW = THREADS / BM, COLS = BN / PER_ROW;
+  static_assert((BM / TR) * SCOLS == THREADS && (BM / OR) * OCOLS == THREADS && PER_ROW == 4, "one patch per thread");
+  __shared__ float Qs[BM * LD];
+  __shared__ float Ks[BN * LD];
+  __shared__ float Vs[BN * LD];
+  __shared__ float Ss[BM * LS];  // the tile's scores, then its probabilities
+  __shared__ float rowScale[BM];
+
+  const int t = threadIdx.x;
+  const long long bh = blockIdx.x / a.rowBlocks, b = bh / a.heads, h = bh % a.heads;
+  const long long i0 = (blockIdx.x % a.rowBlocks) * BM;
+  const int validQ = static_cast<int>(min(static_cast<long long>(BM), a.rowsQ - i0));
+  loadTileF32<D, THREADS>(Qs, LD, q + b * a.q[0] + h * a.q[1] + i0 * a.q[2], a.q[2], a.q[3], BM, validQ);
+
+  const int sr0 = (t / SCOLS) * TR, sc = t % SCOLS;  // this thread's S rows sr0.., columns sc + c * SCOLS
+  const int or0 = (t / OCOLS) * OR, oc = t % OCOLS;  // its output rows or0.., columns oc + c * OCOLS
+  float acc[OR][OC];
+  for (int r = 0; r < OR; ++r)
+    for (int c = 0; c < OC; ++c) acc[r][c] = 0.f;
+  // Its softmax row (four consecutive lanes share one) and the keys mp + c * PER_ROW of each tile.
+  const int mr = t / PER_ROW, mp = t % PER_ROW;
+  const long long mi = i0 + mr;
+  float rowMax = kMasked, rowSum = 0.f;
+  const float* biasRow = a.hasBias && mi < a.rowsQ ? bias + b * a.bias[0] + h * a.bias[1] + mi * a.bias[2] : nullptr;
+
+  long long keysEnd = a.rowsKV;
+  if (a.causal) keysEnd = max(0LL, min(keysEnd, i0 + BM + a.causalOffset));
+  const float* kb = k + b * a.k[0] + h * a.k[1];
+  const float* vb = v + b * a.v[0] + h * a.v[1];
+  for (long long j0 = 0; j0 < keysEnd; j0 += BN) {
+    __syncthreads();  // every thread is done with the last tile's K, V and P
+    const int validK = static_cast<int>(min(static_cast<long long>(BN), a.rowsKV - j0));
+    loadTileF32<D, THREADS>(Ks, LD, kb + j0 * a.k[2], a.k[2], a.k[3], BN, validK);
+    loadTileF32<D, THREADS>(Vs, LD, vb + j0 * a.v[2], a.v[2], a.v[3], BN, validK);
+    __syncthreads();
+
+    float s[TR][TC];
+    for (int r = 0; r < TR; ++r)
+      for (int c = 0; c < TC; ++c) s[r][c] = 0.f;
+#pragma unroll 8
+    for (int d = 0; d < D; ++d) {
+      float qv[TR], kv[TC];
+      for (int r = 0; r < TR; ++r) qv[r] = Qs[(sr0 + r) * LD + d];
+      for (int c = 0; c < TC; ++c) kv[c] = Ks[(sc + c * SCOLS) * LD + d];
+      for (int r = 0; r < TR; ++r)
+        for (int c = 0; c < TC; ++c) s[r][c] = fmaf(qv[r], kv[c], s[r][c]);
+    }
+    for (int r = 0; r < TR; ++r)
+      for (int c = 0; c < TC; ++c) Ss[(sr0 + r) * LS + sc + c * SCOLS] = s[r][c];
+    __syncthreads();
+
+    float x[COLS];
+    float m = kMasked;
+    for (int c = 0; c < COLS; ++c) {
+      const int col = mp + c * PER_ROW;
+      const long long j = j0 + col;
+      bool seen = j < a.rowsKV && mi < a.rowsQ && !(a.causal && j > mi + a.causalOffset);
+      x[c] = seen ? Ss[mr * LS + col] * a.scaleLog2 + (biasRow ? biasRow[j * a.bias[3]] * kLog2e : 0.f) : kMasked;
+      m = fmaxf(m, x[c]);
+    }
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+    const float after = fmaxf(rowMax, m), rescale = exp2f(rowMax - after);
+    float sum = 0.f;
+    for (int c = 0; c < COLS; ++c) {
+      float p = x[c] > 0.5f * kMasked ? exp2f(x[c] - after) : 0.f;
+      sum += p;
+      Ss[mr * LS + mp + c * PER_ROW] = p;
+    }
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    rowSum = rowSum * rescale + sum;
+    rowMax = after;
+    if (mp == 0) rowScale[mr] = rescale;
+    __syncthreads();
+
+    for (int r = 0; r < OR; ++r) {
+      const float f = rowScale[or0 + r];
+      for (int c = 0; c < OC; ++c) acc[r][c] *= f;
+    }
+#pragma unroll 4
+    for (int j = 0; j < BN; ++j) {
+      float pv[OR], vv[OC];
+      for (int r = 0; r < OR; ++r) pv[r] = Ss[(or0 + r) * LS + j];
+      for (int c = 0; c < OC; ++c) vv[c] = Vs[j * LD + oc + c * OCOLS];
+      for (int r = 0; r < OR; ++r)
+        for (int c = 0; c < OC; ++c) acc[r][c] = fmaf(pv[r], vv[c], acc[r][c]);
+    }
+  }
+
+  __syncthreads();
+  if (mp == 0) rowScale[mr] = rowSum > 0.f ? 1.f / rowSum : 0.f;  // a row that saw no key is zero
+  __syncthreads();
+  float* ob = o + b * a.o[0] + h * a.o[1];
+  for (int r = 0; r < OR; ++r) {
+    const int row = or0 + r;
+    if (row >= validQ) continue;
+    for (int c = 0; c < OC; ++c) ob[(i0 + row) * a.o[2] + (oc + c * OCOLS) * a.o[3]] = acc[r][c] * rowScale[row];
+  }
+}
+
 }  // namespace
 
 // One entry point per (element type, feature size): blocks of 128 threads and 64 query rows; keys in
@@ -211,3 +347,12 @@ TVMS_ATTENTION(tvms_attention_f16_d64, __half, 64, 64)
 TVMS_ATTENTION(tvms_attention_f16_d128, __half, 128, 32)
 TVMS_ATTENTION(tvms_attention_bf16_d64, __nv_bfloat16, 64, 64)
 TVMS_ATTENTION(tvms_attention_bf16_d128, __nv_bfloat16, 128, 32)
+
+// float32: 32 query rows per block of 128 threads; keys in tiles of 32 at 64 features, of 16 at 128
+// (a block's Q, K, V and score tiles within 48 KiB).
+#define TVMS_ATTENTION_F32(NAME, D, BN, TR, TC, OR, OC)                                                                                  \
+  extern "C" __global__ void __launch_bounds__(128) NAME(const float* q, const float* k, const float* v, const float* bias, float* o, AttentionArgs a) { \
+    attentionF32<D, BN, TR, TC, OR, OC>(q, k, v, bias, o, a);                                                                             \
+  }
+TVMS_ATTENTION_F32(tvms_attention_f32_d64, 64, 32, 2, 4, 4, 4)
+TVMS_ATTENTION_F32(tvms_attention_f32_d128, 128, 16, 2, 2, 4, 8)

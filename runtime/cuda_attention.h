@@ -29,8 +29,8 @@ struct AttentionAttrs {
 std::string attentionCallName(const AttentionAttrs& a);
 AttentionAttrs parseAttentionCallName(const std::string& name);  // std::runtime_error when malformed
 
-// Whether the kernel has an instance for this element type and feature size (float16 / bfloat16, 64 or
-// 128 features), and this build of tvms embeds it (nvcc was found when it was built).
+// Whether the kernel has an instance for this element type and feature size (float16, bfloat16 or
+// float32; 64 or 128 features), and this build of tvms embeds it (nvcc was found when it was built).
 bool attentionTakes(DType dtype, int64_t featureSize);
 
 // args: Q, K, V, the bias when the call has one, the output, each laid out as the call's name says.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/gpu/bench_attention.py: R.nn.attention alone at sequence lengths 128-4096 (issue 33) against
-PyTorch's F.scaled_dot_product_attention, same run, same inputs, float16 and bfloat16, with and
-without a causal mask.
+PyTorch's F.scaled_dot_product_attention, same run, same inputs, float16, bfloat16 and float32 (TF32
+off on both sides: tvms's float32 kernel runs on the CUDA cores), with and without a causal mask.
 
 usage: bench_attention.py TVMS DIR     on the GPU machine (PyTorch, numpy); DIR is scratch space
   (tests/gpu/prepare_device_dir.sh packs it: `python3 tests/bench_attention.py ./tvms attention` in the
@@ -42,7 +42,9 @@ def main(tvms, work):
     rng = np.random.default_rng(11)
     print_table_header("bench_attention.py", "GPU ms per call",
                        ["dtype", "causal", "B x S x H x D", "tvms.attention", "SDPA", "tvms / SDPA", "TFLOP/s (tvms)", "max rel. err"])
-    for dtype in ("float16", "bfloat16"):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    for dtype in ("float16", "bfloat16", "float32"):
         for causal in (False, True):
             for seq in (128, 256, 512, 1024, 2048, 4096):
                 shape, params, body = case(seq, dtype, causal)

@@ -99,6 +99,63 @@ TEST_CASE("compile and run: nn.attention in its row form on a CPU and its recomp
   checkClose(longRow.outputs.at(0), attentionReference(q1, kl, vl, 1, 2, L, 1, 2, 2, 1 / std::sqrt(2.0), none, [](int, int) { return false; }), 1e-5);
 }
 
+TEST_CASE("compile and run: float32 attention at 64 and 128 features against float64 (on cuda the fused float32 kernel, nothing else)") {
+  TVMS_FRESH_RNG(rng);
+  test::Host h;
+  const char* target = std::getenv("TVMS_TEST_TARGET");
+  const char* offload = std::getenv("TVMS_TEST_OFFLOAD");
+  const bool fused = target && std::string(target) == "cuda" && !(offload && std::string(offload) == "0");
+  auto none = [](int, int, int, int) { return 0.0; };
+  auto all = [](int, int) { return false; };
+  // 70 query rows cross the float32 kernel's 32-row blocks, 90 keys its 32- and 16-key tiles.
+  const int B = 2, S = 70, Skv = 90, N = 3;
+  for (int H : {64, 128}) {
+    INFO(H << " features");
+    auto q = h.tensor({B, S, N, H}, rng), k = h.tensor({B, Skv, N, H}, rng), v = h.tensor({B, Skv, N, H}, rng), bias = h.tensor({1, N, S, Skv}, rng);
+    const std::string d = std::to_string(H), o = T("(2, 70, 3, " + d + ")");
+    test::Run r = compileAndRun(
+        test::module("q: " + o + ", k: " + T("(2, 90, 3, " + d + ")") + ", v: " + T("(2, 90, 3, " + d + ")") + ", bias: " + T("(1, 3, 70, 90)"),
+                     "R.Tuple(" + o + ", " + o + ", " + o + ")",
+                     "        a = R.nn.attention(q, k, v, bias)\n        b = R.nn.attention(q, k, v, scale=0.25, causal_mask=\"TopLeft\")\n"
+                     "        c = R.nn.attention(q, k, v, causal_mask=\"BottomRight\")\n        return (a, b, c)\n"),
+        {q, k, v, bias});
+    CHECK(r.exe.libraryFunctions.size() == (fused ? 3u : 0u));
+    for (const auto& name : r.exe.libraryFunctions) CHECK(name.rfind("tvms.attention?", 0) == 0);
+    const double scale = 1 / std::sqrt(static_cast<double>(H));
+    checkClose(r.outputs.at(0), attentionReference(q, k, v, B, S, Skv, N, H, H, scale,
+                                                   [&](int, int n, int s, int j) { return static_cast<double>(at(bias, (n * S + s) * Skv + j)); }, all), 1e-5);
+    checkClose(r.outputs.at(1), attentionReference(q, k, v, B, S, Skv, N, H, H, 0.25, none, [](int s, int j) { return j > s; }), 1e-5);
+    checkClose(r.outputs.at(2), attentionReference(q, k, v, B, S, Skv, N, H, H, scale, none, [&](int s, int j) { return j > s + Skv - S; }), 1e-5);
+  }
+  // Written out on (B, N, S, H) tensors with K already transposed: one call on cuda too.
+  auto q = h.tensor({2, 4, 100, 64}, rng), kt = h.tensor({2, 4, 64, 100}, rng), v = h.tensor({2, 4, 100, 64}, rng);
+  test::Run w = compileAndRun(test::module("q: " + T("(2, 4, 100, 64)") + ", kt: " + T("(2, 4, 64, 100)") + ", v: " + T("(2, 4, 100, 64)"), T("(2, 4, 100, 64)"),
+                                           "        s = R.multiply(R.matmul(q, kt), R.const(0.125, \"float32\"))\n"
+                                           "        p = R.nn.softmax(s, axis=-1)\n        o = R.matmul(p, v)\n        return o\n"),
+                              {q, kt, v});
+  CHECK(w.exe.libraryFunctions == (fused ? std::vector<std::string>{"tvms.attention?q=0,1,2,3&k=0,1,3,2&v=0,1,2,3&o=0,1,2,3&scale=0.125&causal=0"}
+                                         : std::vector<std::string>{}));
+  std::vector<double> want;
+  for (int bn = 0; bn < 8; ++bn)
+    for (int s = 0; s < 100; ++s) {
+      std::vector<double> p(100);
+      double mx = -INFINITY, sum = 0;
+      for (int j = 0; j < 100; ++j) {
+        double dot = 0;
+        for (int e = 0; e < 64; ++e) dot += static_cast<double>(at(q, (bn * 100 + s) * 64 + e)) * at(kt, (bn * 64 + e) * 100 + j);
+        p[static_cast<size_t>(j)] = dot * 0.125;
+        mx = std::max(mx, p[static_cast<size_t>(j)]);
+      }
+      for (auto& x : p) sum += (x = std::exp(x - mx));
+      for (int e = 0; e < 64; ++e) {
+        double acc = 0;
+        for (int j = 0; j < 100; ++j) acc += p[static_cast<size_t>(j)] * at(v, (bn * 100 + j) * 64 + e);
+        want.push_back(acc / sum);
+      }
+    }
+  checkClose(w.outputs.at(0), want, 1e-5);
+}
+
 TEST_CASE("compile and run: nn.nll_loss with reductions none, sum and mean, class weights and ignore_index, and nn.cross_entropy_with_logits") {
   TVMS_FRESH_RNG(rng);
   test::Host h;

@@ -550,7 +550,7 @@ TEST_CASE("offload: attention on a cuda vdevice becomes one tvms.attention call 
   CHECK(calls.kAxes == std::vector<int64_t>{0, 2, 1, 3});
   CHECK(calls.scale == 0.125);
   CHECK_THROWS_AS(runtime::parseAttentionCallName("tvms.attention?q=0,2,1,3"), std::runtime_error);
-  // Scores read twice stay unfused (cuBLAS and the softmax kernel), as do float32 attentions.
+  // Scores read twice stay unfused (cuBLAS and the softmax kernel).
   auto twice = test::lower(moduleWith("            s2 = R.add(sc, sc)\n            R.output(o, s2)\n        return (o, s2)\n",
                                       "R.Tuple(R.Tensor((2, 16, 100, 64), \"float16\", \"cuda\"), R.Tensor((2, 16, 100, 100), \"float16\", \"cuda\"))"));
   REQUIRE(twice.codes().empty());
@@ -581,6 +581,16 @@ TEST_CASE("offload: attention on a cuda vdevice becomes one tvms.attention call 
   remapped.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "OffloadLibraries") kept = t; };
   driver::build(op.module(), remapped);
   CHECK(kept.find("tvms.attention") == std::string::npos);
+  // float32 takes its own kernel (full float32 on the CUDA cores); 96 features have no instance.
+  for (int features : {64, 96}) {
+    INFO(features << " features");
+    const std::string t = "R.Tensor((1, 70, 3, " + std::to_string(features) + "), \"float32\", \"cuda\")";
+    auto f32 = test::lower("from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"
+                           "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\", 0)]})\n\n    @R.function\n"
+                           "    def main(q: " + t + ", k: " + t + ", v: " + t + ") -> " + t + ":\n        o = R.nn.attention(q, k, v, causal_mask=\"TopLeft\")\n        return o\n");
+    REQUIRE(f32.codes().empty());
+    CHECK((driver::printAfter(f32.module(), "OffloadLibraries", &error).find("tvms.attention?q=0,2,1,3") != std::string::npos) == (features == 64));
+  }
 }
 
 TEST_CASE("offload: cases cuDNN does not take keep their generated kernel") {
