@@ -2,7 +2,8 @@
 // O = softmax(Q K^T * scale + bias, masked) V in one kernel, flash-attention style: a block takes BM query
 // rows of one (batch, head), walks the keys in tiles of BN, keeps a running row maximum and sum
 // (the online softmax) and never writes the score matrix to memory. Q K^T and P V run on the tensor
-// cores (WMMA 16x16x16, float16 or bfloat16 in, float32 accumulation); the softmax in float32.
+// cores (mma.sync m16n8k16, float16 or bfloat16 in, float32 accumulation); the softmax in float32,
+// in registers.
 // float32 attention has its own kernel on the CUDA cores (attentionF32), in full float32.
 //
 // Every tensor is read and written through four strides (batch, head, row, feature), so the caller
@@ -13,9 +14,6 @@
 // as a vendor library ships its kernels; the driver compiles the PTX for the GPU at load.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <mma.h>
-
-using namespace nvcuda;
 
 struct AttentionArgs {
   long long batches, heads, rowsQ, rowsKV, rowBlocks;  // the grid: rowBlocks blocks of query rows per (batch, head)
@@ -47,9 +45,61 @@ __device__ inline __half fromFloat<__half>(float x) { return __float2half_rn(x);
 template <>
 __device__ inline __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
+// Two elements packed in one 32-bit register as the tensor cores' fragments hold them: `lo` (the lower
+// column or row) in the low 16 bits.
+template <typename T>
+__device__ inline unsigned pack2(float lo, float hi);
+template <>
+__device__ inline unsigned pack2<__half>(float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<unsigned*>(&h);
+}
+template <>
+__device__ inline unsigned pack2<__nv_bfloat16>(float lo, float hi) {
+  __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<unsigned*>(&h);
+}
+
+// D (16x8, float32) += A (16x16, row-major) * B (16x8, column-major) on the tensor cores (sm_80's
+// mma.sync). Fragments, with g = lane / 4 and t = lane % 4: A's four registers hold (row g, columns
+// 2t, 2t+1), (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..); B's two hold (rows 2t, 2t+1, column g) and
+// (rows 2t+8.., g); D's four floats (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
+template <typename T>
+__device__ inline void mma16816(float d[4], const unsigned a[4], unsigned b0, unsigned b1);
+template <>
+__device__ inline void mma16816<__half>(float d[4], const unsigned a[4], unsigned b0, unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+template <>
+__device__ inline void mma16816<__nv_bfloat16>(float d[4], const unsigned a[4], unsigned b0, unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Four 8x8 tiles of 16-bit elements from shared memory, transposed: lane l names row l % 8 of tile
+// l / 8; register r of each lane holds tile r's elements (rows 2t, 2t+1 of column g), a B fragment
+// half when the tiles' rows are B's rows (V's keys).
+__device__ inline void ldmatrixX4Trans(unsigned r[4], const void* rowAddress) {
+  unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(rowAddress));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+
+// 16 bytes from global to shared memory without passing through registers (sm_80's cp.async); with
+// `valid` false the 16 bytes are zeroed and nothing is read.
+__device__ inline void copyAsync16(void* dst, const void* src, bool valid) {
+  unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
+}
+__device__ inline void copyAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
+template <int N>
+__device__ inline void copyAsyncWait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
+
 // rows x D elements of a strided tensor into shared memory rows of `ld` elements, rows past `valid`
-// zeroed. With unit feature stride and 16-byte aligned rows, 8 elements per load; otherwise one, the
-// fastest index the one with unit stride.
+// zeroed. With unit feature stride and 16-byte aligned rows, 8 elements per cp.async that the caller
+// waits for (copyAsyncWait); otherwise one plain load each, the fastest index the one with unit stride.
 template <typename T, int D, int THREADS>
 __device__ void loadTile(T* dst, int ld, const T* src, long long rowStride, long long featureStride, int rows, int valid) {
   const int tid = threadIdx.x;
@@ -58,9 +108,7 @@ __device__ void loadTile(T* dst, int ld, const T* src, long long rowStride, long
     constexpr int chunks = D / 8;
     for (int e = tid; e < rows * chunks; e += THREADS) {
       int r = e / chunks, c = (e % chunks) * 8;
-      uint4 x = make_uint4(0, 0, 0, 0);
-      if (r < valid) x = *reinterpret_cast<const uint4*>(src + r * rowStride + c);
-      *reinterpret_cast<uint4*>(dst + r * ld + c) = x;
+      copyAsync16(dst + r * ld + c, r < valid ? src + r * rowStride + c : src, r < valid);
     }
     return;
   }
@@ -71,132 +119,138 @@ __device__ void loadTile(T* dst, int ld, const T* src, long long rowStride, long
   }
 }
 
-using Accumulator = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
-
-// Which row (or column) of its 16x16 tile each element of this thread's accumulator fragment holds:
-// read off a tile whose elements are their own row (column) numbers, so nothing assumes the
-// fragment's layout. `scratch` is 16 rows of `ld` floats this warp alone uses.
-__device__ void fragmentCoordinates(float* scratch, int ld, int rowOf[Accumulator::num_elements], int colOf[Accumulator::num_elements]) {
-  const int lane = threadIdx.x % 32;
-  for (int pass = 0; pass < 2; ++pass) {
-    for (int e = lane; e < 256; e += 32) scratch[(e / 16) * ld + e % 16] = static_cast<float>(pass == 0 ? e / 16 : e % 16);
-    __syncwarp();
-    Accumulator f;
-    wmma::load_matrix_sync(f, scratch, ld, wmma::mem_row_major);
-    for (int e = 0; e < Accumulator::num_elements; ++e) (pass == 0 ? rowOf : colOf)[e] = static_cast<int>(f.x[e]);
-    __syncwarp();
-  }
-}
-
-// A block: 64 query rows (16 per warp) of one (batch, head), keys in tiles of BN. Per tile each warp
-// computes its S = Q K^T (Q's fragments kept in registers), runs the online softmax with two lanes
-// per row (row maxima and sums in registers), and adds P V into its output fragments, which stay in
-// registers for the whole key loop and are rescaled there. Shared rows are padded by 16 bytes so
-// that the tensor cores' tile loads do not all hit one bank.
+// A block: 64 query rows (16 per warp) of one (batch, head), keys in tiles of BN, as FlashAttention-2
+// does it. Each warp keeps its Q rows as A fragments in registers for the whole loop; per tile it
+// computes S = Q K^T into registers (the tensor cores' accumulator layout), runs the online softmax
+// there (each row's four lanes combine by shuffles), turns the probabilities into P V's A fragments
+// without a trip through shared memory, and adds P V into output accumulators that stay in
+// registers. K and V tiles are double-buffered: the next tile's cp.async copies run while this one
+// is computed. Shared rows are padded by 16 bytes so that a warp's fragment loads hit 32 banks.
 template <typename T, int D, int BN>
 __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ bias, T* __restrict__ o,
                           const AttentionArgs& a) {
-  constexpr int WARPS = 4, BM = 16 * WARPS, THREADS = 32 * WARPS;
-  constexpr int LDH = D + 8, LDP = BN + 8, LDS = BN + 4;  // row lengths in shared memory (elements)
-  constexpr int COLS = BN / 2;                            // keys of a tile per lane in the softmax
-  constexpr int QBYTES = BM * LDH * sizeof(T), SBYTES = BM * LDS * sizeof(float);
-  // Q's tile and S share memory: Q lives in registers once each warp has its fragments.
-  __shared__ __align__(32) unsigned char qsOrS[QBYTES > SBYTES ? QBYTES : SBYTES];
-  __shared__ __align__(32) T Ks[BN * LDH];
-  __shared__ __align__(32) T Vs[BN * LDH];
-  __shared__ __align__(32) T Ps[BM * LDP];
-  __shared__ float rowScale[BM];
-  T* Qs = reinterpret_cast<T*>(qsOrS);
-  float* Ss = reinterpret_cast<float*>(qsOrS);
+  constexpr int WARPS = 4, BM = 16 * WARPS, THREADS = 32 * WARPS, LDH = D + 8;
+  constexpr int KSTEPS = D / 16, SBLOCKS = BN / 8, OBLOCKS = D / 8;
+  __shared__ __align__(128) T Ks[2][BN * LDH];
+  __shared__ __align__(128) T Vs[2][BN * LDH];
 
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, r0 = warp * 16;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, tq = lane % 4;
   const long long bh = blockIdx.x / a.rowBlocks, b = bh / a.heads, h = bh % a.heads;
   const long long i0 = (blockIdx.x % a.rowBlocks) * BM;
   const int validQ = static_cast<int>(min(static_cast<long long>(BM), a.rowsQ - i0));
-
-  int rowOf[Accumulator::num_elements], colOf[Accumulator::num_elements];
-  fragmentCoordinates(Ss + r0 * LDS, LDS, rowOf, colOf);
-  __syncthreads();
-  loadTile<T, D, THREADS>(Qs, LDH, q + b * a.q[0] + h * a.q[1] + i0 * a.q[2], a.q[2], a.q[3], BM, validQ);
-  __syncthreads();
-  wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qf[D / 16];
-  for (int kk = 0; kk < D / 16; ++kk) wmma::load_matrix_sync(qf[kk], Qs + r0 * LDH + kk * 16, LDH);
-  Accumulator of[D / 16];
-  for (int n = 0; n < D / 16; ++n) wmma::fill_fragment(of[n], 0.f);
-
-  // This lane's row of the softmax and its half of each tile's keys.
-  const int sr = r0 + lane / 2, c0 = (lane % 2) * COLS;
-  const long long si = i0 + sr;
-  float rowMax = kMasked, rowSum = 0.f;
-  // This lane's row of the bias (added to the scaled scores before the softmax, in log2 units).
-  const T* biasRow = a.hasBias && si < a.rowsQ ? bias + b * a.bias[0] + h * a.bias[1] + si * a.bias[2] : nullptr;
 
   long long keysEnd = a.rowsKV;
   if (a.causal) keysEnd = max(0LL, min(keysEnd, i0 + BM + a.causalOffset));  // no later key is seen by the block's rows
   const T* kb = k + b * a.k[0] + h * a.k[1];
   const T* vb = v + b * a.v[0] + h * a.v[1];
-  for (long long j0 = 0; j0 < keysEnd; j0 += BN) {
-    __syncthreads();  // every warp is done with the last tile's K and V (and, the first time, with Qs)
+  auto loadKV = [&](int buffer, long long j0) {
     const int validK = static_cast<int>(min(static_cast<long long>(BN), a.rowsKV - j0));
-    loadTile<T, D, THREADS>(Ks, LDH, kb + j0 * a.k[2], a.k[2], a.k[3], BN, validK);
-    loadTile<T, D, THREADS>(Vs, LDH, vb + j0 * a.v[2], a.v[2], a.v[3], BN, validK);
+    loadTile<T, D, THREADS>(Ks[buffer], LDH, kb + j0 * a.k[2], a.k[2], a.k[3], BN, validK);
+    loadTile<T, D, THREADS>(Vs[buffer], LDH, vb + j0 * a.v[2], a.v[2], a.v[3], BN, validK);
+    copyAsyncCommit();
+  };
+  if (keysEnd > 0) loadKV(0, 0);
+
+  // This warp's 16 Q rows as A fragments, read once from global memory (rows past the end are zero).
+  const int r0 = warp * 16;
+  const long long rowA = i0 + r0 + g, rowB = rowA + 8;  // the two rows this lane holds
+  unsigned qf[KSTEPS][4];
+  {
+    const T* qb = q + b * a.q[0] + h * a.q[1];
+    auto qAt = [&](long long row, int col) { return row < a.rowsQ ? toFloat(qb[row * a.q[2] + col * a.q[3]]) : 0.f; };
+    for (int kk = 0; kk < KSTEPS; ++kk) {
+      const int c = kk * 16 + 2 * tq;
+      qf[kk][0] = pack2<T>(qAt(rowA, c), qAt(rowA, c + 1));
+      qf[kk][1] = pack2<T>(qAt(rowB, c), qAt(rowB, c + 1));
+      qf[kk][2] = pack2<T>(qAt(rowA, c + 8), qAt(rowA, c + 9));
+      qf[kk][3] = pack2<T>(qAt(rowB, c + 8), qAt(rowB, c + 9));
+    }
+  }
+  float of[OBLOCKS][4];
+  for (int n = 0; n < OBLOCKS; ++n) of[n][0] = of[n][1] = of[n][2] = of[n][3] = 0.f;
+  // Running maxima (log2 units) and this lane's share of the sums, for rows A and B.
+  float maxA = kMasked, maxB = kMasked, sumA = 0.f, sumB = 0.f;
+  const T* biasA = a.hasBias && rowA < a.rowsQ ? bias + b * a.bias[0] + h * a.bias[1] + rowA * a.bias[2] : nullptr;
+  const T* biasB = a.hasBias && rowB < a.rowsQ ? bias + b * a.bias[0] + h * a.bias[1] + rowB * a.bias[2] : nullptr;
+
+  int buffer = 0;
+  for (long long j0 = 0; j0 < keysEnd; j0 += BN, buffer ^= 1) {
+    if (j0 + BN < keysEnd) {
+      loadKV(buffer ^ 1, j0 + BN);  // the other buffer: every warp left it at the end of the last tile
+      copyAsyncWait<1>();
+    } else {
+      copyAsyncWait<0>();
+    }
     __syncthreads();
+    const T* K = Ks[buffer];
+    const T* V = Vs[buffer];
 
-    for (int n = 0; n < BN / 16; ++n) {
-      Accumulator s;
-      wmma::fill_fragment(s, 0.f);
-      for (int kk = 0; kk < D / 16; ++kk) {
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kt;
-        wmma::load_matrix_sync(kt, Ks + n * 16 * LDH + kk * 16, LDH);
-        wmma::mma_sync(s, qf[kk], kt, s);
+    float s[SBLOCKS][4];
+    for (int n = 0; n < SBLOCKS; ++n) {
+      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+      const T* kr = K + (n * 8 + g) * LDH + 2 * tq;  // key n*8+g, features 2t, 2t+1 (+16 per step)
+      for (int kk = 0; kk < KSTEPS; ++kk)
+        mma16816<T>(s[n], qf[kk], *reinterpret_cast<const unsigned*>(kr + kk * 16), *reinterpret_cast<const unsigned*>(kr + kk * 16 + 8));
+    }
+
+    // Scaled, biased and masked scores in log2 units; the rows' new maxima over their four lanes.
+    float mA = kMasked, mB = kMasked;
+    for (int n = 0; n < SBLOCKS; ++n)
+      for (int e = 0; e < 4; ++e) {
+        const long long row = e < 2 ? rowA : rowB, j = j0 + n * 8 + 2 * tq + (e & 1);
+        const T* br = e < 2 ? biasA : biasB;
+        bool seen = j < a.rowsKV && row < a.rowsQ && !(a.causal && j > row + a.causalOffset);
+        float x = seen ? s[n][e] * a.scaleLog2 + (br ? toFloat(br[j * a.bias[3]]) * kLog2e : 0.f) : kMasked;
+        s[n][e] = x;
+        if (e < 2) mA = fmaxf(mA, x);
+        else mB = fmaxf(mB, x);
       }
-      wmma::store_matrix_sync(Ss + r0 * LDS + n * 16, s, LDS, wmma::mem_row_major);
+    for (int m = 1; m <= 2; m *= 2) {
+      mA = fmaxf(mA, __shfl_xor_sync(0xffffffffu, mA, m));
+      mB = fmaxf(mB, __shfl_xor_sync(0xffffffffu, mB, m));
     }
-    __syncwarp();
-
-    float x[COLS];
-    float m = kMasked;
-    for (int c = 0; c < COLS; ++c) {
-      long long j = j0 + c0 + c;
-      bool seen = j < a.rowsKV && si < a.rowsQ && !(a.causal && j > si + a.causalOffset);
-      x[c] = seen ? Ss[sr * LDS + c0 + c] * a.scaleLog2 + (biasRow ? toFloat(biasRow[j * a.bias[3]]) * kLog2e : 0.f) : kMasked;
-      m = fmaxf(m, x[c]);
-    }
-    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
-    const float after = fmaxf(rowMax, m), rescale = exp2f(rowMax - after);
-    float sum = 0.f;
-    for (int c = 0; c < COLS; ++c) {
-      float p = x[c] > 0.5f * kMasked ? exp2f(x[c] - after) : 0.f;
-      sum += p;
-      Ps[sr * LDP + c0 + c] = fromFloat<T>(p);
-    }
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    rowSum = rowSum * rescale + sum;
-    rowMax = after;
-    if (lane % 2 == 0) rowScale[sr] = rescale;
-    __syncwarp();
-
-    for (int n = 0; n < D / 16; ++n)
-      for (int e = 0; e < Accumulator::num_elements; ++e) of[n].x[e] *= rowScale[r0 + rowOf[e]];
-    wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pf[BN / 16];
-    for (int kk = 0; kk < BN / 16; ++kk) wmma::load_matrix_sync(pf[kk], Ps + r0 * LDP + kk * 16, LDP);
-    for (int n = 0; n < D / 16; ++n)
-      for (int kk = 0; kk < BN / 16; ++kk) {
-        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
-        wmma::load_matrix_sync(vf, Vs + kk * 16 * LDH + n * 16, LDH);
-        wmma::mma_sync(of[n], pf[kk], vf, of[n]);
+    const float newA = fmaxf(maxA, mA), newB = fmaxf(maxB, mB);
+    const float scaleA = exp2f(maxA - newA), scaleB = exp2f(maxB - newB);
+    maxA = newA, maxB = newB;
+    sumA *= scaleA, sumB *= scaleB;
+    for (int n = 0; n < OBLOCKS; ++n) of[n][0] *= scaleA, of[n][1] *= scaleA, of[n][2] *= scaleB, of[n][3] *= scaleB;
+    for (int n = 0; n < SBLOCKS; ++n)
+      for (int e = 0; e < 4; ++e) {
+        const float x = s[n][e];
+        const float p = x > 0.5f * kMasked ? exp2f(x - (e < 2 ? newA : newB)) : 0.f;
+        s[n][e] = p;
+        if (e < 2) sumA += p;
+        else sumB += p;
       }
-    __syncwarp();  // rowScale and Ps are rewritten by the next tile
+
+    // O += P V: P's A fragments straight from S's accumulators (keys 16kk.. are S blocks 2kk, 2kk+1),
+    // V's B fragments by transposing loads of its rows.
+    for (int kk = 0; kk < BN / 16; ++kk) {
+      const unsigned pf[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]), pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                              pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      const int tile = lane / 8;  // rows 16kk + (tile & 1) * 8 + lane % 8, columns of block pair (tile >> 1)
+      const T* vrow = V + (kk * 16 + (tile & 1) * 8 + lane % 8) * LDH + (tile >> 1) * 8;
+      for (int n = 0; n < OBLOCKS; n += 2) {
+        unsigned vf[4];
+        ldmatrixX4Trans(vf, vrow + n * 8);
+        mma16816<T>(of[n], pf, vf[0], vf[1]);
+        mma16816<T>(of[n + 1], pf, vf[2], vf[3]);
+      }
+    }
+    __syncthreads();  // every warp is done with this buffer before the next tile's copies refill it
   }
 
   // Each row divided by its sum (a row that saw no key is zero), written through the output's strides.
-  if (lane % 2 == 0) rowScale[sr] = rowSum > 0.f ? 1.f / rowSum : 0.f;
-  __syncwarp();
+  for (int m = 1; m <= 2; m *= 2) {
+    sumA += __shfl_xor_sync(0xffffffffu, sumA, m);
+    sumB += __shfl_xor_sync(0xffffffffu, sumB, m);
+  }
+  const float invA = sumA > 0.f ? 1.f / sumA : 0.f, invB = sumB > 0.f ? 1.f / sumB : 0.f;
   T* ob = o + b * a.o[0] + h * a.o[1];
-  for (int n = 0; n < D / 16; ++n)
-    for (int e = 0; e < Accumulator::num_elements; ++e) {
-      int r = r0 + rowOf[e];
-      if (r < validQ) ob[(i0 + r) * a.o[2] + (n * 16 + colOf[e]) * a.o[3]] = fromFloat<T>(of[n].x[e] * rowScale[r]);
+  for (int n = 0; n < OBLOCKS; ++n)
+    for (int e = 0; e < 4; ++e) {
+      const int r = r0 + g + (e < 2 ? 0 : 8);
+      if (r < validQ) ob[(i0 + r) * a.o[2] + (n * 8 + 2 * tq + (e & 1)) * a.o[3]] = fromFloat<T>(of[n][e] * (e < 2 ? invA : invB));
     }
 }
 
@@ -338,7 +392,8 @@ __device__ void attentionF32(const float* __restrict__ q, const float* __restric
 }  // namespace
 
 // One entry point per (element type, feature size): blocks of 128 threads and 64 query rows; keys in
-// tiles of 64 at 64 features, of 32 at 128, so that a block's tiles fit 48 KiB of static shared memory.
+// tiles of 64 at 64 features, of 32 at 128, so that a block's two K and V buffers fit 48 KiB of static
+// shared memory.
 #define TVMS_ATTENTION(NAME, T, D, BN)                                                                                  \
   extern "C" __global__ void __launch_bounds__(128) NAME(const T* q, const T* k, const T* v, const T* bias, T* o, AttentionArgs a) { \
     attention<T, D, BN>(q, k, v, bias, o, a);                                                                                          \
