@@ -47,6 +47,13 @@ cu::Function kernelFor(void* stream, DType dtype, int64_t featureSize) {
   return f;
 }
 
+// The query rows a block of the kernel takes, as cuda_attention.cu's entry points say: 128 at 64
+// features on the tensor cores, 64 at 128, 32 in float32.
+int64_t attentionRowsPerBlock(DType dtype, int64_t featureSize) {
+  if (dtype == DType::F32) return 32;
+  return featureSize == 64 ? 128 : 64;
+}
+
 // Each logical axis's extent and stride in a row-major tensor (an absent axis: extent 1, stride 0).
 void logicalLayout(const NDArray& t, const std::vector<int64_t>& axes, const char* what, int64_t extent[4], long long stride[4]) {
   if (axes.size() != 4) throw std::runtime_error(std::string("tvms.attention: ") + what + " needs four axes");
@@ -128,8 +135,7 @@ void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, c
     throw std::runtime_error("tvms.attention: Q " + q.shapeText() + ", K " + k.shapeText() + ", V " + v.shapeText() + " and the output " + o.shapeText() +
                              " do not make one attention its kernel takes");
   if (qe[2] == 0 || qe[0] * qe[1] == 0) return;
-  // As cuda_attention.cu's blocks are: 64 query rows on the tensor cores, 32 in float32.
-  const int64_t rowsPerBlock = q.dtype == DType::F32 ? 32 : 64, threads = 128;
+  const int64_t rowsPerBlock = attentionRowsPerBlock(q.dtype, D), threads = 128;
   a.batches = qe[0], a.heads = qe[1], a.rowsQ = qe[2], a.rowsKV = ke[2];
   a.rowBlocks = (a.rowsQ + rowsPerBlock - 1) / rowsPerBlock;
   a.scaleLog2 = static_cast<float>(attrs.scale * 1.4426950408889634);

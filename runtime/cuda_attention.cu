@@ -86,6 +86,12 @@ __device__ inline void ldmatrixX4Trans(unsigned r[4], const void* rowAddress) {
   unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(rowAddress));
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
 }
+// The same without transposing: register r holds tile r's (row g, columns 2t, 2t+1), a B fragment
+// half when the tiles' rows are B's columns (K's keys).
+__device__ inline void ldmatrixX4(unsigned r[4], const void* rowAddress) {
+  unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(rowAddress));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
 
 // 16 bytes from global to shared memory without passing through registers (sm_80's cp.async); with
 // `valid` false the 16 bytes are zeroed and nothing is read.
@@ -119,17 +125,19 @@ __device__ void loadTile(T* dst, int ld, const T* src, long long rowStride, long
   }
 }
 
-// A block: 64 query rows (16 per warp) of one (batch, head), keys in tiles of BN, as FlashAttention-2
-// does it. Each warp keeps its Q rows as A fragments in registers for the whole loop; per tile it
-// computes S = Q K^T into registers (the tensor cores' accumulator layout), runs the online softmax
-// there (each row's four lanes combine by shuffles), turns the probabilities into P V's A fragments
-// without a trip through shared memory, and adds P V into output accumulators that stay in
-// registers. K and V tiles are double-buffered: the next tile's cp.async copies run while this one
-// is computed. Shared rows are padded by 16 bytes so that a warp's fragment loads hit 32 banks.
-template <typename T, int D, int BN>
+// A block: 64 * MR query rows (16 * MR per warp) of one (batch, head), keys in tiles of BN, as
+// FlashAttention-2 does it. Each warp keeps its Q rows as A fragments in registers for the whole loop;
+// per tile it computes S = Q K^T into registers (the tensor cores' accumulator layout), runs the online
+// softmax there (each row's four lanes combine by shuffles), turns the probabilities into P V's A
+// fragments without a trip through shared memory, and adds P V into output accumulators that stay in
+// registers. With MR = 2 each K and V fragment loaded from shared memory serves two groups of 16 rows,
+// and a block reads K and V once for 128 rows. K and V tiles are double-buffered: the next tile's
+// cp.async copies run while this one is computed. Shared rows are padded by 16 bytes so that a warp's
+// fragment loads hit 32 banks.
+template <typename T, int D, int BN, int MR>
 __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ bias, T* __restrict__ o,
                           const AttentionArgs& a) {
-  constexpr int WARPS = 4, BM = 16 * WARPS, THREADS = 32 * WARPS, LDH = D + 8;
+  constexpr int WARPS = 4, BM = 16 * MR * WARPS, THREADS = 32 * WARPS, LDH = D + 8;
   constexpr int KSTEPS = D / 16, SBLOCKS = BN / 8, OBLOCKS = D / 8;
   __shared__ __align__(128) T Ks[2][BN * LDH];
   __shared__ __align__(128) T Vs[2][BN * LDH];
@@ -137,7 +145,6 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, tq = lane % 4;
   const long long bh = blockIdx.x / a.rowBlocks, b = bh / a.heads, h = bh % a.heads;
   const long long i0 = (blockIdx.x % a.rowBlocks) * BM;
-  const int validQ = static_cast<int>(min(static_cast<long long>(BM), a.rowsQ - i0));
 
   long long keysEnd = a.rowsKV;
   if (a.causal) keysEnd = max(0LL, min(keysEnd, i0 + BM + a.causalOffset));  // no later key is seen by the block's rows
@@ -151,27 +158,35 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
   };
   if (keysEnd > 0) loadKV(0, 0);
 
-  // This warp's 16 Q rows as A fragments, read once from global memory (rows past the end are zero).
-  const int r0 = warp * 16;
-  const long long rowA = i0 + r0 + g, rowB = rowA + 8;  // the two rows this lane holds
-  unsigned qf[KSTEPS][4];
+  // Row group m of this warp: rows r0 + 16m + g ("A") and + 8 ("B") in this lane. Its Q rows as A
+  // fragments, read once from global memory (rows past the end are zero).
+  const long long r0 = i0 + warp * 16 * MR;
+  unsigned qf[MR][KSTEPS][4];
   {
     const T* qb = q + b * a.q[0] + h * a.q[1];
     auto qAt = [&](long long row, int col) { return row < a.rowsQ ? toFloat(qb[row * a.q[2] + col * a.q[3]]) : 0.f; };
-    for (int kk = 0; kk < KSTEPS; ++kk) {
-      const int c = kk * 16 + 2 * tq;
-      qf[kk][0] = pack2<T>(qAt(rowA, c), qAt(rowA, c + 1));
-      qf[kk][1] = pack2<T>(qAt(rowB, c), qAt(rowB, c + 1));
-      qf[kk][2] = pack2<T>(qAt(rowA, c + 8), qAt(rowA, c + 9));
-      qf[kk][3] = pack2<T>(qAt(rowB, c + 8), qAt(rowB, c + 9));
+    #pragma unroll
+    for (int m = 0; m < MR; ++m) {
+      const long long rowA = r0 + 16 * m + g, rowB = rowA + 8;
+      #pragma unroll
+      for (int kk = 0; kk < KSTEPS; ++kk) {
+        const int c = kk * 16 + 2 * tq;
+        qf[m][kk][0] = pack2<T>(qAt(rowA, c), qAt(rowA, c + 1));
+        qf[m][kk][1] = pack2<T>(qAt(rowB, c), qAt(rowB, c + 1));
+        qf[m][kk][2] = pack2<T>(qAt(rowA, c + 8), qAt(rowA, c + 9));
+        qf[m][kk][3] = pack2<T>(qAt(rowB, c + 8), qAt(rowB, c + 9));
+      }
     }
   }
-  float of[OBLOCKS][4];
-  for (int n = 0; n < OBLOCKS; ++n) of[n][0] = of[n][1] = of[n][2] = of[n][3] = 0.f;
-  // Running maxima (log2 units) and this lane's share of the sums, for rows A and B.
-  float maxA = kMasked, maxB = kMasked, sumA = 0.f, sumB = 0.f;
-  const T* biasA = a.hasBias && rowA < a.rowsQ ? bias + b * a.bias[0] + h * a.bias[1] + rowA * a.bias[2] : nullptr;
-  const T* biasB = a.hasBias && rowB < a.rowsQ ? bias + b * a.bias[0] + h * a.bias[1] + rowB * a.bias[2] : nullptr;
+  float of[MR][OBLOCKS][4];
+  #pragma unroll
+  for (int m = 0; m < MR; ++m)
+    #pragma unroll
+    for (int n = 0; n < OBLOCKS; ++n) of[m][n][0] = of[m][n][1] = of[m][n][2] = of[m][n][3] = 0.f;
+  // Running maxima (log2 units) and this lane's share of the sums, for each row group's rows A and B.
+  float rowMax[MR][2], rowSum[MR][2];
+  #pragma unroll
+  for (int m = 0; m < MR; ++m) rowMax[m][0] = rowMax[m][1] = kMasked, rowSum[m][0] = rowSum[m][1] = 0.f;
 
   int buffer = 0;
   for (long long j0 = 0; j0 < keysEnd; j0 += BN, buffer ^= 1) {
@@ -185,73 +200,134 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
     const T* K = Ks[buffer];
     const T* V = Vs[buffer];
 
-    float s[SBLOCKS][4];
-    for (int n = 0; n < SBLOCKS; ++n) {
-      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-      const T* kr = K + (n * 8 + g) * LDH + 2 * tq;  // key n*8+g, features 2t, 2t+1 (+16 per step)
-      for (int kk = 0; kk < KSTEPS; ++kk)
-        mma16816<T>(s[n], qf[kk], *reinterpret_cast<const unsigned*>(kr + kk * 16), *reinterpret_cast<const unsigned*>(kr + kk * 16 + 8));
+    float s[MR][SBLOCKS][4];
+    {
+      // K's B fragments by ldmatrix: lane l names row l % 8 of tile l / 8, tiles (step kk, features
+      // 0-7), (kk, 8-15), (kk+1, 0-7), (kk+1, 8-15) of the key block.
+      const int tile = lane / 8;
+      const T* krow = K + (lane % 8) * LDH + (tile >> 1) * 16 + (tile & 1) * 8;
+      #pragma unroll
+      for (int n = 0; n < SBLOCKS; ++n) {
+        #pragma unroll
+        for (int m = 0; m < MR; ++m) s[m][n][0] = s[m][n][1] = s[m][n][2] = s[m][n][3] = 0.f;
+        #pragma unroll
+        for (int kk = 0; kk < KSTEPS; kk += 2) {
+          unsigned kf[4];
+          ldmatrixX4(kf, krow + n * 8 * LDH + kk * 16);
+          #pragma unroll
+          for (int m = 0; m < MR; ++m) {
+            mma16816<T>(s[m][n], qf[m][kk], kf[0], kf[1]);
+            mma16816<T>(s[m][n], qf[m][kk + 1], kf[2], kf[3]);
+          }
+        }
+      }
     }
 
-    // Scaled, biased and masked scores in log2 units; the rows' new maxima over their four lanes.
-    float mA = kMasked, mB = kMasked;
-    for (int n = 0; n < SBLOCKS; ++n)
-      for (int e = 0; e < 4; ++e) {
-        const long long row = e < 2 ? rowA : rowB, j = j0 + n * 8 + 2 * tq + (e & 1);
-        const T* br = e < 2 ? biasA : biasB;
-        bool seen = j < a.rowsKV && row < a.rowsQ && !(a.causal && j > row + a.causalOffset);
-        float x = seen ? s[n][e] * a.scaleLog2 + (br ? toFloat(br[j * a.bias[3]]) * kLog2e : 0.f) : kMasked;
-        s[n][e] = x;
-        if (e < 2) mA = fmaxf(mA, x);
-        else mB = fmaxf(mB, x);
+    // Scaled, biased and masked scores in log2 units. A tile wholly inside the keys, with no bias and
+    // no key past the block's first row's causal limit, needs only the scale (the same for the whole
+    // block, so no warp diverges).
+    const bool plain = j0 + BN <= a.rowsKV && !a.hasBias && !(a.causal && j0 + BN - 1 > i0 + a.causalOffset);
+    #pragma unroll
+    for (int m = 0; m < MR; ++m) {
+      float mx[2] = {kMasked, kMasked};
+      if (plain) {
+        #pragma unroll
+        for (int n = 0; n < SBLOCKS; ++n) {
+          #pragma unroll
+          for (int e = 0; e < 4; ++e) s[m][n][e] *= a.scaleLog2;
+          mx[0] = fmaxf(mx[0], fmaxf(s[m][n][0], s[m][n][1]));
+          mx[1] = fmaxf(mx[1], fmaxf(s[m][n][2], s[m][n][3]));
+        }
+      } else {
+        #pragma unroll
+        for (int n = 0; n < SBLOCKS; ++n)
+          #pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const long long row = r0 + 16 * m + g + (e < 2 ? 0 : 8), j = j0 + n * 8 + 2 * tq + (e & 1);
+            bool seen = j < a.rowsKV && row < a.rowsQ && !(a.causal && j > row + a.causalOffset);
+            float x = kMasked;
+            if (seen) {
+              x = s[m][n][e] * a.scaleLog2;
+              if (a.hasBias) x += toFloat(bias[b * a.bias[0] + h * a.bias[1] + row * a.bias[2] + j * a.bias[3]]) * kLog2e;
+            }
+            s[m][n][e] = x;
+            mx[e / 2] = fmaxf(mx[e / 2], x);
+          }
       }
-    for (int m = 1; m <= 2; m *= 2) {
-      mA = fmaxf(mA, __shfl_xor_sync(0xffffffffu, mA, m));
-      mB = fmaxf(mB, __shfl_xor_sync(0xffffffffu, mB, m));
+      // The rows' new maxima over their four lanes; the old sums and outputs rescaled; P = exp2(x - max).
+      float rescale[2];
+      #pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
+        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
+        const float after = fmaxf(rowMax[m][r], mx[r]);
+        rescale[r] = exp2f(rowMax[m][r] - after);
+        rowMax[m][r] = after;
+        rowSum[m][r] *= rescale[r];
+      }
+      #pragma unroll
+      for (int n = 0; n < OBLOCKS; ++n)
+        #pragma unroll
+        for (int e = 0; e < 4; ++e) of[m][n][e] *= rescale[e / 2];
+      #pragma unroll
+      for (int n = 0; n < SBLOCKS; ++n)
+        #pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const float x = s[m][n][e];
+          const float p = x > 0.5f * kMasked ? exp2f(x - rowMax[m][e / 2]) : 0.f;
+          s[m][n][e] = p;
+          rowSum[m][e / 2] += p;
+        }
     }
-    const float newA = fmaxf(maxA, mA), newB = fmaxf(maxB, mB);
-    const float scaleA = exp2f(maxA - newA), scaleB = exp2f(maxB - newB);
-    maxA = newA, maxB = newB;
-    sumA *= scaleA, sumB *= scaleB;
-    for (int n = 0; n < OBLOCKS; ++n) of[n][0] *= scaleA, of[n][1] *= scaleA, of[n][2] *= scaleB, of[n][3] *= scaleB;
-    for (int n = 0; n < SBLOCKS; ++n)
-      for (int e = 0; e < 4; ++e) {
-        const float x = s[n][e];
-        const float p = x > 0.5f * kMasked ? exp2f(x - (e < 2 ? newA : newB)) : 0.f;
-        s[n][e] = p;
-        if (e < 2) sumA += p;
-        else sumB += p;
-      }
 
     // O += P V: P's A fragments straight from S's accumulators (keys 16kk.. are S blocks 2kk, 2kk+1),
     // V's B fragments by transposing loads of its rows.
+    #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
-      const unsigned pf[4] = {pack2<T>(s[2 * kk][0], s[2 * kk][1]), pack2<T>(s[2 * kk][2], s[2 * kk][3]), pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                              pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+      unsigned pf[MR][4];
+      #pragma unroll
+      for (int m = 0; m < MR; ++m) {
+        pf[m][0] = pack2<T>(s[m][2 * kk][0], s[m][2 * kk][1]);
+        pf[m][1] = pack2<T>(s[m][2 * kk][2], s[m][2 * kk][3]);
+        pf[m][2] = pack2<T>(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
+        pf[m][3] = pack2<T>(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
+      }
       const int tile = lane / 8;  // rows 16kk + (tile & 1) * 8 + lane % 8, columns of block pair (tile >> 1)
       const T* vrow = V + (kk * 16 + (tile & 1) * 8 + lane % 8) * LDH + (tile >> 1) * 8;
+      #pragma unroll
       for (int n = 0; n < OBLOCKS; n += 2) {
         unsigned vf[4];
         ldmatrixX4Trans(vf, vrow + n * 8);
-        mma16816<T>(of[n], pf, vf[0], vf[1]);
-        mma16816<T>(of[n + 1], pf, vf[2], vf[3]);
+        #pragma unroll
+        for (int m = 0; m < MR; ++m) {
+          mma16816<T>(of[m][n], pf[m], vf[0], vf[1]);
+          mma16816<T>(of[m][n + 1], pf[m], vf[2], vf[3]);
+        }
       }
     }
     __syncthreads();  // every warp is done with this buffer before the next tile's copies refill it
   }
 
   // Each row divided by its sum (a row that saw no key is zero), written through the output's strides.
-  for (int m = 1; m <= 2; m *= 2) {
-    sumA += __shfl_xor_sync(0xffffffffu, sumA, m);
-    sumB += __shfl_xor_sync(0xffffffffu, sumB, m);
-  }
-  const float invA = sumA > 0.f ? 1.f / sumA : 0.f, invB = sumB > 0.f ? 1.f / sumB : 0.f;
   T* ob = o + b * a.o[0] + h * a.o[1];
-  for (int n = 0; n < OBLOCKS; ++n)
-    for (int e = 0; e < 4; ++e) {
-      const int r = r0 + g + (e < 2 ? 0 : 8);
-      if (r < validQ) ob[(i0 + r) * a.o[2] + (n * 8 + 2 * tq + (e & 1)) * a.o[3]] = fromFloat<T>(of[n][e] * (e < 2 ? invA : invB));
+  #pragma unroll
+  for (int m = 0; m < MR; ++m) {
+    float inv[2];
+    #pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float sum = rowSum[m][r];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      inv[r] = sum > 0.f ? 1.f / sum : 0.f;
     }
+    #pragma unroll
+    for (int n = 0; n < OBLOCKS; ++n)
+      #pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long row = r0 + 16 * m + g + (e < 2 ? 0 : 8);
+        if (row < a.rowsQ) ob[row * a.o[2] + (n * 8 + 2 * tq + (e & 1)) * a.o[3]] = fromFloat<T>(of[m][n][e] * inv[e / 2]);
+      }
+  }
 }
 
 // float32 tiles: rows x D floats of a strided tensor into shared rows of `ld` floats (ld is D + 1, so
@@ -391,17 +467,18 @@ __device__ void attentionF32(const float* __restrict__ q, const float* __restric
 
 }  // namespace
 
-// One entry point per (element type, feature size): blocks of 128 threads and 64 query rows; keys in
-// tiles of 64 at 64 features, of 32 at 128, so that a block's two K and V buffers fit 48 KiB of static
-// shared memory.
-#define TVMS_ATTENTION(NAME, T, D, BN)                                                                                  \
+// One entry point per (element type, feature size): blocks of 128 threads; at 64 features 128 query
+// rows (two groups of 16 per warp) and keys in tiles of 64, at 128 features 64 rows and tiles of 32
+// (its accumulators would not fit the registers twice), so that a block's two K and V buffers fit
+// 48 KiB of static shared memory. attentionRowsPerBlock (cuda_attention.cpp) says the same.
+#define TVMS_ATTENTION(NAME, T, D, BN, MR)                                                                               \
   extern "C" __global__ void __launch_bounds__(128) NAME(const T* q, const T* k, const T* v, const T* bias, T* o, AttentionArgs a) { \
-    attention<T, D, BN>(q, k, v, bias, o, a);                                                                                          \
+    attention<T, D, BN, MR>(q, k, v, bias, o, a);                                                                                      \
   }
-TVMS_ATTENTION(tvms_attention_f16_d64, __half, 64, 64)
-TVMS_ATTENTION(tvms_attention_f16_d128, __half, 128, 32)
-TVMS_ATTENTION(tvms_attention_bf16_d64, __nv_bfloat16, 64, 64)
-TVMS_ATTENTION(tvms_attention_bf16_d128, __nv_bfloat16, 128, 32)
+TVMS_ATTENTION(tvms_attention_f16_d64, __half, 64, 64, 2)
+TVMS_ATTENTION(tvms_attention_f16_d128, __half, 128, 32, 1)
+TVMS_ATTENTION(tvms_attention_bf16_d64, __nv_bfloat16, 64, 64, 2)
+TVMS_ATTENTION(tvms_attention_bf16_d128, __nv_bfloat16, 128, 32, 1)
 
 // float32: 32 query rows per block of 128 threads; keys in tiles of 32 at 64 features, of 16 at 128
 // (a block's Q, K, V and score tiles within 48 KiB).

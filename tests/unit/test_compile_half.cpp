@@ -130,7 +130,7 @@ TEST_CASE("compile and run: float16 and bfloat16 kernels of every op family agai
 TEST_CASE("compile and run: attention in float16 and bfloat16 against float64 (on cuda one fused tvms.attention call each)") {
   TVMS_FRESH_RNG(rng);
   const std::vector<HalfCase> cases = {
-      // BERT's form at 64 features: 100 rows cross the kernel's 64-row blocks and 32-key tiles.
+      // BERT's form at 64 features: 100 keys cross the kernel's 64-key tiles (a whole one, then a part).
       {"attention written out, heads split and merged by permutes", "qb: R.Tensor((2, 100, 128), DT), kb: R.Tensor((2, 100, 128), DT), vb: R.Tensor((2, 100, 128), DT)",
        "R.Tensor((2, 100, 128), DT)",
        "        qh = R.permute_dims(R.reshape(qb, (2, 100, 2, 64)), axes=[0, 2, 1, 3])\n"
@@ -150,6 +150,13 @@ TEST_CASE("compile and run: attention in float16 and bfloat16 against float64 (o
        "        a = R.nn.attention(q, k, v)\n        b = R.nn.attention(q, k, v, scale=0.25, causal_mask=\"TopLeft\")\n"
        "        c = R.nn.attention(q, k, v, causal_mask=\"BottomRight\")\n        return (a, b, c)\n",
        {{1, 70, 3, 128}, {1, 90, 3, 128}, {1, 90, 3, 128}}, {}},
+      // 64 features, 200 rows: a whole 128-row block and a part; 230 keys, whose first tiles the
+      // causal masks leave whole for the first block (the kernel's unmasked path) and cut for the second.
+      {"nn.attention with 64 features past one block and causal masks", "q: R.Tensor((1, 200, 2, 64), DT), k: R.Tensor((1, 230, 2, 64), DT), v: R.Tensor((1, 230, 2, 64), DT)",
+       "R.Tuple(R.Tensor((1, 200, 2, 64), DT), R.Tensor((1, 200, 2, 64), DT), R.Tensor((1, 200, 2, 64), DT))",
+       "        a = R.nn.attention(q, k, v)\n        b = R.nn.attention(q, k, v, causal_mask=\"TopLeft\")\n"
+       "        c = R.nn.attention(q, k, v, causal_mask=\"BottomRight\")\n        return (a, b, c)\n",
+       {{1, 200, 2, 64}, {1, 230, 2, 64}, {1, 230, 2, 64}}, {}},
       // A bias: per (batch, head) position bias to R.nn.attention, broadcast over the batch; a padding
       // mask added to the written-out scores, broadcast over heads and query rows.
       {"nn.attention with a bias broadcast over the batch", "q: R.Tensor((2, 70, 3, 64), DT), k: R.Tensor((2, 90, 3, 64), DT), v: R.Tensor((2, 90, 3, 64), DT), "
