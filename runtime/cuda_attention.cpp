@@ -47,10 +47,10 @@ cu::Function kernelFor(void* stream, DType dtype, int64_t featureSize) {
   return f;
 }
 
-// The query rows a block of the kernel takes, as cuda_attention.cu's entry points say: 128 at 64
-// features on the tensor cores, 64 at 128, 32 in float32.
+// The query rows a block of the kernel takes, as cuda_attention.cu's entry points say: on the tensor
+// cores 128 at 64 features and 64 at 128; in float32 64 and 32.
 int64_t attentionRowsPerBlock(DType dtype, int64_t featureSize) {
-  if (dtype == DType::F32) return 32;
+  if (dtype == DType::F32) return featureSize == 64 ? 64 : 32;
   return featureSize == 64 ? 128 : 64;
 }
 

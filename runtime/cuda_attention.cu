@@ -45,6 +45,13 @@ __device__ inline __half fromFloat<__half>(float x) { return __float2half_rn(x);
 template <>
 __device__ inline __nv_bfloat16 fromFloat<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
+// This block's block of query rows. Under a causal mask the last rows see the most keys: they are
+// given the first blocks, so the longest blocks start first and the short ones fill the tail.
+__device__ inline long long rowBlockOf(const AttentionArgs& a) {
+  const long long r = blockIdx.x % a.rowBlocks;
+  return a.causal ? a.rowBlocks - 1 - r : r;
+}
+
 // Two elements packed in one 32-bit register as the tensor cores' fragments hold them: `lo` (the lower
 // column or row) in the low 16 bits.
 template <typename T>
@@ -144,7 +151,7 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, tq = lane % 4;
   const long long bh = blockIdx.x / a.rowBlocks, b = bh / a.heads, h = bh % a.heads;
-  const long long i0 = (blockIdx.x % a.rowBlocks) * BM;
+  const long long i0 = rowBlockOf(a) * BM;
 
   long long keysEnd = a.rowsKV;
   if (a.causal) keysEnd = max(0LL, min(keysEnd, i0 + BM + a.causalOffset));  // no later key is seen by the block's rows
@@ -356,16 +363,16 @@ __device__ void loadTileF32(float* dst, int ld, const float* src, long long rowS
 }
 
 // float32 attention, the same online softmax without tensor cores: TF32 would round Q, K, P and V to
-// 10 bits of mantissa, which a float32 module does not ask for. A block of 128 threads takes 32 query
+// 10 bits of mantissa, which a float32 module does not ask for. A block of 128 threads takes BM query
 // rows; per tile of BN keys each thread computes a TR x TC patch of S (its columns SCOLS apart, so a
-// warp's K reads fall in distinct banks), four threads per row run the softmax over the scores in
+// warp's K reads fall in distinct banks), 128 / BM threads per row run the softmax over the scores in
 // shared memory, and each thread keeps an OR x OC patch of the output in registers for the whole loop.
-template <int D, int BN, int TR, int TC, int OR, int OC>
+template <int D, int BM, int BN, int TR, int TC, int OR, int OC>
 __device__ void attentionF32(const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v, const float* __restrict__ bias,
                              float* __restrict__ o, const AttentionArgs& a) {
-  constexpr int THREADS = 128, BM = 32, LD = D + 1, LS = BN + 1;
+  constexpr int THREADS = 128, LD = D + 1, LS = BN + 1;
   constexpr int SCOLS = BN / TC, OCOLS = D / OC, PER_ROW = THREADS / BM, COLS = BN / PER_ROW;
-  static_assert((BM / TR) * SCOLS == THREADS && (BM / OR) * OCOLS == THREADS && PER_ROW == 4, "one patch per thread");
+  static_assert((BM / TR) * SCOLS == THREADS && (BM / OR) * OCOLS == THREADS && PER_ROW * BM == THREADS, "one patch per thread");
   __shared__ float Qs[BM * LD];
   __shared__ float Ks[BN * LD];
   __shared__ float Vs[BN * LD];
@@ -374,7 +381,7 @@ __device__ void attentionF32(const float* __restrict__ q, const float* __restric
 
   const int t = threadIdx.x;
   const long long bh = blockIdx.x / a.rowBlocks, b = bh / a.heads, h = bh % a.heads;
-  const long long i0 = (blockIdx.x % a.rowBlocks) * BM;
+  const long long i0 = rowBlockOf(a) * BM;
   const int validQ = static_cast<int>(min(static_cast<long long>(BM), a.rowsQ - i0));
   loadTileF32<D, THREADS>(Qs, LD, q + b * a.q[0] + h * a.q[1] + i0 * a.q[2], a.q[2], a.q[3], BM, validQ);
 
@@ -383,7 +390,7 @@ __device__ void attentionF32(const float* __restrict__ q, const float* __restric
   float acc[OR][OC];
   for (int r = 0; r < OR; ++r)
     for (int c = 0; c < OC; ++c) acc[r][c] = 0.f;
-  // Its softmax row (four consecutive lanes share one) and the keys mp + c * PER_ROW of each tile.
+  // Its softmax row (PER_ROW consecutive lanes share one) and the keys mp + c * PER_ROW of each tile.
   const int mr = t / PER_ROW, mp = t % PER_ROW;
   const long long mi = i0 + mr;
   float rowMax = kMasked, rowSum = 0.f;
@@ -424,8 +431,8 @@ __device__ void attentionF32(const float* __restrict__ q, const float* __restric
       x[c] = seen ? Ss[mr * LS + col] * a.scaleLog2 + (biasRow ? biasRow[j * a.bias[3]] * kLog2e : 0.f) : kMasked;
       m = fmaxf(m, x[c]);
     }
-    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
-    m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+#pragma unroll
+    for (int lanes = 1; lanes < PER_ROW; lanes *= 2) m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, lanes));
     const float after = fmaxf(rowMax, m), rescale = exp2f(rowMax - after);
     float sum = 0.f;
     for (int c = 0; c < COLS; ++c) {
@@ -433,8 +440,8 @@ __device__ void attentionF32(const float* __restrict__ q, const float* __restric
       sum += p;
       Ss[mr * LS + mp + c * PER_ROW] = p;
     }
-    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+#pragma unroll
+    for (int lanes = 1; lanes < PER_ROW; lanes *= 2) sum += __shfl_xor_sync(0xffffffffu, sum, lanes);
     rowSum = rowSum * rescale + sum;
     rowMax = after;
     if (mp == 0) rowScale[mr] = rescale;
@@ -480,11 +487,12 @@ TVMS_ATTENTION(tvms_attention_f16_d128, __half, 128, 32, 1)
 TVMS_ATTENTION(tvms_attention_bf16_d64, __nv_bfloat16, 64, 64, 2)
 TVMS_ATTENTION(tvms_attention_bf16_d128, __nv_bfloat16, 128, 32, 1)
 
-// float32: 32 query rows per block of 128 threads; keys in tiles of 32 at 64 features, of 16 at 128
-// (a block's Q, K, V and score tiles within 48 KiB).
-#define TVMS_ATTENTION_F32(NAME, D, BN, TR, TC, OR, OC)                                                                                  \
+// float32, blocks of 128 threads: at 64 features 64 query rows and keys in tiles of 32 (4 x 4 patches
+// of S, 4 x 8 of O), at 128 features 32 rows and tiles of 16, so that a block's Q, K, V and score tiles
+// fit 48 KiB.
+#define TVMS_ATTENTION_F32(NAME, D, BM, BN, TR, TC, OR, OC)                                                                                  \
   extern "C" __global__ void __launch_bounds__(128) NAME(const float* q, const float* k, const float* v, const float* bias, float* o, AttentionArgs a) { \
-    attentionF32<D, BN, TR, TC, OR, OC>(q, k, v, bias, o, a);                                                                             \
+    attentionF32<D, BM, BN, TR, TC, OR, OC>(q, k, v, bias, o, a);                                                                             \
   }
-TVMS_ATTENTION_F32(tvms_attention_f32_d64, 64, 32, 2, 4, 4, 4)
-TVMS_ATTENTION_F32(tvms_attention_f32_d128, 128, 16, 2, 2, 4, 8)
+TVMS_ATTENTION_F32(tvms_attention_f32_d64, 64, 64, 32, 4, 4, 4, 8)
+TVMS_ATTENTION_F32(tvms_attention_f32_d128, 128, 32, 16, 2, 2, 4, 8)

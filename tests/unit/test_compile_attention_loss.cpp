@@ -107,7 +107,7 @@ TEST_CASE("compile and run: float32 attention at 64 and 128 features against flo
   const bool fused = target && std::string(target) == "cuda" && !(offload && std::string(offload) == "0");
   auto none = [](int, int, int, int) { return 0.0; };
   auto all = [](int, int) { return false; };
-  // 70 query rows cross the float32 kernel's 32-row blocks, 90 keys its 32- and 16-key tiles.
+  // 70 query rows cross the float32 kernel's 64- and 32-row blocks, 90 keys its 32- and 16-key tiles.
   const int B = 2, S = 70, Skv = 90, N = 3;
   for (int H : {64, 128}) {
     INFO(H << " features");
