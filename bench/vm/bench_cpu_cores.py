@@ -171,6 +171,7 @@ def measure(folder, runs):
         env = dict(os.environ, TVMS_NUM_THREADS=str(n))
         done = subprocess.run([sys.executable, here, "worker", folder, str(runs)], env=env, check=True, capture_output=True, text=True)
         tvms_runs[n] = json.loads(done.stdout.strip().splitlines()[-1])
+        print("(tvms on %d threads measured)" % n, flush=True)  # progress, for a run under a time limit
     base = anchors(runs)
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print("== bench/vm/bench_cpu_cores.py on %s, %d cores, numpy %s, median of %d runs" % (cpu, cores, np.__version__, runs))
