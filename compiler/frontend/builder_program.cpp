@@ -1,5 +1,6 @@
-// TVM's builder APIs and pipeline calls given their meaning over the static evaluator (see
-// builder_program.h). Each builder program (an IRBuilder or a BlockBuilder) lowers into its own
+// TVM's builder APIs given their meaning over the static evaluator (see builder_program.h): the
+// IRBuilder's and BlockBuilder's frames and calls. Modules are assembled in builder_modules.cpp, the
+// pipeline is modelled in builder_pipeline.cpp. Each builder program (an IRBuilder or a BlockBuilder) lowers into its own
 // Region through a Lowerer that reads the program's names, so the functions it builds have the same
 // IR and source map as TVMScript: expressions keep their ranges, variables are defined at the Python
 // names they are assigned to.
@@ -7,6 +8,8 @@
 
 #include <algorithm>
 
+#include "compiler/frontend/builder_modules.h"
+#include "compiler/frontend/builder_objects.h"
 #include "compiler/frontend/builder_pipeline.h"
 #include "compiler/frontend/lowerer.h"
 #include "compiler/frontend/python_eval.h"
@@ -16,63 +19,9 @@
 namespace tvms::frontend {
 
 using namespace ir;
+using namespace builder;
 
 namespace {
-
-struct BuilderState;
-
-struct FunctionObj : PyObject {
-  size_t region = 0;
-  FunctionPtr relax;
-  PrimFuncPtr tir;
-  std::string typeName() const override { return relax ? "relax.Function" : "tirx.PrimFunc"; }
-};
-
-// One builder program: its region, the Lowerer that lowers its expressions, the function being built.
-struct BuilderState {
-  size_t region = 0;
-  std::unique_ptr<Lowerer> lowerer;
-  FunctionPtr fn;
-  SeqExprPtr seq;
-  BindingBlockPtr block;
-  bool moduleFrame = false;
-  bool isBlockBuilder = false;
-  bool pending = false;  // made for values before any builder; the next BlockBuilder adopts it
-  uint64_t frame = 0;    // the Python function run that made it
-  PyValue result;  // IRBuilder.get(): the last function, or the module of an I.ir_module() frame
-  std::shared_ptr<PyList> outputs;  // the open dataflow frame's R.output variables
-  struct Suspended {
-    FunctionPtr fn;
-    SeqExprPtr seq;
-    BindingBlockPtr block;
-    std::shared_ptr<PyList> outputs;
-  };
-  std::vector<Suspended> suspended;  // outer functions paused by a function begun inside them
-};
-struct IRBuilderObj : PyObject {
-  std::shared_ptr<BuilderState> st;
-  std::string typeName() const override { return "IRBuilder"; }
-};
-struct BlockBuilderObj : PyObject {
-  std::shared_ptr<BuilderState> st;
-  std::string typeName() const override { return "relax.BlockBuilder"; }
-};
-struct FunctionFrameObj : PyObject {
-  std::shared_ptr<BuilderState> st;
-  std::string name;
-  PyValue params;  // BlockBuilder.function's list of relax.Var
-  PyValue attrs;
-  std::string typeName() const override { return "FunctionFrame"; }
-};
-struct DataflowFrameObj : PyObject {
-  std::shared_ptr<BuilderState> st;
-  std::shared_ptr<PyList> outputs = std::make_shared<PyList>();
-  std::string typeName() const override { return "BlockFrame"; }
-};
-struct ModuleFrameObj : PyObject {
-  std::shared_ptr<BuilderState> st;
-  std::string typeName() const override { return "IRModuleFrame"; }
-};
 
 // The builder API's own spellings as the parser's: `relax_builder.emit` is `R.emit`.
 std::string builderName(std::string n) {
@@ -101,16 +50,6 @@ TSNode argumentNode(TSNode list, size_t index, std::string_view name, const synt
     if (position++ == index) return a;
   }
   return TSNode{};
-}
-
-// The statement a node stands in (its ancestor whose parent is a block or the module).
-TSNode statementOf(TSNode n) {
-  while (!ts_node_is_null(n)) {
-    TSNode p = ts_node_parent(n);
-    if (ts_node_is_null(p) || isType(p, "block") || isType(p, "module")) return n;
-    n = p;
-  }
-  return n;
 }
 
 // `name = <call>`: the name node, else null.
@@ -270,8 +209,8 @@ class Program final : public PythonEvaluator::Hooks {
       return PyValue::ofObject(b);
     }
     if (name == "tvm.relax.Var" || name == "tvm.relax.DataflowVar") return newVarValue(call, name == "tvm.relax.DataflowVar");
-    if (name == "tvm.IRModule" || name == "tvm.ir.IRModule" || name == "tvm.ir.module.IRModule") return assembleModule(call);
-    if (name == "tvm.IRModule.from_expr" || name == "tvm.ir.IRModule.from_expr") return assembleModule(call, "main");
+    if (name == "tvm.IRModule" || name == "tvm.ir.IRModule" || name == "tvm.ir.module.IRModule") return modules_.assemble(call);
+    if (name == "tvm.IRModule.from_expr" || name == "tvm.ir.IRModule.from_expr") return modules_.assemble(call, "main");
     if (auto r = pipelineModel_.call(name, call)) return r;  // passes, PassContext, relax.build, the VM
     if (name.rfind("R.", 0) == 0 || name.rfind("I.", 0) == 0) return scriptCall(name, call);
     return std::nullopt;
@@ -306,12 +245,7 @@ class Program final : public PythonEvaluator::Hooks {
     return st;
   }
   Region& regionOf(const BuilderState& st) { return *regions_[st.region]; }
-  void extend(BuilderState& st, TSNode n) {
-    ByteRange s = rangeOf(statementOf(n));
-    Region& r = regionOf(st);
-    r.range.begin = std::min(r.range.begin, s.begin);
-    r.range.end = std::max(r.range.end, s.end);
-  }
+  void extend(BuilderState& st, TSNode n) { extendToStatement(regionOf(st), n); }
   void finishRegion(BuilderState& st) {
     Region& r = regionOf(st);
     if (st.fn) endFunction(st, TSNode{});  // a function frame never closed (an error, or a loop not followed)
@@ -533,7 +467,7 @@ class Program final : public PythonEvaluator::Hooks {
     }
     if (name == "I.module_global_infos") {
       auto args = py_.arguments(argList);
-      if (!args.positional.empty()) setGlobalInfos(st->region, args.positional[0], args.positionalNodes[0]);
+      if (!args.positional.empty()) modules_.setGlobalInfos(st->region, args.positional[0], args.positionalNodes[0]);
       return PyValue::none();
     }
     if (isFrameApi && !st->fn && name != "R.function") {
@@ -701,106 +635,13 @@ class Program final : public PythonEvaluator::Hooks {
         auto args = py_.arguments(argList);
         const PyValue* key = args.get(0, "name");
         if (key && key->kind == PyValue::Kind::Str && key->text == "vdevice" && args.positional.size() > 1)
-          setVDevices(mod->region, args.positional[1], args.positionalNodes[1]);
+          modules_.setVDevices(mod->region, args.positional[1], args.positionalNodes[1]);
         return PyValue::none();
       }
       if (m.name == "show" || m.name == "script") return PyValue::none();
       return std::nullopt;
     }
     return std::nullopt;
-  }
-
-  // ---- modules
-  // tvm.IRModule({"main": f, ...}, global_infos={"vdevice": [...]}): the functions' builder region
-  // becomes the module.
-  std::optional<PyValue> assembleModule(TSNode call, const std::string& single = "") {
-    auto args = py_.arguments(field(call, "arguments"));
-    std::vector<std::pair<std::string, PyValue>> functions;
-    if (!single.empty()) {
-      if (args.positional.empty()) return std::nullopt;
-      functions.emplace_back(single, args.positional[0]);
-    } else if (const PyValue* fs = args.get(0, "functions"); fs && fs->kind == PyValue::Kind::Dict) {
-      for (auto& [k, v] : *fs->dict) {
-        if (k.kind != PyValue::Kind::Str) return PyValue::unknown("a module keyed by values not known statically");
-        functions.emplace_back(k.text, v);
-      }
-    } else {
-      return PyValue::unknown("a module whose functions are not known statically");
-    }
-    std::optional<size_t> region;
-    for (auto& [name, v] : functions) {
-      auto* f = v.as<FunctionObj>();
-      if (!f) {
-        py_.notFollowed(call, "a module of functions not known statically");
-        return PyValue::unknown("a module of functions not known statically");
-      }
-      if (region && *region != f->region) {
-        py_.notFollowed(call, "a module of functions built by different builders");
-        return PyValue::unknown("a module of functions from different builders");
-      }
-      region = f->region;
-    }
-    if (!region) return PyValue::unknown("an empty module");
-    Region& r = *regions_[*region];
-    if (!r.builtByProgram) return PyValue::unknown("a module of TVMScript functions");
-    r.module->functions.clear();
-    for (auto& [name, v] : functions) {
-      auto* f = v.as<FunctionObj>();
-      if (f->relax) f->relax->name = name;
-      r.module->functions.push_back({name, f->relax, f->tir});
-    }
-    for (auto* st : statesOf(*region)) extend(*st, call);
-    if (const PyValue* infos = args.get(1, "global_infos"))
-      setGlobalInfos(*region, *infos, args.nodeOf(1, "global_infos"));
-    auto m = std::make_shared<ModuleObj>();
-    m->region = *region;
-    return PyValue::ofObject(m);
-  }
-  std::vector<BuilderState*> statesOf(size_t region) {
-    std::vector<BuilderState*> out;
-    for (auto& s : states_) if (s->region == region) out.push_back(s.get());
-    return out;
-  }
-  void setGlobalInfos(size_t region, const PyValue& infos, TSNode node) {
-    if (infos.kind != PyValue::Kind::Dict) return;
-    for (auto& [k, v] : *infos.dict) {
-      if (k.kind != PyValue::Kind::Str || k.text != "vdevice") continue;
-      // the value's own node, when written inline in the dict: `{"vdevice": vdevice}`
-      TSNode valueNode = node;
-      if (isType(node, "dictionary"))
-        for (TSNode p : namedChildren(node))
-          if (isType(p, "pair")) valueNode = field(p, "value");
-      setVDevices(region, v, valueNode);
-    }
-  }
-  // The module's vdevice list is the program's list object: its entries, by identity, are what the
-  // functions' vdevice uses must be (TVM's GetDeviceIndex).
-  void setVDevices(size_t region, const PyValue& list, TSNode node) {
-    Region& r = *regions_[region];
-    if (!list.isSequence()) return;
-    IRModule& m = *r.module;
-    m.hasGlobalInfos = m.hasVDeviceKey = true;
-    m.vdevices.clear();
-    std::string listName = py_.spellingOf(list);
-    if (listName.empty() && isType(node, "identifier")) listName = py_.text(node);
-    for (size_t i = 0; i < list.items->size(); ++i) {
-      const PyValue& item = (*list.items)[i];
-      if (item.kind != PyValue::Kind::VDevice) continue;
-      m.vdevices.push_back(item.vdevice);
-      ByteRange made = item.origin.end > item.origin.begin ? item.origin : rangeOf(node);
-      r.map.ranges.set(item.vdevice.get(), made);
-      r.map.names.push_back({NameRef::Kind::VDevice, made, item.vdevice->target.kind, true, item.vdevice.get()});
-      if (!listName.empty()) r.map.pythonSpellings[item.vdevice.get()] = listName + "[" + std::to_string(i) + "]";
-    }
-    r.map.ranges.set(&m.vdevices, rangeOf(statementOf(node)));
-    // Vdevice uses made from the program's objects: the entry when it is that very object.
-    for (auto* st : statesOf(region))
-      for (auto& ref : st->lowerer->pythonVDeviceRefs()) {
-        if (!ref->device) continue;
-        int k = m.kindIndexOf(ref->device.get());
-        ref->isInline = k < 0;
-        if (k >= 0) ref->spelling = ref->device->target.kind + ":" + std::to_string(k);
-      }
   }
 
   const syntax::Document& doc_;
@@ -814,6 +655,7 @@ class Program final : public PythonEvaluator::Hooks {
   std::set<uint32_t> lowered_;
   std::set<size_t> builtSomething_;
   PipelineModel pipelineModel_{py_, regions_};
+  ModuleAssembly modules_{py_, regions_, states_};
 };
 
 }  // namespace
