@@ -94,10 +94,11 @@ GemmEpilogueAttrs parseGemmEpilogueCallName(const std::string& name) {
   return a;
 }
 
-void cublasLtMatmulBias(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name) {
+void cublasLtMatmulBias(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call) {
+  const std::string& name = call.name;
   void* stream = offloadStream(device, name.c_str());
   if (args.size() != 4) throw std::runtime_error(name + " takes A, B, the bias and the output");
-  GemmEpilogueAttrs attrs = parseGemmEpilogueCallName(name);
+  const GemmEpilogueAttrs& attrs = std::get<GemmEpilogueAttrs>(call.attrs);
   const NDArray &a = *args[0], &b = *args[1], &bias = *args[2], &c = *args[3];
   size_t ra = a.shape.size();
   bool sameType = a.dtype == b.dtype && a.dtype == bias.dtype && a.dtype == c.dtype;

@@ -115,9 +115,9 @@ bool attentionTakes(DType dtype, int64_t featureSize) {
   return kCudaAttentionPtx[0] != '\0' && (dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::F32) && (featureSize == 64 || featureSize == 128);
 }
 
-void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name) {
+void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call) {
   void* stream = offloadStream(device, "tvms.attention");
-  AttentionAttrs attrs = parseAttentionCallName(name);
+  const AttentionAttrs& attrs = std::get<AttentionAttrs>(call.attrs);
   const size_t operands = attrs.biasAxes.empty() ? 3 : 4;
   if (args.size() != operands + 1) throw std::runtime_error("tvms.attention takes Q, K, V" + std::string(operands == 4 ? ", the bias" : "") + " and the output");
   const NDArray &q = *args[0], &k = *args[1], &v = *args[2], &o = *args[operands];

@@ -9,23 +9,15 @@
 
 #include "runtime/device_api.h"
 #include "runtime/dtype.h"
+#include "runtime/library_attrs.h"
 #include "runtime/ndarray.h"
 
 namespace tvms::runtime {
 
-// Its name in R.call_dps_packed, with the attributes OffloadLibraries writes (attentionCallName).
+// Its name in R.call_dps_packed, with the attributes (AttentionAttrs, library_attrs.h) OffloadLibraries
+// writes (attentionCallName).
 inline constexpr std::string_view kAttention = "tvms.attention";
 
-// The attributes of one call: for each of Q, K, V and the output, the axis of its tensor holding each
-// logical axis (batch, head, row, feature), -1 for a batch axis a rank-3 tensor does not have.
-struct AttentionAttrs {
-  std::vector<int64_t> qAxes, kAxes, vAxes, oAxes;
-  double scale = 1;
-  int causal = 0;  // 0 none, 1 TopLeft (key j seen by query i when j <= i), 2 BottomRight (j <= i + S_kv - S_q)
-  // The bias's axis for each logical axis (batch, head, query row, key), -1 where it has none (it
-  // broadcasts there, as it does along an axis of extent 1); empty: no bias.
-  std::vector<int64_t> biasAxes;
-};
 std::string attentionCallName(const AttentionAttrs& a);
 AttentionAttrs parseAttentionCallName(const std::string& name);  // std::runtime_error when malformed
 
@@ -34,6 +26,6 @@ AttentionAttrs parseAttentionCallName(const std::string& name);  // std::runtime
 bool attentionTakes(DType dtype, int64_t featureSize);
 
 // args: Q, K, V, the bias when the call has one, the output, each laid out as the call's name says.
-void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
+void cudaAttention(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call);
 
 }  // namespace tvms::runtime

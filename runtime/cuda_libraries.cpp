@@ -100,9 +100,9 @@ void gemm(DeviceAPI& device, const std::vector<const NDArray*>& args, std::strin
 
 }  // namespace
 
-void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string&) { gemm(device, args, kCublasMatmul, false); }
+void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall&) { gemm(device, args, kCublasMatmul, false); }
 
-void cublasMatmulTransposeB(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string&) {
+void cublasMatmulTransposeB(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall&) {
   gemm(device, args, kCublasMatmulTransB, true);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/device_api.h"
+#include "runtime/library_attrs.h"
 #include "runtime/ndarray.h"
 
 namespace tvms::runtime {
@@ -19,18 +20,11 @@ inline constexpr std::string_view kCublasLtMatmulBias = "tvms.cublaslt.matmul_bi
 
 // kCublasMatmul: C (..., M, N) = A (..., M, K) @ B (K, N) or (..., K, N); float32 (no TF32) / float64,
 // float16 / bfloat16 on the tensor cores with float32 accumulation.
-void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
+void cublasMatmul(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call);
 // kCublasMatmulTransB: C (..., M, N) = A (..., M, K) @ B^T, B stored (N, K) or (..., N, K): a permute that
 // only fed the matmul's B becomes cuBLAS's transpose instead of a copy kernel (OffloadLibraries).
-void cublasMatmulTransposeB(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
-// kCudnnConv2d's attributes, written into the call's name by OffloadLibraries and read back here
-// ("tvms.cudnn.conv2d?layout=NHWC&stride=1,1&pad=1,1&dilation=1,1&groups=1": the name is what the
-// printed module carries); the groups follow from the weight's channels, as cuDNN reads them.
-struct Conv2dAttrs {
-  bool nhwc = false;  // NHWC data with OHWI weights, else NCHW with OIHW
-  std::vector<int64_t> stride{1, 1}, pad{0, 0}, dilation{1, 1};
-  int64_t groups = 1;
-};
+void cublasMatmulTransposeB(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call);
+// kCudnnConv2d's attributes (library_attrs.h) written into the call's name and read back.
 std::string conv2dCallName(const Conv2dAttrs& a);
 Conv2dAttrs parseConv2dCallName(const std::string& name);  // std::runtime_error when malformed
 
@@ -38,16 +32,12 @@ Conv2dAttrs parseConv2dCallName(const std::string& name);  // std::runtime_error
 // activation applied by its epilogue; B (K, N), or stored (N, K) with transposeB; float32 (no TF32),
 // float16 / bfloat16. Its attributes in its name ("tvms.cublaslt.matmul_bias?act=relu&transpose_b=0"),
 // written by OffloadLibraries. In runtime/cublaslt_epilogue.cpp.
-struct GemmEpilogueAttrs {
-  std::string activation = "none";  // none, relu, gelu_tanh (cuBLASLt's GELU is the tanh form)
-  bool transposeB = false;
-};
 std::string gemmEpilogueCallName(const GemmEpilogueAttrs& a);
 GemmEpilogueAttrs parseGemmEpilogueCallName(const std::string& name);  // std::runtime_error when malformed
-void cublasLtMatmulBias(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
+void cublasLtMatmulBias(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call);
 
 // kCudnnConv2d: NCHW/OIHW or NHWC/OHWI, float32 (no TF32 engines) / float64; the output in the data's
 // layout. In runtime/cudnn_conv.cpp.
-void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
+void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call);
 
 }  // namespace tvms::runtime

@@ -190,8 +190,9 @@ void execute(DeviceAPI& device, ConvPlan& plan, void* x, void* w, void* y) {
 }
 
 // Plans the convolution: the fastest of the first few engine configurations that build, timed here.
-ConvPlan makePlan(DeviceAPI& device, void* stream, const NDArray& x, const NDArray& w, const NDArray& y, const std::string& name) {
-  Conv2dAttrs attrs = parseConv2dCallName(name);
+ConvPlan makePlan(DeviceAPI& device, void* stream, const NDArray& x, const NDArray& w, const NDArray& y, const LibraryCall& call) {
+  const Conv2dAttrs& attrs = std::get<Conv2dAttrs>(call.attrs);
+  const std::string& name = call.name;
   const bool nhwc = attrs.nhwc;
   const std::vector<int64_t>&stride = attrs.stride, &pad = attrs.pad, &dilation = attrs.dilation;
   if (x.shape.size() != 4 || w.shape.size() != 4 || y.shape.size() != 4) throw std::runtime_error("tvms.cudnn.conv2d: bad call " + name);
@@ -266,7 +267,8 @@ ConvPlan makePlan(DeviceAPI& device, void* stream, const NDArray& x, const NDArr
 
 }  // namespace
 
-void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name) {
+void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call) {
+  const std::string& name = call.name;  // with the attributes: part of a plan's key
   void* stream = offloadStream(device, "tvms.cudnn.conv2d");
   if (args.size() != 3) throw std::runtime_error("tvms.cudnn.conv2d takes data, weight and the output");
   const NDArray &x = *args[0], &w = *args[1], &y = *args[2];
@@ -280,7 +282,7 @@ void cudnnConv2d(DeviceAPI& device, const std::vector<const NDArray*>& args, con
     if (it != plans.end()) plan = &it->second;
   }
   if (!plan) {
-    ConvPlan made = makePlan(device, stream, x, w, y, name);
+    ConvPlan made = makePlan(device, stream, x, w, y, call);
     std::lock_guard<std::mutex> lock(mu);
     plan = &plans.emplace(key, std::move(made)).first->second;
   }

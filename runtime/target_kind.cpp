@@ -15,6 +15,12 @@ namespace tvms::runtime {
 
 namespace {
 
+// A family's reader of its record (parseConv2dCallName, ...) as a LibraryAttrsReader.
+template <auto parse>
+LibraryAttrs attrsReadBy(const std::string& name) {
+  return parse(name);
+}
+
 std::unique_ptr<DeviceAPI> openCpu(int index, const DeviceOptions& o) {
   return makeCpuDevice(index, o.pinnedHostMemory ? HostMemory::Pinned : HostMemory::Pageable);
 }
@@ -30,7 +36,11 @@ std::deque<TargetKind> declaredKinds() {
   k.push_back({"llvm", {"cpu"}, 1, "cpu", C::Cpu, std::string(codegens::llvm), {}, false, openCpu, loadCpuModule});
   // TVM's C source target: tvms builds its kernels with the same LLVM code generator.
   k.push_back({"c", {}, 1, "", C::Cpu, std::string(codegens::llvm), {}, false, openCpu, loadCpuModule});
-  k.push_back({"cuda", {"gpu"}, 2, "cuda", C::Gpu, std::string(codegens::cuda), {{kCublasMatmul, cublasMatmul}, {kCublasMatmulTransB, cublasMatmulTransposeB}, {kCudnnConv2d, cudnnConv2d}, {kCublasLtMatmulBias, cublasLtMatmulBias}, {kAttention, cudaAttention}}, true, openCuda,
+  k.push_back({"cuda", {"gpu"}, 2, "cuda", C::Gpu, std::string(codegens::cuda), {{kCublasMatmul, cublasMatmul},
+                                                                {kCublasMatmulTransB, cublasMatmulTransposeB},
+                                                                {kCudnnConv2d, cudnnConv2d, attrsReadBy<parseConv2dCallName>},
+                                                                {kCublasLtMatmulBias, cublasLtMatmulBias, attrsReadBy<parseGemmEpilogueCallName>},
+                                                                {kAttention, cudaAttention, attrsReadBy<parseAttentionCallName>}}, true, openCuda,
                loadCudaModule, /* cuDNN's tensor descriptors declare 16-byte alignment */ 16});
   for (auto [name, type] : {std::pair<const char*, int>{"opencl", 4}, {"vulkan", 7}, {"metal", 8}, {"rocm", 10}, {"webgpu", 15}, {"hexagon", 16}})
     k.push_back({name, {}, type, name, type == 16 ? C::Accelerator : C::Gpu, "", {}, false, nullptr, nullptr});
@@ -71,15 +81,23 @@ bool TargetKind::offers(std::string_view libraryFunction) const {
   return false;
 }
 
-LibraryFunction findLibraryFunction(std::string_view name) {
+const LibraryOffload* findLibraryOffload(std::string_view name) {
   name = name.substr(0, name.find('?'));
-  LibraryFunction found = nullptr;
+  const LibraryOffload* found = nullptr;
   findIf([&](const TargetKind& k) {
     for (auto& f : k.offloads)
-      if (f.name == name) found = f.function;
+      if (f.name == name) found = &f;
     return found != nullptr;
   });
   return found;
+}
+
+LibraryCall readLibraryCall(const std::string& name) {
+  const LibraryOffload* offload = findLibraryOffload(name);
+  if (!offload) throw std::runtime_error("library function " + name + " is not in this build of tvms");
+  LibraryCall call{name, {}};
+  if (offload->readAttrs) call.attrs = offload->readAttrs(name);
+  return call;
 }
 
 const TargetKind* findTargetKind(std::string_view name) {

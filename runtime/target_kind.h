@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/library_attrs.h"
+
 namespace tvms::runtime {
 
 class DeviceAPI;
@@ -29,12 +31,15 @@ using DeviceFactory = std::function<std::unique_ptr<DeviceAPI>(int index, const 
 using ModuleLoader = std::function<std::shared_ptr<KernelLibrary>(const std::vector<char>& blob)>;
 
 // A library function the VM calls for R.call_dps_packed (OffloadLibraries' cuBLAS / cuDNN calls):
-// `args` are its tensors, the output last, all on `device`; `name` is the full name, whose text after
-// '?' carries the call's attributes. Throws std::runtime_error on failure.
-using LibraryFunction = void (*)(DeviceAPI& device, const std::vector<const NDArray*>& args, const std::string& name);
+// `args` are its tensors, the output last, all on `device`; `call` its full name and its attributes,
+// read once (library_attrs.h). Throws std::runtime_error on failure.
+using LibraryFunction = void (*)(DeviceAPI& device, const std::vector<const NDArray*>& args, const LibraryCall& call);
+// Reads a call's attributes from its full name; std::runtime_error when they are malformed.
+using LibraryAttrsReader = LibraryAttrs (*)(const std::string& name);
 struct LibraryOffload {
   std::string_view name;  // what R.call_dps_packed names ("tvms.cublas.matmul")
   LibraryFunction function;
+  LibraryAttrsReader readAttrs = nullptr;  // null: the function takes no attributes
 };
 
 enum class DeviceClass { Cpu, Gpu, Accelerator };  // Accelerator: neither host code nor a GPU (Hexagon's DSP)
@@ -81,8 +86,11 @@ std::vector<const TargetKind*> targetKinds();
 // Adds a kind; throws std::invalid_argument when its name or an alias is already taken.
 const TargetKind& registerTargetKind(TargetKind kind);
 
-// The library function `name` names (its part before '?') among every kind's offloads, or null.
-LibraryFunction findLibraryFunction(std::string_view name);
+// The library offload `name` names (its part before '?') among every kind's offloads, or null.
+const LibraryOffload* findLibraryOffload(std::string_view name);
+// The call `name` makes of it, its attributes read (std::runtime_error naming the call when they are
+// malformed or it is in no kind's offloads): what the VM does once per library function it loads.
+LibraryCall readLibraryCall(const std::string& name);
 
 // Whether kernels built for kind `a` run on a device of kind `b`: the same kind, or two CPU kinds.
 bool sameKernelFamily(std::string_view a, std::string_view b);

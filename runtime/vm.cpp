@@ -54,10 +54,11 @@ VirtualMachine::VirtualMachine(const Executable& exe, std::vector<std::shared_pt
     if (lib == exe.libraries.end() || !lib->second || !lib->second->find(k.name))
       throw std::runtime_error("kernel " + k.name + " is missing from the executable's " + k.kind + " library");
   }
+  // Each library call's function found and its attributes read once, here: a malformed call fails the
+  // load, not a run halfway.
   for (auto& name : exe.libraryFunctions) {
-    LibraryFunction fn = findLibraryFunction(name);
-    if (!fn) throw std::runtime_error("library function " + name + " is not in this build of tvms");
-    libraryFunctions_.push_back(fn);
+    libraryCalls_.push_back(readLibraryCall(name));  // throws for a function no kind offers
+    libraryFunctions_.push_back(findLibraryOffload(name)->function);
   }
   launchers_.resize(devices_.size());
   resolved_.assign(exe.kernels.size() * devices_.size(), nullptr);
@@ -234,7 +235,7 @@ void VirtualMachine::callLibrary(const std::vector<int64_t>& a, const std::vecto
   }
   bool timed = kernelTiming_ && !recording_;
   Event begin = timed ? device.recordEvent() : nullptr;
-  libraryFunctions_.at(fn)(device, args, exe_.libraryFunctions[fn]);
+  libraryFunctions_.at(fn)(device, args, libraryCalls_[fn]);
   if (timed) timings_.push_back({slot, begin, device.recordEvent(), &exe_.libraryFunctions[fn], "library", 0});
   ++stats_.kernelCalls[slot];
 }

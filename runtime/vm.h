@@ -145,8 +145,9 @@ class VirtualMachine {
   std::vector<std::shared_ptr<DeviceAPI>> devices_;
   std::shared_ptr<DeviceAPI> host_;
   std::vector<std::map<std::string, std::unique_ptr<KernelLauncher>>> launchers_;  // per slot, per target kind
-  std::vector<const void*> resolved_;
-  std::vector<LibraryFunction> libraryFunctions_;  // exe.libraryFunctions, found at construction  // kernel * slots + slot -> its handle on that slot (null: not yet)
+  std::vector<const void*> resolved_;  // kernel * slots + slot -> its handle on that slot (null: not yet)
+  std::vector<LibraryFunction> libraryFunctions_;  // exe.libraryFunctions, found at construction
+  std::vector<LibraryCall> libraryCalls_;          // ... and their attributes, read then
   struct Timing {
     int slot;
     Event begin, end;

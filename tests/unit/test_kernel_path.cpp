@@ -576,6 +576,22 @@ TEST_CASE("offload: attention on a cuda vdevice becomes one tvms.attention call 
   REQUIRE(op.codes().empty());
   CHECK(driver::printAfter(op.module(), "OffloadLibraries", &error).find("\"tvms.attention?q=0,2,1,3&k=0,2,1,3&v=0,2,1,3&o=0,2,1,3&scale=0.5&causal=2\"") !=
         std::string::npos);
+  // The VM reads each library call's attributes once, when it loads the executable: a malformed call
+  // fails the load with the call named, not a run halfway through.
+  driver::BuildResult built = driver::build(op.module(), {});
+  REQUIRE(built.exe);
+  REQUIRE(built.exe->libraryFunctions.size() == 1);
+  std::shared_ptr<runtime::DeviceAPI> host = runtime::makeCpuDevice(0);  // the VM meets the devices only when it runs
+  auto load = [&] { runtime::VirtualMachine vm(*built.exe, std::vector<std::shared_ptr<runtime::DeviceAPI>>{host}); };
+  CHECK_NOTHROW(load());
+  runtime::LibraryCall call = runtime::readLibraryCall(built.exe->libraryFunctions[0]);
+  REQUIRE(std::holds_alternative<runtime::AttentionAttrs>(call.attrs));
+  CHECK(std::get<runtime::AttentionAttrs>(call.attrs).causal == 2);
+  CHECK(std::get<runtime::AttentionAttrs>(call.attrs).scale == 0.5);
+  built.exe->libraryFunctions[0] = "tvms.attention?q=0,2,1,3";
+  CHECK_THROWS_WITH_AS(load(), "tvms.attention: a malformed call 'tvms.attention?q=0,2,1,3'", std::runtime_error);
+  built.exe->libraryFunctions[0] = "tvms.nothing?x=1";
+  CHECK_THROWS_WITH_AS(load(), "library function tvms.nothing?x=1 is not in this build of tvms", std::runtime_error);
   driver::BuildOptions remapped;
   remapped.remap = {{"cuda:0", "cpu"}};
   remapped.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "OffloadLibraries") kept = t; };

@@ -147,8 +147,8 @@ TEST_CASE("target kinds: the table answers by name, alias and device type, and a
   CHECK(gpu->pinsHostMemory);
   CHECK(gpu->offers("tvms.cublas.matmul"));
   CHECK_FALSE(host->offers("tvms.cublas.matmul"));
-  CHECK((runtime::findLibraryFunction("tvms.cudnn.conv2d?layout=NCHW") != nullptr));
-  CHECK((runtime::findLibraryFunction("tvms.nothing") == nullptr));
+  CHECK((runtime::findLibraryOffload("tvms.cudnn.conv2d?layout=NCHW") != nullptr));
+  CHECK((runtime::findLibraryOffload("tvms.nothing") == nullptr));
   // Known to TVM, not built by tvms: in the table without a code generator or a device.
   const runtime::TargetKind* rocm = runtime::findTargetKind("rocm");
   REQUIRE(rocm);
