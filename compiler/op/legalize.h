@@ -47,7 +47,7 @@ LegalizeResult softmax(const LegalizeInput& in, bool log);    // nn.softmax, nn.
 LegalizeResult matmul(const LegalizeInput& in);       // the target's GEMM schedule (compiler/schedule/gemm.h)
 LegalizeResult copyLike(const LegalizeInput& in);     // reshape, flatten, expand_dims, squeeze (same bytes)
 LegalizeResult permuteDims(const LegalizeInput& in);  // permute_dims (transpose)
-LegalizeResult conv(const LegalizeInput& in, int dims, bool transpose);  // nn.conv1d/2d/3d (+ _transpose), any layout
+LegalizeResult conv(const LegalizeInput& in);  // nn.conv1d/2d/3d (+ _transpose), any layout (nn::ConvAttrs)
 LegalizeResult pool(const LegalizeInput& in, Pooling p, int dims);      // nn.max_pool*/avg_pool*/adaptive_avg_pool*, any layout
 LegalizeResult fill(const LegalizeInput& in, Fill f);  // full, full_like (Value), zeros, zeros_like, ones, ones_like
 LegalizeResult triangle(const LegalizeInput& in, bool lower);  // tril, triu
@@ -110,7 +110,6 @@ LegalizeResult sliceScatter(const LegalizeInput& in); // slice_scatter with cons
 // The instances the registry binds (a LegalizeFn takes only the input).
 template <Reduction R> LegalizeResult reduceOp(const LegalizeInput& in) { return reduce(in, R); }
 template <bool Log> LegalizeResult softmaxOp(const LegalizeInput& in) { return softmax(in, Log); }
-template <int Dims, bool Transpose> LegalizeResult convOp(const LegalizeInput& in) { return conv(in, Dims, Transpose); }
 template <Pooling P, int Dims> LegalizeResult poolOp(const LegalizeInput& in) { return pool(in, P, Dims); }
 template <Fill F> LegalizeResult fillOp(const LegalizeInput& in) { return fill(in, F); }
 template <bool Lower> LegalizeResult triangleOp(const LegalizeInput& in) { return triangle(in, Lower); }

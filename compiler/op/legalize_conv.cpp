@@ -16,7 +16,7 @@ namespace tvms::op::kernels {
 
 using namespace tir;
 
-LegalizeResult convTranspose(const LegalizeInput& in, int dims);
+LegalizeResult convTranspose(const LegalizeInput& in);
 
 namespace {
 
@@ -46,7 +46,7 @@ struct ConvCall {
   nn::Padding pad;
   ScalarType t = ScalarType::F32;
 };
-std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelBuilder& kb, int dims, bool transpose) {
+std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelBuilder& kb) {
   const std::string name = in.def.scriptName();
   const ir::StructInfo* data = in.args.size() > 0 ? in.args[0] : nullptr;
   const ir::StructInfo* weight = in.args.size() > 1 ? in.args[1] : nullptr;
@@ -55,32 +55,32 @@ std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelB
     return failure(name + " kernels take float data and weight of one dtype (and out_dtype equal to it)");
   ConvCall c;
   c.t = *t;
-  c.dims = dims;
-  std::string dataLayout = infer::stringAttr(in.attr("data_layout")).value_or("");
-  c.dl = nn::parseLayout(dataLayout, 'N', 'C', c.dims);
-  // The weight's first slot is O for a convolution, I for a transposed one (IOHW).
-  c.kl = nn::parseLayout(infer::stringAttr(in.attr("kernel_layout")).value_or(""), transpose ? 'I' : 'O', transpose ? 'O' : 'I', c.dims);
-  c.ol = nn::parseLayout(infer::stringAttr(in.attr("out_layout")).value_or(dataLayout), 'N', 'C', c.dims);
+  // The weight's first slot is O for a convolution, I for a transposed one (IOHW): nn::ConvAttrs.
+  const nn::ConvAttrs a = nn::convAttrs(in.def, in.call);
+  c.dims = a.dims;
+  c.dl = a.data;
+  c.kl = a.kernel;
+  c.ol = a.out;
   if (!c.dl.valid || !c.kl.valid || !c.ol.valid) return failure(name + ": unsupported layout");
   auto x = shapeExprs(kb, data), w = shapeExprs(kb, weight), o = shapeExprs(kb, &in.out);
   if (!x || !w || !o) return failure("the operands' shapes must be known to compile " + name);
   c.x = *x;
   c.w = *w;
   c.o = *o;
-  c.groups = infer::intAttr(in.attr("groups")).value_or(1);
+  c.groups = a.groups;
   if (c.groups < 1) return failure(name + ": groups must be positive");
-  c.strides = nn::perDim(in.attr("strides"), c.dims, 1);
-  c.dilation = nn::perDim(in.attr("dilation"), c.dims, 1);
-  c.pad = nn::padding(in.attr("padding"), c.dims);
+  c.strides = a.strides;
+  c.dilation = a.dilation;
+  c.pad = a.padding;
   return c;
 }
 
 }  // namespace
 
-LegalizeResult conv(const LegalizeInput& in, int dims, bool transpose) {
-  if (transpose) return convTranspose(in, dims);
+LegalizeResult conv(const LegalizeInput& in) {
+  if (nn::convAttrs(in.def, in.call).transpose) return convTranspose(in);
   KernelBuilder kb(in.kernelName);
-  auto read = readConv(in, kb, dims, false);
+  auto read = readConv(in, kb);
   if (auto* failed = std::get_if<LegalizeResult>(&read)) return std::move(*failed);
   ConvCall& cc = std::get<ConvCall>(read);
   int D = kb.param("data", cc.t, shapeText(in.args[0]));
@@ -148,9 +148,9 @@ using namespace tir;
 // padding, output_padding (through the result's shape), dilation, groups: each output element
 // gathers the inputs whose strided window covers it, out[o] += x[i] * w[k] where
 // o = i * stride + k * dilation - pad. A plain loop nest (outermost parallel), not the tiled GEMM.
-LegalizeResult convTranspose(const LegalizeInput& in, int dims) {
+LegalizeResult convTranspose(const LegalizeInput& in) {
   KernelBuilder kb(in.kernelName);
-  auto read = readConv(in, kb, dims, true);
+  auto read = readConv(in, kb);
   if (auto* failed = std::get_if<LegalizeResult>(&read)) return std::move(*failed);
   ConvCall& cc = std::get<ConvCall>(read);
   int D = kb.param("data", cc.t, shapeText(in.args[0]));

@@ -2,7 +2,9 @@
 
 #include <cctype>
 
+#include "compiler/ir/expr.h"
 #include "compiler/op/infer_util.h"
+#include "compiler/op/registry.h"
 
 namespace tvms::op::nn {
 
@@ -59,10 +61,68 @@ Padding padding(const ir::Value* v, int dims) {
   return p;
 }
 
-int spatialDims(const std::string& n) {
-  for (int d = 1; d <= 3; ++d)
-    if (n.find(std::to_string(d) + "d") != std::string::npos) return d;
-  return 2;
+namespace {
+
+const ir::Value* valueOf(const ir::Call& call, std::string_view name) {
+  const ir::CallAttr* a = call.attr(name);
+  return a ? &a->value : nullptr;
+}
+
+// An attribute written with symbolic values (pool_size=(k, k)) is not known as integers.
+bool intsKnownIn(const ir::Call& call, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    if (const ir::Value* v = valueOf(call, n); v && v->kind != ir::Value::Kind::None && !infer::intList(v)) return false;
+  return true;
+}
+
+// Whether a per-dim list has 1 or `dims` entries (or, with `orTwice`, 2 * dims), or is absent.
+bool exactList(const ir::Value* v, int dims, bool orTwice) {
+  auto xs = infer::intList(v);
+  if (!xs) return true;
+  size_t n = xs->size();
+  return n == 1 || n == static_cast<size_t>(dims) || (orTwice && n == 2 * static_cast<size_t>(dims));
+}
+
+}  // namespace
+
+ConvAttrs convAttrs(const OpDef& def, const ir::Call& call) {
+  ConvAttrs a;
+  a.dims = def.window.dims;
+  a.transpose = def.window.transpose;
+  a.dataLayoutText = infer::stringAttr(valueOf(call, "data_layout")).value_or("");
+  a.kernelLayoutText = infer::stringAttr(valueOf(call, "kernel_layout")).value_or("");
+  a.outLayoutText = infer::stringAttr(valueOf(call, "out_layout")).value_or(a.dataLayoutText);
+  a.data = parseLayout(a.dataLayoutText, 'N', 'C', a.dims);
+  a.kernel = parseLayout(a.kernelLayoutText, a.transpose ? 'I' : 'O', a.transpose ? 'O' : 'I', a.dims);
+  a.out = parseLayout(a.outLayoutText, 'N', 'C', a.dims);
+  a.outDType = infer::stringAttr(valueOf(call, "out_dtype"));
+  a.groups = infer::intAttr(valueOf(call, "groups")).value_or(1);
+  a.strides = perDim(valueOf(call, "strides"), a.dims, 1);
+  a.dilation = perDim(valueOf(call, "dilation"), a.dims, 1);
+  a.outputPadding = perDim(valueOf(call, "output_padding"), a.dims, 0);
+  a.padding = padding(valueOf(call, "padding"), a.dims);
+  a.intsKnown = intsKnownIn(call, {"strides", "dilation", "padding", "output_padding"});
+  a.listsExact = exactList(valueOf(call, "strides"), a.dims, false) && exactList(valueOf(call, "dilation"), a.dims, false) &&
+                 exactList(valueOf(call, "output_padding"), a.dims, false) && exactList(valueOf(call, "padding"), a.dims, true);
+  return a;
+}
+
+PoolAttrs poolAttrs(const OpDef& def, const ir::Call& call) {
+  PoolAttrs a;
+  a.dims = def.window.dims;
+  a.adaptive = def.window.adaptive;
+  a.layoutText = infer::stringAttr(valueOf(call, "layout")).value_or("");
+  a.data = parseLayout(a.layoutText, 'N', 'C', a.dims);
+  a.out = parseLayout(infer::stringAttr(valueOf(call, "out_layout")).value_or(a.layoutText), 'N', 'C', a.dims);
+  a.poolSize = perDim(valueOf(call, "pool_size"), a.dims, 1);
+  a.strides = perDim(valueOf(call, "strides"), a.dims, 1);
+  a.dilation = perDim(valueOf(call, "dilation"), a.dims, 1);
+  a.padding = padding(valueOf(call, "padding"), a.dims);
+  a.ceilMode = infer::boolAttr(valueOf(call, "ceil_mode"), false);
+  a.countIncludePad = infer::boolAttr(valueOf(call, "count_include_pad"), false);
+  a.outputSize = infer::intList(valueOf(call, "output_size"));
+  a.intsKnown = intsKnownIn(call, {"pool_size", "strides", "dilation", "padding", "output_size"});
+  return a;
 }
 
 }  // namespace tvms::op::nn

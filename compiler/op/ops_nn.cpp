@@ -70,28 +70,19 @@ InferResult inferDropout(const InferInput& in) {
   return r;
 }
 
-// Attributes written with symbolic values (pool_size=(k, k)) leave the output's shape unknown.
-bool allIntsKnown(const InferInput& in, std::initializer_list<const char*> names) {
-  for (const char* n : names)
-    if (const Value* v = in.attr(n); v && v->kind != Value::Kind::None && !intList(v)) return false;
-  return true;
-}
-
 InferResult inferConv(const InferInput& in) {
   InferResult r;
   const StructInfo* data = tensorOperand(in, 0, r);
   const StructInfo* weight = tensorOperand(in, 1, r);
   if (!data || !weight) return r;
   const std::string name = in.def.scriptName();
-  const int dims = nn::spatialDims(in.def.name);
-  const bool transpose = in.def.name.find("transpose") != std::string::npos;
-  auto outDType = stringAttr(in.attr("out_dtype"));
-  if (!outDType && !sameDType(*data, *weight, name, r, 0, 1)) return r;
-  std::string dt = outDType.value_or(data->dtype.empty() ? weight->dtype : data->dtype);
-  const std::string dataLayoutText = stringAttr(in.attr("data_layout")).value_or("");
-  Layout dl = parseLayout(dataLayoutText, 'N', 'C', dims);
-  Layout kl = parseLayout(stringAttr(in.attr("kernel_layout")).value_or(""), transpose ? 'I' : 'O', transpose ? 'O' : 'I', dims);
-  Layout ol = parseLayout(stringAttr(in.attr("out_layout")).value_or(dataLayoutText), 'N', 'C', dims);
+  const nn::ConvAttrs a = nn::convAttrs(in.def, in.call);
+  const int dims = a.dims;
+  const bool transpose = a.transpose;
+  if (!a.outDType && !sameDType(*data, *weight, name, r, 0, 1)) return r;
+  std::string dt = a.outDType.value_or(data->dtype.empty() ? weight->dtype : data->dtype);
+  const std::string& dataLayoutText = a.dataLayoutText;
+  const Layout &dl = a.data, &kl = a.kernel, &ol = a.out;
   for (auto [t, i, l] : {std::tuple{data, 0, &dl}, std::tuple{weight, 1, &kl}}) {
     int want = l->rank > 0 ? l->rank : dims + 2;  // a packed layout (NCHW4c) has more axes
     if (t->rank() >= 0 && t->rank() != want) {
@@ -100,12 +91,11 @@ InferResult inferConv(const InferInput& in) {
       return r;
     }
   }
-  if (!dl.valid || !kl.valid || !ol.valid || !data->shape || !weight->shape ||
-      !allIntsKnown(in, {"strides", "dilation", "padding", "output_padding"}))
+  if (!dl.valid || !kl.valid || !ol.valid || !data->shape || !weight->shape || !a.intsKnown)
     return ok(tensor(std::nullopt, dt, ol.rank > 0 ? ol.rank : dims + 2));
   const Dims& x = *data->shape;
   const Dims& w = *weight->shape;
-  int64_t groups = intAttr(in.attr("groups")).value_or(1);
+  const int64_t groups = a.groups;
   // Channels: data C == weight I * groups (for transpose, weight's first letter I is the input channels).
   PrimExprPtr inChannels = x[dl.channel];
   PrimExprPtr kernelIn = transpose ? w[kl.batch] : mul(w[kl.channel], dim(groups));
@@ -118,12 +108,9 @@ InferResult inferConv(const InferInput& in) {
     return r;
   }
   PrimExprPtr outChannels = transpose ? mul(w[kl.channel], dim(groups)) : w[kl.batch];
-  auto strides = perDim(in.attr("strides"), dims, 1);
-  auto dilation = perDim(in.attr("dilation"), dims, 1);
-  auto padded = nn::padding(in.attr("padding"), dims);
+  const std::vector<int64_t>&strides = a.strides, &dilation = a.dilation, &outPad = a.outputPadding;
   std::vector<int64_t> pad(dims);
-  for (int i = 0; i < dims; ++i) pad[i] = padded.before[i] + padded.after[i];
-  auto outPad = perDim(in.attr("output_padding"), dims, 0);
+  for (int i = 0; i < dims; ++i) pad[i] = a.padding.before[i] + a.padding.after[i];
   Dims out(dims + 2);
   out[ol.batch] = x[dl.batch];
   out[ol.channel] = outChannels;
@@ -150,26 +137,23 @@ InferResult inferPool(const InferInput& in) {
   InferResult r;
   const StructInfo* data = tensorOperand(in, 0, r);
   if (!data) return r;
-  const int dims = nn::spatialDims(in.def.name);
-  const std::string layoutText = stringAttr(in.attr("layout")).value_or("");
-  Layout l = parseLayout(layoutText, 'N', 'C', dims);
-  Layout ol = parseLayout(stringAttr(in.attr("out_layout")).value_or(layoutText), 'N', 'C', dims);
+  const nn::PoolAttrs a = nn::poolAttrs(in.def, in.call);
+  const int dims = a.dims;
+  const Layout &l = a.data, &ol = a.out;
   int want = l.rank > 0 ? l.rank : dims + 2;  // a packed layout (NCHW4c) has more axes
   if (data->rank() >= 0 && data->rank() != want) {
     r.issues.push_back({diag::Code::TVS103, in.def.scriptName() + " expects " + std::to_string(want) + "-D data, got rank " +
                                       std::to_string(data->rank()), 0, {}});
     return r;
   }
-  if (!l.valid || !ol.valid || !data->shape ||
-      !allIntsKnown(in, {"pool_size", "strides", "dilation", "padding", "output_size"}))
+  if (!l.valid || !ol.valid || !data->shape || !a.intsKnown)
     return ok(tensor(std::nullopt, data->dtype, ol.rank > 0 ? ol.rank : dims + 2));
   const Dims& x = *data->shape;
   Dims out(dims + 2);
   out[ol.batch] = x[l.batch];
   out[ol.channel] = x[l.channel];
-  const bool adaptive = in.def.name.find("adaptive") != std::string::npos;
-  if (adaptive) {
-    auto size = intList(in.attr("output_size"));
+  if (a.adaptive) {
+    const auto& size = a.outputSize;
     for (int i = 0; i < dims; ++i) {
       PrimExprPtr d = x[l.spatial[i]];
       if (size) d = dim(size->size() == 1 ? (*size)[0] : (i < static_cast<int>(size->size()) ? (*size)[i] : 1));
@@ -177,13 +161,10 @@ InferResult inferPool(const InferInput& in) {
     }
     return ok(tensor(out, data->dtype));
   }
-  auto poolSize = perDim(in.attr("pool_size"), dims, 1);
-  auto strides = perDim(in.attr("strides"), dims, 1);
-  auto dilation = perDim(in.attr("dilation"), dims, 1);
-  auto padded = nn::padding(in.attr("padding"), dims);
+  const std::vector<int64_t>&poolSize = a.poolSize, &strides = a.strides, &dilation = a.dilation;
   std::vector<int64_t> pad(dims);
-  for (int i = 0; i < dims; ++i) pad[i] = padded.before[i] + padded.after[i];
-  bool ceil = boolAttr(in.attr("ceil_mode"), false);
+  for (int i = 0; i < dims; ++i) pad[i] = a.padding.before[i] + a.padding.after[i];
+  const bool ceil = a.ceilMode;
   for (int i = 0; i < dims; ++i) {
     PrimExprPtr numer = sub(add(x[l.spatial[i]], dim(pad[i])), dim(dilation[i] * (poolSize[i] - 1) + 1));
     PrimExprPtr o = add(ceil ? ceilDiv(numer, dim(strides[i])) : floorDiv(numer, dim(strides[i])), dim(1));
@@ -246,13 +227,12 @@ void addNnOps(std::vector<OpDef>& out) {
                    "Dropout; returns (output, mask).", inferDropout), kernels::dropout));
 
   struct Conv { const char* name; int dims; const char* data; const char* kernel; bool transpose; LegalizeFn build; };
-  using kernels::convOp;
-  const Conv convs[] = {{"nn.conv1d", 1, "NCW", "OIW", false, convOp<1, false>},
-                        {"nn.conv2d", 2, "NCHW", "OIHW", false, convOp<2, false>},
-                        {"nn.conv3d", 3, "NCDHW", "OIDHW", false, convOp<3, false>},
-                        {"nn.conv1d_transpose", 1, "NCW", "IOW", true, convOp<1, true>},
-                        {"nn.conv2d_transpose", 2, "NCHW", "IOHW", true, convOp<2, true>},
-                        {"nn.conv3d_transpose", 3, "NCDHW", "IODHW", true, convOp<3, true>}};
+  const Conv convs[] = {{"nn.conv1d", 1, "NCW", "OIW", false, kernels::conv},
+                        {"nn.conv2d", 2, "NCHW", "OIHW", false, kernels::conv},
+                        {"nn.conv3d", 3, "NCDHW", "OIDHW", false, kernels::conv},
+                        {"nn.conv1d_transpose", 1, "NCW", "IOW", true, kernels::conv},
+                        {"nn.conv2d_transpose", 2, "NCHW", "IOHW", true, kernels::conv},
+                        {"nn.conv3d_transpose", 3, "NCDHW", "IODHW", true, kernels::conv}};
   for (auto& c : convs) {
     std::vector<int64_t> ones(c.dims, 1), zeros(c.dims, 0);
     std::vector<Param> ps{tensor("data"), tensor("weight"), attr("strides", ParamKind::IntList, ints(ones)),
@@ -269,6 +249,7 @@ void addNnOps(std::vector<OpDef>& out) {
                         "-D convolution of data by weight. data and weight must share a dtype (or set out_dtype) "
                         "and a vdevice; the result lives on that vdevice.",
                     inferConv);
+    conv.window = {c.dims, c.transpose, false};
     out.push_back(withKernel(conv, c.build));
   }
 
@@ -280,22 +261,27 @@ void addNnOps(std::vector<OpDef>& out) {
                         {"nn.avg_pool2d", 2, "NCHW", poolOp<Pooling::Avg, 2>}, {"nn.avg_pool3d", 3, "NCDHW", poolOp<Pooling::Avg, 3>}};
   for (auto& p : pools) {
     std::vector<int64_t> ones(p.dims, 1), zeros(p.dims, 0);
-    out.push_back(withKernel(op(p.name,
-                     {tensor("data"), attr("pool_size", ParamKind::IntList, ints(ones)),
-                      attr("strides", ParamKind::IntList, ints(ones)), attr("padding", ParamKind::IntList, ints(zeros)),
-                      attr("dilation", ParamKind::IntList, ints(ones)), attr("ceil_mode", ParamKind::Bool, b(false)),
-                      attr("count_include_pad", ParamKind::Bool, b(false)), attr("layout", ParamKind::String, s(p.layout)),
-                      optional("out_layout", ParamKind::String)},
-                     P, std::string(p.name[3] == 'm' ? "Max" : "Average") + " pooling over windows of `pool_size`.", inferPool), p.build));
+    OpDef pool = op(p.name,
+                    {tensor("data"), attr("pool_size", ParamKind::IntList, ints(ones)),
+                     attr("strides", ParamKind::IntList, ints(ones)), attr("padding", ParamKind::IntList, ints(zeros)),
+                     attr("dilation", ParamKind::IntList, ints(ones)), attr("ceil_mode", ParamKind::Bool, b(false)),
+                     attr("count_include_pad", ParamKind::Bool, b(false)), attr("layout", ParamKind::String, s(p.layout)),
+                     optional("out_layout", ParamKind::String)},
+                    P, std::string(p.name[3] == 'm' ? "Max" : "Average") + " pooling over windows of `pool_size`.", inferPool);
+    pool.window = {p.dims, false, false};
+    out.push_back(withKernel(pool, p.build));
   }
   const Pool adaptive[] = {{"nn.adaptive_avg_pool1d", 1, "NCW", poolOp<Pooling::AdaptiveAvg, 1>},
                            {"nn.adaptive_avg_pool2d", 2, "NCHW", poolOp<Pooling::AdaptiveAvg, 2>},
                            {"nn.adaptive_avg_pool3d", 3, "NCDHW", poolOp<Pooling::AdaptiveAvg, 3>}};
-  for (auto& p : adaptive)
-    out.push_back(withKernel(op(p.name,
-                     {tensor("data"), optional("output_size", ParamKind::IntList),
-                      attr("layout", ParamKind::String, s(p.layout)), optional("out_layout", ParamKind::String)},
-                     P, "Adaptive average pooling to `output_size`.", inferPool), p.build));
+  for (auto& p : adaptive) {
+    OpDef pool = op(p.name,
+                    {tensor("data"), optional("output_size", ParamKind::IntList),
+                     attr("layout", ParamKind::String, s(p.layout)), optional("out_layout", ParamKind::String)},
+                    P, "Adaptive average pooling to `output_size`.", inferPool);
+    pool.window = {p.dims, false, true};
+    out.push_back(withKernel(pool, p.build));
+  }
 
 }
 

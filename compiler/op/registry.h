@@ -88,6 +88,12 @@ struct OpDef {
   // An op TVM runs only through a contrib library (BYOC), with no kernel of its own: that library, named
   // in `tvms explain --ops` and in the build's error.
   std::string library;
+  // Convolutions and pooling: what their declaration table says of their windows, read by their
+  // attribute records (nn_attrs.h) rather than from their names. dims 0: not such an op.
+  struct Window {
+    int dims = 0;  // spatial dims, 1-3
+    bool transpose = false, adaptive = false;
+  } window;
 
   const Param* param(std::string_view n) const;
   std::string signature() const;  // "R.nn.softmax(data, axis=-1)"

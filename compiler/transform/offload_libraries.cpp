@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "compiler/op/infer_util.h"
+#include "compiler/op/nn_attrs.h"
 #include "compiler/transform/attention_pattern.h"
 #include "compiler/op/registry.h"
 #include "compiler/transform/passes.h"
@@ -275,20 +276,12 @@ class Offload : public Rewriter {
   std::string conv2dFunction(const Call& c, const StructInfo& out) const {
     const StructInfo *x = arg(c, 0), *w = arg(c, 1);
     if (!floatTensor(x, out.dtype) || !floatTensor(w, out.dtype) || x->rank() != 4 || w->rank() != 4) return "";
-    auto text = [&](const char* name) { return op::infer::stringAttr(c.attr(name) ? &c.attr(name)->value : nullptr).value_or(""); };
-    auto ints = [&](const char* name) { return op::infer::intList(c.attr(name) ? &c.attr(name)->value : nullptr).value_or(std::vector<int64_t>{}); };
-    std::string data = text("data_layout"), kernel = text("kernel_layout"), outLayout = text("out_layout");
-    if (!((data == "NCHW" && kernel == "OIHW") || (data == "NHWC" && kernel == "OHWI"))) return "";
-    if (!outLayout.empty() && outLayout != data) return "";
-    std::vector<int64_t> strides = ints("strides"), padding = ints("padding"), dilation = ints("dilation");
-    if (strides.size() == 1) strides.push_back(strides[0]);
-    if (dilation.size() == 1) dilation.push_back(dilation[0]);
-    if (padding.size() == 1) padding = {padding[0], padding[0], padding[0], padding[0]};
-    if (padding.size() == 2) padding = {padding[0], padding[1], padding[0], padding[1]};
-    if (strides.size() != 2 || dilation.size() != 2 || padding.size() != 4) return "";
-    if (padding[0] != padding[2] || padding[1] != padding[3]) return "";  // cuDNN pads both sides alike
-    int64_t groups = op::infer::intAttr(c.attr("groups") ? &c.attr("groups")->value : nullptr).value_or(1);
-    return runtime::conv2dCallName({data == "NHWC", strides, {padding[0], padding[1]}, dilation, groups});
+    const op::nn::ConvAttrs a = op::nn::convAttrs(*conv2d_, c);
+    const std::string& data = a.dataLayoutText;
+    if (!((data == "NCHW" && a.kernelLayoutText == "OIHW") || (data == "NHWC" && a.kernelLayoutText == "OHWI"))) return "";
+    if ((!a.outLayoutText.empty() && a.outLayoutText != data) || !a.intsKnown || !a.listsExact) return "";
+    if (a.padding.before != a.padding.after) return "";  // cuDNN pads both sides alike
+    return runtime::conv2dCallName({data == "NHWC", a.strides, a.padding.before, a.dilation, a.groups});
   }
 
   const IRModule& m_;

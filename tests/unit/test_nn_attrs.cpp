@@ -1,0 +1,110 @@
+// The typed attribute records of convolutions and pooling (compiler/op/nn_attrs.h), read from calls as
+// the frontend lowers them: every reader (deduction, kernel builders, OffloadLibraries) gets these.
+#include <doctest/doctest.h>
+
+#include "compiler/ir/expr.h"
+#include "compiler/op/nn_attrs.h"
+#include "compiler/op/registry.h"
+#include "tests/support/corpus.h"
+
+using namespace tvms;
+
+namespace {
+
+// The calls of main's bindings, in order, from a module whose main takes x (data) and w (weight).
+std::vector<const ir::Call*> callsOf(const test::Lowered& l) {
+  std::vector<const ir::Call*> out;
+  for (auto& b : l.module().function("main")->relax->body->blocks[0]->bindings)
+    if (auto* c = ir::as<ir::Call>(b->value)) out.push_back(c);
+  return out;
+}
+
+const op::OpDef& defOf(const ir::Call& c) {
+  const op::OpDef* d = op::findOp(c.op);
+  REQUIRE(d);
+  return *d;
+}
+
+}  // namespace
+
+TEST_CASE("nn attrs: a convolution's record holds its layouts, per-dim lists, padding forms and defaults") {
+  auto l = test::lower(
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n"
+      "    def main(x: R.Tensor((1, 8, 8, 4), \"float32\"), w: R.Tensor((6, 3, 3, 4), \"float32\"), t: R.Tensor((1, 4, 5), \"float32\"),"
+      " u: R.Tensor((4, 2, 3), \"float32\")):\n"
+      "        a = R.nn.conv2d(x, w, strides=2, padding=(1, 2, 3, 4), dilation=(1, 2), data_layout=\"NHWC\", kernel_layout=\"OHWI\", out_dtype=\"float32\")\n"
+      "        b = R.nn.conv1d_transpose(t, u, padding=1, output_padding=(1,))\n"
+      "        c = R.nn.conv2d(x, w, strides=(1, 1, 1), data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n"
+      "        return (a, b, c)\n");
+  auto calls = callsOf(l);
+  REQUIRE(calls.size() == 3);
+  op::nn::ConvAttrs a = op::nn::convAttrs(defOf(*calls[0]), *calls[0]);
+  CHECK(a.dims == 2);
+  CHECK_FALSE(a.transpose);
+  CHECK(a.dataLayoutText == "NHWC");
+  CHECK(a.outLayoutText == "NHWC");  // out_layout defaults to the data's
+  CHECK(a.data.channel == 3);
+  CHECK(a.data.spatial == std::vector<int>{1, 2});
+  CHECK(a.kernel.batch == 0);  // O
+  CHECK(a.kernel.channel == 3);  // I
+  CHECK(a.strides == std::vector<int64_t>{2, 2});
+  CHECK(a.dilation == std::vector<int64_t>{1, 2});
+  CHECK(a.padding.before == std::vector<int64_t>{1, 2});
+  CHECK(a.padding.after == std::vector<int64_t>{3, 4});
+  CHECK(a.outDType == std::optional<std::string>("float32"));
+  CHECK(a.groups == 1);
+  CHECK(a.intsKnown);
+  CHECK(a.listsExact);
+  op::nn::ConvAttrs b = op::nn::convAttrs(defOf(*calls[1]), *calls[1]);
+  CHECK(b.dims == 1);
+  CHECK(b.transpose);
+  CHECK(b.kernel.batch == 0);  // I leads a transposed convolution's weight (IOW)
+  CHECK(b.kernel.channel == 1);
+  CHECK(b.padding.before == std::vector<int64_t>{1});
+  CHECK(b.padding.after == std::vector<int64_t>{1});
+  CHECK(b.outputPadding == std::vector<int64_t>{1});
+  CHECK(b.strides == std::vector<int64_t>{1});  // the default
+  // Three strides for two spatial dims: the default is used, and the record says so.
+  op::nn::ConvAttrs c = op::nn::convAttrs(defOf(*calls[2]), *calls[2]);
+  CHECK(c.strides == std::vector<int64_t>{1, 1});
+  CHECK_FALSE(c.listsExact);
+}
+
+TEST_CASE("nn attrs: a pooling's record holds its window, padding, modes and an adaptive pool's output size") {
+  auto l = test::lower(
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n"
+      "    def main(x: R.Tensor((1, 4, 9, 9), \"float32\")):\n"
+      "        a = R.nn.avg_pool2d(x, pool_size=(3, 2), strides=2, padding=(1, 1), ceil_mode=True, count_include_pad=True)\n"
+      "        b = R.nn.adaptive_avg_pool2d(x, output_size=(2, 3), layout=\"NCHW\", out_layout=\"NHWC\")\n"
+      "        return (a, b)\n");
+  auto calls = callsOf(l);
+  REQUIRE(calls.size() == 2);
+  op::nn::PoolAttrs a = op::nn::poolAttrs(defOf(*calls[0]), *calls[0]);
+  CHECK(a.dims == 2);
+  CHECK_FALSE(a.adaptive);
+  CHECK(a.poolSize == std::vector<int64_t>{3, 2});
+  CHECK(a.strides == std::vector<int64_t>{2, 2});
+  CHECK(a.padding.before == std::vector<int64_t>{1, 1});
+  CHECK(a.ceilMode);
+  CHECK(a.countIncludePad);
+  CHECK(a.intsKnown);
+  op::nn::PoolAttrs b = op::nn::poolAttrs(defOf(*calls[1]), *calls[1]);
+  CHECK(b.adaptive);
+  CHECK(b.outputSize == std::optional<std::vector<int64_t>>(std::vector<int64_t>{2, 3}));
+  CHECK(b.out.channel == 3);  // NHWC
+  CHECK(b.data.channel == 1);
+}
+
+TEST_CASE("nn attrs: every convolution and pooling declares its window (dims, transpose, adaptive) with the op") {
+  int declared = 0;
+  for (const op::OpDef* d : op::allOps()) {
+    const bool conv = d->name.rfind("relax.nn.conv", 0) == 0, pool = d->name.find("pool") != std::string::npos && d->name.rfind("relax.nn.", 0) == 0;
+    if (!d->modelled || (!conv && !pool)) continue;
+    INFO(d->name);
+    CHECK(d->window.dims == d->name[d->name.find('d', 14) - 1] - '0');  // "conv2d" -> 2, "max_pool3d" -> 3
+    CHECK(d->window.transpose == (d->name.find("transpose") != std::string::npos));
+    CHECK(d->window.adaptive == (d->name.find("adaptive") != std::string::npos));
+    ++declared;
+  }
+  CHECK(declared == 15);  // conv1-3d, their transposes, max / avg / adaptive_avg pool 1-3d
+}
