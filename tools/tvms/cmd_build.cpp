@@ -228,9 +228,15 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   }
   // A Python program that builds (or writes) a module and calls relax.build on it: that module,
   // through the pipeline it names.
-  const auto& pipeline = lint.file.pipeline;
-  const ir::IRModule* module = moduleToBuild(lint.file);
+  const auto pipeline = lint.file.pipeline;
+  std::shared_ptr<const ir::IRModule> module;
+  if (const ir::IRModule* found = moduleToBuild(lint.file))
+    for (auto& r : lint.file.regions)
+      if (r.module.get() == found) module = r.module;
   if (!module) { std::cerr << "tvms: " << b.file << ": no TVMScript module to build (and no IRBuilder or BlockBuilder program building one)\n"; return std::nullopt; }
+  // Only the module goes on: the analysis, the source maps and the other regions are lint's, about a
+  // third of a large file's memory, freed before the passes make their copies.
+  lint = analysis::LintResult{};
   driver::BuildOptions o;
   o.remap = b.remap;
   o.updateVDevice = b.updateVDevice;
