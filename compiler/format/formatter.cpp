@@ -221,8 +221,33 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     result.notes.push_back("left as written: a NUL byte at byte " + std::to_string(nul + 1));
     return result;
   }
-  syntax::Document doc(text);
-  frontend::FileResult file = frontend::lowerDocument(doc);
+  // The regions. The layout needs only their bounds and syntax from the lowering: it is read by
+  // function, its modules and source maps freed, and the whole-file tree the layout walks is made
+  // after it. (The whole-file tree beside a full lowering was most of a large file's peak; the
+  // check lowers the original again, function by function, beside the candidate's lowering.) The
+  // canonical printer reprints from the modules and their trivia: it lowers the whole-file tree.
+  frontend::FileResult file;
+  std::unique_ptr<syntax::Document> whole;
+  if (opts.canonical) {
+    whole = std::make_unique<syntax::Document>(text);
+    file = frontend::lowerDocument(*whole);
+  } else {
+    file = lowerByFunction(text, opts.parseHelpers).file;
+    for (auto& r : file.regions) {
+      r.module.reset();
+      r.map = {};
+    }
+    whole = std::make_unique<syntax::Document>(text);
+  }
+  syntax::Document& doc = *whole;
+  // The original's modules as the check compares them: the canonical lowering's, or (layout) the
+  // original lowered again by function, once, when a reprint first needs checking.
+  std::optional<Lowered> original;
+  auto originalRegions = [&]() -> const std::vector<frontend::Region>& {
+    if (opts.canonical) return file.regions;
+    if (!original) original = lowerByFunction(text, opts.parseHelpers);
+    return original->file.regions;
+  };
   std::set<size_t> skip;
   for (size_t i = 0; i < file.regions.size(); ++i) {
     auto& r = file.regions[i];
@@ -270,14 +295,14 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
       for (auto& [i, lines] : expected) after[i] = keptIn(parsed, lines, opts.canonical);
     }
     Lowered check = lowerByFunction(candidate, opts.parseHelpers);
-    bool ok = check.file.regions.size() == file.regions.size();
+    bool ok = check.file.regions.size() == file.regions.size() && originalRegions().size() == file.regions.size();
     if (!ok) {  // should not happen: the reprint made or lost a region. Leave every region as written.
       result.notes.push_back("left as written (internal check failed: the reprint changed which modules the file has); please report it");
       return result;
     }
     for (size_t i = 0; i < file.regions.size(); ++i) {
       if (skip.count(i)) continue;
-      std::string failure = checkReprint(before[i], after[i], expected[i], file.regions[i], *check.doc, check.file.regions[i], opts.canonical);
+      std::string failure = checkReprint(before[i], after[i], expected[i], originalRegions()[i], *check.doc, check.file.regions[i], opts.canonical);
       if (failure.empty()) continue;
       skip.insert(i);
       result.notes.push_back(lineNote(doc, file.regions[i], "internal check failed: " + failure + "; please report it"));
