@@ -103,10 +103,12 @@ def as_float64(x):
     if hasattr(x, "double"):  # a PyTorch tensor (bfloat16 has no numpy type)
         return x.double().numpy()
     try:
-        return np.from_dlpack(x).astype(np.float64)
-    except (TypeError, BufferError, RuntimeError):
         import torch
-        return torch.from_dlpack(x).double().numpy()
+    except ImportError:
+        return np.from_dlpack(x).astype(np.float64)
+    # Through PyTorch, which reads every float type (numpy's from_dlpack fails on bfloat16 without an
+    # exception: SystemError).
+    return torch.from_dlpack(x).double().numpy()
 
 
 def prepare(tvms_binary, folder):
