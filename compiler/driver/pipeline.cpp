@@ -89,7 +89,9 @@ const std::vector<std::string>& passNames() {
   return names;
 }
 
-BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
+BuildResult build(const ir::IRModule& input, const BuildOptions& options) { return build(ir::IRModule(input), options); }
+
+BuildResult build(ir::IRModule&& input, const BuildOptions& options) {
   BuildResult r;
   std::string why;
   std::vector<const Pass*> plan = planPasses(options, &why);
@@ -98,7 +100,7 @@ BuildResult build(const ir::IRModule& input, const BuildOptions& options) {
     return r;
   }
   PipelineState s;
-  s.legal.module = input;
+  s.legal.module = std::move(input);
   for (const Pass* p : plan) {
     p->run(s, options);
     if (!s.errors.empty()) {

@@ -58,6 +58,9 @@ struct BuildResult {
 
 // Never throws for a bad module: problems come back in `errors`.
 BuildResult build(const ir::IRModule& m, const BuildOptions& options);
+// The same, taking the module over: its functions go as the passes replace them (the one-shot
+// `tvms build` of a large file holds no copy of its input for the whole build).
+BuildResult build(ir::IRModule&& m, const BuildOptions& options);
 
 // The module after `pass` as text (tvms/viewIR), or an error message; the build stops after the pass.
 std::string printAfter(const ir::IRModule& m, const std::string& pass, std::string* error);

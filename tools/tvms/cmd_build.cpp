@@ -229,7 +229,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   // A Python program that builds (or writes) a module and calls relax.build on it: that module,
   // through the pipeline it names.
   const auto pipeline = lint.file.pipeline;
-  std::shared_ptr<const ir::IRModule> module;
+  std::shared_ptr<ir::IRModule> module;
   if (const ir::IRModule* found = moduleToBuild(lint.file))
     for (auto& r : lint.file.regions)
       if (r.module.get() == found) module = r.module;
@@ -282,7 +282,10 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
       return std::nullopt;
     }
   }
-  driver::BuildResult r = driver::build(*module, o);
+  // The build takes the module over (the lint result went above): nothing else holds it.
+  ir::IRModule input = std::move(*module);
+  module.reset();
+  driver::BuildResult r = driver::build(std::move(input), o);
   std::cout << r.kernelText;
   for (auto& e : r.errors) std::cerr << "tvms: " << b.file << ": " << e << "\n";
   if (!r.exe && !r.stopped) return std::nullopt;
