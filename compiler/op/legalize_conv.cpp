@@ -78,7 +78,7 @@ std::variant<ConvCall, LegalizeResult> readConv(const LegalizeInput& in, KernelB
 }  // namespace
 
 LegalizeResult conv(const LegalizeInput& in) {
-  if (nn::convAttrs(in.def, in.call).transpose) return convTranspose(in);
+  if (in.def.window.transpose) return convTranspose(in);
   KernelBuilder kb(in.kernelName);
   auto read = readConv(in, kb);
   if (auto* failed = std::get_if<LegalizeResult>(&read)) return std::move(*failed);
