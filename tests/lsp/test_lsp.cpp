@@ -21,6 +21,7 @@
 #include "compiler/syntax/line_index.h"
 #include "tests/lsp/lsp_client.h"
 #include "tests/support/corpus.h"
+#include "tests/support/marked.h"
 
 namespace {
 
@@ -28,7 +29,9 @@ using nlohmann::json;
 using tvms::test::Client;
 using tvms::test::changeAt;
 
-const char* kThreeDevices = R"(from tvm.script import ir as I
+// A module over three vdevices, with the positions the tests ask about marked (marked.h).
+const tvms::test::Marked& threeDevices() {
+  static const tvms::test::Marked m = tvms::test::marked(R"(from tvm.script import ir as I
 from tvm.script import relax as R
 
 
@@ -37,14 +40,16 @@ class Module:
     I.module_global_infos({"vdevice": [I.vdevice("cuda", 0), I.vdevice("llvm"), I.vdevice("cuda", 1)]})
 
     @R.function
-    def main(x: R.Tensor((2, 3), "float32", "cuda:0"), y: R.Tensor((2, 3), "float32", "cuda:1")):
+    def main(x: R.Tensor((2, 3), "float32", "$[cuda0_use]cuda:0"), y: R.Tensor((2, 3), "float32", "cuda:1")):
         with R.dataflow():
-            s = R.add(x, x)
-            t = R.nn.softmax(s, axis=-1)
-            u = R.to_vdevice(t, "llvm")
+            $[s_def]s$[after_s] = R.add(x, x)
+            t = R.nn.softmax(s, ax$[in_axis]is=-1)
+$[u_line]            u = R.to_vdevice(t, "llvm")
             R.output(u)
         return (u, y)
-)";
+)");
+  return m;
+}
 
 json positionIn(const std::string& text, size_t offset) {
   tvms::syntax::LineIndex lines(text);
@@ -365,12 +370,13 @@ TEST_CASE("lsp: hostile client: a 50 MB message, a burst of 10,000 changes, bad 
 TEST_CASE("lsp: rename, signature help, semantic tokens full and delta, workspace symbols, range formatting") {
   Client c;
   c.initialize();
-  std::string text = kThreeDevices;
+  const tvms::test::Marked& m = threeDevices();
+  std::string text = m.text;
   const std::string uri = "file:///work/three.py";
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
   REQUIRE(!c.diagnosticsFor(1).is_null());
   // Rename the first cuda entry's kind: uses re-indexed.
-  size_t use = text.find("\"cuda:0\"") + 1;
+  size_t use = m["cuda0_use"];
   c.request(2, "textDocument/prepareRename", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, use)}});
   CHECK(c.response(2)["result"]["placeholder"] == "cuda:0");
   c.request(3, "textDocument/rename", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, use)}, {"newName", "rocm"}});
@@ -380,12 +386,12 @@ TEST_CASE("lsp: rename, signature help, semantic tokens full and delta, workspac
   CHECK(renamed.find("I.vdevice(\"rocm\", 0)") != std::string::npos);
   CHECK(renamed.find("\"rocm:0\")") != std::string::npos);
   CHECK(renamed.find("y: R.Tensor((2, 3), \"float32\", \"cuda:0\")") != std::string::npos);
-  c.request(4, "textDocument/rename", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, text.find("s = R.add"))}, {"newName", "t"}});
+  c.request(4, "textDocument/rename", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, m["s_def"])}, {"newName", "t"}});
   json refused = c.response(4);
   CHECK(refused["error"]["code"] == -32803);
   CHECK(refused["error"]["message"].get<std::string>().find("already bound") != std::string::npos);
 
-  c.request(5, "textDocument/signatureHelp", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, text.find("axis=-1") + 2)}});
+  c.request(5, "textDocument/signatureHelp", {{"textDocument", {{"uri", uri}}}, {"position", positionIn(text, m["in_axis"])}});
   json sig = c.response(5)["result"];
   CHECK(sig["signatures"][0]["label"] == "R.nn.softmax(data, axis=-1)");
   CHECK(sig["activeParameter"] == 1);
@@ -397,7 +403,7 @@ TEST_CASE("lsp: rename, signature help, semantic tokens full and delta, workspac
   CHECK(data.size() % 5 == 0);
   // Type a line into main; the delta applied to the old data gives the new full data.
   tvms::syntax::LineIndex lines(text);
-  uint32_t at = static_cast<uint32_t>(text.find("            u = R.to_vdevice"));
+  uint32_t at = m["u_line"];
   std::string line = "            w = R.multiply(t, t)\n";
   c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", json::array({changeAt(lines, at, at, line)})}});
   text.insert(at, line);
@@ -445,12 +451,13 @@ TEST_CASE("lsp: rename, signature help, semantic tokens full and delta, workspac
 TEST_CASE("lsp: requests wait for the analysis, $/cancelRequest cancels a waiting one, debounce comes from the settings") {
   Client c;
   c.initialize(nullptr, json::object(), {{"debounceMs", 1500}});
-  std::string text = kThreeDevices;
+  const tvms::test::Marked& m = threeDevices();
+  std::string text = m.text;
   const std::string uri = "file:///work/wait.py";
   c.notify("textDocument/didOpen", {{"textDocument", {{"uri", uri}, {"languageId", "python"}, {"version", 1}, {"text", text}}}});
   REQUIRE(!c.diagnosticsFor(1).is_null());  // opening is not debounced
   tvms::syntax::LineIndex lines(text);
-  uint32_t at = static_cast<uint32_t>(text.find("s = R.add") + 1);
+  uint32_t at = m["after_s"];
   auto sent = std::chrono::steady_clock::now();
   c.notify("textDocument/didChange", {{"textDocument", {{"uri", uri}, {"version", 2}}}, {"contentChanges", json::array({changeAt(lines, at, at, "x")})}});
   text.insert(at, "x");
