@@ -23,7 +23,7 @@ void runUpdateVDevice(PipelineState& s, const BuildOptions& o) {
   }
 }
 
-void runNormalize(PipelineState& s, const BuildOptions&) { s.legal.module = transform::normalize(s.legal.module); }
+void runNormalize(PipelineState& s, const BuildOptions&) { s.legal.module = transform::normalize(std::move(s.legal.module)); }
 
 void runRealizeVDevice(PipelineState& s, const BuildOptions&) {
   // Conflicts are lint's TVS204, reported before a build; the pass keeps the first placement.

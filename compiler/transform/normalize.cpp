@@ -127,8 +127,14 @@ class Annotate : public Rewriter {
 
 }  // namespace
 
-IRModule normalize(const IRModule& m) {
-  IRModule flat = mapFunctions(m, [](const Function& fn) { return Flatten(fn).function(fn); });
+IRModule normalize(const IRModule& m) { return normalize(IRModule(m)); }
+
+IRModule normalize(IRModule&& m) {
+  // Flattened in place: each function's old body goes as its new one comes (when nobody else holds
+  // it), so a large module is not held three times over (input, flattened, annotated).
+  IRModule flat = std::move(m);
+  for (auto& mf : flat.functions)
+    if (mf.relax) mf.relax = Flatten(*mf.relax).function(*mf.relax);
   return mapFunctions(flat, [&](const Function& fn) {
     auto fa = analysis::deduceWithoutSource(flat, fn);
     return Annotate(*fa).function(fn);

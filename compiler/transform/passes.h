@@ -13,6 +13,7 @@ namespace tvms::transform {
 
 // ANF (every op operand a variable or constant) and deduced struct info on every variable.
 ir::IRModule normalize(const ir::IRModule& m);
+ir::IRModule normalize(ir::IRModule&& m);  // the same, flattening the module it takes over in place
 
 // Replaces list entry `index` by `vdevice`; everything placed on the old entry (params, bindings,
 // returns, to_vdevice targets, out_sinfo) moves to the new one. Requires 0 <= index < list size.
