@@ -46,7 +46,7 @@ std::optional<PyValue> ModuleAssembly::assemble(TSNode call, const std::string& 
     if (f->relax) f->relax->name = name;
     r.module->functions.push_back({name, f->relax, f->tir});
   }
-  for (auto* st : statesOf(*region)) extendToStatement(*regions_[st->region], call);
+  extendToStatement(r, call);
   if (const PyValue* infos = args.get(1, "global_infos"))
     setGlobalInfos(*region, *infos, args.nodeOf(1, "global_infos"));
   auto m = std::make_shared<ModuleObj>();

@@ -130,11 +130,9 @@ class Annotate : public Rewriter {
 IRModule normalize(const IRModule& m) { return normalize(IRModule(m)); }
 
 IRModule normalize(IRModule&& m) {
-  // Flattened in place: each function's old body goes as its new one comes (when nobody else holds
-  // it), so a large module is not held three times over (input, flattened, annotated).
-  IRModule flat = std::move(m);
-  for (auto& mf : flat.functions)
-    if (mf.relax) mf.relax = Flatten(*mf.relax).function(*mf.relax);
+  // Flattened in place, so a large module is not held three times over (input, flattened, annotated).
+  // Annotating reads the flattened module whole (calls between functions), so it makes a new one.
+  IRModule flat = mapFunctions(std::move(m), [](const Function& fn) { return Flatten(fn).function(fn); });
   return mapFunctions(flat, [&](const Function& fn) {
     auto fa = analysis::deduceWithoutSource(flat, fn);
     return Annotate(*fa).function(fn);

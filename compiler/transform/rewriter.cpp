@@ -82,8 +82,10 @@ FunctionPtr Rewriter::function(const Function& fn) {
   return out;
 }
 
-IRModule mapFunctions(const IRModule& m, const std::function<FunctionPtr(const Function&)>& f) {
-  IRModule out = m;
+IRModule mapFunctions(const IRModule& m, const std::function<FunctionPtr(const Function&)>& f) { return mapFunctions(IRModule(m), f); }
+
+IRModule mapFunctions(IRModule&& m, const std::function<FunctionPtr(const Function&)>& f) {
+  IRModule out = std::move(m);
   for (auto& mf : out.functions)
     if (mf.relax) mf.relax = f(*mf.relax);
   return out;

@@ -83,5 +83,8 @@ ir::FunctionPtr mapBindings(const ir::Function& fn, const std::function<ir::Bind
 
 // A copy of `m` with each Relax function replaced by f(function); prim funcs are shared.
 ir::IRModule mapFunctions(const ir::IRModule& m, const std::function<ir::FunctionPtr(const ir::Function&)>& f);
+// The same on a module it takes over, in place: each old function goes as its replacement comes (when
+// nothing else holds it), so a large module is not held twice.
+ir::IRModule mapFunctions(ir::IRModule&& m, const std::function<ir::FunctionPtr(const ir::Function&)>& f);
 
 }  // namespace tvms::transform

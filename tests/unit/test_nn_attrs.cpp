@@ -19,6 +19,9 @@ std::vector<const ir::Call*> callsOf(const test::Lowered& l) {
   return out;
 }
 
+// A module of one function, main, whose signature and body follow.
+const char* kModuleHead = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n";
+
 const op::OpDef& defOf(const ir::Call& c) {
   const op::OpDef* d = op::findOp(c.op);
   REQUIRE(d);
@@ -28,8 +31,7 @@ const op::OpDef& defOf(const ir::Call& c) {
 }  // namespace
 
 TEST_CASE("nn attrs: a convolution's record holds its layouts, per-dim lists, padding forms and defaults") {
-  auto l = test::lower(
-      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n"
+  auto l = test::lower(std::string(kModuleHead) +
       "    def main(x: R.Tensor((1, 8, 8, 4), \"float32\"), w: R.Tensor((6, 3, 3, 4), \"float32\"), t: R.Tensor((1, 4, 5), \"float32\"),"
       " u: R.Tensor((4, 2, 3), \"float32\")):\n"
       "        a = R.nn.conv2d(x, w, strides=2, padding=(1, 2, 3, 4), dilation=(1, 2), data_layout=\"NHWC\", kernel_layout=\"OHWI\", out_dtype=\"float32\")\n"
@@ -71,8 +73,7 @@ TEST_CASE("nn attrs: a convolution's record holds its layouts, per-dim lists, pa
 }
 
 TEST_CASE("nn attrs: a pooling's record holds its window, padding, modes and an adaptive pool's output size") {
-  auto l = test::lower(
-      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n"
+  auto l = test::lower(std::string(kModuleHead) +
       "    def main(x: R.Tensor((1, 4, 9, 9), \"float32\")):\n"
       "        a = R.nn.avg_pool2d(x, pool_size=(3, 2), strides=2, padding=(1, 1), ceil_mode=True, count_include_pad=True)\n"
       "        b = R.nn.adaptive_avg_pool2d(x, output_size=(2, 3), layout=\"NCHW\", out_layout=\"NHWC\")\n"

@@ -282,8 +282,8 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
       return std::nullopt;
     }
   }
-  // The build takes the module over (the lint result went above): nothing else holds it.
-  ir::IRModule input = std::move(*module);
+  // The build takes the module over when nothing else holds it (the lint result went above).
+  ir::IRModule input = module.use_count() == 1 ? std::move(*module) : *module;
   module.reset();
   driver::BuildResult r = driver::build(std::move(input), o);
   std::cout << r.kernelText;
