@@ -4,6 +4,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "runtime/cpu_matmul_bf16.h"
 #include "runtime/cpu_module.h"
 #include "runtime/cuda_attention.h"
 #include "runtime/cuda_device.h"
@@ -33,9 +34,10 @@ std::unique_ptr<DeviceAPI> openCuda(int index, const DeviceOptions&) { return ma
 std::deque<TargetKind> declaredKinds() {
   using C = DeviceClass;
   std::deque<TargetKind> k;
-  k.push_back({"llvm", {"cpu"}, 1, "cpu", C::Cpu, std::string(codegens::llvm), {}, false, openCpu, loadCpuModule});
+  const std::vector<LibraryOffload> cpuOffloads{{kCpuMatmulBf16, cpuMatmulBf16}};
+  k.push_back({"llvm", {"cpu"}, 1, "cpu", C::Cpu, std::string(codegens::llvm), cpuOffloads, false, openCpu, loadCpuModule});
   // TVM's C source target: tvms builds its kernels with the same LLVM code generator.
-  k.push_back({"c", {}, 1, "", C::Cpu, std::string(codegens::llvm), {}, false, openCpu, loadCpuModule});
+  k.push_back({"c", {}, 1, "", C::Cpu, std::string(codegens::llvm), cpuOffloads, false, openCpu, loadCpuModule});
   k.push_back({"cuda", {"gpu"}, 2, "cuda", C::Gpu, std::string(codegens::cuda), {{kCublasMatmul, cublasMatmul},
                                                                 {kCublasMatmulTransB, cublasMatmulTransposeB},
                                                                 {kCudnnConv2d, cudnnConv2d, attrsReadBy<parseConv2dCallName>},

@@ -2,9 +2,9 @@
 // calls of the runtime's library functions (TVM's partition_for_cublas / partition_for_cudnn +
 // RunCodegen, in one pass): R.matmul -> R.call_dps_packed("tvms.cublas.matmul", ...), R.nn.conv2d ->
 // R.call_dps_packed("tvms.cudnn.conv2d?...", ...), the call's attributes in the name. Only the
-// cases the libraries take are offloaded (float32 / float64, and float16 / bfloat16 matmuls, which have
-// no generated kernels yet; conv2d in NCHW/OIHW or NHWC/OHWI,
-// symmetric padding); the rest keep their generated kernels. A permute_dims used only as a matmul's B
+// cases the libraries take are offloaded (float32 / float64 / float16 / bfloat16 matmuls; conv2d in
+// NCHW/OIHW or NHWC/OHWI, symmetric padding); the rest keep their generated kernels. On CPU vdevices
+// a bfloat16 matmul becomes tvms.cpu.matmul_bf16 (AMX or AVX512-BF16 dot products, cpu_matmul_bf16.h). A permute_dims used only as a matmul's B
 // that swaps B's last two axes becomes cuBLAS's transpose (tvms.cublas.matmul_transpose_b), the permute
 // keeping only its other axes, or going when they are the identity. Attention, as R.nn.attention or
 // written out, becomes one fused tvms.attention call (attention_pattern.h). The printed module reads back.
@@ -18,6 +18,7 @@
 #include "compiler/transform/passes.h"
 #include "compiler/transform/rewriter.h"
 #include "compiler/transform/targets.h"
+#include "runtime/cpu_matmul_bf16.h"
 #include "runtime/cuda_attention.h"
 #include "runtime/cuda_libraries.h"
 #include "runtime/target_kind.h"
@@ -160,10 +161,12 @@ class Offload : public Rewriter {
     if (auto t = transposed_.find(b.vars[0].get()); t != transposed_.end()) return untransposed(b, t->second, out);
     const StructInfo* result = b.vars[0]->annotation.get();
     if (!result || result->kind != StructInfo::Kind::Tensor) return Rewriter::binding(b, out);
-    const runtime::TargetKind* kind = runtime::findTargetKind(targetOf(m_, executionVDevice(m_, result), remap_).kind);
+    const tir::Target target = targetOf(m_, executionVDevice(m_, result), remap_);
+    const runtime::TargetKind* kind = runtime::findTargetKind(target.kind);
     if (!kind) return Rewriter::binding(b, out);
     std::string function;
     if (c->def == matmul_ && kind->offers(runtime::kCublasMatmul)) function = matmulFunction(*c, *result);
+    if (c->def == matmul_ && kind->offers(runtime::kCpuMatmulBf16) && cpuBf16MatmulPays(target)) function = cpuMatmulFunction(*c, *result);
     ExprPtr b1 = c->args.size() > 1 ? c->args[1] : nullptr;
     if (!function.empty() && c->def == matmul_ && transposedOperand(b1)) function = std::string(runtime::kCublasMatmulTransB);
     if (c->def == conv2d_ && kind->offers(runtime::kCudnnConv2d)) function = conv2dFunction(*c, *result);
@@ -257,6 +260,23 @@ class Offload : public Rewriter {
     if (b->rank() != 2 && b->rank() != a->rank()) return "";
     if (auto d = op::infer::stringAttr(c.attr("out_dtype") ? &c.attr("out_dtype")->value : nullptr); d && !d->empty() && *d != out.dtype) return "";
     return std::string(runtime::kCublasMatmul);
+  }
+
+  // The CPU's bfloat16 GEMM: A (..., M, K) @ B (K, N), or B with A's batch dims exactly, all bfloat16.
+  std::string cpuMatmulFunction(const Call& c, const StructInfo& out) const {
+    const StructInfo *a = arg(c, 0), *b = arg(c, 1);
+    if (out.dtype != "bfloat16" || matmulFunction(c, out).empty() || !a->shape || !b->shape) return "";
+    if (b->rank() == a->rank() && a->rank() > 2)
+      for (size_t i = 0; i + 2 < a->shape->size(); ++i)
+        if (!op::infer::sameDim((*a->shape)[i], (*b->shape)[i])) return "";  // a broadcast batch stays a kernel
+    return std::string(runtime::kCpuMatmulBf16);
+  }
+
+  // Whether the library beats the generated kernel where this is built: its dot-product kernels
+  // (AMX, AVX512-BF16) need a 512-bit target, and the machine building has one of them. The call picks
+  // its kernel again where it runs, so an artifact built here uses AMX on a host that has it.
+  static bool cpuBf16MatmulPays(const tir::Target& target) {
+    return target.vectorBits >= 512 && runtime::bestBf16GemmKernel() != runtime::Bf16GemmKernel::Portable;
   }
 
   // What cuBLASLt's bias epilogue takes: the matmul cuBLAS would take, on a kind offering the

@@ -31,6 +31,8 @@ echo "== bench/gpu/bench_hetero.py"
 python3 tests/bench_hetero.py measure ./tvms hetero 2>&1 | grep -v Warning | tail -6
 echo "== --trace of the micro-batched pipeline: copies beside kernels"
 ./tvms run art/run_pipelined_microbatches.tvmx --repeat 5 --trace trace_mb.json | grep -E "overlapped|repeated"
+echo "== the bfloat16 matmul's AMX kernel (tvms.cpu.matmul_bf16) against float64 on this host's CPU (exit 77: no AMX)"
+TVMS_TEST_BF16_KERNEL=amx ./tvms_compile_tests "--test-case=cpu bf16 matmul: every kernel*" 2>&1 | tail -3; echo "exit ${PIPESTATUS[0]}"
 echo "== bench/vm/bench_cpu_cores.py: the CPU vdevice on every core against numpy"
 PYTHONPATH=$PWD/python TVMS_LIBRARY=$PWD/libtvms_runtime.so.0 python3 tests/bench_cpu_cores.py measure cpucores 3 2>&1 | tail -16
 echo "== --trace of the seed artifact: spans per device in order"

@@ -20,6 +20,8 @@
 #include "compiler/schedule/schedule.h"
 #include "compiler/transform/legalize_ops.h"
 #include "compiler/transform/passes.h"
+#include "compiler/tir/target.h"
+#include "runtime/cpu_matmul_bf16.h"
 #include "runtime/cuda_attention.h"
 #include "runtime/cuda_libraries.h"
 #include "runtime/cuda_module.h"
@@ -521,6 +523,37 @@ TEST_CASE("offload: matmul and conv2d on cuda vdevices become cuBLAS and cuDNN c
   CHECK(vm.find("# library function 1: tvms.cublas.matmul") != std::string::npos);
   CHECK(vm.find("call_library 0 0 4") != std::string::npos);
   CHECK(vm.find("call_library 1 0 3") != std::string::npos);
+}
+
+TEST_CASE("offload: a bfloat16 matmul on a CPU vdevice becomes tvms.cpu.matmul_bf16 where the host has its dot products, and nothing else does") {
+  auto lowered = test::lower(
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"
+      "    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\")]})\n\n    @R.function\n"
+      "    def main(a: R.Tensor((2, 9, 40), \"bfloat16\"), b: R.Tensor((40, 7), \"bfloat16\"), c: R.Tensor((2, 40, 7), \"bfloat16\"), "
+      "d: R.Tensor((1, 40, 7), \"bfloat16\"), h: R.Tensor((9, 40), \"float16\"), g: R.Tensor((40, 7), \"float16\")) "
+      "-> R.Tuple(R.Tensor((2, 9, 7), \"bfloat16\"), R.Tensor((2, 9, 7), \"bfloat16\"), R.Tensor((2, 9, 7), \"bfloat16\"), R.Tensor((9, 7), \"float16\")):\n"
+      "        shared = R.matmul(a, b)\n        batched = R.matmul(a, c)\n        broadcast = R.matmul(a, d)\n        half = R.matmul(h, g)\n"
+      "        return (shared, batched, broadcast, half)\n");
+  REQUIRE(lowered.codes().empty());
+  std::string error;
+  std::string text = driver::printAfter(lowered.module(), "OffloadLibraries", &error);
+  CHECK(error.empty());
+  auto count = [](const std::string& t, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = t.find(what); at != std::string::npos; at = t.find(what, at + 1)) ++n;
+    return n;
+  };
+  // The library's kernels are AMX and AVX512-BF16 (a 512-bit target): elsewhere the generated GEMM is faster.
+  bool pays = tir::Target::host().vectorBits >= 512 && runtime::bestBf16GemmKernel() != runtime::Bf16GemmKernel::Portable;
+  MESSAGE("this host's bfloat16 GEMM kernel: " << std::string(runtime::bf16GemmKernelName(runtime::bestBf16GemmKernel())));
+  CHECK(count(text, "\"tvms.cpu.matmul_bf16\"") == (pays ? 2u : 0u));  // B shared and B batched; not B broadcast, not float16
+  CHECK(count(text, "R.matmul(") == (pays ? 2u : 4u));
+  driver::BuildOptions off;
+  off.offload = false;
+  std::string kept;
+  off.afterPass = [&](const std::string& pass, const std::string& t) { if (pass == "OffloadLibraries") kept = t; };
+  CHECK(driver::build(lowered.module(), off).exe);
+  CHECK(count(kept, "tvms.cpu.matmul_bf16") == 0u);
 }
 
 TEST_CASE("offload: attention on a cuda vdevice becomes one tvms.attention call reading and writing through the permutes around it") {
