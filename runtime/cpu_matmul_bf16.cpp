@@ -1,10 +1,9 @@
-// tvms.cpu.matmul_bf16 (cpu_matmul_bf16.h). Two parallel loops per call: B packed panel by panel,
-// then one task per (batch, group of up to 4 strips of 32 rows, chunk of up to 8 blocks of 32 columns).
-// A task walks K in slices of 512: for each strip it packs the strip's slice of A (32 KiB, which stays
-// in L1) and runs the block kernel over the chunk, the chunk's slice of B (256 KiB) staying in L2 across
-// the strips and the partial sums in a float32 buffer (128 KiB); the sums become bfloat16 once, at the
-// end. Before the slices each block read all of A's strip and B's panels from L2 for every block:
-// 1024^3 ran at ~220 GFLOP/s a core on AMX. Groups and chunks shrink until every thread has two tasks.
+// tvms.cpu.matmul_bf16 (cpu_matmul_bf16.h). Two parallel loops per call: B packed panel by panel, then
+// one task per (batch, group of strips of 32 rows of C, chunk of 32-column blocks) (sizeTasks). For
+// each strip a task packs the strip of A over the whole of K, then runs the block kernel over its
+// chunk, each block's sums staying in the tiles (or registers) for all of K.
+// Measured on the device's 16-core Xeon (AMX): walking K in slices of 256-1024 instead, the sums in
+// memory between slices, was slower at every size (1024^3 0.78 -> 0.90-1.06 ms, 4096^3 34 -> 44-48 ms).
 #include "runtime/cpu_matmul_bf16.h"
 
 #include <algorithm>
@@ -61,16 +60,13 @@ struct Problem {
   uint16_t* packedB = nullptr;  // per batch of B: np / 16 panels of kp x 16
   int64_t groupStrips = 1, groups = 1, chunkBlocks = 1, chunks = 1;
   bf16_blocks::BlockKernel block = nullptr;
+  bf16_blocks::StoreKernel store = nullptr;
   bool tiles = false;  // the AMX kernel: each task's thread loads the tile configuration first
 
   int64_t panels() const { return np / kPanel; }
   int64_t strips() const { return roundUp(m, kBlock) / kBlock; }
   const uint16_t* panel(int64_t batchIndex, int64_t p) const { return packedB + ((batchedB ? batchIndex : 0) * panels() + p) * kp * kPanel; }
 };
-
-constexpr int64_t kSliceK = 512;          // K per slice: a strip's slice of A is 32 KiB
-constexpr int64_t kMaxGroupStrips = 4;    // rows per task: up to 128
-constexpr int64_t kMaxChunkBlocks = 8;    // columns per task: up to 256
 
 // Task i: panel i % panels() of B's batch i / panels().
 void packPanels(void* closure, int64_t begin, int64_t end) {
@@ -82,6 +78,10 @@ void packPanels(void* closure, int64_t begin, int64_t end) {
     int64_t width = std::clamp<int64_t>(p.n - col0, 0, kPanel);
     for (int64_t r = 0; r < p.kp / 2; ++r) {
       uint16_t* row = dst + r * 2 * kPanel;
+      if (width == kPanel && 2 * r + 1 < p.k) {  // (all but the edges)
+        bf16_blocks::interleaveRows(src + 2 * r * p.n + col0, src + (2 * r + 1) * p.n + col0, row);
+        continue;
+      }
       for (int64_t half = 0; half < 2; ++half) {
         int64_t kk = 2 * r + half;
         const uint16_t* in = kk < p.k ? src + kk * p.n + col0 : nullptr;
@@ -91,60 +91,58 @@ void packPanels(void* closure, int64_t begin, int64_t end) {
   }
 }
 
-// Rows row0.. (up to 32) of A's batch bb over K [k0, k0 + kLen), in the block kernels' sub-slices of 32 x 32,
+// Rows row0.. (up to 32) of A's batch bb over all of K, in the block kernels' sub-slices of 32 x 32,
 // zero past M and K.
-void packSliceOfA(const Problem& p, int64_t bb, int64_t row0, int64_t k0, int64_t kLen, uint16_t* dst) {
+void packStripOfA(const Problem& p, int64_t bb, int64_t row0, uint16_t* dst) {
   int64_t rows = std::min(kBlock, p.m - row0);
   const uint16_t* src = p.a + (bb * p.m + row0) * p.k;
-  for (int64_t s = 0; s < kLen; s += kBlock)
+  for (int64_t s = 0; s < p.kp; s += kBlock)
     for (int64_t r = 0; r < kBlock; ++r) {
       uint16_t* out = dst + (s + r) * kBlock;
-      int64_t filled = r < rows ? std::clamp<int64_t>(p.k - k0 - s, 0, kBlock) : 0;
-      if (filled) std::memcpy(out, src + r * p.k + k0 + s, static_cast<size_t>(filled) * 2);
+      int64_t filled = r < rows ? std::clamp<int64_t>(p.k - s, 0, kBlock) : 0;
+      if (filled) std::memcpy(out, src + r * p.k + s, static_cast<size_t>(filled) * 2);
       std::memset(out + filled, 0, static_cast<size_t>(kBlock - filled) * 2);
     }
 }
 
-// Task i: batch i / (groups * chunks), then its group of strips, then its chunk of column blocks.
+// Task i: batch i / (groups * chunks), its group of strips (i / chunks) % groups, its chunk i % chunks.
+// The chunk's panels of B come into L2 with the first strip and serve the others from there.
 void multiplyTasks(void* closure, int64_t begin, int64_t end) {
   const Problem& p = *static_cast<const Problem*>(closure);
-  thread_local ScratchBuffer sliceOfA;
-  thread_local std::vector<float> sums;
-  uint16_t* packedA = sliceOfA.get(static_cast<size_t>(kBlock * kSliceK));
-  sums.resize(static_cast<size_t>(kMaxGroupStrips * kBlock * kMaxChunkBlocks * kBlock));
+  thread_local ScratchBuffer stripOfA;
+  alignas(64) float sums[kBlock * kBlock];
+  uint16_t* packedA = stripOfA.get(static_cast<size_t>(kBlock * p.kp));
+  int64_t packedFor = -1;  // the strip (counted over all batches) packedA holds
   if (p.tiles) bf16_blocks::amxEnter();
   for (int64_t i = begin; i < end; ++i) {
     int64_t bb = i / (p.groups * p.chunks), group = i / p.chunks % p.groups, chunk = i % p.chunks;
-    int64_t firstStrip = group * p.groupStrips, strips = std::min(p.groupStrips, p.strips() - firstStrip);
-    int64_t firstBlock = chunk * p.chunkBlocks, blocks = std::min(p.chunkBlocks, p.np / kBlock - firstBlock);
-    int64_t ldc = blocks * kBlock;
-    for (int64_t k0 = 0; k0 < p.kp; k0 += kSliceK) {
-      int64_t kLen = std::min(kSliceK, p.kp - k0);
-      for (int64_t s = 0; s < strips; ++s) {
-        packSliceOfA(p, bb, (firstStrip + s) * kBlock, k0, kLen, packedA);
-        for (int64_t j = 0; j < blocks; ++j) {
-          int64_t blk = firstBlock + j;
-          p.block(packedA, p.panel(bb, 2 * blk) + k0 * kPanel, p.panel(bb, 2 * blk + 1) + k0 * kPanel, kLen,
-                  sums.data() + s * kBlock * ldc + j * kBlock, ldc, k0 > 0);
-        }
+    int64_t firstBlock = chunk * p.chunkBlocks, lastBlock = std::min(firstBlock + p.chunkBlocks, p.np / kBlock);
+    for (int64_t strip = group * p.groupStrips; strip < std::min((group + 1) * p.groupStrips, p.strips()); ++strip) {
+      int64_t row0 = strip * kBlock;
+      if (packedFor != bb * p.strips() + strip) packStripOfA(p, bb, row0, packedA);
+      packedFor = bb * p.strips() + strip;
+      for (int64_t blk = firstBlock; blk < lastBlock; ++blk) {
+        p.block(packedA, p.panel(bb, 2 * blk), p.panel(bb, 2 * blk + 1), p.kp, sums, kBlock, false);
+        int64_t col0 = blk * kBlock;
+        p.store(sums, kBlock, std::min(kBlock, p.m - row0), std::min(kBlock, p.n - col0), p.c + (bb * p.m + row0) * p.n + col0, p.n);
       }
     }
-    int64_t row0 = firstStrip * kBlock, col0 = firstBlock * kBlock;
-    int64_t rows = std::min(strips * kBlock, p.m - row0), cols = std::min(ldc, p.n - col0);
-    uint16_t* out = p.c + (bb * p.m + row0) * p.n + col0;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t c = 0; c < cols; ++c) out[r * p.n + c] = floatToBf16(sums[static_cast<size_t>(r * ldc + c)]);
   }
   if (p.tiles) bf16_blocks::amxLeave();
 }
 
-// Groups of 4 strips and chunks of 8 blocks, halved (groups first) until there are two tasks a thread.
+// Chunks of 8 blocks (fewer where K is past 2048: at most 1 MiB of B's panels a chunk) and groups of 4
+// strips where the chunks are whole, halved, groups first, until there are two tasks a thread. B is read
+// from L3 once per group and A once per chunk: 1024^3 on 16 threads reads 24 MB, not 68 MB with a
+// task per strip (0.68 -> 0.59 ms on the Xeon). Narrow chunks (long K) keep one strip a task: a
+// thread's next task is then mostly the same strip's next chunk and its packed strip serves again,
+// where groups of 4 packed each strip once per chunk (4096^3: 28 -> 46 ms).
 void sizeTasks(Problem& p, int64_t threads) {
   int64_t colBlocks = p.np / kBlock;
-  p.groupStrips = std::min(kMaxGroupStrips, p.strips());
-  p.chunkBlocks = std::min(kMaxChunkBlocks, colBlocks);
-  auto count = [&] { return p.batch * ((p.strips() + p.groupStrips - 1) / p.groupStrips) * ((colBlocks + p.chunkBlocks - 1) / p.chunkBlocks); };
-  while (count() < 2 * threads && (p.groupStrips > 1 || p.chunkBlocks > 1)) {
+  p.chunkBlocks = std::clamp<int64_t>((int64_t{1} << 20) / (p.kp * kBlock * 2), 1, std::min<int64_t>(8, colBlocks));
+  p.groupStrips = p.chunkBlocks == std::min<int64_t>(8, colBlocks) ? std::min<int64_t>(4, p.strips()) : 1;
+  auto tasks = [&] { return p.batch * ((p.strips() + p.groupStrips - 1) / p.groupStrips) * ((colBlocks + p.chunkBlocks - 1) / p.chunkBlocks); };
+  while (tasks() < 2 * threads && (p.groupStrips > 1 || p.chunkBlocks > 1)) {
     if (p.groupStrips > 1) p.groupStrips = (p.groupStrips + 1) / 2;
     else p.chunkBlocks = (p.chunkBlocks + 1) / 2;
   }
@@ -218,6 +216,7 @@ void matmulBf16(const NDArray& a, const NDArray& b, const NDArray& c, Bf16GemmKe
   if (p.batch == 0 || p.m == 0 || p.n == 0) return;
   p.tiles = kernel == Bf16GemmKernel::Amx;
   p.block = kernel == Bf16GemmKernel::Amx ? bf16_blocks::amx : kernel == Bf16GemmKernel::Avx512Bf16 ? bf16_blocks::avx512Bf16 : bf16_blocks::portable;
+  p.store = kernel != Bf16GemmKernel::Portable && bf16_blocks::avx512Bf16Usable() ? bf16_blocks::storeAvx512Bf16 : bf16_blocks::storePortable;
   thread_local ScratchBuffer panelsOfB;
   int64_t batchesOfB = p.batchedB ? p.batch : 1;
   p.packedB = panelsOfB.get(static_cast<size_t>(batchesOfB * p.np * p.kp));

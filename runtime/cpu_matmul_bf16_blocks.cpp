@@ -35,6 +35,27 @@ void portable(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t
   }
 }
 
+void storePortable(const float* sums, int64_t ldSums, int64_t rows, int64_t cols, uint16_t* out, int64_t ldOut) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) out[r * ldOut + c] = floatToBf16(sums[r * ldSums + c]);
+}
+
+void interleaveRows(const uint16_t* first, const uint16_t* second, uint16_t* pairRow) {
+#if defined(__SSE2__)
+  for (int half = 0; half < 2; ++half) {  // 8 columns of each row -> 8 pairs, twice
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first + 8 * half));
+    __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(second + 8 * half));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(pairRow + 16 * half), _mm_unpacklo_epi16(x, y));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(pairRow + 16 * half + 8), _mm_unpackhi_epi16(x, y));
+  }
+#else
+  for (int64_t c = 0; c < kPanel; ++c) {
+    pairRow[2 * c] = first[c];
+    pairRow[2 * c + 1] = second[c];
+  }
+#endif
+}
+
 #if TVMS_X86
 
 namespace {
@@ -74,10 +95,13 @@ bool amxUsable() {
 }
 
 bool avx512Bf16Usable() {
-  unsigned a, b, c, d;
-  if (!__get_cpuid_count(7, 1, &a, &b, &c, &d) || !((a >> 5) & 1)) return false;
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");  // (which also says the OS saves the zmm state)
+  static const bool usable = [] {
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 1, &a, &b, &c, &d) || !((a >> 5) & 1)) return false;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");  // (and the OS saves zmm)
+  }();
+  return usable;
 }
 
 __attribute__((target("amx-tile"))) void amxEnter() {
@@ -132,7 +156,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void amx(const uint16_t* a, const u
 
 // Eight rows at a time: 8 x 2 accumulators of 16 floats (16 of the 32 zmm registers); each step takes
 // a pair of K from A, broadcast, against one pair row of each panel.
-__attribute__((target("avx512f,avx512bf16"))) void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c,
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c,
                                                              int64_t ldc, bool accumulate) {
   constexpr int kRows = 8;
   for (int64_t r0 = 0; r0 < kBlock; r0 += kRows) {
@@ -162,12 +186,25 @@ __attribute__((target("avx512f,avx512bf16"))) void avx512Bf16(const uint16_t* a,
   }
 }
 
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void storeAvx512Bf16(const float* sums, int64_t ldSums, int64_t rows, int64_t cols,
+                                                                                    uint16_t* out, int64_t ldOut) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; c += kPanel) {
+      __mmask16 keep = cols - c >= kPanel ? __mmask16(0xffff) : __mmask16((1u << (cols - c)) - 1);
+      __m256bh v = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(keep, sums + r * ldSums + c));
+      _mm256_mask_storeu_epi16(out + r * ldOut + c, keep, reinterpret_cast<__m256i>(v));
+    }
+}
+
 #else  // not x86-64: the portable kernel only
 
 bool amxUsable() { return false; }
 bool avx512Bf16Usable() { return false; }
 void amxEnter() {}
 void amxLeave() {}
+void storeAvx512Bf16(const float* sums, int64_t ldSums, int64_t rows, int64_t cols, uint16_t* out, int64_t ldOut) {
+  storePortable(sums, ldSums, rows, cols, out, ldOut);
+}
 void amx(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate) {
   portable(a, b0, b1, kLen, c, ldc, accumulate);
 }

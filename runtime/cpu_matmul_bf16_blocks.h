@@ -23,6 +23,16 @@ void amxLeave();
 void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate);
 void portable(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate);
 
+// Rows x cols (each at most 32) of a block's float32 sums, row stride ldSums, rounded to bfloat16 into
+// `out` (row stride ldOut): VCVTNEPS2BF16 (round to nearest even, as floatToBf16; it flushes
+// subnormals, as the dot products already do), or floatToBf16 one by one.
+using StoreKernel = void (*)(const float* sums, int64_t ldSums, int64_t rows, int64_t cols, uint16_t* out, int64_t ldOut);
+void storeAvx512Bf16(const float* sums, int64_t ldSums, int64_t rows, int64_t cols, uint16_t* out, int64_t ldOut);
+void storePortable(const float* sums, int64_t ldSums, int64_t rows, int64_t cols, uint16_t* out, int64_t ldOut);
+
+// Two rows of B (`first`, `second`: 16 columns each) as one packed pair row (32 bfloat16s).
+void interleaveRows(const uint16_t* first, const uint16_t* second, uint16_t* pairRow);
+
 // Whether this CPU has AMX-BF16 and the OS saves its state, and Linux has let this process use the
 // tiles (asked once); whether it has AVX512-BF16.
 bool amxUsable();

@@ -1,7 +1,7 @@
 // tvms.cpu.matmul_bf16 against a float64 reference on the same bfloat16 values: every block kernel
 // this host can run, at odd sizes (rows, columns and K off the 32 x 32 blocks, K of one to several
-// blocks, empty K), batched with a shared or a batched B, on pools of 1, 2, 3 and the machine's
-// threads. TVMS_TEST_BF16_KERNEL=amx (or avx512bf16, portable) tests that kernel alone and exits 77
+// blocks, empty K; tasks of one strip and of groups of strips), batched with a shared or a batched B,
+// on pools of 1, 2, 3 and the machine's threads. TVMS_TEST_BF16_KERNEL=amx (or avx512bf16, portable) tests that kernel alone and exits 77
 // (CTest: skipped) on a host that lacks it; that is how the AMX kernel is run on the device.
 #include <doctest/doctest.h>
 
@@ -99,6 +99,7 @@ TEST_CASE("cpu bf16 matmul: every kernel the host runs, at odd sizes and 1, 2, 3
   const std::vector<Shape> shapes = {
       {1, 1, 1, 1, false},      {1, 7, 17, 33, false},   {1, 33, 31, 15, false}, {1, 32, 32, 32, false},  {2, 65, 100, 64, false},
       {3, 5, 47, 300, true},    {1, 130, 70, 1100, false}, {1, 4, 5, 0, false},    {2, 40, 200, 96, true},
+      {1, 40, 260, 2100, false},  // K past 2048: narrow chunks of B, one strip of A a task
   };
   std::vector<Bf16GemmKernel> kernels = kernelsToTest();
   REQUIRE(!kernels.empty());
