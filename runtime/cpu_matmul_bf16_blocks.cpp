@@ -68,7 +68,7 @@ bool cpuHasAmxBf16() {
   if (!((d >> 22) & 1) || !((d >> 24) & 1)) return false;
   if (!__get_cpuid(1, &a, &b, &c, &d) || !((c >> 27) & 1)) return false;  // OSXSAVE: xgetbv is there
   unsigned lo, hi;
-  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));  // (ecx = 0; "c" is a register constraint, not a target kind)
   return ((lo >> 17) & 3) == 3;
 }
 
