@@ -132,6 +132,174 @@ __device__ void loadTile(T* dst, int ld, const T* src, long long rowStride, long
   }
 }
 
+// The pieces of one warp's work in `attention` below, each inlined into it (__forceinline__: the
+// fragments stay in registers, and ptxas gives the kernels the same registers as when they were one
+// function). In every piece, row group m of the warp holds rows r0 + 16m + g ("A") and + 8 ("B") in
+// this lane (g = lane / 4, tq = lane % 4), as the m16n8k16 fragments lay them out.
+
+// The warp's Q rows as A fragments, read once from global memory (rows past the end are zero).
+template <typename T, int D, int MR>
+__device__ __forceinline__ void loadQueryFragments(unsigned (&qf)[MR][D / 16][4], const T* qb, const AttentionArgs& a, long long r0, int g,
+                                                   int tq) {
+  auto qAt = [&](long long row, int col) { return row < a.rowsQ ? toFloat(qb[row * a.q[2] + col * a.q[3]]) : 0.f; };
+  #pragma unroll
+  for (int m = 0; m < MR; ++m) {
+    const long long rowA = r0 + 16 * m + g, rowB = rowA + 8;
+    #pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk) {
+      const int c = kk * 16 + 2 * tq;
+      qf[m][kk][0] = pack2<T>(qAt(rowA, c), qAt(rowA, c + 1));
+      qf[m][kk][1] = pack2<T>(qAt(rowB, c), qAt(rowB, c + 1));
+      qf[m][kk][2] = pack2<T>(qAt(rowA, c + 8), qAt(rowA, c + 9));
+      qf[m][kk][3] = pack2<T>(qAt(rowB, c + 8), qAt(rowB, c + 9));
+    }
+  }
+}
+
+// S = Q K^T for one key tile, in the accumulators' layout. K's B fragments by ldmatrix: lane l names
+// row l % 8 of tile l / 8, tiles (step kk, features 0-7), (kk, 8-15), (kk+1, 0-7), (kk+1, 8-15) of the
+// key block.
+template <typename T, int D, int BN, int MR>
+__device__ __forceinline__ void scoreTile(float (&s)[MR][BN / 8][4], const unsigned (&qf)[MR][D / 16][4], const T* K, int lane) {
+  constexpr int LDH = D + 8;
+  const int tile = lane / 8;
+  const T* krow = K + (lane % 8) * LDH + (tile >> 1) * 16 + (tile & 1) * 8;
+  #pragma unroll
+  for (int n = 0; n < BN / 8; ++n) {
+    #pragma unroll
+    for (int m = 0; m < MR; ++m) s[m][n][0] = s[m][n][1] = s[m][n][2] = s[m][n][3] = 0.f;
+    #pragma unroll
+    for (int kk = 0; kk < D / 16; kk += 2) {
+      unsigned kf[4];
+      ldmatrixX4(kf, krow + n * 8 * LDH + kk * 16);
+      #pragma unroll
+      for (int m = 0; m < MR; ++m) {
+        mma16816<T>(s[m][n], qf[m][kk], kf[0], kf[1]);
+        mma16816<T>(s[m][n], qf[m][kk + 1], kf[2], kf[3]);
+      }
+    }
+  }
+}
+
+// Where a tile's scores sit: the block's (batch, head), its rows' and keys' first indices, this lane.
+struct TilePlace {
+  long long b, h, r0, j0;
+  int g, tq;
+};
+
+// The online softmax over one tile: scores scaled, biased and masked in log2 units (`plain`: a tile
+// wholly inside the keys with no bias and no masked key needs only the scale), the rows' new maxima
+// over their four lanes, the old sums and outputs rescaled, and S replaced by P = exp2(x - max).
+template <typename T, int D, int BN, int MR>
+__device__ __forceinline__ void softmaxTile(float (&s)[MR][BN / 8][4], float (&of)[MR][D / 8][4], float (&rowMax)[MR][2], float (&rowSum)[MR][2],
+                                            bool plain, const T* bias, const AttentionArgs& a, const TilePlace& at) {
+  #pragma unroll
+  for (int m = 0; m < MR; ++m) {
+    float mx[2] = {kMasked, kMasked};
+    if (plain) {
+      #pragma unroll
+      for (int n = 0; n < BN / 8; ++n) {
+        #pragma unroll
+        for (int e = 0; e < 4; ++e) s[m][n][e] *= a.scaleLog2;
+        mx[0] = fmaxf(mx[0], fmaxf(s[m][n][0], s[m][n][1]));
+        mx[1] = fmaxf(mx[1], fmaxf(s[m][n][2], s[m][n][3]));
+      }
+    } else {
+      #pragma unroll
+      for (int n = 0; n < BN / 8; ++n)
+        #pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const long long row = at.r0 + 16 * m + at.g + (e < 2 ? 0 : 8), j = at.j0 + n * 8 + 2 * at.tq + (e & 1);
+          bool seen = j < a.rowsKV && row < a.rowsQ && !(a.causal && j > row + a.causalOffset);
+          float x = kMasked;
+          if (seen) {
+            x = s[m][n][e] * a.scaleLog2;
+            if (a.hasBias) x += toFloat(bias[at.b * a.bias[0] + at.h * a.bias[1] + row * a.bias[2] + j * a.bias[3]]) * kLog2e;
+          }
+          s[m][n][e] = x;
+          mx[e / 2] = fmaxf(mx[e / 2], x);
+        }
+    }
+    float rescale[2];
+    #pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
+      mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
+      const float after = fmaxf(rowMax[m][r], mx[r]);
+      rescale[r] = exp2f(rowMax[m][r] - after);
+      rowMax[m][r] = after;
+      rowSum[m][r] *= rescale[r];
+    }
+    #pragma unroll
+    for (int n = 0; n < D / 8; ++n)
+      #pragma unroll
+      for (int e = 0; e < 4; ++e) of[m][n][e] *= rescale[e / 2];
+    #pragma unroll
+    for (int n = 0; n < BN / 8; ++n)
+      #pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float x = s[m][n][e];
+        const float p = x > 0.5f * kMasked ? exp2f(x - rowMax[m][e / 2]) : 0.f;
+        s[m][n][e] = p;
+        rowSum[m][e / 2] += p;
+      }
+  }
+}
+
+// O += P V: P's A fragments straight from S's accumulators (keys 16kk.. are S blocks 2kk, 2kk+1), V's
+// B fragments by transposing loads of its rows.
+template <typename T, int D, int BN, int MR>
+__device__ __forceinline__ void accumulateValues(float (&of)[MR][D / 8][4], const float (&s)[MR][BN / 8][4], const T* V, int lane) {
+  constexpr int LDH = D + 8;
+  #pragma unroll
+  for (int kk = 0; kk < BN / 16; ++kk) {
+    unsigned pf[MR][4];
+    #pragma unroll
+    for (int m = 0; m < MR; ++m) {
+      pf[m][0] = pack2<T>(s[m][2 * kk][0], s[m][2 * kk][1]);
+      pf[m][1] = pack2<T>(s[m][2 * kk][2], s[m][2 * kk][3]);
+      pf[m][2] = pack2<T>(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
+      pf[m][3] = pack2<T>(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
+    }
+    const int tile = lane / 8;  // rows 16kk + (tile & 1) * 8 + lane % 8, columns of block pair (tile >> 1)
+    const T* vrow = V + (kk * 16 + (tile & 1) * 8 + lane % 8) * LDH + (tile >> 1) * 8;
+    #pragma unroll
+    for (int n = 0; n < D / 8; n += 2) {
+      unsigned vf[4];
+      ldmatrixX4Trans(vf, vrow + n * 8);
+      #pragma unroll
+      for (int m = 0; m < MR; ++m) {
+        mma16816<T>(of[m][n], pf[m], vf[0], vf[1]);
+        mma16816<T>(of[m][n + 1], pf[m], vf[2], vf[3]);
+      }
+    }
+  }
+}
+
+// Each row divided by its sum (a row that saw no key is zero), written through the output's strides.
+template <typename T, int D, int MR>
+__device__ __forceinline__ void writeRows(T* ob, const float (&of)[MR][D / 8][4], const float (&rowSum)[MR][2], const AttentionArgs& a,
+                                          long long r0, int g, int tq) {
+  #pragma unroll
+  for (int m = 0; m < MR; ++m) {
+    float inv[2];
+    #pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float sum = rowSum[m][r];
+      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+      inv[r] = sum > 0.f ? 1.f / sum : 0.f;
+    }
+    #pragma unroll
+    for (int n = 0; n < D / 8; ++n)
+      #pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long row = r0 + 16 * m + g + (e < 2 ? 0 : 8);
+        if (row < a.rowsQ) ob[row * a.o[2] + (n * 8 + 2 * tq + (e & 1)) * a.o[3]] = fromFloat<T>(of[m][n][e] * inv[e / 2]);
+      }
+  }
+}
+
 // A block: 64 * MR query rows (16 * MR per warp) of one (batch, head), keys in tiles of BN, as
 // FlashAttention-2 does it. Each warp keeps its Q rows as A fragments in registers for the whole loop;
 // per tile it computes S = Q K^T into registers (the tensor cores' accumulator layout), runs the online
@@ -145,7 +313,6 @@ template <typename T, int D, int BN, int MR>
 __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ bias, T* __restrict__ o,
                           const AttentionArgs& a) {
   constexpr int WARPS = 4, BM = 16 * MR * WARPS, THREADS = 32 * WARPS, LDH = D + 8;
-  constexpr int KSTEPS = D / 16, SBLOCKS = BN / 8, OBLOCKS = D / 8;
   __shared__ __align__(128) T Ks[2][BN * LDH];
   __shared__ __align__(128) T Vs[2][BN * LDH];
 
@@ -165,31 +332,14 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
   };
   if (keysEnd > 0) loadKV(0, 0);
 
-  // Row group m of this warp: rows r0 + 16m + g ("A") and + 8 ("B") in this lane. Its Q rows as A
-  // fragments, read once from global memory (rows past the end are zero).
   const long long r0 = i0 + warp * 16 * MR;
-  unsigned qf[MR][KSTEPS][4];
-  {
-    const T* qb = q + b * a.q[0] + h * a.q[1];
-    auto qAt = [&](long long row, int col) { return row < a.rowsQ ? toFloat(qb[row * a.q[2] + col * a.q[3]]) : 0.f; };
-    #pragma unroll
-    for (int m = 0; m < MR; ++m) {
-      const long long rowA = r0 + 16 * m + g, rowB = rowA + 8;
-      #pragma unroll
-      for (int kk = 0; kk < KSTEPS; ++kk) {
-        const int c = kk * 16 + 2 * tq;
-        qf[m][kk][0] = pack2<T>(qAt(rowA, c), qAt(rowA, c + 1));
-        qf[m][kk][1] = pack2<T>(qAt(rowB, c), qAt(rowB, c + 1));
-        qf[m][kk][2] = pack2<T>(qAt(rowA, c + 8), qAt(rowA, c + 9));
-        qf[m][kk][3] = pack2<T>(qAt(rowB, c + 8), qAt(rowB, c + 9));
-      }
-    }
-  }
-  float of[MR][OBLOCKS][4];
+  unsigned qf[MR][D / 16][4];
+  loadQueryFragments<T, D, MR>(qf, q + b * a.q[0] + h * a.q[1], a, r0, g, tq);
+  float of[MR][D / 8][4];
   #pragma unroll
   for (int m = 0; m < MR; ++m)
     #pragma unroll
-    for (int n = 0; n < OBLOCKS; ++n) of[m][n][0] = of[m][n][1] = of[m][n][2] = of[m][n][3] = 0.f;
+    for (int n = 0; n < D / 8; ++n) of[m][n][0] = of[m][n][1] = of[m][n][2] = of[m][n][3] = 0.f;
   // Running maxima (log2 units) and this lane's share of the sums, for each row group's rows A and B.
   float rowMax[MR][2], rowSum[MR][2];
   #pragma unroll
@@ -204,137 +354,15 @@ __device__ void attention(const T* __restrict__ q, const T* __restrict__ k, cons
       copyAsyncWait<0>();
     }
     __syncthreads();
-    const T* K = Ks[buffer];
-    const T* V = Vs[buffer];
-
-    float s[MR][SBLOCKS][4];
-    {
-      // K's B fragments by ldmatrix: lane l names row l % 8 of tile l / 8, tiles (step kk, features
-      // 0-7), (kk, 8-15), (kk+1, 0-7), (kk+1, 8-15) of the key block.
-      const int tile = lane / 8;
-      const T* krow = K + (lane % 8) * LDH + (tile >> 1) * 16 + (tile & 1) * 8;
-      #pragma unroll
-      for (int n = 0; n < SBLOCKS; ++n) {
-        #pragma unroll
-        for (int m = 0; m < MR; ++m) s[m][n][0] = s[m][n][1] = s[m][n][2] = s[m][n][3] = 0.f;
-        #pragma unroll
-        for (int kk = 0; kk < KSTEPS; kk += 2) {
-          unsigned kf[4];
-          ldmatrixX4(kf, krow + n * 8 * LDH + kk * 16);
-          #pragma unroll
-          for (int m = 0; m < MR; ++m) {
-            mma16816<T>(s[m][n], qf[m][kk], kf[0], kf[1]);
-            mma16816<T>(s[m][n], qf[m][kk + 1], kf[2], kf[3]);
-          }
-        }
-      }
-    }
-
-    // Scaled, biased and masked scores in log2 units. A tile wholly inside the keys, with no bias and
-    // no key past the block's first row's causal limit, needs only the scale (the same for the whole
-    // block, so no warp diverges).
+    float s[MR][BN / 8][4];
+    scoreTile<T, D, BN, MR>(s, qf, Ks[buffer], lane);
+    // (the same for the whole block, so no warp diverges)
     const bool plain = j0 + BN <= a.rowsKV && !a.hasBias && !(a.causal && j0 + BN - 1 > i0 + a.causalOffset);
-    #pragma unroll
-    for (int m = 0; m < MR; ++m) {
-      float mx[2] = {kMasked, kMasked};
-      if (plain) {
-        #pragma unroll
-        for (int n = 0; n < SBLOCKS; ++n) {
-          #pragma unroll
-          for (int e = 0; e < 4; ++e) s[m][n][e] *= a.scaleLog2;
-          mx[0] = fmaxf(mx[0], fmaxf(s[m][n][0], s[m][n][1]));
-          mx[1] = fmaxf(mx[1], fmaxf(s[m][n][2], s[m][n][3]));
-        }
-      } else {
-        #pragma unroll
-        for (int n = 0; n < SBLOCKS; ++n)
-          #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const long long row = r0 + 16 * m + g + (e < 2 ? 0 : 8), j = j0 + n * 8 + 2 * tq + (e & 1);
-            bool seen = j < a.rowsKV && row < a.rowsQ && !(a.causal && j > row + a.causalOffset);
-            float x = kMasked;
-            if (seen) {
-              x = s[m][n][e] * a.scaleLog2;
-              if (a.hasBias) x += toFloat(bias[b * a.bias[0] + h * a.bias[1] + row * a.bias[2] + j * a.bias[3]]) * kLog2e;
-            }
-            s[m][n][e] = x;
-            mx[e / 2] = fmaxf(mx[e / 2], x);
-          }
-      }
-      // The rows' new maxima over their four lanes; the old sums and outputs rescaled; P = exp2(x - max).
-      float rescale[2];
-      #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
-        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
-        const float after = fmaxf(rowMax[m][r], mx[r]);
-        rescale[r] = exp2f(rowMax[m][r] - after);
-        rowMax[m][r] = after;
-        rowSum[m][r] *= rescale[r];
-      }
-      #pragma unroll
-      for (int n = 0; n < OBLOCKS; ++n)
-        #pragma unroll
-        for (int e = 0; e < 4; ++e) of[m][n][e] *= rescale[e / 2];
-      #pragma unroll
-      for (int n = 0; n < SBLOCKS; ++n)
-        #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float x = s[m][n][e];
-          const float p = x > 0.5f * kMasked ? exp2f(x - rowMax[m][e / 2]) : 0.f;
-          s[m][n][e] = p;
-          rowSum[m][e / 2] += p;
-        }
-    }
-
-    // O += P V: P's A fragments straight from S's accumulators (keys 16kk.. are S blocks 2kk, 2kk+1),
-    // V's B fragments by transposing loads of its rows.
-    #pragma unroll
-    for (int kk = 0; kk < BN / 16; ++kk) {
-      unsigned pf[MR][4];
-      #pragma unroll
-      for (int m = 0; m < MR; ++m) {
-        pf[m][0] = pack2<T>(s[m][2 * kk][0], s[m][2 * kk][1]);
-        pf[m][1] = pack2<T>(s[m][2 * kk][2], s[m][2 * kk][3]);
-        pf[m][2] = pack2<T>(s[m][2 * kk + 1][0], s[m][2 * kk + 1][1]);
-        pf[m][3] = pack2<T>(s[m][2 * kk + 1][2], s[m][2 * kk + 1][3]);
-      }
-      const int tile = lane / 8;  // rows 16kk + (tile & 1) * 8 + lane % 8, columns of block pair (tile >> 1)
-      const T* vrow = V + (kk * 16 + (tile & 1) * 8 + lane % 8) * LDH + (tile >> 1) * 8;
-      #pragma unroll
-      for (int n = 0; n < OBLOCKS; n += 2) {
-        unsigned vf[4];
-        ldmatrixX4Trans(vf, vrow + n * 8);
-        #pragma unroll
-        for (int m = 0; m < MR; ++m) {
-          mma16816<T>(of[m][n], pf[m], vf[0], vf[1]);
-          mma16816<T>(of[m][n + 1], pf[m], vf[2], vf[3]);
-        }
-      }
-    }
+    softmaxTile<T, D, BN, MR>(s, of, rowMax, rowSum, plain, bias, a, TilePlace{b, h, r0, j0, g, tq});
+    accumulateValues<T, D, BN, MR>(of, s, Vs[buffer], lane);
     __syncthreads();  // every warp is done with this buffer before the next tile's copies refill it
   }
-
-  // Each row divided by its sum (a row that saw no key is zero), written through the output's strides.
-  T* ob = o + b * a.o[0] + h * a.o[1];
-  #pragma unroll
-  for (int m = 0; m < MR; ++m) {
-    float inv[2];
-    #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float sum = rowSum[m][r];
-      sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-      sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-      inv[r] = sum > 0.f ? 1.f / sum : 0.f;
-    }
-    #pragma unroll
-    for (int n = 0; n < OBLOCKS; ++n)
-      #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const long long row = r0 + 16 * m + g + (e < 2 ? 0 : 8);
-        if (row < a.rowsQ) ob[row * a.o[2] + (n * 8 + 2 * tq + (e & 1)) * a.o[3]] = fromFloat<T>(of[m][n][e] * inv[e / 2]);
-      }
-  }
+  writeRows<T, D, MR>(o + b * a.o[0] + h * a.o[1], of, rowSum, a, r0, g, tq);
 }
 
 // float32 tiles: rows x D floats of a strided tensor into shared rows of `ld` floats (ld is D + 1, so

@@ -467,6 +467,112 @@ std::optional<std::vector<ir::PrimExprPtr>> Lowerer::lowerBufferShape(TSNode sha
   return lowerShapeDims(shape);
 }
 
+// One parameter of a T.prim_func's signature: `name`, or `name: T.Buffer(shape, dtype)`, `T.handle`,
+// `T.int32` ... (a scalar, which may size the buffers matched after it); nullopt (reported) otherwise.
+std::optional<ir::TirParam> Lowerer::lowerPrimFuncParam(TSNode p) {
+  ir::TirParam tp;
+  if (isType(p, "identifier")) {
+    tp.name = text(p);
+    return tp;
+  }
+  if (!isType(p, "typed_parameter")) {
+    reportUnsupported(p, "T.prim_func parameters are `name: annotation`");
+    return std::nullopt;
+  }
+  auto kids = namedChildren(p);
+  tp.name = kids.empty() ? "" : text(kids[0]);
+  TSNode type = field(p, "type");
+  tp.annotation = text(type);
+  TSNode e = namedChildren(type).empty() ? type : namedChildren(type)[0];
+  std::string head = canonicalName(isType(e, "call") ? field(e, "function") : e);
+  if (head == "T.Buffer" && isType(e, "call")) {
+    tp.kind = ir::TirParam::Kind::Buffer;
+    tp.buffer.name = tp.name;
+    auto args = namedChildren(field(e, "arguments"));
+    if (!args.empty()) {
+      TSNode shape = isType(args[0], "keyword_argument") ? field(args[0], "value") : args[0];
+      if (auto dims = lowerBufferShape(shape)) tp.buffer.shape = *dims;
+    }
+    for (size_t i = 0; i < args.size(); ++i) {
+      TSNode a = args[i];
+      if (isType(a, "keyword_argument") && text(field(a, "name")) == "dtype") a = field(a, "value");
+      else if (i != 1) continue;
+      if (auto s = stringLiteral(doc_, a)) tp.buffer.dtype = *s;
+    }
+  } else if (head == "T.handle") {
+    tp.kind = ir::TirParam::Kind::Handle;
+  } else if (head.rfind("T.", 0) == 0) {
+    tp.kind = ir::TirParam::Kind::Scalar;
+    symbolic_.insert(tp.name);  // a scalar parameter may size the buffers matched below
+  }
+  return tp;
+}
+
+// The body's statements the function's outline records: T.func_attr({...}), symbolic variables
+// (`n = T.int32()`, or `n, c = T.int64(), T.int64()`: match_buffer shapes after them use them) and
+// `X = T.match_buffer(param, shape, dtype)`.
+void Lowerer::recordPrimFuncOutline(const std::vector<TSNode>& stmts, ir::PrimFunc& pf) {
+  for (TSNode stmt : stmts) {
+    if (!isType(stmt, "expression_statement")) continue;
+    auto kids = namedChildren(stmt);
+    if (kids.empty()) continue;
+    TSNode e = kids[0];
+    if (isType(e, "call") && canonicalName(field(e, "function")) == "T.func_attr") {
+      auto args = namedChildren(field(e, "arguments"));
+      if (!args.empty()) pf.attrs = literalOrOpaque(args[0]).dict;
+    } else if (isType(e, "assignment")) {
+      TSNode rhs = field(e, "right");
+      std::string callee = isType(rhs, "call") ? canonicalName(field(rhs, "function")) : "";
+      auto declared = symbolicVariablesDeclared(doc_, e, [this](TSNode n) { return canonicalName(n); });
+      if (!declared.empty()) {
+        symbolic_.insert(declared.begin(), declared.end());
+      } else if (callee == "T.match_buffer") {
+        ir::TirBuffer b;
+        b.name = text(field(e, "left"));
+        auto args = namedChildren(field(rhs, "arguments"));
+        if (args.size() >= 2)
+          if (auto dims = lowerBufferShape(args[1])) b.shape = *dims;
+        if (args.size() >= 3)
+          if (auto s = stringLiteral(doc_, args[2])) b.dtype = *s;
+        pf.matchedBuffers.push_back(b);
+      }
+    }
+  }
+}
+
+// The body as the loop IR, for a build that calls it, with its names for the editor and its notes.
+void Lowerer::readPrimFuncBody(const FunctionNode& f, ir::PrimFunc& pf) {
+  PythonNumbers pythonNumber = [this](const std::string& name) -> std::optional<PythonNumber> {
+    if (!aliases_.isPythonName(name)) return std::nullopt;
+    // The function reads the file's Python: an edit relowers the whole file, which evaluates it (a
+    // function lowered alone has no evaluator: followEdit gives up on it).
+    region_.readsPython = true;
+    const PyValue* v = python_ ? python_->lookup(name) : nullptr;
+    if (!v || (v->kind != PyValue::Kind::Int && v->kind != PyValue::Kind::Float && v->kind != PyValue::Kind::Bool)) return std::nullopt;
+    if (v->kind == PyValue::Kind::Float) return PythonNumber{false, 0, v->real};
+    return PythonNumber{true, v->kind == PyValue::Kind::Bool ? int64_t{v->boolean} : v->integer, 0};
+  };
+  TirRead read = readPrimFunc(doc_, f.def, [this](TSNode n) { return canonicalName(n); },
+                              [this](const std::string& name) { return aliases_.isPythonName(name); }, pythonNumber);
+  pf.kernel = std::move(read.kernel);
+  pf.kernelError = std::move(read.error);
+  // Buffers and variables of the body for the editor: definitions, uses, what hover says.
+  if (forEditors_)
+    for (auto& n : read.names) {
+      const ir::TirSymbol& sym = *read.symbols[n.symbol];
+      NameRef::Kind kind = sym.kind == ir::TirSymbol::Kind::Buffer ? NameRef::Kind::TirBuffer : NameRef::Kind::TirVar;
+      region_.map.names.push_back({kind, n.range, sym.name, n.isDefinition, &sym});
+    }
+  pf.symbols = std::move(read.symbols);
+  for (auto& d : read.diagnostics) report(d.code, d.range, d.message);
+  // What tvms does not read yet is a note where it is written (TVS011), never an error: TVM takes it;
+  // a build that calls the prim_func says so again.
+  if (read.unreadAt)
+    report(diag::Code::TVS011, *read.unreadAt,
+           "not compiled: tvms does not compile " + pf.kernelError.substr(pf.kernelError.find("tvms does not compile ") + 22) +
+               " (the rest of '" + pf.name + "' is not checked)");
+}
+
 ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   auto pf = std::make_shared<ir::PrimFunc>();
   pf->name = text(field(f.def, "name"));
@@ -474,50 +580,16 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
   anchor(pf.get(), f.decorated);
   anchorDecorators(&pf->decoratorArgs, f.decorated);
   region_.map.ranges.set(pf.get(), rangeOf(f.decorated));
-  TSNode params = field(f.def, "parameters");
   std::vector<std::pair<size_t, TSNode>> paramNodes;
   // Symbolic names belong to one function: a name in a buffer shape of the signature declares it, as
   // does `n = T.int32()` in the body.
   symbolic_.clear();
   inSignature_ = true;
-  for (TSNode p : namedChildren(params)) {
-    ir::TirParam tp;
-    if (isType(p, "identifier")) {
-      tp.name = text(p);
-    } else if (isType(p, "typed_parameter")) {
-      auto kids = namedChildren(p);
-      tp.name = kids.empty() ? "" : text(kids[0]);
-      TSNode type = field(p, "type");
-      tp.annotation = text(type);
-      TSNode e = namedChildren(type).empty() ? type : namedChildren(type)[0];
-      std::string head = canonicalName(isType(e, "call") ? field(e, "function") : e);
-      if (head == "T.Buffer" && isType(e, "call")) {
-        tp.kind = ir::TirParam::Kind::Buffer;
-        tp.buffer.name = tp.name;
-        auto args = namedChildren(field(e, "arguments"));
-        if (!args.empty()) {
-          TSNode shape = isType(args[0], "keyword_argument") ? field(args[0], "value") : args[0];
-          if (auto dims = lowerBufferShape(shape)) tp.buffer.shape = *dims;
-        }
-        for (size_t i = 0; i < args.size(); ++i) {
-          TSNode a = args[i];
-          if (isType(a, "keyword_argument") && text(field(a, "name")) == "dtype") a = field(a, "value");
-          else if (i != 1) continue;
-          if (auto s = stringLiteral(doc_, a)) tp.buffer.dtype = *s;
-        }
-      } else if (head == "T.handle") {
-        tp.kind = ir::TirParam::Kind::Handle;
-      } else if (head.rfind("T.", 0) == 0) {
-        tp.kind = ir::TirParam::Kind::Scalar;
-        symbolic_.insert(tp.name);  // a scalar parameter may size the buffers matched below
-      }
-    } else {
-      reportUnsupported(p, "T.prim_func parameters are `name: annotation`");
-      continue;
+  for (TSNode p : namedChildren(field(f.def, "parameters")))
+    if (auto tp = lowerPrimFuncParam(p)) {
+      pf->params.push_back(std::move(*tp));
+      paramNodes.emplace_back(pf->params.size() - 1, p);
     }
-    pf->params.push_back(tp);
-    paramNodes.emplace_back(pf->params.size() - 1, p);
-  }
   inSignature_ = false;
   for (auto& [i, node] : paramNodes) anchor(&pf->params[i], node);
   if (TSNode ret = field(f.def, "return_type"); !ts_node_is_null(ret)) pf->retAnnotation = text(ret);
@@ -533,65 +605,8 @@ ir::PrimFuncPtr Lowerer::lowerPrimFunc(const FunctionNode& f) {
     pf->bodyLines = dedentedLines(doc_.slice({begin, end}), column);
     verbatim_.push_back({begin, end});
   }
-  for (TSNode stmt : stmts) {
-    // T.func_attr({...}) and X = T.match_buffer(param, shape, dtype) are recorded.
-    if (!isType(stmt, "expression_statement")) continue;
-    auto kids = namedChildren(stmt);
-    if (kids.empty()) continue;
-    TSNode e = kids[0];
-    if (isType(e, "call") && canonicalName(field(e, "function")) == "T.func_attr") {
-      auto args = namedChildren(field(e, "arguments"));
-      if (!args.empty()) pf->attrs = literalOrOpaque(args[0]).dict;
-    } else if (isType(e, "assignment")) {
-      TSNode rhs = field(e, "right");
-      std::string callee = isType(rhs, "call") ? canonicalName(field(rhs, "function")) : "";
-      // n = T.int32() (or n, c = T.int64(), T.int64()): symbolic variables of this function (match_buffer
-      // shapes below use them)
-      auto declared = symbolicVariablesDeclared(doc_, e, [this](TSNode n) { return canonicalName(n); });
-      if (!declared.empty()) {
-        symbolic_.insert(declared.begin(), declared.end());
-      } else if (callee == "T.match_buffer") {
-        ir::TirBuffer b;
-        b.name = text(field(e, "left"));
-        auto args = namedChildren(field(rhs, "arguments"));
-        if (args.size() >= 2)
-          if (auto dims = lowerBufferShape(args[1])) b.shape = *dims;
-        if (args.size() >= 3)
-          if (auto s = stringLiteral(doc_, args[2])) b.dtype = *s;
-        pf->matchedBuffers.push_back(b);
-      }
-    }
-  }
-  // The body as the loop IR, for a build that calls it.
-  PythonNumbers pythonNumber = [this](const std::string& name) -> std::optional<PythonNumber> {
-    if (!aliases_.isPythonName(name)) return std::nullopt;
-    // The function reads the file's Python: an edit relowers the whole file, which evaluates it (a
-    // function lowered alone has no evaluator: followEdit gives up on it).
-    region_.readsPython = true;
-    const PyValue* v = python_ ? python_->lookup(name) : nullptr;
-    if (!v || (v->kind != PyValue::Kind::Int && v->kind != PyValue::Kind::Float && v->kind != PyValue::Kind::Bool)) return std::nullopt;
-    if (v->kind == PyValue::Kind::Float) return PythonNumber{false, 0, v->real};
-    return PythonNumber{true, v->kind == PyValue::Kind::Bool ? int64_t{v->boolean} : v->integer, 0};
-  };
-  TirRead read = readPrimFunc(doc_, f.def, [this](TSNode n) { return canonicalName(n); },
-                              [this](const std::string& name) { return aliases_.isPythonName(name); }, pythonNumber);
-  pf->kernel = std::move(read.kernel);
-  pf->kernelError = std::move(read.error);
-  // Buffers and variables of the body for the editor: definitions, uses, what hover says.
-  if (forEditors_)
-    for (auto& n : read.names) {
-      const ir::TirSymbol& sym = *read.symbols[n.symbol];
-      NameRef::Kind kind = sym.kind == ir::TirSymbol::Kind::Buffer ? NameRef::Kind::TirBuffer : NameRef::Kind::TirVar;
-      region_.map.names.push_back({kind, n.range, sym.name, n.isDefinition, &sym});
-    }
-  pf->symbols = std::move(read.symbols);
-  for (auto& d : read.diagnostics) report(d.code, d.range, d.message);
-  // What tvms does not read yet is a note where it is written (TVS011), never an error: TVM takes it;
-  // a build that calls the prim_func says so again.
-  if (read.unreadAt)
-    report(diag::Code::TVS011, *read.unreadAt,
-           "not compiled: tvms does not compile " + pf->kernelError.substr(pf->kernelError.find("tvms does not compile ") + 22) +
-               " (the rest of '" + pf->name + "' is not checked)");
+  recordPrimFuncOutline(stmts, *pf);
+  readPrimFuncBody(f, *pf);
   return pf;
 }
 

@@ -76,6 +76,9 @@ class Lowerer {
   ir::ModuleFunction lowerFunctionNode(const FunctionNode& f);
   ir::FunctionPtr lowerRelaxFunction(const FunctionNode& f);
   ir::PrimFuncPtr lowerPrimFunc(const FunctionNode& f);
+  std::optional<ir::TirParam> lowerPrimFuncParam(TSNode p);
+  void recordPrimFuncOutline(const std::vector<TSNode>& stmts, ir::PrimFunc& pf);
+  void readPrimFuncBody(const FunctionNode& f, ir::PrimFunc& pf);
   void lowerModuleStatement(TSNode stmt);
   void reportSyntaxErrors(TSNode scope, ByteRange where);
   std::string brokenFunctionName(ByteRange range);

@@ -6,6 +6,7 @@
 
 #include "compiler/op/infer_util.h"
 #include "compiler/op/legalize_util.h"
+#include "compiler/op/reduce_attrs.h"
 
 namespace tvms::op::kernels {
 
@@ -24,12 +25,7 @@ LegalizeResult reduce(const LegalizeInput& in, Reduction op) {
   if (!dims) return failure("the shape of the operand must be known to compile " + in.def.scriptName());
   if (elementType(&in.out) != t) return failure(in.def.scriptName() + ": the result's dtype must be the operand's to compile");
   int rank = static_cast<int>(dims->size());
-  std::set<int> reduced;
-  if (auto written = infer::intList(in.attr("axis"))) {
-    for (auto a : *written) reduced.insert(static_cast<int>(a < 0 ? a + rank : a));
-  } else {
-    for (int i = 0; i < rank; ++i) reduced.insert(i);
-  }
+  const std::set<int> reduced = reduceAttrs(in.call).reduced(rank);
   double init = op == Reduction::Max ? -std::numeric_limits<double>::infinity() : op == Reduction::Min ? std::numeric_limits<double>::infinity() : op == Reduction::Prod ? 1 : 0;
   bool moments = op == Reduction::Std || op == Reduction::Variance;  // two passes: the mean, then the mean squared deviation
   int a = kb.param("A", *t, shapeText(x));

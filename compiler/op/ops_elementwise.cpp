@@ -2,6 +2,7 @@
 #include <set>
 
 #include "compiler/op/infer_util.h"
+#include "compiler/op/reduce_attrs.h"
 #include "compiler/op/tables.h"
 
 namespace tvms::op {
@@ -100,14 +101,14 @@ InferResult inferReduce(const InferInput& in) {
   InferResult r;
   const StructInfo* x = tensorOperand(in, 0, r);
   if (!x) return r;
-  return reduceShape(in, *x, intList(in.attr("axis")), boolAttr(in.attr("keepdims"), false), x->dtype);
+  ReduceAttrs attrs = reduceAttrs(in.call);
+  return reduceShape(in, *x, attrs.axes, attrs.keepdims, x->dtype);
 }
 
 // median along an axis gives (values, indices) as torch.median(dim) does; of everything, the value.
 InferResult inferMedian(const InferInput& in) {
   InferResult r = inferReduce(in);
-  const ir::Value* axis = in.attr("axis");
-  if (!r.sinfo || !axis || axis->kind == ir::Value::Kind::None) return r;
+  if (!r.sinfo || !reduceAttrs(in.call).axes) return r;
   auto t = std::make_shared<StructInfo>();
   t->kind = StructInfo::Kind::Tuple;
   t->fields = {r.sinfo, withDType(*r.sinfo, "int64")};
@@ -119,7 +120,8 @@ InferResult inferArgReduce(const InferInput& in) {
   InferResult r;
   const StructInfo* x = tensorOperand(in, 0, r);
   if (!x) return r;
-  return reduceShape(in, *x, intList(in.attr("axis")), boolAttr(in.attr("keepdims"), false), "int64");
+  ReduceAttrs attrs = reduceAttrs(in.call);
+  return reduceShape(in, *x, attrs.axes, attrs.keepdims, "int64");
 }
 
 InferResult inferScan(const InferInput& in) {

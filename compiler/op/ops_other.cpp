@@ -282,9 +282,17 @@ InferResult inferWrapParam(const InferInput& in) {
   return ok(withDType(*x, stringAttr(in.attr("dtype")).value_or("float32")));
 }
 
-}  // namespace
+// A Param of struct info (call_tir's out_sinfo), with the name TVM's older printer used.
+Param sinfo(const char* name, const char* alias) {
+  Param p = make(name, ParamKind::SInfo, std::nullopt);
+  p.eraAlias = alias;
+  return p;
+}
 
-void addOtherOps(std::vector<OpDef>& out) {
+const char* const kCallsKernel = "the VM, calling the prim_func's kernel (built from its T.prim_func body)";
+
+// matmul, einsum, where, ewise_fma, outer.
+void addProductOps(std::vector<OpDef>& out) {
   const auto L = DeviceRule::Lenient;
   out.push_back(withKernel(op("matmul", {tensor("x1"), tensor("x2"), optional("out_dtype", ParamKind::DType)}, L,
                    "Matrix product with numpy semantics (batch dimensions broadcast). Operands on different vdevices "
@@ -295,7 +303,10 @@ void addOtherOps(std::vector<OpDef>& out) {
                    "Selects x1 where condition holds, else x2.", inferWhere), scalar::where));
   out.push_back(elementwiseOp(op("ewise_fma", {tensor("x1"), tensor("x2"), tensor("x3")}, L, "Fused x1 * x2 + x3.", inferFma), scalar::fma));
   out.push_back(withKernel(op("outer", {tensor("x1"), tensor("x2")}, L, "Outer product of two vectors.", inferOuter), kernels::outer));
+}
 
+// to_vdevice and hint_on_device.
+void addPlacementOps(std::vector<OpDef>& out) {
   out.push_back(runBy(op("to_vdevice", {tensor("data"), required("dst_vdevice", ParamKind::VDevice)}, DeviceRule::ToVDevice,
                    "Copies data to the vdevice `dst_vdevice` (a string naming a declared entry, such as \"cuda:0\"). "
                    "The result has data's shape and dtype on that vdevice. Lowers to the VM's to_device."),
@@ -310,21 +321,18 @@ void addOtherOps(std::vector<OpDef>& out) {
     for (auto& p : d.params) p.positional = p.name != "data";
     out.push_back(runBy(std::move(d), "RealizeVDevice, which resolves the hint to a vdevice"));
   }
+}
 
-  auto sinfo = [](const char* name, const char* alias) {
-    Param p = make(name, ParamKind::SInfo, std::nullopt);
-    p.eraAlias = alias;
-    return p;
-  };
-  const std::string callsKernel = "the VM, calling the prim_func's kernel (built from its T.prim_func body)";
+// call_tir, call_tir_inplace and the packed calls.
+void addPackedCallOps(std::vector<OpDef>& out) {
   out.push_back(runBy(op("call_tir", {expr("gvar", ParamKind::Callee), expr("args"), sinfo("out_sinfo", "out_ty"),
                                 optExpr("tir_vars", ParamKind::Shape)},
                    DeviceRule::Written,
-                   "Calls the prim_func `gvar` in destination-passing style; the result is exactly `out_sinfo`."), callsKernel));
+                   "Calls the prim_func `gvar` in destination-passing style; the result is exactly `out_sinfo`."), kCallsKernel));
   out.push_back(runBy(op("call_tir_inplace", {expr("gvar", ParamKind::Callee), expr("args"),
                                         required("inplace_indices", ParamKind::IntList), sinfo("out_sinfo", "out_ty"),
                                         optExpr("tir_vars", ParamKind::Shape)},
-                   DeviceRule::Written, "Like call_tir, writing the outputs into the arguments at `inplace_indices`."), callsKernel));
+                   DeviceRule::Written, "Like call_tir, writing the outputs into the arguments at `inplace_indices`."), kCallsKernel));
   out.push_back(runBy(op("call_dps_packed", {expr("func", ParamKind::Callee), expr("args"), sinfo("out_sinfo", "out_ty")},
                    DeviceRule::Written,
                    "Calls a packed function in destination-passing style; the result is exactly `out_sinfo`."),
@@ -338,6 +346,10 @@ void addOtherOps(std::vector<OpDef>& out) {
     out.push_back(runBy(op("call_packed", {expr("func", ParamKind::Callee), expr("args", ParamKind::Variadic), s},
                            DeviceRule::Written, "Calls a packed function (impure); the result is `sinfo_args`."), builtins));
   }
+}
+
+// null_value, shape values, print and assert_op.
+void addRuntimeValueOps(std::vector<OpDef>& out) {
   {
     OpDef null = runBy(op("null_value", {}, DeviceRule::NoDevice, "The null object (TVM's R.null_value()).", inferObject), "the VM");
     out.push_back(std::move(null));
@@ -360,7 +372,10 @@ void addOtherOps(std::vector<OpDef>& out) {
                                                "message is format with format_args in its `{}`s, the arguments joined by \", \" "
                                                "without a format, or \"Assertion Failed\".", inferPrint),
                       "the VM"));
+}
 
+// Ops whose results depend on their operands' values: bucketize, quantize, sampling, unique, nonzero.
+void addDataDependentOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("bucketize", {tensor("input_tensor"), tensor("boundaries"), attr("out_int32", ParamKind::Bool, b(false)),
                                             attr("right", ParamKind::Bool, b(false))},
                               DeviceRule::PrimaryInput, "For each element, the index of its bucket among the sorted 1-D boundaries: how many "
@@ -397,6 +412,10 @@ void addOtherOps(std::vector<OpDef>& out) {
                                      "The indices of x's nonzero elements, one column per element in row-major order: int64 of shape "
                                      "(rank, count), as numpy.nonzero stacked.", inferNonzero),
                                   kernels::nonzeroShape, kernels::nonzero));
+}
+
+// The memory forms TVM's memory passes leave.
+void addMemoryOps(std::vector<OpDef>& out) {
   {
     // What TVM's memory passes (StaticPlanBlockMemory, LowerAllocTensor, KillAfterLastUse) leave in a
     // module; arguments as its printer writes them (R.prim_value(0), R.str("global"), R.dtype("float32")).
@@ -424,19 +443,27 @@ void addOtherOps(std::vector<OpDef>& out) {
     out.push_back(runBy(op("memory.ensure_zero_offset", {tensor("data")}, DeviceRule::PrimaryInput, "data, at offset 0 of its storage.", inferSameTensor),
                         vm));
   }
+}
+
+// size and wrap_param.
+void addSizeAndParamOps(std::vector<OpDef>& out) {
   out.push_back(withKernel(op("size", {tensor("x")}, DeviceRule::NoDevice,
                               "The number of elements of x, as a 0-d int64 tensor (TVM's relax.size); it has no vdevice.", inferSize),
                            kernels::elementCount));
   out.push_back(elementwiseOp(op("wrap_param", {tensor("data"), attr("dtype", ParamKind::DType, s("float32"))}, DeviceRule::PrimaryInput,
                                  "A model parameter cast to `dtype` where its dtype differs (TVM's wrap_param): astype.", inferWrapParam),
                               scalar::asType));
+}
+
+// call_tir_with_grad, the in-place and context packed calls, closures.
+void addGradientAndClosureOps(std::vector<OpDef>& out) {
   out.push_back(runBy(op("call_tir_with_grad", {expr("gvar", ParamKind::Callee), expr("args"), sinfo("out_sinfo", "out_ty"),
                                                 attr("te_grad_name", ParamKind::String, s("")), attr("te_grad_kwargs", ParamKind::Any, Value::none()),
                                                 optExpr("tir_vars", ParamKind::Shape)},
                          DeviceRule::Written,
                          "call_tir with the name of its gradient's TE function for TVM's Gradient pass; forward, it is call_tir "
                          "(Normalize makes it one)."),
-                      callsKernel));
+                      kCallsKernel));
   {
     Param s = sinfo("sinfo_args", "ty_args");
     const std::string builtins = "the VM, for the VM builtins tvms has (vm.builtin.copy, vm.builtin.to_device); other names do not run";
@@ -456,6 +483,20 @@ void addOtherOps(std::vector<OpDef>& out) {
                              "Calls a closure with the tuple `args` followed by the values it captured; the result is `sinfo_args`."),
                           "the VM, calling the closure's function"));
   }
+}
+
+}  // namespace
+
+void addOtherOps(std::vector<OpDef>& out) {
+  // In this order, the order ops are listed in (tvms explain, the docs).
+  addProductOps(out);
+  addPlacementOps(out);
+  addPackedCallOps(out);
+  addRuntimeValueOps(out);
+  addDataDependentOps(out);
+  addMemoryOps(out);
+  addSizeAndParamOps(out);
+  addGradientAndClosureOps(out);
 }
 
 }  // namespace tvms::op

@@ -516,6 +516,50 @@ bool Document::nothingDeeperAfter(uint32_t end, uint32_t column) const {
 }
 
 // A span reparse (see the header). Offsets of islands and spans are still the old text's here.
+// The span's islands and spans go, the ones after it move, and its definitions (`statements`, from
+// `tree`, parsed over `read`) become islands, in source order as they are made (sorting ~500 islands
+// cost 6% of a paste); the span becomes a span.
+void Document::replaceSpan(ByteRange header, ByteRange oldEdit, int64_t delta, ByteRange oldSpan, ByteRange span, TSTree* tree,
+                           const std::vector<ByteRange>& read, const std::vector<TSNode>& statements) {
+  std::vector<Island> islands;
+  islands.reserve(islands_.size() + statements.size());
+  ShiftedTree spanTree(tree, read, lines_, static_cast<uint32_t>(text_.size()));
+  bool spanIslandsAdded = false;
+  auto addSpanIslands = [&] {
+    for (TSNode c : statements)
+      if (isDefinition(c))
+        islands.push_back({header, wholeLines(lines_, c), firstBodyLine(lines_, c), spanTree.copy(), ts_node_has_error(c), std::nullopt});
+    spanIslandsAdded = true;
+  };
+  for (auto& i : islands_) {
+    if (!spanIslandsAdded && i.range.begin >= oldSpan.begin) addSpanIslands();
+    if (i.range.begin >= oldSpan.begin && i.range.begin < oldSpan.end) {
+      i.tree.release();
+      continue;
+    }
+    if (i.range.begin >= oldSpan.end) {
+      follow(i.header, oldEdit, delta);
+      follow(i.range, oldEdit, delta);
+      if (i.bodyBegin != static_cast<uint32_t>(-1)) i.bodyBegin = static_cast<uint32_t>(i.bodyBegin + delta);
+    }
+    islands.push_back(i);
+  }
+  if (!spanIslandsAdded) addSpanIslands();
+  islands_ = std::move(islands);
+  std::vector<Span> spans;
+  for (auto& sp : spans_) {
+    if (sp.range.begin >= oldSpan.begin && sp.range.end <= oldSpan.end) {
+      sp.tree.release();
+      continue;
+    }
+    follow(sp.range, oldEdit, delta);
+    spans.push_back(sp);
+  }
+  spans.push_back({header, span, spanTree});
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.range.begin < b.range.begin; });
+  spans_ = std::move(spans);
+}
+
 std::optional<ByteRange> Document::reparseSpan(ByteRange oldEdit, int64_t delta) {
   constexpr uint32_t kMaxSpanBytes = 256 * 1024;  // past this, a whole-file reparse (which also resets the spans)
   auto lineAfter = [&](uint32_t oldOffset) {  // the start of the line after an old offset before the edit
@@ -595,45 +639,7 @@ std::optional<ByteRange> Document::reparseSpan(ByteRange oldEdit, int64_t delta)
     return std::nullopt;
   }
 
-  // The span's islands and spans go, the ones after it move, and its definitions become islands.
-  // In source order as they are made (sorting ~500 islands cost 6% of a paste).
-  std::vector<Island> islands;
-  islands.reserve(islands_.size() + statements.size());
-  ShiftedTree spanTree(tree, read, lines_, static_cast<uint32_t>(text_.size()));
-  bool spanIslandsAdded = false;
-  auto addSpanIslands = [&] {
-    for (TSNode c : statements)
-      if (isDefinition(c))
-        islands.push_back({header, wholeLines(lines_, c), firstBodyLine(lines_, c), spanTree.copy(), ts_node_has_error(c), std::nullopt});
-    spanIslandsAdded = true;
-  };
-  for (auto& i : islands_) {
-    if (!spanIslandsAdded && i.range.begin >= oldSpan.begin) addSpanIslands();
-    if (i.range.begin >= oldSpan.begin && i.range.begin < oldSpan.end) {
-      i.tree.release();
-      continue;
-    }
-    if (i.range.begin >= oldSpan.end) {
-      follow(i.header, oldEdit, delta);
-      follow(i.range, oldEdit, delta);
-      if (i.bodyBegin != static_cast<uint32_t>(-1)) i.bodyBegin = static_cast<uint32_t>(i.bodyBegin + delta);
-    }
-    islands.push_back(i);
-  }
-  if (!spanIslandsAdded) addSpanIslands();
-  islands_ = std::move(islands);
-  std::vector<Span> spans;
-  for (auto& sp : spans_) {
-    if (sp.range.begin >= oldSpan.begin && sp.range.end <= oldSpan.end) {
-      sp.tree.release();
-      continue;
-    }
-    follow(sp.range, oldEdit, delta);
-    spans.push_back(sp);
-  }
-  spans.push_back({header, span, spanTree});
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.range.begin < b.range.begin; });
-  spans_ = std::move(spans);
+  replaceSpan(header, oldEdit, delta, oldSpan, span, tree, read, statements);
   ++spanReparses_;
   return span;
 }

@@ -155,6 +155,8 @@ class Document {
   void dropIslandTrees();
   bool parseIsland(Island& island, TSTree* old);
   std::optional<ByteRange> reparseSpan(ByteRange oldEdit, int64_t delta);
+  void replaceSpan(ByteRange header, ByteRange oldEdit, int64_t delta, ByteRange oldSpan, ByteRange span, TSTree* tree,
+                   const std::vector<ByteRange>& read, const std::vector<TSNode>& statements);
   uint32_t indentAt(uint32_t lineStart) const;
   std::optional<uint32_t> codeIndentFrom(uint32_t from) const;
   std::vector<const Span*> spansOf(TSNode body) const;  // the spans of the column-0 class `body` belongs to

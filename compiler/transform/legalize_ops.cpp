@@ -51,22 +51,7 @@ class Legalize : public Rewriter {
     if (!def || def == &op::builtin::toVDevice() || def == &op::builtin::callTir() || def == &op::builtin::callDpsPacked() ||
         b.vars.size() != 1)
       return Rewriter::binding(b, out);
-    if (!def->legalize && !def->runsBy.empty()) {  // the VM or a pass runs it
-      shapedResult_ = shapedShapeValue(*b.vars[0]);  // a data-dependent shape: dims the VM binds
-      if (shapedResult_)
-        for (auto& d : *shapedResult_->shape) introduced_.push_back(d->name);
-      Rewriter::binding(b, out);
-      shapedResult_ = nullptr;
-      return;
-    }
-    if (!def->legalize && !def->library.empty()) {
-      out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel in tvms: TVM runs it only through " + def->library);
-      return Rewriter::binding(b, out);
-    }
-    if (!def->legalize) {
-      out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");
-      return Rewriter::binding(b, out);
-    }
+    if (keptWithoutKernel(*def, b, out)) return;
     // The operands as rewritten so far: their annotations say what is known now (a result shaped
     // at run time by an earlier binding, a parameter given symbolic dims).
     Call current = *c;
@@ -96,53 +81,14 @@ class Legalize : public Rewriter {
       out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): its result's struct info is unknown");
       return Rewriter::binding(b, out);
     }
-    // A tensor-list operand written as a tuple (R.concat((a, b)), R.index_tensor(x, (i, j))) reaches
-    // the kernel builder as its fields in its place, so each tensor is a buffer of its own.
     Call flat = *c;
-    size_t list = 0;
-    while (list < def->params.size() && def->params[list].kind != op::ParamKind::TensorList) ++list;
-    if (list < def->params.size() && list < c->args.size()) {
-      auto* t = as<Tuple>(c->args[list]);
-      std::vector<ExprPtr> fields = t ? t->fields : itemsOf(c->args[list], b, out);
-      if (fields.empty()) {
-        out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name + "'): the tensors must be a tuple (a, b, ...) or a variable of tuple struct info to compile");
-        return Rewriter::binding(b, out);
-      }
-      flat.args.assign(c->args.begin(), c->args.begin() + static_cast<long>(list));
-      flat.args.insert(flat.args.end(), fields.begin(), fields.end());
-      flat.args.insert(flat.args.end(), c->args.begin() + static_cast<long>(list) + 1, c->args.end());
-      c = &flat;
-    }
+    if (!flattenTensorList(*def, c, flat, b, out)) return Rewriter::binding(b, out);
     // The kernel is built for the target of the vdevice its output lives on (after RealizeVDevice).
     const VDevice* placed = executionVDevice(m_, outputs[0]);
     tir::Target target = targetOf(m_, placed, remap_);
     std::vector<StructInfoPtr> holders;
     op::LegalizeInput in{*def, *c, {}, {}, *result, "", target};
-    for (auto& a : c->args) {
-      in.scalars.push_back(scalarValue(a));  // c may be the flattened call: not `scalars`
-      if (auto* k = as<Constant>(a); k && !scalarValue(a)) {
-        // A tensor constant written as a list is a buffer of its own shape (LowerToVM loads its data);
-        // one whose values are not in the text (a numpy array, a metadata entry, a name) cannot run.
-        auto list = listConstant(*k);
-        if (!list) {
-          out_.errors.push_back(def->scriptName() + " (bound to '" + b.vars[0]->name +
-                                "'): a tensor constant operand whose values are not written in the module (a numpy "
-                                "array, a metadata entry or a name) cannot be compiled yet; pass it as a parameter");
-          return Rewriter::binding(b, out);
-        }
-        std::vector<PrimExprPtr> dims;
-        for (int64_t d : list->shape) dims.push_back(primInt(d));
-        holders.push_back(tensorSInfo(dims, list->dtype));
-        in.args.push_back(holders.back().get());
-        continue;
-      }
-      if (auto* k = as<Constant>(a)) {
-        holders.push_back(tensorSInfo(std::vector<PrimExprPtr>{}, k->dtype.empty() ? result->dtype : k->dtype));
-        in.args.push_back(holders.back().get());
-      } else {
-        in.args.push_back(sinfoOf(a));
-      }
-    }
+    if (!describeOperands(in, b.vars[0]->name, holders)) return Rewriter::binding(b, out);
     // A call the same as an earlier one in everything its kernel builder reads (the op, its attributes,
     // its operands' struct info and compile-time scalars, its result, the target) gets that call's
     // kernel without building, scheduling and printing it again: a 100,000-binding function spent
@@ -166,6 +112,76 @@ class Legalize : public Rewriter {
     kernelByCall_[callKey] = {kernel, r.bufferArgs};
     out.push_back(copyBinding(b, callTirOf(*c, *b.vars[0], *result, kernel, r.bufferArgs, freeDims_[kernel])));
     if (!shapes.checks.empty()) out_.dimChecks[out.back()->vars[0].get()] = shapes.checks;
+  }
+
+  // An op tvms builds no kernel for: the VM or a pass runs it (a data-dependent shape's dims bound by
+  // the VM), or an error naming the library TVM runs it through, or saying it has no kernel yet.
+  // False for an op with a kernel builder.
+  bool keptWithoutKernel(const op::OpDef& def, const Binding& b, std::vector<BindingPtr>& out) {
+    if (def.legalize) return false;
+    if (!def.runsBy.empty()) {
+      shapedResult_ = shapedShapeValue(*b.vars[0]);
+      if (shapedResult_)
+        for (auto& d : *shapedResult_->shape) introduced_.push_back(d->name);
+      Rewriter::binding(b, out);
+      shapedResult_ = nullptr;
+      return true;
+    }
+    if (!def.library.empty())
+      out_.errors.push_back(def.scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel in tvms: TVM runs it only through " + def.library);
+    else
+      out_.errors.push_back(def.scriptName() + " (bound to '" + b.vars[0]->name + "') has no kernel yet");
+    Rewriter::binding(b, out);
+    return true;
+  }
+
+  // A tensor-list operand written as a tuple (R.concat((a, b)), R.index_tensor(x, (i, j))) reaches
+  // the kernel builder as its fields in its place, so each tensor is a buffer of its own: `c` then
+  // points at `flat`. False (reported) when the list is neither a tuple nor of tuple struct info.
+  bool flattenTensorList(const op::OpDef& def, Call*& c, Call& flat, const Binding& b, std::vector<BindingPtr>& out) {
+    size_t list = 0;
+    while (list < def.params.size() && def.params[list].kind != op::ParamKind::TensorList) ++list;
+    if (list >= def.params.size() || list >= c->args.size()) return true;
+    auto* t = as<Tuple>(c->args[list]);
+    std::vector<ExprPtr> fields = t ? t->fields : itemsOf(c->args[list], b, out);
+    if (fields.empty()) {
+      out_.errors.push_back(def.scriptName() + " (bound to '" + b.vars[0]->name + "'): the tensors must be a tuple (a, b, ...) or a variable of tuple struct info to compile");
+      return false;
+    }
+    flat.args.assign(c->args.begin(), c->args.begin() + static_cast<long>(list));
+    flat.args.insert(flat.args.end(), fields.begin(), fields.end());
+    flat.args.insert(flat.args.end(), c->args.begin() + static_cast<long>(list) + 1, c->args.end());
+    c = &flat;
+    return true;
+  }
+
+  // What the kernel builder reads of each operand of `in.call`: its compile-time scalar and its struct
+  // info; a tensor constant written as a list is a buffer of its own shape (LowerToVM loads its data),
+  // a scalar constant a 0-d tensor (`holders` keeps the struct info made for them). False (reported)
+  // for a constant whose values are not in the text (a numpy array, a metadata entry, a name).
+  bool describeOperands(op::LegalizeInput& in, const std::string& boundTo, std::vector<StructInfoPtr>& holders) {
+    for (auto& a : in.call.args) {
+      in.scalars.push_back(scalarValue(a));
+      if (auto* k = as<Constant>(a); k && !scalarValue(a)) {
+        auto list = listConstant(*k);
+        if (!list) {
+          out_.errors.push_back(in.def.scriptName() + " (bound to '" + boundTo +
+                                "'): a tensor constant operand whose values are not written in the module (a numpy "
+                                "array, a metadata entry or a name) cannot be compiled yet; pass it as a parameter");
+          return false;
+        }
+        std::vector<PrimExprPtr> dims;
+        for (int64_t d : list->shape) dims.push_back(primInt(d));
+        holders.push_back(tensorSInfo(dims, list->dtype));
+        in.args.push_back(holders.back().get());
+      } else if (k) {
+        holders.push_back(tensorSInfo(std::vector<PrimExprPtr>{}, k->dtype.empty() ? in.out.dtype : k->dtype));
+        in.args.push_back(holders.back().get());
+      } else {
+        in.args.push_back(sinfoOf(a));
+      }
+    }
+    return true;
   }
 
   // A kernel a builder made, scheduled for its target and added to the module under `name`, or the

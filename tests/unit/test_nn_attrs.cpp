@@ -1,9 +1,11 @@
-// The typed attribute records of convolutions and pooling (compiler/op/nn_attrs.h), read from calls as
+// The typed attribute records of convolutions and pooling (compiler/op/nn_attrs.h) and of reductions
+// (compiler/op/reduce_attrs.h), read from calls as
 // the frontend lowers them: every reader (deduction, kernel builders, OffloadLibraries) gets these.
 #include <doctest/doctest.h>
 
 #include "compiler/ir/expr.h"
 #include "compiler/op/nn_attrs.h"
+#include "compiler/op/reduce_attrs.h"
 #include "compiler/op/registry.h"
 #include "tests/support/corpus.h"
 
@@ -108,4 +110,25 @@ TEST_CASE("nn attrs: every convolution and pooling declares its window (dims, tr
     ++declared;
   }
   CHECK(declared == 15);  // conv1-3d, their transposes, max / avg / adaptive_avg pool 1-3d
+}
+
+TEST_CASE("reduce attrs: a reduction's record holds its axes as written (none: every axis) and keepdims, negatives normalized per rank") {
+  auto l = test::lower(std::string(kModuleHead) +
+      "    def main(x: R.Tensor((2, 3, 4), \"float32\")):\n"
+      "        a = R.sum(x, axis=[0, -1], keepdims=True)\n"
+      "        b = R.max(x)\n"
+      "        c = R.argmax(x, axis=-2)\n"
+      "        return (a, b, c)\n");
+  auto calls = callsOf(l);
+  REQUIRE(calls.size() == 3);
+  op::ReduceAttrs a = op::reduceAttrs(*calls[0]);
+  CHECK(a.axes == std::optional<std::vector<int64_t>>(std::vector<int64_t>{0, -1}));
+  CHECK(a.keepdims);
+  CHECK(a.reduced(3) == std::set<int>{0, 2});
+  op::ReduceAttrs b = op::reduceAttrs(*calls[1]);
+  CHECK_FALSE(b.axes);
+  CHECK_FALSE(b.keepdims);  // the default
+  CHECK(b.reduced(3) == std::set<int>{0, 1, 2});
+  op::ReduceAttrs c = op::reduceAttrs(*calls[2]);  // one int, as argmax writes it
+  CHECK(c.reduced(3) == std::set<int>{1});
 }
