@@ -2,6 +2,7 @@
 // position by coordinate_transformation_mode, then sampled by nearest_neighbor (rounding_method),
 // linear (the 4 neighbours) or cubic (the 16 neighbours, Keys' kernel with cubic_alpha, out-of-image
 // taps dropped and the rest renormalised with cubic_exclude); neighbours outside clamp to the edge.
+#include "compiler/op/image_attrs.h"
 #include "compiler/op/infer_util.h"
 #include "compiler/op/legalize_util.h"
 
@@ -60,10 +61,8 @@ LegalizeResult resizeNd(const LegalizeInput& in, const std::string& spatialAxes)
   auto t = elementType(x), ot = elementType(&in.out);
   if (!t || !ot || !isFloat(*t)) return failure(name + " kernels take float tensors");
   const size_t rank = spatialAxes.size() + 2;
-  std::string layout = infer::stringAttr(in.attr("layout")).value_or(rank == 4 ? "NCHW" : "NCDHW");
-  std::string method = infer::stringAttr(in.attr("method")).value_or("linear");
-  std::string mode = infer::stringAttr(in.attr("coordinate_transformation_mode")).value_or("half_pixel");
-  std::string rounding = infer::stringAttr(in.attr("rounding_method")).value_or("round");
+  const ResizeAttrs attrs = resizeAttrs(in.call, static_cast<int>(spatialAxes.size()));
+  const std::string &layout = attrs.layout, &method = attrs.method, &mode = attrs.coordinateMode, &rounding = attrs.rounding;
   std::vector<size_t> axes;
   for (char c : spatialAxes) axes.push_back(layout.find(c));
   if (layout.size() != rank || std::count(axes.begin(), axes.end(), std::string::npos))
@@ -75,8 +74,8 @@ LegalizeResult resizeNd(const LegalizeInput& in, const std::string& spatialAxes)
   if (!xd || !od || xd->size() != rank) return failure("the shapes must be known to compile " + name);
   if (!sourceCoordinate(mode, intImm(0), intImm(1), intImm(1)))
     return failure(name + ": coordinate_transformation_mode \"" + mode + "\" has no kernel yet");
-  double alpha = floatAttr(in, "cubic_alpha", -0.75);
-  bool exclude = infer::intAttr(in.attr("cubic_exclude")).value_or(0) != 0;
+  const double alpha = attrs.cubicAlpha;
+  const bool exclude = attrs.cubicExclude;
   int a = kb.param("A", *t, shapeText(x));
   int c = kb.param("C", *ot, shapeText(&in.out));
   int acc = kb.local("acc", F), wsum = kb.local("wsum", F);

@@ -1,5 +1,6 @@
 // image.resize2d / resize3d with TVM's shape rule (src/relax/op/image/resize.cc): the layout's H and W
 // (D, H and W) become `size`, the rest is kept; out_dtype may change the dtype.
+#include "compiler/op/image_attrs.h"
 #include "compiler/op/infer_util.h"
 #include "compiler/op/nn_attrs.h"
 #include "compiler/op/tables.h"
@@ -17,8 +18,9 @@ InferResult inferResize(const InferInput& in, const std::string& opName, const s
   const StructInfo* x = tensorOperand(in, 0, r);
   if (!x) return r;
   const int rank = static_cast<int>(spatial.size()) + 2;
-  std::string layout = stringAttr(in.attr("layout")).value_or(rank == 4 ? "NCHW" : "NCDHW");
-  std::string dt = stringAttr(in.attr("out_dtype")).value_or(x->dtype);
+  const ResizeAttrs attrs = resizeAttrs(in.call, static_cast<int>(spatial.size()));
+  const std::string& layout = attrs.layout;
+  std::string dt = attrs.outDType.value_or(x->dtype);
   bool plain = static_cast<int>(layout.size()) == rank;
   for (char c : spatial) plain = plain && layout.find(c) != std::string::npos;
   if (!plain) return ok(tensor(std::nullopt, dt, x->rank()));  // packed layouts (NCHW4c): not modelled further

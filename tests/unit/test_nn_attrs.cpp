@@ -1,9 +1,10 @@
-// The typed attribute records of convolutions and pooling (compiler/op/nn_attrs.h) and of reductions
-// (compiler/op/reduce_attrs.h), read from calls as
+// The typed attribute records of convolutions and pooling (compiler/op/nn_attrs.h), of reductions
+// (compiler/op/reduce_attrs.h) and of resizes (compiler/op/image_attrs.h), read from calls as
 // the frontend lowers them: every reader (deduction, kernel builders, OffloadLibraries) gets these.
 #include <doctest/doctest.h>
 
 #include "compiler/ir/expr.h"
+#include "compiler/op/image_attrs.h"
 #include "compiler/op/nn_attrs.h"
 #include "compiler/op/reduce_attrs.h"
 #include "compiler/op/registry.h"
@@ -131,4 +132,29 @@ TEST_CASE("reduce attrs: a reduction's record holds its axes as written (none: e
   CHECK(b.reduced(3) == std::set<int>{0, 1, 2});
   op::ReduceAttrs c = op::reduceAttrs(*calls[2]);  // one int, as argmax writes it
   CHECK(c.reduced(3) == std::set<int>{1});
+}
+
+TEST_CASE("resize attrs: a resize's record holds what is written and the defaults by its dims") {
+  auto l = test::lower(std::string(kModuleHead) +
+      "    def main(x: R.Tensor((1, 3, 8, 8), \"float32\"), y: R.Tensor((1, 3, 4, 8, 8), \"float32\")):\n"
+      "        a = R.image.resize2d(x, (16, 16), layout=\"NCHW\", method=\"cubic\", coordinate_transformation_mode=\"align_corners\", cubic_alpha=-0.5, cubic_exclude=1, out_dtype=\"float16\")\n"
+      "        b = R.image.resize3d(y, (8, 16, 16))\n"
+      "        return (a, b)\n");
+  auto calls = callsOf(l);
+  REQUIRE(calls.size() == 2);
+  op::ResizeAttrs a = op::resizeAttrs(*calls[0], 2);
+  CHECK(a.layout == "NCHW");
+  CHECK(a.method == "cubic");
+  CHECK(a.coordinateMode == "align_corners");
+  CHECK(a.rounding == "round");
+  CHECK(a.cubicAlpha == -0.5);
+  CHECK(a.cubicExclude);
+  CHECK(a.outDType == std::optional<std::string>("float16"));
+  op::ResizeAttrs b = op::resizeAttrs(*calls[1], 3);
+  CHECK(b.layout == "NCDHW");  // resize3d's default
+  CHECK(b.method == "linear");
+  CHECK(b.coordinateMode == "half_pixel");
+  CHECK(b.cubicAlpha == -0.75);
+  CHECK_FALSE(b.cubicExclude);
+  CHECK_FALSE(b.outDType);
 }
