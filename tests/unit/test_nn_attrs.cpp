@@ -139,9 +139,11 @@ TEST_CASE("resize attrs: a resize's record holds what is written and the default
       "    def main(x: R.Tensor((1, 3, 8, 8), \"float32\"), y: R.Tensor((1, 3, 4, 8, 8), \"float32\")):\n"
       "        a = R.image.resize2d(x, (16, 16), layout=\"NCHW\", method=\"cubic\", coordinate_transformation_mode=\"align_corners\", cubic_alpha=-0.5, cubic_exclude=1, out_dtype=\"float16\")\n"
       "        b = R.image.resize3d(y, (8, 16, 16))\n"
-      "        return (a, b)\n");
+      "        c = R.image.resize2d(x, (4, 4), out_dtype=\"\")\n"
+      "        return (a, b, c)\n");
   auto calls = callsOf(l);
-  REQUIRE(calls.size() == 2);
+  REQUIRE(calls.size() == 3);
+  CHECK_FALSE(op::resizeAttrs(*calls[2], 2).outDType);  // "" is TVM's "the data's dtype"
   op::ResizeAttrs a = op::resizeAttrs(*calls[0], 2);
   CHECK(a.layout == "NCHW");
   CHECK(a.method == "cubic");
