@@ -122,7 +122,7 @@ void multiplyTasks(void* closure, int64_t begin, int64_t end) {
       if (packedFor != bb * p.strips() + strip) packStripOfA(p, bb, row0, packedA);
       packedFor = bb * p.strips() + strip;
       for (int64_t blk = firstBlock; blk < lastBlock; ++blk) {
-        p.block(packedA, p.panel(bb, 2 * blk), p.panel(bb, 2 * blk + 1), p.kp, sums, kBlock, false);
+        p.block(packedA, p.panel(bb, 2 * blk), p.panel(bb, 2 * blk + 1), p.kp, sums);
         int64_t col0 = blk * kBlock;
         p.store(sums, kBlock, std::min(kBlock, p.m - row0), std::min(kBlock, p.n - col0), p.c + (bb * p.m + row0) * p.n + col0, p.n);
       }

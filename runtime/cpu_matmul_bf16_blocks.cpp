@@ -18,11 +18,10 @@
 
 namespace tvms::runtime::bf16_blocks {
 
-void portable(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate) {
+void portable(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c) {
   for (int64_t r = 0; r < kBlock; ++r) {
     float acc[kBlock] = {};
-    if (accumulate) std::memcpy(acc, c + r * ldc, sizeof acc);
-    for (int64_t k = 0; k < kLen; ++k) {
+    for (int64_t k = 0; k < kp; ++k) {
       float x = bf16ToFloat(a[(k / kBlock * kBlock + r) * kBlock + k % kBlock]);
       const uint16_t* row0 = b0 + (k / 2) * 2 * kPanel + (k % 2);
       const uint16_t* row1 = b1 + (k / 2) * 2 * kPanel + (k % 2);
@@ -31,7 +30,7 @@ void portable(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t
         acc[kPanel + n] += x * bf16ToFloat(row1[2 * n]);
       }
     }
-    std::memcpy(c + r * ldc, acc, sizeof acc);
+    std::memcpy(c + r * kBlock, acc, sizeof acc);
   }
 }
 
@@ -119,25 +118,17 @@ __attribute__((target("amx-tile"))) void amxLeave() { _tile_release(); }
 
 // GCC's tile intrinsics are asm statements that declare no memory access: the barriers keep the
 // packing stores before the loads and later reads of `c` after the stores.
-__attribute__((target("amx-tile,amx-bf16"))) void amx(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c,
-                                                      int64_t ldc, bool accumulate) {
-  const long stride = 64, strideC = static_cast<long>(ldc * 4);
+__attribute__((target("amx-tile,amx-bf16"))) void amx(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c) {
+  const long stride = 64, strideC = kBlock * 4;
   float* c1 = c + kPanel;
-  float* c2 = c + kPanel * ldc;
-  float* c3 = c + kPanel * ldc + kPanel;
+  float* c2 = c + kPanel * kBlock;
+  float* c3 = c + kPanel * kBlock + kPanel;
   __asm__ volatile("" ::: "memory");
-  if (accumulate) {
-    _tile_loadd(0, c, strideC);
-    _tile_loadd(1, c1, strideC);
-    _tile_loadd(2, c2, strideC);
-    _tile_loadd(3, c3, strideC);
-  } else {
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
-  }
-  for (int64_t k = 0; k < kLen; k += kBlock) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t k = 0; k < kp; k += kBlock) {
     _tile_loadd(4, a + k * kBlock, stride);  // sub-slice k / 32: rows 0-15, then 16-31
     _tile_loadd(5, a + k * kBlock + kPanel * kBlock, stride);
     _tile_loadd(6, b0 + k * kPanel, stride);  // pair row k / 2 starts k / 2 * 32 elements in
@@ -156,17 +147,16 @@ __attribute__((target("amx-tile,amx-bf16"))) void amx(const uint16_t* a, const u
 
 // Eight rows at a time: 8 x 2 accumulators of 16 floats (16 of the 32 zmm registers); each step takes
 // a pair of K from A, broadcast, against one pair row of each panel.
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c,
-                                                             int64_t ldc, bool accumulate) {
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c) {
   constexpr int kRows = 8;
   for (int64_t r0 = 0; r0 < kBlock; r0 += kRows) {
     __m512 acc0[kRows], acc1[kRows];
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
-      acc0[r] = accumulate ? _mm512_loadu_ps(c + (r0 + r) * ldc) : _mm512_setzero_ps();
-      acc1[r] = accumulate ? _mm512_loadu_ps(c + (r0 + r) * ldc + kPanel) : _mm512_setzero_ps();
+      acc0[r] = _mm512_setzero_ps();
+      acc1[r] = _mm512_setzero_ps();
     }
-    for (int64_t p = 0; p < kLen / 2; ++p) {
+    for (int64_t p = 0; p < kp / 2; ++p) {
       __m512bh v0 = reinterpret_cast<__m512bh>(_mm512_load_si512(b0 + p * 2 * kPanel));
       __m512bh v1 = reinterpret_cast<__m512bh>(_mm512_load_si512(b1 + p * 2 * kPanel));
 #pragma GCC unroll 8
@@ -180,8 +170,8 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) void avx512Bf16(const uin
     }
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
-      _mm512_storeu_ps(c + (r0 + r) * ldc, acc0[r]);
-      _mm512_storeu_ps(c + (r0 + r) * ldc + kPanel, acc1[r]);
+      _mm512_store_ps(c + (r0 + r) * kBlock, acc0[r]);
+      _mm512_store_ps(c + (r0 + r) * kBlock + kPanel, acc1[r]);
     }
   }
 }
@@ -205,11 +195,11 @@ void amxLeave() {}
 void storeAvx512Bf16(const float* sums, int64_t ldSums, int64_t rows, int64_t cols, uint16_t* out, int64_t ldOut) {
   storePortable(sums, ldSums, rows, cols, out, ldOut);
 }
-void amx(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate) {
-  portable(a, b0, b1, kLen, c, ldc, accumulate);
+void amx(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c) {
+  portable(a, b0, b1, kp, c);
 }
-void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate) {
-  portable(a, b0, b1, kLen, c, ldc, accumulate);
+void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c) {
+  portable(a, b0, b1, kp, c);
 }
 
 #endif

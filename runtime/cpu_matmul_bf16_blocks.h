@@ -1,11 +1,10 @@
 #pragma once
-// The block kernels of tvms.cpu.matmul_bf16 (cpu_matmul_bf16.h): one 32 x 32 block of C over one
-// slice of K, accumulated in float32. `a`: the block's 32 rows of A over the slice's `kLen` (a multiple
-// of 32) in sub-slices of 32 x 32: A[r][32 s + j] at (32 s + r) * 32 + j, so a tile's 16 rows are
-// 1 KiB in a row (16 rows 2 KiB apart would share two of L1's 64 sets). `b0`, `b1`: the block's two
-// 16-column panels of B from the slice's first pair row, each row 16 column pairs (row r holds
-// B[2r][n], B[2r+1][n] for n = 0..15 side by side). `c`: the block's partial sums, row stride `ldc`
-// floats, added to when `accumulate`, else overwritten. `a`, `b0` and `b1` 64-byte aligned.
+// The block kernels of tvms.cpu.matmul_bf16 (cpu_matmul_bf16.h): one 32 x 32 block of C over the whole
+// of K, summed in float32. `a`: the block's 32 rows of A over `kp` (K zero-padded to a multiple of 32)
+// in slices of 32 x 32: A[r][32 s + j] at (32 s + r) * 32 + j, so a tile's 16 rows are 1 KiB in a row
+// (16 rows 2 KiB apart would share two of L1's 64 sets). `b0`, `b1`: the block's two 16-column panels
+// of B, each kp / 2 rows of 16 column pairs (row r holds B[2r][n], B[2r+1][n] for n = 0..15 side by
+// side). `c`: the block's sums, 32 x 32 floats, row-major. All four 64-byte aligned.
 #include <cstdint>
 
 namespace tvms::runtime::bf16_blocks {
@@ -13,15 +12,15 @@ namespace tvms::runtime::bf16_blocks {
 inline constexpr int64_t kBlock = 32;  // rows and columns of C per block; K is padded to a multiple of it
 inline constexpr int64_t kPanel = 16;  // columns per packed panel of B
 
-using BlockKernel = void (*)(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate);
+using BlockKernel = void (*)(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c);
 
 // The AMX kernel runs between amxEnter (the tile configuration loaded) and amxLeave (the tiles
 // released, so the thread's saved state shrinks back) on the same thread.
 void amxEnter();
-void amx(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate);
+void amx(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c);
 void amxLeave();
-void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate);
-void portable(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kLen, float* c, int64_t ldc, bool accumulate);
+void avx512Bf16(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c);
+void portable(const uint16_t* a, const uint16_t* b0, const uint16_t* b1, int64_t kp, float* c);
 
 // Rows x cols (each at most 32) of a block's float32 sums, row stride ldSums, rounded to bfloat16 into
 // `out` (row stride ldOut): VCVTNEPS2BF16 (round to nearest even, as floatToBf16; it flushes
