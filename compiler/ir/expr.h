@@ -160,6 +160,11 @@ struct Call : Expr {
     for (auto& a : attrs) if (a.name == name) return &a;
     return nullptr;
   }
+  // The attribute's value, or null when the call has no such attribute (what every reader of one wants).
+  const Value* attrValue(std::string_view name) const {
+    const CallAttr* a = attr(name);
+    return a ? &a->value : nullptr;
+  }
 };
 
 struct Binding {

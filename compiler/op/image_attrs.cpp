@@ -6,21 +6,14 @@
 namespace tvms::op {
 
 ResizeAttrs resizeAttrs(const ir::Call& call, int spatialDims) {
-  auto value = [&](const char* name) -> const ir::Value* {
-    const ir::CallAttr* a = call.attr(name);
-    return a ? &a->value : nullptr;
-  };
   ResizeAttrs r;
-  r.layout = infer::stringAttr(value("layout")).value_or(spatialDims == 2 ? "NCHW" : "NCDHW");
-  r.method = infer::stringAttr(value("method")).value_or(r.method);
-  r.coordinateMode = infer::stringAttr(value("coordinate_transformation_mode")).value_or(r.coordinateMode);
-  r.rounding = infer::stringAttr(value("rounding_method")).value_or(r.rounding);
-  if (const ir::Value* a = value("cubic_alpha")) {
-    if (a->kind == ir::Value::Kind::Float) r.cubicAlpha = a->real;
-    if (a->kind == ir::Value::Kind::Int) r.cubicAlpha = static_cast<double>(a->integer);
-  }
-  r.cubicExclude = infer::intAttr(value("cubic_exclude")).value_or(0) != 0;
-  if (auto d = infer::stringAttr(value("out_dtype")); d && !d->empty()) r.outDType = *d;
+  r.layout = infer::stringAttr(call.attrValue("layout")).value_or(spatialDims == 2 ? "NCHW" : "NCDHW");
+  r.method = infer::stringAttr(call.attrValue("method")).value_or(r.method);
+  r.coordinateMode = infer::stringAttr(call.attrValue("coordinate_transformation_mode")).value_or(r.coordinateMode);
+  r.rounding = infer::stringAttr(call.attrValue("rounding_method")).value_or(r.rounding);
+  r.cubicAlpha = infer::floatAttr(call.attrValue("cubic_alpha")).value_or(r.cubicAlpha);
+  r.cubicExclude = infer::intAttr(call.attrValue("cubic_exclude")).value_or(0) != 0;
+  if (auto d = infer::stringAttr(call.attrValue("out_dtype")); d && !d->empty()) r.outDType = *d;
   return r;
 }
 

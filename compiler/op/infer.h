@@ -18,10 +18,7 @@ struct InferInput {
   // Deduced struct info of each of call.args (same order); null when absent or unknown after an error.
   std::vector<ir::StructInfoPtr> args;
   const ir::StructInfo* arg(size_t i) const { return i < args.size() ? args[i].get() : nullptr; }
-  const ir::Value* attr(std::string_view name) const {
-    const ir::CallAttr* a = call.attr(name);
-    return a ? &a->value : nullptr;
-  }
+  const ir::Value* attr(std::string_view name) const { return call.attrValue(name); }
 };
 
 // A problem found while deducing: a catalogue code (TVS101, TVS102, TVS103, TVS203, TVS214, ...), a

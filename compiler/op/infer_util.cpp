@@ -207,6 +207,11 @@ std::optional<int64_t> intAttr(const Value* v) {
   if (v && v->kind == Value::Kind::Int) return v->integer;
   return std::nullopt;
 }
+std::optional<double> floatAttr(const Value* v) {
+  if (v && v->kind == Value::Kind::Float) return v->real;
+  if (v && v->kind == Value::Kind::Int) return static_cast<double>(v->integer);
+  return std::nullopt;
+}
 std::optional<std::string> stringAttr(const Value* v) {
   if (v && v->kind == Value::Kind::String) return v->text;
   return std::nullopt;

@@ -61,6 +61,7 @@ std::optional<std::vector<int64_t>> intList(const ir::Value* v);
 // axis reversed when None or absent; nullopt when the list is not `rank` axes in range.
 std::optional<std::vector<int64_t>> permutation(const ir::Value* axes, int64_t rank);
 std::optional<int64_t> intAttr(const ir::Value* v);
+std::optional<double> floatAttr(const ir::Value* v);  // a float, or an int written where a float goes
 std::optional<std::string> stringAttr(const ir::Value* v);
 bool boolAttr(const ir::Value* v, bool fallback);
 // Attributes as TVM's printer may wrap them: "text", R.str("text") or R.dtype("float32") for a string;

@@ -19,10 +19,7 @@ struct LegalizeInput {
   const ir::StructInfo& out;  // a tensor, or for split / topk / batch_norm / dropout a tuple of tensors
   std::string kernelName;
   tir::Target target;         // what the kernel is built for (the vdevice of the call's output)
-  const ir::Value* attr(std::string_view name) const {
-    const ir::CallAttr* a = call.attr(name);
-    return a ? &a->value : nullptr;
-  }
+  const ir::Value* attr(std::string_view name) const { return call.attrValue(name); }
 };
 
 struct LegalizeResult {

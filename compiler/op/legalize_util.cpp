@@ -106,12 +106,7 @@ int axisAttr(const LegalizeInput& in, const char* name, int rank, int fallback) 
   return infer::normalizeAxis(*a, rank).value_or(-1);
 }
 
-double floatAttr(const LegalizeInput& in, const char* name, double fallback) {
-  const ir::Value* v = in.attr(name);
-  if (v && v->kind == ir::Value::Kind::Float) return v->real;
-  if (v && v->kind == ir::Value::Kind::Int) return static_cast<double>(v->integer);
-  return fallback;
-}
+double floatAttr(const LegalizeInput& in, const char* name, double fallback) { return infer::floatAttr(in.attr(name)).value_or(fallback); }
 
 LegalizeResult done(KernelBuilder& kb, std::vector<size_t> buffers) {
   LegalizeResult r;

@@ -63,15 +63,10 @@ Padding padding(const ir::Value* v, int dims) {
 
 namespace {
 
-const ir::Value* valueOf(const ir::Call& call, std::string_view name) {
-  const ir::CallAttr* a = call.attr(name);
-  return a ? &a->value : nullptr;
-}
-
 // An attribute written with symbolic values (pool_size=(k, k)) is not known as integers.
 bool intsKnownIn(const ir::Call& call, std::initializer_list<const char*> names) {
   for (const char* n : names)
-    if (const ir::Value* v = valueOf(call, n); v && v->kind != ir::Value::Kind::None && !infer::intList(v)) return false;
+    if (const ir::Value* v = call.attrValue(n); v && v->kind != ir::Value::Kind::None && !infer::intList(v)) return false;
   return true;
 }
 
@@ -89,21 +84,21 @@ ConvAttrs convAttrs(const OpDef& def, const ir::Call& call) {
   ConvAttrs a;
   a.dims = def.window.dims;
   a.transpose = def.window.transpose;
-  a.dataLayoutText = infer::stringAttr(valueOf(call, "data_layout")).value_or("");
-  a.kernelLayoutText = infer::stringAttr(valueOf(call, "kernel_layout")).value_or("");
-  a.outLayoutText = infer::stringAttr(valueOf(call, "out_layout")).value_or(a.dataLayoutText);
+  a.dataLayoutText = infer::stringAttr(call.attrValue("data_layout")).value_or("");
+  a.kernelLayoutText = infer::stringAttr(call.attrValue("kernel_layout")).value_or("");
+  a.outLayoutText = infer::stringAttr(call.attrValue("out_layout")).value_or(a.dataLayoutText);
   a.data = parseLayout(a.dataLayoutText, 'N', 'C', a.dims);
   a.kernel = parseLayout(a.kernelLayoutText, a.transpose ? 'I' : 'O', a.transpose ? 'O' : 'I', a.dims);
   a.out = parseLayout(a.outLayoutText, 'N', 'C', a.dims);
-  a.outDType = infer::stringAttr(valueOf(call, "out_dtype"));
-  a.groups = infer::intAttr(valueOf(call, "groups")).value_or(1);
-  a.strides = perDim(valueOf(call, "strides"), a.dims, 1);
-  a.dilation = perDim(valueOf(call, "dilation"), a.dims, 1);
-  a.outputPadding = perDim(valueOf(call, "output_padding"), a.dims, 0);
-  a.padding = padding(valueOf(call, "padding"), a.dims);
+  a.outDType = infer::stringAttr(call.attrValue("out_dtype"));
+  a.groups = infer::intAttr(call.attrValue("groups")).value_or(1);
+  a.strides = perDim(call.attrValue("strides"), a.dims, 1);
+  a.dilation = perDim(call.attrValue("dilation"), a.dims, 1);
+  a.outputPadding = perDim(call.attrValue("output_padding"), a.dims, 0);
+  a.padding = padding(call.attrValue("padding"), a.dims);
   a.intsKnown = intsKnownIn(call, {"strides", "dilation", "padding", "output_padding"});
-  a.listsExact = exactList(valueOf(call, "strides"), a.dims, false) && exactList(valueOf(call, "dilation"), a.dims, false) &&
-                 exactList(valueOf(call, "output_padding"), a.dims, false) && exactList(valueOf(call, "padding"), a.dims, true);
+  a.listsExact = exactList(call.attrValue("strides"), a.dims, false) && exactList(call.attrValue("dilation"), a.dims, false) &&
+                 exactList(call.attrValue("output_padding"), a.dims, false) && exactList(call.attrValue("padding"), a.dims, true);
   return a;
 }
 
@@ -111,16 +106,16 @@ PoolAttrs poolAttrs(const OpDef& def, const ir::Call& call) {
   PoolAttrs a;
   a.dims = def.window.dims;
   a.adaptive = def.window.adaptive;
-  a.layoutText = infer::stringAttr(valueOf(call, "layout")).value_or("");
+  a.layoutText = infer::stringAttr(call.attrValue("layout")).value_or("");
   a.data = parseLayout(a.layoutText, 'N', 'C', a.dims);
-  a.out = parseLayout(infer::stringAttr(valueOf(call, "out_layout")).value_or(a.layoutText), 'N', 'C', a.dims);
-  a.poolSize = perDim(valueOf(call, "pool_size"), a.dims, 1);
-  a.strides = perDim(valueOf(call, "strides"), a.dims, 1);
-  a.dilation = perDim(valueOf(call, "dilation"), a.dims, 1);
-  a.padding = padding(valueOf(call, "padding"), a.dims);
-  a.ceilMode = infer::boolAttr(valueOf(call, "ceil_mode"), false);
-  a.countIncludePad = infer::boolAttr(valueOf(call, "count_include_pad"), false);
-  a.outputSize = infer::intList(valueOf(call, "output_size"));
+  a.out = parseLayout(infer::stringAttr(call.attrValue("out_layout")).value_or(a.layoutText), 'N', 'C', a.dims);
+  a.poolSize = perDim(call.attrValue("pool_size"), a.dims, 1);
+  a.strides = perDim(call.attrValue("strides"), a.dims, 1);
+  a.dilation = perDim(call.attrValue("dilation"), a.dims, 1);
+  a.padding = padding(call.attrValue("padding"), a.dims);
+  a.ceilMode = infer::boolAttr(call.attrValue("ceil_mode"), false);
+  a.countIncludePad = infer::boolAttr(call.attrValue("count_include_pad"), false);
+  a.outputSize = infer::intList(call.attrValue("output_size"));
   a.intsKnown = intsKnownIn(call, {"pool_size", "strides", "dilation", "padding", "output_size"});
   return a;
 }

@@ -16,13 +16,9 @@ std::set<int> ReduceAttrs::reduced(int rank) const {
 }
 
 ReduceAttrs reduceAttrs(const ir::Call& call) {
-  auto value = [&](const char* name) -> const ir::Value* {
-    const ir::CallAttr* a = call.attr(name);
-    return a ? &a->value : nullptr;
-  };
   ReduceAttrs r;
-  r.axes = infer::intList(value("axis"));
-  r.keepdims = infer::boolAttr(value("keepdims"), false);
+  r.axes = infer::intList(call.attrValue("axis"));
+  r.keepdims = infer::boolAttr(call.attrValue("keepdims"), false);
   return r;
 }
 

@@ -13,8 +13,6 @@ using namespace ir;
 
 namespace {
 
-const Value* attrOf(const Call& c, const char* name) { return c.attr(name) ? &c.attr(name)->value : nullptr; }
-
 // A scalar constant's value (R.const(0.125, "float16"), a literal).
 std::optional<double> scalarConstant(const ExprPtr& e) {
   auto* c = as<Constant>(e);
@@ -64,7 +62,7 @@ class Finder {
   std::optional<std::vector<int64_t>> permuteAxes(const Call& permute) const {
     const StructInfo* x = sinfoOf(permute.args.empty() ? nullptr : permute.args[0]);
     if (!x || x->rank() < 1) return std::nullopt;
-    return op::infer::permutation(attrOf(permute, "axes"), x->rank());
+    return op::infer::permutation(permute.attrValue("axes"), x->rank());
   }
   // The tensor an operand reads and where its logical axes lie: through a permute_dims only the chain
   // reads (that permute then dropped), else the operand itself. `logical` holds the operand's axes.
@@ -122,7 +120,7 @@ class Finder {
     const Var* p = softmaxBinding.vars[0].get();
     int rank = rankOf(softmax.args.empty() ? nullptr : softmax.args[0]);
     if ((rank != 3 && rank != 4) || uses_[p] != 1) return;
-    auto axis = op::infer::intAttr(attrOf(softmax, "axis")).value_or(-1);
+    auto axis = op::infer::intAttr(softmax.attrValue("axis")).value_or(-1);
     if (axis != -1 && axis != rank - 1) return;
     auto user = userOf_.find(p);
     if (user == userOf_.end()) return;
@@ -161,7 +159,7 @@ class Finder {
     }
     if (!scores || scores->def != matmul_ || scores->args.size() != 2) return;
     for (auto* mm : {scores, pvCall})
-      if (auto d = op::infer::stringAttr(attrOf(*mm, "out_dtype")); d && !d->empty() && *d != sinfoOf(scores->args[0])->dtype) return;
+      if (auto d = op::infer::stringAttr(mm->attrValue("out_dtype")); d && !d->empty() && *d != sinfoOf(scores->args[0])->dtype) return;
     dropped.push_back(scoresBinding);
 
     AttentionMatch m;
@@ -201,7 +199,7 @@ class Finder {
   // tensors; its bias (batch, heads, query rows, keys) broadcast as TVM's deduction allows.
   void opAttention(const Binding& b, const Call& c) {
     if (c.args.size() < 3) return;
-    if (const Value* w = attrOf(c, "window_size"); w && w->kind != Value::Kind::None) return;
+    if (const Value* w = c.attrValue("window_size"); w && w->kind != Value::Kind::None) return;
     const StructInfo* out = b.vars[0]->annotation.get();
     if (rankOf(c.args[0]) != 4 || !sameVDeviceAndDType(out, {c.args[0], c.args[1], c.args[2]})) return;
     AttentionMatch m;
@@ -213,13 +211,13 @@ class Finder {
     m.result = &b;
     m.q = c.args[0], m.k = c.args[1], m.v = c.args[2];
     m.qAxes = m.kAxes = m.vAxes = m.oAxes = {0, 2, 1, 3};
-    const Value* scale = attrOf(c, "scale");
+    const Value* scale = c.attrValue("scale");
     auto d = op::infer::constInt(sinfoOf(c.args[0])->shape ? (*sinfoOf(c.args[0])->shape)[3] : nullptr);
     if (scale && scale->kind == Value::Kind::Float) m.scale = scale->real;
     else if (scale && scale->kind == Value::Kind::Int) m.scale = static_cast<double>(scale->integer);
     else if (d) m.scale = 1 / std::sqrt(static_cast<double>(*d));
     else return;
-    std::string mask = op::infer::stringAttr(attrOf(c, "causal_mask")).value_or("");
+    std::string mask = op::infer::stringAttr(c.attrValue("causal_mask")).value_or("");
     m.causal = mask == "TopLeft" ? 1 : mask == "BottomRight" ? 2 : 0;
     record(std::move(m), {});
   }

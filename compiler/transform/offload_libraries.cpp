@@ -145,7 +145,7 @@ class Offload : public Rewriter {
       auto* permute = as<Call>(p->second->value);
       const StructInfo* x = permute->args.empty() ? nullptr : sinfoOf(permute->args[0]);
       if (!x || x->rank() < 2 || !bt->annotation || !bt->annotation->shape) continue;
-      auto axes = op::infer::permutation(permute->attr("axes") ? &permute->attr("axes")->value : nullptr, x->rank());
+      auto axes = op::infer::permutation(permute->attrValue("axes"), x->rank());
       if (!axes) continue;
       transposed_[bt] = lastTwoSwapped(*axes);
     }
@@ -258,7 +258,7 @@ class Offload : public Rewriter {
     // float16 / bfloat16 too: cuBLAS multiplies them on the tensor cores, accumulating in float32.
     if (!floatTensor(a, out.dtype, true) || !floatTensor(b, out.dtype, true) || a->rank() < 2 || b->rank() < 2) return "";
     if (b->rank() != 2 && b->rank() != a->rank()) return "";
-    if (auto d = op::infer::stringAttr(c.attr("out_dtype") ? &c.attr("out_dtype")->value : nullptr); d && !d->empty() && *d != out.dtype) return "";
+    if (auto d = op::infer::stringAttr(c.attrValue("out_dtype")); d && !d->empty() && *d != out.dtype) return "";
     return std::string(runtime::kCublasMatmul);
   }
 
