@@ -134,11 +134,13 @@ void multiplyTasks(void* closure, int64_t begin, int64_t end) {
 // Chunks of 8 blocks (fewer where K is past 2048: at most 1 MiB of B's panels a chunk) and groups of 4
 // strips where the chunks are whole, halved, groups first, until there are eight tasks a thread: a
 // thread that starts late or runs slow then costs an eighth of its share, not half (1024^3 on the
-// Xeon's 16 threads: 2 a thread 0.83 ms, 4 0.64-0.69, 8 0.61-0.62, 16 0.60-0.65). B is read
-// from L3 once per group and A once per chunk: 1024^3 on 16 threads reads 24 MB, not 68 MB with a
-// task per strip (0.68 -> 0.59 ms on the Xeon). Narrow chunks (long K) keep one strip a task: a
-// thread's next task is then mostly the same strip's next chunk and its packed strip serves again,
-// where groups of 4 packed each strip once per chunk (4096^3: 28 -> 46 ms).
+// Xeon's 16 threads: 2 a thread 0.83 ms, 4 0.64-0.69, 8 0.61-0.62, 16 0.60-0.65). A group's strips
+// share its chunk of B from L2, so B comes from L3 once per group rather than once per strip; groups
+// survive that halving only where M is large against the thread count (1024^3 on 16 threads ends with
+// a strip a task). Measured with two tasks a thread, groups of 4 gave 1024^3 0.676 ms in `tvms run`
+// either way and 3,404 against 3,025 GFLOP/s in bench_cpu_cores. Narrow chunks (long K) keep one
+// strip a task: a thread's next task is then mostly the same strip's next chunk and its packed strip
+// serves again, where groups of 4 packed each strip once per chunk (4096^3: 28 -> 46 ms).
 void sizeTasks(Problem& p, int64_t threads) {
   int64_t colBlocks = p.np / kBlock;
   p.chunkBlocks = std::clamp<int64_t>((int64_t{1} << 20) / (p.kp * kBlock * 2), 1, std::min<int64_t>(8, colBlocks));

@@ -14,16 +14,21 @@ using namespace tvms;
 
 namespace {
 
-// The calls of main's bindings, in order, from a module whose main takes x (data) and w (weight).
-std::vector<const ir::Call*> callsOf(const test::Lowered& l) {
-  std::vector<const ir::Call*> out;
-  for (auto& b : l.module().function("main")->relax->body->blocks[0]->bindings)
-    if (auto* c = ir::as<ir::Call>(b->value)) out.push_back(c);
-  return out;
+// A module of one function, main (`mainText`: its signature and body), lowered, and the calls of its
+// bindings in order; `count` of them are required. The calls point into `lowered`.
+struct MainCalls {
+  test::Lowered lowered;
+  std::vector<const ir::Call*> calls;
+};
+MainCalls mainCalls(const std::string& mainText, size_t count) {
+  MainCalls m{test::lower("from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n" +
+                          mainText),
+              {}};
+  for (auto& b : m.lowered.module().function("main")->relax->body->blocks[0]->bindings)
+    if (auto* c = ir::as<ir::Call>(b->value)) m.calls.push_back(c);
+  REQUIRE(m.calls.size() == count);
+  return m;
 }
-
-// A module of one function, main, whose signature and body follow.
-const char* kModuleHead = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n    @R.function\n";
 
 const op::OpDef& defOf(const ir::Call& c) {
   const op::OpDef* d = op::findOp(c.op);
@@ -34,15 +39,14 @@ const op::OpDef& defOf(const ir::Call& c) {
 }  // namespace
 
 TEST_CASE("nn attrs: a convolution's record holds its layouts, per-dim lists, padding forms and defaults") {
-  auto l = test::lower(std::string(kModuleHead) +
+  MainCalls m = mainCalls(
       "    def main(x: R.Tensor((1, 8, 8, 4), \"float32\"), w: R.Tensor((6, 3, 3, 4), \"float32\"), t: R.Tensor((1, 4, 5), \"float32\"),"
       " u: R.Tensor((4, 2, 3), \"float32\")):\n"
       "        a = R.nn.conv2d(x, w, strides=2, padding=(1, 2, 3, 4), dilation=(1, 2), data_layout=\"NHWC\", kernel_layout=\"OHWI\", out_dtype=\"float32\")\n"
       "        b = R.nn.conv1d_transpose(t, u, padding=1, output_padding=(1,))\n"
       "        c = R.nn.conv2d(x, w, strides=(1, 1, 1), data_layout=\"NHWC\", kernel_layout=\"OHWI\")\n"
-      "        return (a, b, c)\n");
-  auto calls = callsOf(l);
-  REQUIRE(calls.size() == 3);
+      "        return (a, b, c)\n", 3);
+  const auto& calls = m.calls;
   op::nn::ConvAttrs a = op::nn::convAttrs(defOf(*calls[0]), *calls[0]);
   CHECK(a.dims == 2);
   CHECK_FALSE(a.transpose);
@@ -76,13 +80,12 @@ TEST_CASE("nn attrs: a convolution's record holds its layouts, per-dim lists, pa
 }
 
 TEST_CASE("nn attrs: a pooling's record holds its window, padding, modes and an adaptive pool's output size") {
-  auto l = test::lower(std::string(kModuleHead) +
+  MainCalls m = mainCalls(
       "    def main(x: R.Tensor((1, 4, 9, 9), \"float32\")):\n"
       "        a = R.nn.avg_pool2d(x, pool_size=(3, 2), strides=2, padding=(1, 1), ceil_mode=True, count_include_pad=True)\n"
       "        b = R.nn.adaptive_avg_pool2d(x, output_size=(2, 3), layout=\"NCHW\", out_layout=\"NHWC\")\n"
-      "        return (a, b)\n");
-  auto calls = callsOf(l);
-  REQUIRE(calls.size() == 2);
+      "        return (a, b)\n", 2);
+  const auto& calls = m.calls;
   op::nn::PoolAttrs a = op::nn::poolAttrs(defOf(*calls[0]), *calls[0]);
   CHECK(a.dims == 2);
   CHECK_FALSE(a.adaptive);
@@ -114,14 +117,13 @@ TEST_CASE("nn attrs: every convolution and pooling declares its window (dims, tr
 }
 
 TEST_CASE("reduce attrs: a reduction's record holds its axes as written (none: every axis) and keepdims, negatives normalized per rank") {
-  auto l = test::lower(std::string(kModuleHead) +
+  MainCalls m = mainCalls(
       "    def main(x: R.Tensor((2, 3, 4), \"float32\")):\n"
       "        a = R.sum(x, axis=[0, -1], keepdims=True)\n"
       "        b = R.max(x)\n"
       "        c = R.argmax(x, axis=-2)\n"
-      "        return (a, b, c)\n");
-  auto calls = callsOf(l);
-  REQUIRE(calls.size() == 3);
+      "        return (a, b, c)\n", 3);
+  const auto& calls = m.calls;
   op::ReduceAttrs a = op::reduceAttrs(*calls[0]);
   CHECK(a.axes == std::optional<std::vector<int64_t>>(std::vector<int64_t>{0, -1}));
   CHECK(a.keepdims);
@@ -135,14 +137,13 @@ TEST_CASE("reduce attrs: a reduction's record holds its axes as written (none: e
 }
 
 TEST_CASE("resize attrs: a resize's record holds what is written and the defaults by its dims") {
-  auto l = test::lower(std::string(kModuleHead) +
+  MainCalls m = mainCalls(
       "    def main(x: R.Tensor((1, 3, 8, 8), \"float32\"), y: R.Tensor((1, 3, 4, 8, 8), \"float32\")):\n"
       "        a = R.image.resize2d(x, (16, 16), layout=\"NCHW\", method=\"cubic\", coordinate_transformation_mode=\"align_corners\", cubic_alpha=-0.5, cubic_exclude=1, out_dtype=\"float16\")\n"
       "        b = R.image.resize3d(y, (8, 16, 16))\n"
       "        c = R.image.resize2d(x, (4, 4), out_dtype=\"\")\n"
-      "        return (a, b, c)\n");
-  auto calls = callsOf(l);
-  REQUIRE(calls.size() == 3);
+      "        return (a, b, c)\n", 3);
+  const auto& calls = m.calls;
   CHECK_FALSE(op::resizeAttrs(*calls[2], 2).outDType);  // "" is TVM's "the data's dtype"
   op::ResizeAttrs a = op::resizeAttrs(*calls[0], 2);
   CHECK(a.layout == "NCHW");
