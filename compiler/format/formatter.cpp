@@ -144,33 +144,59 @@ std::optional<std::string> reprint(const syntax::Document& doc, const frontend::
   }
 }
 
-// What a reprint of a region must keep, read from a text's tree before that tree is freed: its
-// comments in order and (for the layout) its tokens, as digests (a large module's tokens would be
+// What a reprint of a region must keep, read from a text's trees: its comments in order and (for the
+// layout) its tokens and the shape of its statements, as digests (a large module's tokens would be
 // tens of megabytes).
-struct Kept {
-  TextDigest comments, tokens;
-};
-Kept keptIn(const syntax::Document& d, syntax::ByteRange lines, bool canonical) {
-  Kept k;
+LayoutKept keptIn(const syntax::Document& d, syntax::ByteRange lines, bool canonical) {
+  if (!canonical) return layoutKept(d, lines);
+  LayoutKept k;
   for (auto& c : frontend::commentsIn(d, lines)) k.comments.add(c);
-  if (!canonical) k.tokens = layoutTokenDigest(d, lines);
   return k;
 }
 
-// The reprinted region against the original: where it lies, its syntax, its comments and (for the
-// layout) its tokens, and the module's meaning. "" when it holds.
-std::string checkReprint(const Kept& before, const Kept& after, syntax::ByteRange expectedLines, const frontend::Region& was,
-                         const syntax::Document& candidate, const frontend::Region& now, bool canonical) {
+// The digests of the reprint against the original's. "" when they agree.
+std::string keptDiffers(const LayoutKept& before, const LayoutKept& after, bool canonical) {
+  if (before.comments != after.comments) return "comments moved out of order";
+  if (canonical) return "";
+  if (before.tokens != after.tokens) return "a token changed";
+  if (before.shape != after.shape) return "a statement moved into or out of a block, or was split or joined";
+  return "";
+}
+
+// The canonical reprint against the original's module: where it lies, its syntax, and the module's
+// meaning. "" when it holds.
+std::string checkCanonical(syntax::ByteRange expectedLines, const frontend::Region& was, const syntax::Document& candidate,
+                           const frontend::Region& now) {
   if (hasSyntaxError(now)) return "the reprint does not parse cleanly";
   if (frontend::regionLines(candidate, now.range) != expectedLines) return "the reprint moved the module's bounds";
-  if (before.comments != after.comments) return "comments moved out of order";
-  if (!canonical && before.tokens != after.tokens) return "a token changed";
-  if (canonical || was.formattable()) {
-    std::string diff = ir::firstDifference(*was.module, *now.module);
-    if (!diff.empty()) return diff;
-    if (canonical && !now.formattable()) return "the reprint does not lower cleanly";
-  }
+  std::string diff = ir::firstDifference(*was.module, *now.module);
+  if (!diff.empty()) return diff;
+  if (!now.formattable()) return "the reprint does not lower cleanly";
   return "";
+}
+
+// The outermost definition starting at the first character of `lines` (a reprinted region starts at
+// its indentation), or a null node.
+TSNode definitionOnLines(const syntax::Document& doc, syntax::ByteRange lines) {
+  std::string_view text = doc.slice(lines);
+  size_t first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  uint32_t begin = lines.begin + static_cast<uint32_t>(first);
+  TSNode n = ts_node_descendant_for_byte_range(doc.root(), begin, begin), found{};
+  for (; !ts_node_is_null(n) && ts_node_start_byte(n) == begin; n = ts_node_parent(n)) {
+    std::string_view type = ts_node_type(n);
+    if (type == "decorated_definition" || type == "class_definition" || type == "function_definition") found = n;
+  }
+  return found;
+}
+
+// The laid-out region in the candidate: one clean definition over exactly the expected lines, with
+// the original's tokens, comments and statement shape. "" when it holds.
+std::string checkLayout(const LayoutKept& before, syntax::ByteRange expectedLines, const syntax::Document& candidate) {
+  TSNode node = definitionOnLines(candidate, expectedLines);
+  if (ts_node_is_null(node) || ts_node_has_error(node)) return "the reprint does not parse cleanly";
+  if (frontend::regionLines(candidate, syntax::rangeOf(node)) != expectedLines) return "the reprint moved the module's bounds";
+  return keptDiffers(before, layoutKept(candidate, expectedLines), false);
 }
 
 // Where each region's lines lie in the candidate: the replacements before it shift them, and its
@@ -200,8 +226,49 @@ struct Lowered {
 Lowered lowerByFunction(const std::string& text, unsigned helpers) {
   Lowered out{std::make_unique<syntax::Document>(text, syntax::Parsing::ByFunction, helpers), {}};
   out.file = frontend::lowerDocumentOnce(*out.doc);
-  out.doc->dropTrees();
   return out;
+}
+
+// Each region's failure, checked against the candidate text: "" where it holds. The layout's check is
+// syntactic (a clean definition over the expected lines with the original's tokens and statement
+// shape), read by function as lint reads a file; the canonical printer's compares the lowered modules.
+std::map<size_t, std::string> checkCandidate(syntax::Document& doc, const std::vector<frontend::Region>& regions,
+                                             const std::set<size_t>& skip, const std::vector<Replacement>& reps,
+                                             const std::string& candidate, const FormatOptions& opts) {
+  std::map<size_t, syntax::ByteRange> expected = linesInCandidate(doc, regions, skip, reps);
+  std::map<size_t, LayoutKept> before;
+  doc.readFunctionsAgain();
+  for (auto& r : reps) before[r.region] = keptIn(doc, frontend::regionLines(doc, regions[r.region].range), opts.canonical);
+  std::map<size_t, std::string> failures;
+  if (!opts.canonical) {
+    syntax::Document parsed(candidate, syntax::Parsing::ByFunction, opts.parseHelpers);
+    for (auto& r : reps) failures[r.region] = checkLayout(before[r.region], expected[r.region], parsed);
+    if (parsed.byFunctionFailed()) {  // a function's own parse disagreed with the skeleton: read it whole
+      parsed.parseWhole();
+      for (auto& r : reps) failures[r.region] = checkLayout(before[r.region], expected[r.region], parsed);
+    }
+    return failures;
+  }
+  // What the canonical check compares is read from each text's whole-file tree, which is freed before
+  // the next is made; the candidate is then lowered function by function.
+  doc.dropTrees();
+  {
+    syntax::Document parsed(candidate);
+    for (auto& r : reps) {
+      std::string differs = keptDiffers(before[r.region], keptIn(parsed, expected[r.region], true), true);
+      if (!differs.empty()) failures[r.region] = differs;
+    }
+  }
+  Lowered check = lowerByFunction(candidate, opts.parseHelpers);
+  check.doc->dropTrees();
+  if (check.file.regions.size() != regions.size()) {  // should not happen: the reprint made or lost a region
+    for (auto& r : reps) failures[r.region] = "the reprint changed which modules the file has";
+    return failures;
+  }
+  for (auto& r : reps)
+    if (failures[r.region].empty())
+      failures[r.region] = checkCanonical(expected[r.region], regions[r.region], *check.doc, check.file.regions[r.region]);
+  return failures;
 }
 
 }  // namespace
@@ -221,33 +288,26 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     result.notes.push_back("left as written: a NUL byte at byte " + std::to_string(nul + 1));
     return result;
   }
-  // The regions. The layout needs only their bounds and syntax from the lowering: it is read by
-  // function, its modules and source maps freed, and the whole-file tree the layout walks is made
-  // after it. (The whole-file tree beside a full lowering was most of a large file's peak; the
-  // check lowers the original again, function by function, beside the candidate's lowering.) The
-  // canonical printer reprints from the modules and their trivia: it lowers the whole-file tree.
-  frontend::FileResult file;
+  // The regions. The canonical printer reprints from the modules and their trivia: it lowers the
+  // whole-file tree. The layout needs only the regions' bounds and syntax from the lowering: the file
+  // is read by function as lint reads it (the modules freed once found), and the layout and its check
+  // walk the same skeleton and each function's own tree in turn, freed as they go, so no whole-file
+  // tree (~55 bytes per byte of source) or second lowering is ever made.
   std::unique_ptr<syntax::Document> whole;
+  frontend::FileResult file;
   if (opts.canonical) {
     whole = std::make_unique<syntax::Document>(text);
     file = frontend::lowerDocument(*whole);
   } else {
-    file = lowerByFunction(text, opts.parseHelpers).file;
+    Lowered read = lowerByFunction(text, opts.parseHelpers);
+    whole = std::move(read.doc);
+    file = std::move(read.file);
     for (auto& r : file.regions) {
       r.module.reset();
       r.map = {};
     }
-    whole = std::make_unique<syntax::Document>(text);
   }
   syntax::Document& doc = *whole;
-  // The original's modules as the check compares them: the canonical lowering's, or (layout) the
-  // original lowered again by function, once, when a reprint first needs checking.
-  std::optional<Lowered> original;
-  auto originalRegions = [&]() -> const std::vector<frontend::Region>& {
-    if (opts.canonical) return file.regions;
-    if (!original) original = lowerByFunction(text, opts.parseHelpers);
-    return original->file.regions;
-  };
   std::set<size_t> skip;
   for (size_t i = 0; i < file.regions.size(); ++i) {
     auto& r = file.regions[i];
@@ -262,7 +322,8 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
   }
   // Reprint, then check each region; one that fails the check is left as written and the rest tried again.
   for (size_t attempt = 0; attempt <= file.regions.size(); ++attempt) {
-    if (attempt > 0) doc.parseWhole();  // its tree was freed for the check below
+    if (attempt > 0 && opts.canonical) doc.parseWhole();  // its tree was freed for the check
+    doc.readFunctionsAgain();
     std::vector<Replacement> reps;
     for (size_t i = 0; i < file.regions.size(); ++i) {
       if (skip.count(i)) continue;
@@ -276,33 +337,14 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
       if (static_cast<int>(i) == opts.spoilRegionForTest) *printed += "  # spoilt";
       std::string replacement = withLineEnding(std::move(*printed), lineEndingAt(doc, lines.begin));
       // A region already laid out needs no replacement, and no check: its text stays byte for byte.
-      // (`fmt --check` of formatted files then costs one lowering, not two.)
+      // (`fmt --check` of formatted files then costs one lowering and one layout.)
       if (doc.slice(lines) == replacement) continue;
       reps.push_back({lines, std::move(replacement), i});
     }
     if (reps.empty()) return result;
     std::string candidate = applyReplacements(text, reps);
-    // What the check compares is read from each text's whole-file tree, which is freed before the
-    // next is made; the candidate is then lowered function by function. Two whole-file trees, or a
-    // tree beside the lowering, were most of a large file's peak memory.
-    std::map<size_t, Kept> before, after;
-    for (size_t i = 0; i < file.regions.size(); ++i)
-      if (!skip.count(i)) before[i] = keptIn(doc, frontend::regionLines(doc, file.regions[i].range), opts.canonical);
-    std::map<size_t, syntax::ByteRange> expected = linesInCandidate(doc, file.regions, skip, reps);
-    doc.dropTrees();
-    {
-      syntax::Document parsed(candidate);
-      for (auto& [i, lines] : expected) after[i] = keptIn(parsed, lines, opts.canonical);
-    }
-    Lowered check = lowerByFunction(candidate, opts.parseHelpers);
-    bool ok = check.file.regions.size() == file.regions.size() && originalRegions().size() == file.regions.size();
-    if (!ok) {  // should not happen: the reprint made or lost a region. Leave every region as written.
-      result.notes.push_back("left as written (internal check failed: the reprint changed which modules the file has); please report it");
-      return result;
-    }
-    for (size_t i = 0; i < file.regions.size(); ++i) {
-      if (skip.count(i)) continue;
-      std::string failure = checkReprint(before[i], after[i], expected[i], originalRegions()[i], *check.doc, check.file.regions[i], opts.canonical);
+    bool ok = true;
+    for (auto& [i, failure] : checkCandidate(doc, file.regions, skip, reps, candidate, opts)) {
       if (failure.empty()) continue;
       skip.insert(i);
       result.notes.push_back(lineNote(doc, file.regions[i], "internal check failed: " + failure + "; please report it"));

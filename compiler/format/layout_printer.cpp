@@ -124,7 +124,10 @@ class RegionLayout {
     auto hoisted = statement(region, indent);
     for (TSNode c : hoisted) ownLineComment(c, indent, 2);
     // Comments tree-sitter put after the region's node but on its last line stay at that line's end.
-    for (auto& c : frontend::commentNodesIn(doc_, lines)) {
+    // Read by function, the functions' comments were checked as each was laid out; the skeleton holds
+    // the rest (its functions' bodies are blank).
+    auto comments = doc_.readsByFunction() ? frontend::commentNodesUnder(doc_, doc_.root(), lines) : frontend::commentNodesIn(doc_, lines);
+    for (auto& c : comments) {
       if (emitted_.count(c.range.begin)) continue;
       if (c.range.begin >= ts_node_end_byte(region) && lineOf(c.range.begin) == lineOf(ts_node_end_byte(region) - 1) &&
           !lines_.empty()) {
@@ -221,10 +224,28 @@ class RegionLayout {
 
   // Lays out a statement; returns the own-line comments at its end that belong to an outer level.
   std::vector<TSNode> statement(TSNode s, int indent) {
+    if (doc_.readAlone(s)) {
+      functionReadAlone(s, indent);
+      return {};
+    }
     if (typeOf(s) == "decorated_definition") return decorated(s, indent);
     if (isCompound(s)) return compound(s, indent);
     emitDoc(expr(s), indent, endLine(s));
     return {};
+  }
+
+  // Read by function, a function of a column-0 class is blank in the skeleton: it is laid out from its
+  // own tree (parsed ahead by the helpers), whose comments are checked here, and the tree freed. Its
+  // range ends with its last body line, so no comment of it belongs to an outer level.
+  void functionReadAlone(TSNode skeletonNode, int indent) {
+    TSNode own = doc_.definitionAt(skeletonNode);
+    if (ts_node_has_error(own)) throw LayoutRefused("a syntax error at line " + std::to_string(startLine(own) + 1));
+    if (!statement(own, indent).empty())
+      throw LayoutRefused("a comment after the function at line " + std::to_string(startLine(own) + 1) + " could not be placed");
+    for (auto& c : frontend::commentNodesUnder(doc_, own, syntax::rangeOf(own)))
+      if (!emitted_.count(c.range.begin))
+        throw LayoutRefused("a comment at line " + std::to_string(lineOf(c.range.begin) + 1) + " could not be placed");
+    doc_.doneWith(skeletonNode);
   }
 
   // Decorators one per line, then the definition; no blank lines inside.

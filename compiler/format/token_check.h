@@ -26,7 +26,18 @@ struct TextDigest {
   void add(std::string_view piece);
   bool operator==(const TextDigest&) const = default;
 };
-// layoutTokens' sequence, digested as it is found (nothing stored).
-TextDigest layoutTokenDigest(const syntax::Document& doc, syntax::ByteRange range);
+// What a layout-only change must keep of a range, read in one walk (one function's tree at a time where
+// the document is read by function):
+//  - tokens: layoutTokens' sequence, comments included;
+//  - shape: the same without comments, and where each statement and clause starts with how many
+//    blocks hold it. Equal tokens with an equal shape are the same program (as black compares ASTs):
+//    it tells `return x` from `return` / `x`, and a statement from one moved in or out of a block.
+//    It is read from the tree's statements, not from where the functions' trees begin, so a text read
+//    by function and one read whole give the same digests.
+//  - comments: the comments alone, in order.
+struct LayoutKept {
+  TextDigest tokens, shape, comments;
+};
+LayoutKept layoutKept(const syntax::Document& doc, syntax::ByteRange range);
 
 }  // namespace tvms::format

@@ -179,6 +179,8 @@ struct Comment {
   std::string text;  // "# noqa: TVS201", trailing blanks removed
 };
 std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange range);
+// The same from one tree only (`root`'s), whatever tree the document holds current there.
+std::vector<Comment> commentNodesUnder(const syntax::Document& doc, TSNode root, ByteRange range);
 
 // Re-lowers function `index` of `region` after an edit inside it, leaving the other functions' IR
 // (and their analysis) untouched. Returns false when the function can no longer be found.

@@ -62,9 +62,8 @@ ByteRange regionLines(const syntax::Document& doc, ByteRange r) {
   return {lines.lineStart(lines.lineOf(r.begin)), lines.lineEnd(last)};
 }
 
-std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange r) {
-  std::vector<TSNode> nodes;
-  collectComments(doc, r, nodes);
+namespace {
+std::vector<Comment> commentsOf(const syntax::Document& doc, const std::vector<TSNode>& nodes) {
   std::vector<Comment> out;
   for (TSNode n : nodes) {
     std::string t(doc.nodeText(n));
@@ -72,6 +71,20 @@ std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange r) {
     out.push_back({rangeOf(n), t});
   }
   return out;
+}
+}  // namespace
+
+std::vector<Comment> commentNodesIn(const syntax::Document& doc, ByteRange r) {
+  std::vector<TSNode> nodes;
+  collectComments(doc, r, nodes);
+  return commentsOf(doc, nodes);
+}
+
+std::vector<Comment> commentNodesUnder(const syntax::Document& doc, TSNode root, ByteRange r) {
+  std::vector<TSNode> nodes;
+  collectCommentsIn(doc.text(), root, r, nodes);
+  std::erase_if(nodes, [&](TSNode c) { return ts_node_start_byte(c) < r.begin || ts_node_start_byte(c) >= r.end; });
+  return commentsOf(doc, nodes);
 }
 
 std::vector<std::string> commentsIn(const syntax::Document& doc, ByteRange r) {

@@ -311,16 +311,35 @@ std::optional<Document::BrokenIsland> Document::brokenIslandAt(TSNode skeletonNo
 }
 
 std::vector<Document::TreePart> Document::treesIn(ByteRange range) const {
-  // Each island's tree inside the island, each span's tree in the rest of the span, the skeleton
-  // elsewhere.
-  std::vector<TreePart> owned;
+  std::vector<TreePart> out;
+  for (const LazyPart& p : partsIn(range)) out.push_back({p.function >= 0 ? functionRoot(p.function) : p.root, p.part});
+  return out;
+}
+
+TSNode Document::functionRoot(int k) const { return functionTrees_->root(static_cast<size_t>(k)); }
+void Document::doneWithFunction(int k) const { functionTrees_->doneWith(static_cast<size_t>(k)); }
+
+bool Document::readAlone(TSNode node) const { return functionTrees_ && node.tree == tree_ && functionAt(node) >= 0; }
+
+void Document::readFunctionsAgain() const {
+  if (functionTrees_) functionTrees_->rewind();
+}
+
+std::vector<Document::LazyPart> Document::partsIn(ByteRange range) const {
+  // Each island's tree inside the island, each span's tree in the rest of the span, each function read
+  // alone in its range, the skeleton elsewhere.
+  std::vector<LazyPart> owned;
   for (auto& i : islands_)
     if (i.tree) owned.push_back({i.tree.root(), i.range});
-  if (functionTrees_)  // read by function: each function's own tree (parsed when asked for)
-    for (size_t k = 0; k < functionTrees_->size(); ++k) {
-      ByteRange r = functionTrees_->function(k).range;
-      if (r.end > range.begin && r.begin < range.end) owned.push_back({functionTrees_->root(k), r});
+  if (functionTrees_) {
+    // The functions are sorted and disjoint: those overlapping the range are found by binary search.
+    size_t first = functionTrees_->firstEndingAfter(range.begin);
+    for (size_t f = first; f < functionTrees_->size(); ++f) {
+      ByteRange r = functionTrees_->function(f).range;
+      if (r.begin >= range.end) break;
+      if (r.end > range.begin) owned.push_back({TSNode{}, r, static_cast<int>(f)});
     }
+  }
   for (auto& sp : spans_) {
     uint32_t pos = sp.range.begin;
     for (auto& i : islands_) {
@@ -330,13 +349,13 @@ std::vector<Document::TreePart> Document::treesIn(ByteRange range) const {
     }
     if (pos < sp.range.end) owned.push_back({sp.tree.root(), {pos, sp.range.end}});
   }
-  std::sort(owned.begin(), owned.end(), [](const TreePart& a, const TreePart& b) { return a.part.begin < b.part.begin; });
-  std::vector<TreePart> out;
+  std::sort(owned.begin(), owned.end(), [](const LazyPart& a, const LazyPart& b) { return a.part.begin < b.part.begin; });
+  std::vector<LazyPart> out;
   uint32_t pos = range.begin;
   for (auto& o : owned) {
     if (o.part.end <= range.begin || o.part.begin >= range.end) continue;
     if (o.part.begin > pos) out.push_back({root(), {pos, o.part.begin}});
-    out.push_back({o.root, {std::max(o.part.begin, range.begin), std::min(o.part.end, range.end)}});
+    out.push_back({o.root, {std::max(o.part.begin, range.begin), std::min(o.part.end, range.end)}, o.function});
     pos = std::max(pos, o.part.end);
   }
   if (pos < range.end) out.push_back({root(), {pos, range.end}});

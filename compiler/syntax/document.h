@@ -75,6 +75,12 @@ class Document {
   // Read by function, frees the tree definitionAt made for this definition (nodes of it die); asked for
   // again, it is parsed again. Nothing otherwise.
   void doneWith(TSNode skeletonNode) const;
+  // Whether `node` is a definition of the skeleton whose own tree definitionAt hands out (read by
+  // function: a function of a column-0 class, blank in the skeleton). A node of any other tree: false.
+  bool readAlone(TSNode node) const;
+  // Read by function, a second pass over the functions from the first (the helpers parse ahead of it
+  // again). Nothing otherwise.
+  void readFunctionsAgain() const;
   // Whether the functions are read one by one (the scan succeeded), and whether one of their own parses
   // disagreed with the skeleton: what was read from this document must then be read again after
   // parseWhole().
@@ -94,6 +100,17 @@ class Document {
     ByteRange part;
   };
   std::vector<TreePart> treesIn(ByteRange range) const;
+  // treesIn's parts in order, each handed to `visit`; read by function, each function's tree is
+  // parsed when its part comes and freed after its visit, so one pass over a large file holds a few
+  // trees at a time (treesIn would parse them all at once).
+  template <typename Visit>
+  void visitTreesIn(ByteRange range, Visit&& visit) const {
+    for (const LazyPart& p : partsIn(range)) {
+      int k = p.function;
+      visit(TreePart{k >= 0 ? functionRoot(k) : p.root, p.part});
+      if (k >= 0) doneWithFunction(k);
+    }
+  }
   // When the definition found in the skeleton lies in an island whose own parse is broken (a syntax error
   // beside the definition, e.g. a character typed into a line's indentation): the island's range and the
   // root of its tree, to report the error from. The definition node of such an island may be partial.
@@ -149,6 +166,15 @@ class Document {
     ByteRange range;
     ShiftedTree tree;
   };
+  // treesIn's parts, with a function's part (read by function) named by its index, not parsed yet.
+  struct LazyPart {
+    TSNode root;  // null for a function's part
+    ByteRange part;
+    int function = -1;
+  };
+  std::vector<LazyPart> partsIn(ByteRange range) const;
+  TSNode functionRoot(int k) const;
+  void doneWithFunction(int k) const;
   void findIslands();
   bool readByFunction(unsigned helpers);
   int functionAt(TSNode skeletonNode) const;  // the index of the function read alone that starts there, or -1

@@ -33,6 +33,12 @@ int FunctionTrees::indexAt(uint32_t offset) const {
   return offset < it->range.end ? static_cast<int>(it - functions_.begin()) : -1;
 }
 
+size_t FunctionTrees::firstEndingAfter(uint32_t offset) const {
+  auto it = std::upper_bound(functions_.begin(), functions_.end(), offset,
+                             [](uint32_t at, const Function& f) { return at < f.range.end; });
+  return static_cast<size_t>(it - functions_.begin());
+}
+
 TSTree* FunctionTrees::parse(TSParser* parser, size_t k) const {
   const Function& f = functions_[k];
   std::vector<ByteRange> read;
@@ -83,10 +89,10 @@ void FunctionTrees::helper() {
   TSParser* parser = newPythonParser();
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [&] {
-      return stopping_ || nextForHelpers_ >= slots_.size() || nextForHelpers_ <= readerAt_ + window_;
-    });
-    if (stopping_ || nextForHelpers_ >= slots_.size()) break;
+    // Past the last function a helper waits rather than ends: a reader that starts over (rewind) has it
+    // again.
+    changed_.wait(lock, [&] { return stopping_ || (nextForHelpers_ < slots_.size() && nextForHelpers_ <= readerAt_ + window_); });
+    if (stopping_) break;
     size_t k = nextForHelpers_++;
     if (slots_[k].state != State::Waiting || k <= readerAt_) continue;  // the reader parses what it reached
     parseOutsideLock(lock, parser, k);
@@ -116,6 +122,13 @@ TSNode FunctionTrees::root(size_t k) {
     parseOutsideLock(lock, readerParser_, next);
   }
   return ts_tree_root_node(slots_[k].tree);
+}
+
+void FunctionTrees::rewind() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  nextForHelpers_ = 0;
+  readerAt_ = 0;
+  changed_.notify_all();
 }
 
 void FunctionTrees::doneWith(size_t k) {

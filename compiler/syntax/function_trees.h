@@ -45,11 +45,16 @@ class FunctionTrees {
 
   // The function whose range holds `offset`, or -1.
   int indexAt(uint32_t offset) const;
+  // The first function that ends after `offset` (size() when none does).
+  size_t firstEndingAfter(uint32_t offset) const;
   const Function& function(size_t k) const { return functions_[k]; }
   size_t size() const { return functions_.size(); }
   // Its tree's root, parsed now or by a helper; it stays until doneWith(k).
   TSNode root(size_t k);
   void doneWith(size_t k);
+  // The reader reads the functions again from the first (a second pass over the file, as `tvms fmt`
+  // makes): the helpers parse ahead of it again. Trees still alive stay.
+  void rewind();
   // Whether a tree disagreed with the skeleton, or a function was never parsed (its text unchecked).
   bool failed() const;
   // How many trees were parsed, and the most that existed at once (for tests).

@@ -7,6 +7,9 @@
 #include <random>
 
 #include "compiler/format/formatter.h"
+#include "compiler/format/layout_printer.h"
+#include "compiler/frontend/frontend.h"
+#include "compiler/syntax/document.h"
 #include "compiler/format/token_check.h"
 #include "compiler/ir/structural_equal.h"
 #include "tests/support/corpus.h"
@@ -463,7 +466,7 @@ TEST_CASE("fmt: the layout's token check itself") {
 TEST_CASE("fmt: the token digest agrees with the token list") {
   auto digest = [](const std::string& s) {
     syntax::Document d(s);
-    return format::layoutTokenDigest(d, {0, static_cast<uint32_t>(s.size())});
+    return format::layoutKept(d, {0, static_cast<uint32_t>(s.size())}).tokens;
   };
   CHECK(digest("f(a, b,)\n") == digest("f(\n    a,\n    b\n)\n"));
   CHECK(digest("x = {a: 1,}\n") == digest("x = {a: 1}\n"));
@@ -478,6 +481,92 @@ TEST_CASE("fmt: the token digest agrees with the token list") {
   b.add("a");
   b.add("bc");
   CHECK_FALSE(a == b);
+}
+
+TEST_CASE("fmt: the layout's shape check tells a statement split, joined or moved between blocks") {
+  auto kept = [](const std::string& s) {
+    syntax::Document d(s);
+    return format::layoutKept(d, {0, static_cast<uint32_t>(s.size())});
+  };
+  auto sameProgram = [&](const std::string& a, const std::string& b) {
+    auto x = kept(a), y = kept(b);
+    REQUIRE(x.tokens == y.tokens);  // every case below keeps the tokens: only the shape can tell
+    return x.shape == y.shape;
+  };
+  CHECK_FALSE(sameProgram("def f():\n    return x\n", "def f():\n    return\n    x\n"));
+  CHECK_FALSE(sameProgram("if a:\n    x\ny\n", "if a:\n    x\n    y\n"));
+  CHECK_FALSE(sameProgram("if a:\n    if b:\n        x\nelse:\n    y\n", "if a:\n    if b:\n        x\n    else:\n        y\n"));
+  CHECK_FALSE(sameProgram("class C:\n    def f(self):\n        x\n    def g(self):\n        y\n",
+                          "class C:\n    def f(self):\n        x\n        def g(self):\n            y\n"));
+  // What the layout changes keeps the shape: a body moved onto its own line, breaks inside brackets,
+  // magic commas, a backslash continuation, comments anywhere.
+  CHECK(sameProgram("if a: x\n", "if a:\n    x\n"));
+  CHECK(sameProgram("y = f(a,\n  b)\n", "y = f(\n    a,\n    b,\n)\n"));
+  CHECK(sameProgram("x = 1 + \\\n  2\n", "x = 1 + 2\n"));
+  CHECK(sameProgram("def f():\n    x\n    # c\ny\n", "def f():\n    x\n# c\ny\n"));
+}
+
+TEST_CASE("fmt: a file read by function is laid out and checked as its whole-file tree is") {
+  std::vector<std::string> texts;
+  for (auto& path : test::corpusFiles()) texts.push_back(test::readFile(path));
+  // Comments between, after and inside functions, `# fmt: off` over a function, decorators with
+  // comments, a nested class.
+  texts.push_back(
+      "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass M:\n"
+      "    # before the first\n    @R.function  # on the decorator\n    # between decorator and def\n"
+      "    def f(x: R.Tensor((2,), \"float32\")) -> R.Tensor((2,), \"float32\"):  # on the def\n"
+      "        y = R.add(x,x)\n        # inside, before the last line\n        return y  # last\n"
+      "    # between, at the body column\n\n\n        # between, deeper\n"
+      "# between, at column 0\n    # fmt: off\n    @R.function\n    def g(x: R.Tensor((2,), \"float32\")):\n"
+      "        return R.add( x,x )\n    # fmt: on\n    @R.function\n    def h(x: R.Tensor((2,),\n"
+      "            \"float32\")):\n        if True:\n            y = R.add(x,x)\n        return y\n"
+      "    class Inner:\n        def k(self): return [1,\n  2]\n# after the class\n");
+  size_t split = 0;
+  for (size_t t = 0; t < texts.size(); ++t) {
+    const std::string& text = texts[t];
+    CAPTURE(t);
+    syntax::Document whole(text);
+    syntax::Document byFunction(text, syntax::Parsing::ByFunction, 1);
+    if (!byFunction.readsByFunction()) continue;
+    syntax::ByteRange all{0, static_cast<uint32_t>(text.size())};
+    auto a = format::layoutKept(whole, all), b = format::layoutKept(byFunction, all);
+    // A function whose own parse disagrees with the skeleton (a syntax error in it) has the file
+    // read whole, by lint and fmt alike (read_by_function's tests).
+    if (byFunction.byFunctionFailed()) continue;
+    ++split;
+    if (t + 1 == texts.size()) MESSAGE("the crafted module is read by function");
+    CHECK(a.tokens == b.tokens);
+    CHECK(a.shape == b.shape);
+    CHECK(a.comments == b.comments);
+    byFunction.readFunctionsAgain();
+    TSNode root = whole.root();
+    for (uint32_t i = 0; i < ts_node_named_child_count(root); ++i) {
+      TSNode n = ts_node_named_child(root, i);
+      std::string_view type = ts_node_type(n);
+      if (type != "decorated_definition" && type != "class_definition") continue;
+      syntax::ByteRange lines = frontend::regionLines(whole, syntax::rangeOf(n));
+      TSNode m = ts_node_descendant_for_byte_range(byFunction.root(), ts_node_start_byte(n), ts_node_end_byte(n));
+      while (!ts_node_is_null(m) && !(ts_node_start_byte(m) == ts_node_start_byte(n) && ts_node_end_byte(m) == ts_node_end_byte(n)))
+        m = ts_node_parent(m);
+      REQUIRE_FALSE(ts_node_is_null(m));
+      auto layout = [&](const syntax::Document& d, TSNode node) {
+        try {
+          return format::layoutRegion(d, node, lines, 0, 100);
+        } catch (const format::LayoutRefused& e) {
+          return std::string("refused: ") + e.what();
+        }
+      };
+      CHECK(layout(whole, n) == layout(byFunction, m));
+    }
+    CHECK_FALSE(byFunction.byFunctionFailed());
+  }
+  CHECK(split > texts.size() / 4);
+  // formatSource reads by function: the crafted module is laid out, not refused.
+  auto r = format::formatSource(texts.back());
+  CHECK(r.notes.empty());
+  CHECK(r.changed);
+  CHECK(r.text.find("        return R.add( x,x )\n") != std::string::npos);  // under `# fmt: off`
+  CHECK(r.text.find("        y = R.add(x, x)\n        # inside, before the last line\n") != std::string::npos);
 }
 
 TEST_CASE("fmt: a region whose reprint fails its check is left as written and the others are formatted on a second attempt") {
