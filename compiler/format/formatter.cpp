@@ -223,9 +223,9 @@ struct Lowered {
   std::unique_ptr<syntax::Document> doc;
   frontend::FileResult file;
 };
-Lowered lowerByFunction(const std::string& text, unsigned helpers) {
+Lowered lowerByFunction(const std::string& text, unsigned helpers, frontend::LowerOptions options = {}) {
   Lowered out{std::make_unique<syntax::Document>(text, syntax::Parsing::ByFunction, helpers), {}};
-  out.file = frontend::lowerDocumentOnce(*out.doc);
+  out.file = frontend::lowerDocumentOnce(*out.doc, options);
   return out;
 }
 
@@ -273,9 +273,12 @@ std::map<size_t, std::string> checkCandidate(syntax::Document& doc, const std::v
 
 }  // namespace
 
-FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
+namespace {
+
+// formatSource, with the text left empty where it is the input's (a copy made only at the end, after
+// the lowering's peak).
+FormatResult reprintRegions(const std::string& text, const FormatOptions& opts) {
   FormatResult result;
-  result.text = text;
   // Python source is UTF-8 (the CLI and the server's JSON refuse anything else before it gets here);
   // on other bytes tree-sitter's recovery can move a region's end between two runs, so such text is
   // never reprinted (fuzz_frontend found both cases below).
@@ -299,7 +302,7 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
     whole = std::make_unique<syntax::Document>(text);
     file = frontend::lowerDocument(*whole);
   } else {
-    Lowered read = lowerByFunction(text, opts.parseHelpers);
+    Lowered read = lowerByFunction(text, opts.parseHelpers, frontend::LowerOptions{.positions = false});
     whole = std::move(read.doc);
     file = std::move(read.file);
     for (auto& r : file.regions) {
@@ -356,6 +359,14 @@ FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
       return result;
     }
   }
+  return result;
+}
+
+}  // namespace
+
+FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
+  FormatResult result = reprintRegions(text, opts);
+  if (!result.changed) result.text = text;
   return result;
 }
 

@@ -35,6 +35,7 @@ template <class Key, class Hash = std::hash<Key>>
 class RangeTableOf {
  public:
   void set(const Key& key, ByteRange r) {
+    if (!recording_) return;
     auto [it, fresh] = index_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
     if (fresh) entries_.push_back({Entry{key}, r});
     else entries_[it->second].second = r;
@@ -44,6 +45,8 @@ class RangeTableOf {
     return it == index_.end() ? nullptr : &entries_[it->second].second;
   }
   size_t size() const { return index_.size(); }
+  // A table of a lowering whose positions nobody reads (fmt's search for its regions): set() keeps nothing.
+  void stopRecording() { recording_ = false; }
   // Adds the other table's entries whose range `keep` accepts (an entry of a key already here is
   // replaced: the other table is the newer lowering).
   template <class Keep>
@@ -77,6 +80,7 @@ class RangeTableOf {
       }
     entries_ = std::move(kept);
   }
+  bool recording_ = true;
   struct Entry {
     Key key;
     bool live = true;
@@ -109,6 +113,11 @@ struct SourceMap {
     return r ? *r : ByteRange{};
   }
   const ByteRange* find(const void* node) const { return ranges.find(node); }
+  // The lowering records no positions (ranges and operands stay empty).
+  void recordNothing() {
+    ranges.stopRecording();
+    operands.stopRecording();
+  }
   // How the file's Python names a declared vdevice list entry (`vdevice[1]`), when the list came from a
   // Python value: fixes then name the entry the way the program can.
   std::unordered_map<const void*, std::string> pythonSpellings;
@@ -165,10 +174,16 @@ struct FileResult {
   std::vector<diag::Diagnostic> all() const;
 };
 
-FileResult lowerDocument(const syntax::Document& doc);
+struct LowerOptions {
+  // Keep the IR's source positions (Region::map's ranges and operands): what lint's checks and the
+  // editors read. `tvms fmt` reads only the regions' bounds and syntax errors: a large module's
+  // positions were a fifth of its lowering's memory.
+  bool positions = true;
+};
+FileResult lowerDocument(const syntax::Document& doc, const LowerOptions& options = {});
 // lowerDocument for a document read by function (syntax::Parsing::ByFunction): when a function's own
 // parse disagreed with the skeleton's, the file is parsed whole and lowered again.
-FileResult lowerDocumentOnce(syntax::Document& doc);
+FileResult lowerDocumentOnce(syntax::Document& doc, const LowerOptions& options = {});
 
 // The region's range widened to whole lines (what the formatter replaces).
 ByteRange regionLines(const syntax::Document& doc, ByteRange regionRange);

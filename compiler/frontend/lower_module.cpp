@@ -707,9 +707,10 @@ void scanStatements(const syntax::Document& doc, TSNode n, Aliases& aliases, std
 // Lowers one TVMScript definition into `out`, reading the program's names through `python` (null for
 // a definition the program never reached).
 void lowerCandidate(const syntax::Document& doc, Aliases& aliases, TSNode candidate, PythonEvaluator* python,
-                    std::vector<Region>& out) {
+                    std::vector<Region>& out, const LowerOptions& options) {
   TSNode d = doc.definitionAt(candidate);
   Region region;
+  if (!options.positions) region.map.recordNothing();
   region.module = std::make_shared<ir::IRModule>();
   region.range = rangeOf(d);
   region.indentColumn = ts_node_start_point(d).column;
@@ -744,7 +745,7 @@ void lowerCandidate(const syntax::Document& doc, Aliases& aliases, TSNode candid
     std::vector<TSNode> inner;
     Aliases scratch = aliases;
     scanStatements(doc, def, scratch, inner, 1);
-    for (TSNode n : inner) lowerCandidate(doc, aliases, n, nullptr, out);
+    for (TSNode n : inner) lowerCandidate(doc, aliases, n, nullptr, out, options);
     return;
   }
   lowerer.finish();
@@ -766,6 +767,10 @@ void lowerCandidate(const syntax::Document& doc, Aliases& aliases, TSNode candid
       region = std::move(*recovered);
       region.readsPython |= readsPython;
       region.recovered = true;
+      if (!options.positions) {  // recovery lowers with a region of its own, which records them
+        region.map = SourceMap{};
+        region.map.recordNothing();
+      }
     }
   // Era: the spellings the source uses.
   std::string_view text = doc.slice(region.range);
@@ -777,14 +782,14 @@ void lowerCandidate(const syntax::Document& doc, Aliases& aliases, TSNode candid
 
 }  // namespace
 
-FileResult lowerDocumentOnce(syntax::Document& doc) {
-  FileResult result = lowerDocument(doc);
+FileResult lowerDocumentOnce(syntax::Document& doc, const LowerOptions& options) {
+  FileResult result = lowerDocument(doc, options);
   if (!doc.byFunctionFailed()) return result;
   doc.parseWhole();
-  return lowerDocument(doc);
+  return lowerDocument(doc, options);
 }
 
-FileResult lowerDocument(const syntax::Document& doc) {
+FileResult lowerDocument(const syntax::Document& doc, const LowerOptions& options) {
   FileResult result;
   Aliases aliases;
   std::vector<TSNode> decorated;
@@ -793,13 +798,13 @@ FileResult lowerDocument(const syntax::Document& doc) {
   // The file's Python first: the TVMScript it reaches is lowered where it stands, reading its names;
   // the modules it builds with TVM's builder APIs become regions too.
   TvmscriptLowering lower = [&](TSNode d, PythonEvaluator* python, std::vector<Region>& out) {
-    lowerCandidate(doc, aliases, d, python, out);
+    lowerCandidate(doc, aliases, d, python, out, options);
   };
   ProgramResult program = runProgram(doc, aliases, lower);
   std::vector<Region> regions = std::move(program.regions);
   const Region* built = program.pipeline ? &regions[program.pipeline->region] : nullptr;
   for (TSNode d : decorated)
-    if (!program.lowered.count(ts_node_start_byte(doc.definitionAt(d)))) lowerCandidate(doc, aliases, d, nullptr, regions);
+    if (!program.lowered.count(ts_node_start_byte(doc.definitionAt(d)))) lowerCandidate(doc, aliases, d, nullptr, regions, options);
   if (built) built = &regions[program.pipeline->region];  // `regions` may have grown
   // Regions in source order; the pipeline's module found again after sorting. A definition inside
   // another region is part of it (recovery after a syntax error can make the whole-file tree show a

@@ -569,6 +569,37 @@ TEST_CASE("fmt: a file read by function is laid out and checked as its whole-fil
   CHECK(r.text.find("        y = R.add(x, x)\n        # inside, before the last line\n") != std::string::npos);
 }
 
+TEST_CASE("fmt: the lowering fmt reads its regions from keeps no positions, and finds the same regions and syntax errors") {
+  size_t regions = 0;
+  for (auto& path : test::corpusFiles()) {
+    CAPTURE(path);
+    std::string text = test::readFile(path);
+    syntax::Document a(text), b(text);
+    auto with = frontend::lowerDocument(a);
+    auto without = frontend::lowerDocument(b, frontend::LowerOptions{.positions = false});
+    REQUIRE(with.regions.size() == without.regions.size());
+    for (size_t i = 0; i < with.regions.size(); ++i) {
+      auto& w = with.regions[i];
+      auto& o = without.regions[i];
+      CHECK(w.range == o.range);
+      CHECK(w.builtByProgram == o.builtByProgram);
+      auto syntaxErrors = [](const frontend::Region& r) {
+        std::vector<std::pair<uint32_t, std::string>> out;
+        for (auto& d : r.diagnostics)
+          if (d.code == diag::Code::TVS001) out.emplace_back(d.range.begin, d.message);
+        return out;
+      };
+      CHECK(syntaxErrors(w) == syntaxErrors(o));
+      if (!w.builtByProgram) {
+        CHECK(o.map.ranges.size() == 0);
+        CHECK(o.map.operands.size() == 0);
+        regions += w.map.ranges.size() > 0;
+      }
+    }
+  }
+  CHECK(regions > 50);  // the positions are there when asked for
+}
+
 TEST_CASE("fmt: a region whose reprint fails its check is left as written and the others are formatted on a second attempt") {
   // The first attempt frees the original's tree before checking; the second must parse it again.
   std::string src =
