@@ -180,3 +180,37 @@ TEST_CASE("read by function: every corpus file lints the same read whole and rea
   CHECK(split > files / 4);  // most corpus files are modules the scan reads
   MESSAGE(files << " corpus files, " << split << " read by function, " << again << " read again whole");
 }
+
+TEST_CASE("read by function: visitTreesIn walks each function's own tree once per pass and frees it, pass after pass") {
+  std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n";
+  for (int i = 0; i < 300; ++i)
+    text += "    @R.function\n    def f" + std::to_string(i) + "(x: R.Tensor((2,), \"float32\")):\n        return x\n\n";
+  for (unsigned helpers : {0u, 1u, 2u}) {
+    CAPTURE(helpers);
+    syntax::Document doc(text, syntax::Parsing::ByFunction, helpers);
+    REQUIRE(doc.readsByFunction());
+    for (int pass = 1; pass <= 2; ++pass) {
+      CAPTURE(pass);
+      doc.readFunctionsAgain();
+      size_t functions = 0, definitions = 0;
+      uint32_t lastEnd = 0;
+      doc.visitTreesIn({0, static_cast<uint32_t>(text.size())}, [&](const syntax::Document::TreePart& p) {
+        CHECK(p.part.begin >= lastEnd);  // in order, disjoint
+        lastEnd = p.part.end;
+        if (ts_node_eq(p.root, doc.root())) return;
+        ++functions;
+        // A function's part is its own tree: the definition is there whole, not the skeleton's blank one.
+        TSNode def = ts_node_descendant_for_byte_range(p.root, p.part.begin + 4, p.part.begin + 4);
+        while (!ts_node_is_null(def) && std::string_view(ts_node_type(def)) != "decorated_definition") def = ts_node_parent(def);
+        REQUIRE_FALSE(ts_node_is_null(def));
+        definitions += doc.nodeText(def).find("return x") != std::string_view::npos;
+      });
+      CHECK(lastEnd == text.size());
+      CHECK(functions == 300);
+      CHECK(definitions == 300);
+      CHECK(doc.functionTreesParsed() == 300u * pass);
+      CHECK(doc.mostFunctionTreesAlive() <= syntax::FunctionTrees::kAheadPerHelper * helpers + 2);
+    }
+    CHECK_FALSE(doc.byFunctionFailed());
+  }
+}
