@@ -217,8 +217,9 @@ std::map<size_t, syntax::ByteRange> linesInCandidate(const syntax::Document& doc
   return out;
 }
 
-// The candidate's modules lowered as a one-shot lint reads a file: by function, each function's tree
-// freed once it is lowered (its whole-file tree would cost ~50 bytes per byte of source).
+// A text's modules lowered as a one-shot lint reads a file: by function, each function's tree freed
+// once it is lowered (its whole-file tree would cost ~50 bytes per byte of source). The layout's
+// region search (without positions) and the canonical check's candidate are read so.
 struct Lowered {
   std::unique_ptr<syntax::Document> doc;
   frontend::FileResult file;
