@@ -76,14 +76,18 @@ bool endsAtDedent(const syntax::LineIndex& lines, syntax::ByteRange region) {
   return !next || *next <= column;
 }
 
+// What a region is: a (decorated) class or function definition.
+bool isRegionDefinition(TSNode n) {
+  std::string_view type = ts_node_type(n);
+  return type == "decorated_definition" || type == "class_definition" || type == "function_definition";
+}
+
 // The region's definition in the file's tree: the innermost definition with exactly the region's
 // range (a block holding only that definition has the same range).
 TSNode regionNode(const syntax::Document& doc, syntax::ByteRange range) {
   TSNode n = ts_node_descendant_for_byte_range(doc.root(), range.begin, range.end);
   while (!ts_node_is_null(n)) {
-    std::string_view type = ts_node_type(n);
-    bool definition = type == "decorated_definition" || type == "class_definition" || type == "function_definition";
-    if (definition && ts_node_start_byte(n) == range.begin && ts_node_end_byte(n) == range.end) return n;
+    if (isRegionDefinition(n) && ts_node_start_byte(n) == range.begin && ts_node_end_byte(n) == range.end) return n;
     n = ts_node_parent(n);
   }
   throw LayoutRefused("its definition was not found in the syntax tree");
@@ -183,10 +187,8 @@ TSNode definitionOnLines(const syntax::Document& doc, syntax::ByteRange lines) {
   if (first == std::string_view::npos) return {};
   uint32_t begin = lines.begin + static_cast<uint32_t>(first);
   TSNode n = ts_node_descendant_for_byte_range(doc.root(), begin, begin), found{};
-  for (; !ts_node_is_null(n) && ts_node_start_byte(n) == begin; n = ts_node_parent(n)) {
-    std::string_view type = ts_node_type(n);
-    if (type == "decorated_definition" || type == "class_definition" || type == "function_definition") found = n;
-  }
+  for (; !ts_node_is_null(n) && ts_node_start_byte(n) == begin; n = ts_node_parent(n))
+    if (isRegionDefinition(n)) found = n;
   return found;
 }
 

@@ -39,11 +39,7 @@ bool isCompound(TSNode n) {
   return kinds.count(typeOf(n)) > 0;
 }
 
-bool isClause(TSNode n) {
-  auto t = typeOf(n);
-  return t == "elif_clause" || t == "else_clause" || t == "except_clause" || t == "except_group_clause" ||
-         t == "finally_clause" || t == "case_clause";
-}
+bool isClause(TSNode n) { return frontend::isClauseType(typeOf(n)); }
 
 // Bracketed lists whose first and last children are the brackets.
 bool isBracketList(TSNode n) {

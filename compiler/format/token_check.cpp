@@ -7,6 +7,8 @@
 
 #include <tree_sitter/api.h>
 
+#include "compiler/frontend/cst.h"
+
 namespace tvms::format {
 
 namespace {
@@ -18,11 +20,6 @@ struct Token {
 };
 
 bool overlaps(TSNode n, syntax::ByteRange range) { return ts_node_end_byte(n) > range.begin && ts_node_start_byte(n) < range.end; }
-
-bool isClause(std::string_view type) {
-  return type == "elif_clause" || type == "else_clause" || type == "except_clause" || type == "except_group_clause" ||
-         type == "finally_clause" || type == "case_clause";
-}
 
 // A statement's start in the shape: a byte no token holds, then its depth in blocks.
 std::string_view statementMarker(int blocks) {
@@ -49,7 +46,7 @@ void collect(const syntax::Document& doc, TSNode root, syntax::ByteRange range, 
     std::string_view type = ts_node_type(n);
     bool inside = overlaps(n, range) && type != "line_continuation";
     bool statement = ts_node_is_named(n) && type != "comment" &&
-                     ((!holdsStatements.empty() && holdsStatements.back()) || isClause(type));
+                     ((!holdsStatements.empty() && holdsStatements.back()) || frontend::isClauseType(type));
     if (inside && statement && ts_node_start_byte(n) >= range.begin) onStatement(blocks);
     if (inside && (ts_node_child_count(n) == 0 || type == "string")) {
       std::string_view text = doc.nodeText(n);

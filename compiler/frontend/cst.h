@@ -15,6 +15,11 @@ using syntax::ByteRange;
 
 inline bool isType(TSNode n, std::string_view t) { return !ts_node_is_null(n) && t == ts_node_type(n); }
 inline std::string_view typeOf(TSNode n) { return ts_node_is_null(n) ? std::string_view() : ts_node_type(n); }
+// A clause that continues a compound statement: elif / else / except / finally / case.
+inline bool isClauseType(std::string_view t) {
+  return t == "elif_clause" || t == "else_clause" || t == "except_clause" || t == "except_group_clause" ||
+         t == "finally_clause" || t == "case_clause";
+}
 // A child by field name. Field ids are looked up once per name: the runtime's name lookup is a scan.
 TSFieldId fieldId(const char* name);
 inline TSNode field(TSNode n, const char* name) {
