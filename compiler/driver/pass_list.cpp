@@ -27,15 +27,15 @@ void runNormalize(PipelineState& s, const BuildOptions&) { s.legal.module = tran
 
 void runRealizeVDevice(PipelineState& s, const BuildOptions&) {
   // Conflicts are lint's TVS204, reported before a build; the pass keeps the first placement.
-  s.legal.module = transform::realizeVDevice(s.legal.module);
+  s.legal.module = transform::realizeVDevice(std::move(s.legal.module));
 }
 
 // With offload off the pass is still in the pipeline (printing after it shows the module unchanged).
 void runOffloadLibraries(PipelineState& s, const BuildOptions& o) {
-  if (o.offload) s.legal.module = transform::offloadLibraries(s.legal.module, o.remap);
+  if (o.offload) s.legal.module = transform::offloadLibraries(std::move(s.legal.module), o.remap);
 }
 
-void runLegalizeOps(PipelineState& s, const BuildOptions& o) { s.legal = transform::legalizeOps(s.legal.module, o.remap); }
+void runLegalizeOps(PipelineState& s, const BuildOptions& o) { s.legal = transform::legalizeOps(std::move(s.legal.module), o.remap); }
 
 void runFoldVDeviceScopeChange(PipelineState& s, const BuildOptions&) {
   s.legal.module = transform::foldVDeviceScopeChange(s.legal.module);

@@ -592,10 +592,13 @@ class Legalize : public Rewriter {
 
 }  // namespace
 
-LegalizedModule legalizeOps(const IRModule& m, const DeviceRemap& remap) {
+LegalizedModule legalizeOps(const IRModule& m, const DeviceRemap& remap) { return legalizeOps(IRModule(m), remap); }
+
+LegalizedModule legalizeOps(IRModule&& m, const DeviceRemap& remap) {
   LegalizedModule out;
-  out.module = m;
-  Legalize l(out, m, remap);
+  out.module = std::move(m);
+  const IRModule before = signaturesOf(out.module);
+  Legalize l(out, before, remap);
   for (auto& mf : out.module.functions)
     if (mf.relax) mf.relax = l.legalizeFunction(*mf.relax);
   l.buildUncalledPrimFuncs();

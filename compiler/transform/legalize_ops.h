@@ -26,6 +26,8 @@ struct LegalizedModule {
 
 // Input: a normalized, realized module. `remap` sends vdevices to the CPU (their kernels are built for llvm).
 LegalizedModule legalizeOps(const ir::IRModule& m, const DeviceRemap& remap = {});
+// The same on a module it takes over, each function's old form freed as its legalized one comes.
+LegalizedModule legalizeOps(ir::IRModule&& m, const DeviceRemap& remap = {});
 
 constexpr const char* kKernelSymbolPrefix = "tvmsk_";
 

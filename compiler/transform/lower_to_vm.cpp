@@ -1027,7 +1027,9 @@ class FunctionLowering {
 
 LoweredVM lowerToVM(LegalizedModule legalized) {
   LoweredVM out;
-  const IRModule& m = legalized.module;
+  // Each function's IR goes once its bytecode is made, so a large module is not held beside its
+  // bytecode; what the lowering reads of the module (vdevices, prim funcs, signatures) stays in `m`.
+  const IRModule m = signaturesOf(legalized.module);
   out.kernels = std::move(legalized.kernels);
   out.errors = std::move(legalized.errors);
   if (m.vdevices.empty()) {
@@ -1047,8 +1049,11 @@ LoweredVM lowerToVM(LegalizedModule legalized) {
   }
   for (auto& f : m.functions)
     if (f.relax) functionIndex[f.name] = static_cast<int>(functionIndex.size());
-  for (auto& f : m.functions)
-    if (f.relax) out.exe.functions.push_back(FunctionLowering(m, out, kernelIndex, functionIndex, legalized.dimChecks).lower(*f.relax));
+  for (auto& f : legalized.module.functions)
+    if (f.relax) {
+      out.exe.functions.push_back(FunctionLowering(m, out, kernelIndex, functionIndex, legalized.dimChecks).lower(*f.relax));
+      f.relax.reset();
+    }
   return out;
 }
 

@@ -130,11 +130,12 @@ class Annotate : public Rewriter {
 IRModule normalize(const IRModule& m) { return normalize(IRModule(m)); }
 
 IRModule normalize(IRModule&& m) {
-  // Flattened in place, so a large module is not held three times over (input, flattened, annotated).
-  // Annotating reads the flattened module whole (calls between functions), so it makes a new one.
+  // Flattened and annotated in place, so a large module is not held twice. Annotating reads the
+  // other functions' signatures (calls between functions) as flattening left them.
   IRModule flat = mapFunctions(std::move(m), [](const Function& fn) { return Flatten(fn).function(fn); });
-  return mapFunctions(flat, [&](const Function& fn) {
-    auto fa = analysis::deduceWithoutSource(flat, fn);
+  const IRModule before = signaturesOf(flat);
+  return mapFunctions(std::move(flat), [&](const Function& fn) {
+    auto fa = analysis::deduceWithoutSource(before, fn);
     return Annotate(*fa).function(fn);
   });
 }

@@ -123,6 +123,8 @@ class Offload : public Rewriter {
   // op T) and the permute keeps only the rest of its axes (none: it goes), instead of a copy kernel
   // writing the transposed layout (attention's K^T: a permute that reads across rows).
   void findTransposedOperands(const Function& f) {
+    transposed_.clear();
+    sourceOf_.clear();
     std::unordered_map<const Var*, int> uses = useCounts(f);
     std::unordered_map<const Var*, const Binding*> permuteOf;
     std::vector<const Binding*> matmuls;
@@ -321,9 +323,12 @@ class Offload : public Rewriter {
 
 }  // namespace
 
-IRModule offloadLibraries(const IRModule& m, const DeviceRemap& remap) {
-  IRModule out = m;
-  Offload o(m, remap);
+IRModule offloadLibraries(const IRModule& m, const DeviceRemap& remap) { return offloadLibraries(IRModule(m), remap); }
+
+IRModule offloadLibraries(IRModule&& m, const DeviceRemap& remap) {
+  IRModule out = std::move(m);
+  const IRModule before = signaturesOf(out);
+  Offload o(before, remap);
   for (auto& mf : out.functions)
     if (mf.relax) {
       o.findAttentions(*mf.relax);

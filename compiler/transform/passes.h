@@ -1,6 +1,7 @@
 #pragma once
-// The passes of `tvms build`, each IRModule -> IRModule (the input is never mutated), in pipeline
-// order. LANGUAGE.md §7 specifies UpdateVDevice and RealizeVDevice.
+// The passes of `tvms build`, each IRModule -> IRModule (the input is never mutated; an overload taking
+// the module over rewrites it in place, function by function, reading it through signaturesOf), in
+// pipeline order. LANGUAGE.md §7 specifies UpdateVDevice and RealizeVDevice.
 #include <functional>
 #include <map>
 #include <string>
@@ -23,6 +24,7 @@ ir::IRModule updateVDevice(const ir::IRModule& m, std::shared_ptr<const ir::VDev
 // the value itself or an R.to_vdevice copy. Input: a normalized module. Where two devices meet, the
 // first in source order wins and a TVS204 diagnostic (no source range) is added to `conflicts`.
 ir::IRModule realizeVDevice(const ir::IRModule& m, std::vector<diag::Diagnostic>* conflicts = nullptr);
+ir::IRModule realizeVDevice(ir::IRModule&& m, std::vector<diag::Diagnostic>* conflicts = nullptr);  // in place
 
 // On cuda vdevices (after `remap`), matmul and conv2d calls the vendor libraries take become
 // R.call_dps_packed of the runtime's library functions (tvms.cublas.matmul, tvms.cudnn.conv2d?...);
@@ -32,5 +34,6 @@ ir::IRModule realizeVDevice(const ir::IRModule& m, std::vector<diag::Diagnostic>
 ir::IRModule foldVDeviceScopeChange(const ir::IRModule& m);
 
 ir::IRModule offloadLibraries(const ir::IRModule& m, const std::map<std::string, std::string>& remap);
+ir::IRModule offloadLibraries(ir::IRModule&& m, const std::map<std::string, std::string>& remap);  // in place
 
 }  // namespace tvms::transform

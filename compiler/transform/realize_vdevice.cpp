@@ -184,11 +184,14 @@ class Realize : public Rewriter {
 
 }  // namespace
 
-IRModule realizeVDevice(const IRModule& m, std::vector<diag::Diagnostic>* conflicts) {
-  return mapFunctions(m, [&](const Function& fn) {
-    Flood flood(m, conflicts);
+IRModule realizeVDevice(const IRModule& m, std::vector<diag::Diagnostic>* conflicts) { return realizeVDevice(IRModule(m), conflicts); }
+
+IRModule realizeVDevice(IRModule&& m, std::vector<diag::Diagnostic>* conflicts) {
+  const IRModule before = signaturesOf(m);
+  return mapFunctions(std::move(m), [&](const Function& fn) {
+    Flood flood(before, conflicts);
     flood.run(fn);
-    return Realize(m, flood).function(fn);
+    return Realize(before, flood).function(fn);
   });
 }
 

@@ -74,11 +74,14 @@ SeqExprPtr Rewriter::seq(const SeqExpr& s) {
 }
 
 FunctionPtr Rewriter::function(const Function& fn) {
+  if (functionDepth_ == 0) vars_.clear();
+  ++functionDepth_;
   auto out = std::make_shared<Function>(fn);
   out->params.clear();
   for (auto& p : fn.params) out->params.push_back(define(p, paramAnnotation(*p)));
   if (fn.body) out->body = seq(*fn.body);
   if (out->body) out->retAnnotation = returnAnnotation(fn, *out->body);
+  --functionDepth_;
   return out;
 }
 
@@ -88,6 +91,17 @@ IRModule mapFunctions(IRModule&& m, const std::function<FunctionPtr(const Functi
   IRModule out = std::move(m);
   for (auto& mf : out.functions)
     if (mf.relax) mf.relax = f(*mf.relax);
+  return out;
+}
+
+IRModule signaturesOf(const IRModule& m) {
+  IRModule out = m;
+  for (auto& mf : out.functions)
+    if (mf.relax) {
+      auto signature = std::make_shared<Function>(*mf.relax);
+      signature->body = nullptr;
+      mf.relax = std::move(signature);
+    }
   return out;
 }
 

@@ -13,7 +13,9 @@ class Rewriter {
  public:
   virtual ~Rewriter() = default;
 
-  // The copy of `fn` through the hooks below.
+  // The copy of `fn` through the hooks below. Variables are local to a function, so the map of
+  // replaced variables starts empty for each one: a pass rewriting a module in place frees each old
+  // function as its copy comes, and a key left from it could name a new object at the same address.
   ir::FunctionPtr function(const ir::Function& fn);
 
   // A fresh definition standing for `old` (same name and kind), annotated with `annotation`.
@@ -46,6 +48,9 @@ class Rewriter {
   ir::BindingPtr copyBinding(const ir::Binding& b, ir::ExprPtr value);
 
   std::unordered_map<const ir::Var*, ir::VarPtr> vars_;
+
+ private:
+  int functionDepth_ = 0;  // function() inside function() (a pass copying a nested function) keeps the map
 };
 
 // The struct info a variable is known by after Normalize: its annotation (every variable has one).
@@ -86,5 +91,12 @@ ir::IRModule mapFunctions(const ir::IRModule& m, const std::function<ir::Functio
 // The same on a module it takes over, in place: each old function goes as its replacement comes (when
 // nothing else holds it), so a large module is not held twice.
 ir::IRModule mapFunctions(ir::IRModule&& m, const std::function<ir::FunctionPtr(const ir::Function&)>& f);
+
+// What a pass rewriting `m` in place reads of the module while it works: the same vdevices, attributes
+// and prim funcs, and each Relax function's signature (parameters, return annotation, attributes)
+// without its body. The passes read other functions only through their signatures (a call's callee),
+// so with this they see the module as it was before the pass, whichever functions are already
+// rewritten, and the old bodies can go one by one.
+ir::IRModule signaturesOf(const ir::IRModule& m);
 
 }  // namespace tvms::transform

@@ -7,6 +7,7 @@
 #include "compiler/ir/printer.h"
 #include "compiler/ir/structural_equal.h"
 #include "compiler/transform/passes.h"
+#include "compiler/transform/rewriter.h"
 #include "tests/support/corpus.h"
 
 namespace {
@@ -57,4 +58,59 @@ TEST_CASE("passes: every Before/Expected pair of corpus/passes") {
     ++pairs;
   }
   CHECK(pairs >= 10);
+}
+
+// The passes rewrite a module they take over in place, function by function, and read the other
+// functions through transform::signaturesOf: a caller sees its callee's signature as written, before
+// the pass, whether the callee comes before it (already rewritten) or after it (not yet).
+TEST_CASE("passes: a module rewritten in place reads the other functions as they were before the pass") {
+  const std::string callee = R"(
+    @R.function
+    def callee(a: R.Tensor((2, 3), "float32", "llvm")):
+        b = R.add(a, a)
+        return b
+)";
+  const std::string caller = R"(
+    @R.function
+    def main(x: R.Tensor((2, 3), "float32", "llvm")):
+        y = cls.callee(x)
+        z = R.multiply(y, y)
+        return z
+)";
+  const std::string head = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n"
+                           "    I.module_global_infos({\"vdevice\": [I.vdevice(\"llvm\")]})\n";
+  auto calleeFirst = test::lower(head + callee + caller);
+  auto callerFirst = test::lower(head + caller + callee);
+  REQUIRE(calleeFirst.codes().empty());
+  REQUIRE(callerFirst.codes().empty());
+  // Without a written return annotation the call's result is unknown to deduction, so `y` and `z`
+  // get none; a Normalize reading the callee already annotated (its deduced return) would give `y`
+  // the callee's tensor in one order only.
+  auto mainOf = [](const ir::IRModule& m) {
+    const ir::ModuleFunction* f = m.function("main");
+    REQUIRE((f && f->relax && f->relax->body));
+    std::string annotations;
+    for (auto& block : f->relax->body->blocks)
+      for (auto& b : block->bindings)
+        for (auto& v : b->vars) annotations += v->name + ": " + (v->annotation ? ir::printStructInfo(v->annotation, m) : "none") + "\n";
+    return annotations;
+  };
+  for (auto* pass : {"Normalize", "RealizeVDevice"}) {
+    INFO(pass);
+    ir::IRModule a = applyPass(pass, calleeFirst.module());
+    ir::IRModule b = applyPass(pass, callerFirst.module());
+    CHECK(mainOf(a) == mainOf(b));
+  }
+  // The in-place helper the passes use: each old function is freed as its replacement comes, so a
+  // large module is not held twice.
+  ir::IRModule m = transform::normalize(calleeFirst.module());
+  std::vector<std::weak_ptr<const ir::Function>> old;
+  for (auto& f : m.functions) old.push_back(f.relax);
+  size_t seen = 0;
+  ir::IRModule out = transform::mapFunctions(std::move(m), [&](const ir::Function& fn) {
+    for (size_t i = 0; i < seen; ++i) CHECK_MESSAGE(old[i].expired(), "function " << i << " is still held while " << fn.name << " is rewritten");
+    ++seen;
+    return std::make_shared<ir::Function>(fn);
+  });
+  CHECK(seen == 2);
 }

@@ -214,15 +214,16 @@ std::optional<BuildArgs> parseArgs(const Args& args, bool run, const char* usage
   return b;
 }
 
-// Lints the file; prints its errors and returns nullopt when it has any. Keeps the document alive
-// with the module (the module refers to nothing in it, but the caller prints with it).
+// Lints the file; prints its errors and returns nullopt when it has any. The document goes once the
+// errors are printed: the module refers to nothing in it, and the text is a byte of memory per byte
+// of source that a large module's passes can use.
 std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildModules, bool jit) {
   auto src = readSource(b.file);
   if (!src) return std::nullopt;
   // Read by function, as a one-shot lint reads (the build needs the module, not the syntax trees).
-  syntax::Document doc(src->text, syntax::Parsing::ByFunction, runtime::usableCores() - 1);
-  auto lint = analysis::lintDocumentOnce(doc);
-  if (int errors = printErrors(lint, b.file, doc)) {
+  auto doc = std::make_unique<syntax::Document>(std::move(src->text), syntax::Parsing::ByFunction, runtime::usableCores() - 1);
+  auto lint = analysis::lintDocumentOnce(*doc);
+  if (int errors = printErrors(lint, b.file, *doc)) {
     std::cerr << "tvms: " << b.file << ": " << errors << " error(s); fix them before building\n";
     return std::nullopt;
   }
@@ -237,6 +238,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   // Only the module goes on: the analysis, the source maps and the other regions are lint's, about a
   // third of a large file's memory, freed before the passes make their copies.
   lint = analysis::LintResult{};
+  doc.reset();
   driver::BuildOptions o;
   o.remap = b.remap;
   o.updateVDevice = b.updateVDevice;
