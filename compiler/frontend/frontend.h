@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/diagnostics/diagnostic.h"
+#include "compiler/frontend/range_table.h"
 #include "compiler/ir/module.h"
 #include "compiler/ir/printer.h"
 #include "compiler/syntax/document.h"
@@ -28,66 +29,6 @@ struct NameRef {
   const void* target = nullptr;  // the ir::Var / ir::Function / ir::PrimFunc / ir::VDevice it denotes
 };
 
-// IR object -> byte range. Entries live in one contiguous array (an index finds them by key) because
-// the language server shifts every range after each keystroke: walking an array is ~20x cheaper than
-// walking a node-based hash map of the same 100k entries.
-template <class Key, class Hash = std::hash<Key>>
-class RangeTableOf {
- public:
-  void set(const Key& key, ByteRange r) {
-    if (!recording_) return;
-    auto [it, fresh] = index_.try_emplace(key, static_cast<uint32_t>(entries_.size()));
-    if (fresh) entries_.push_back({Entry{key}, r});
-    else entries_[it->second].second = r;
-  }
-  const ByteRange* find(const Key& key) const {
-    auto it = index_.find(key);
-    return it == index_.end() ? nullptr : &entries_[it->second].second;
-  }
-  size_t size() const { return index_.size(); }
-  // A table of a lowering whose positions nobody reads (fmt's search for its regions): set() keeps nothing.
-  void stopRecording() { recording_ = false; }
-  // Adds the other table's entries whose range `keep` accepts (an entry of a key already here is
-  // replaced: the other table is the newer lowering).
-  template <class Keep>
-  void merge(const RangeTableOf& other, Keep&& keep) {
-    for (auto& [e, r] : other.entries_)
-      if (e.live && keep(r)) set(e.key, r);
-  }
-  // Calls `f(range)` on every entry, which may change it; entries for which it returns false go.
-  template <class F>
-  void update(F&& f) {
-    size_t dropped = 0;
-    for (auto& [e, r] : entries_) {
-      if (!e.live) { ++dropped; continue; }
-      if (!f(r)) {
-        index_.erase(e.key);
-        e.live = false;
-        ++dropped;
-      }
-    }
-    if (dropped * 2 > entries_.size()) compact();
-  }
-
- private:
-  void compact() {
-    std::vector<std::pair<Entry, ByteRange>> kept;
-    kept.reserve(index_.size());
-    for (auto& e : entries_)
-      if (e.first.live) {
-        index_[e.first.key] = static_cast<uint32_t>(kept.size());
-        kept.push_back(e);
-      }
-    entries_ = std::move(kept);
-  }
-  bool recording_ = true;
-  struct Entry {
-    Key key;
-    bool live = true;
-  };
-  std::vector<std::pair<Entry, ByteRange>> entries_;
-  std::unordered_map<Key, uint32_t, Hash> index_;
-};
 using RangeTable = RangeTableOf<const void*>;
 
 // The i-th operand of a Call / Tuple / return / binding.
