@@ -239,7 +239,7 @@ bool Document::readByFunction(unsigned helpers) {
   std::vector<FunctionTrees::Function> functions;
   for (auto& f : skeleton->functions) functions.push_back({f.header, f.range, f.definitionBegin, f.definitionEnd});
   auto trees = std::make_unique<FunctionTrees>(text_, lines_, std::move(functions), helpers);
-  TSTree* tree = parseText(parser_, nullptr, skeleton->text);
+  TSTree* tree = parseRangesWith(parser_, skeleton->text, lines_, skeletonReadRanges(*skeleton));
   if (!tree) return false;
   TSNode root = ts_tree_root_node(tree);
   bool ok = !ts_node_has_error(root);

@@ -20,6 +20,7 @@ FunctionTrees::~FunctionTrees() {
   }
   changed_.notify_all();
   for (auto& t : helpers_) t.join();
+  for (TSTree* tree : toDelete_) ts_tree_delete(tree);
   for (auto& s : slots_)
     if (s.tree) ts_tree_delete(s.tree);
   ts_parser_delete(readerParser_);
@@ -88,11 +89,22 @@ void FunctionTrees::parseOutsideLock(std::unique_lock<std::mutex>& lock, TSParse
 void FunctionTrees::helper() {
   TSParser* parser = newPythonParser();
   std::unique_lock<std::mutex> lock(mutex_);
+  auto canParse = [&] { return nextForHelpers_ < slots_.size() && nextForHelpers_ <= readerAt_ + window_; };
   for (;;) {
     // Past the last function a helper waits rather than ends: a reader that starts over (rewind) has it
     // again.
-    changed_.wait(lock, [&] { return stopping_ || (nextForHelpers_ < slots_.size() && nextForHelpers_ <= readerAt_ + window_); });
+    changed_.wait(lock, [&] { return stopping_ || !toDelete_.empty() || canParse(); });
     if (stopping_) break;
+    // The trees the reader is done with, when there is nothing to parse (the reader is the slower one)
+    // or a few have piled up (each waiting tree is memory: 64 of them put a 4 MB lint 3 MiB higher).
+    if (!toDelete_.empty() && (!canParse() || toDelete_.size() >= kDeleteBatch)) {
+      std::vector<TSTree*> trees;
+      trees.swap(toDelete_);
+      lock.unlock();
+      for (TSTree* tree : trees) ts_tree_delete(tree);
+      lock.lock();
+      continue;
+    }
     size_t k = nextForHelpers_++;
     if (slots_[k].state != State::Waiting || k <= readerAt_) continue;  // the reader parses what it reached
     parseOutsideLock(lock, parser, k);
@@ -131,13 +143,24 @@ void FunctionTrees::rewind() {
   changed_.notify_all();
 }
 
+// Freeing a tree is a tenth of the reader's work on a large file: a helper does it (on its own heap,
+// where most trees were made), never under the lock.
 void FunctionTrees::doneWith(size_t k) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (slots_[k].state != State::Ready) return;
-  ts_tree_delete(slots_[k].tree);
-  slots_[k].tree = nullptr;
-  slots_[k].state = State::Waiting;
-  --alive_;
+  TSTree* tree = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (slots_[k].state != State::Ready) return;
+    tree = slots_[k].tree;
+    slots_[k].tree = nullptr;
+    slots_[k].state = State::Waiting;
+    --alive_;
+    if (!helpers_.empty()) {
+      toDelete_.push_back(tree);
+      tree = nullptr;
+    }
+  }
+  if (tree) ts_tree_delete(tree);
+  else changed_.notify_all();
 }
 
 bool FunctionTrees::failed() const {

@@ -134,6 +134,7 @@ bool blankBody(std::string& skeleton, ScannedFunction& f) {
   uint32_t from = lastLineStart + f.column + 1;
   if (end <= from) return false;
   std::memset(&skeleton[from], 'x', end - from);
+  f.lastLineBegin = lastLineStart;
   f.definitionBegin = f.range.begin + f.column;
   f.definitionEnd = end;
   return true;
@@ -241,6 +242,18 @@ std::optional<Skeleton> scanSkeleton(std::string_view text) {
     blankSignature(out.text, f);
   }
   return out;
+}
+
+std::vector<ByteRange> skeletonReadRanges(const Skeleton& skeleton) {
+  std::vector<ByteRange> read;
+  uint32_t from = 0;
+  for (const ScannedFunction& f : skeleton.functions) {
+    if (f.lastLineBegin <= f.bodyBegin) continue;  // one body line: nothing to skip
+    read.push_back({from, f.bodyBegin});
+    from = f.lastLineBegin;
+  }
+  read.push_back({from, static_cast<uint32_t>(skeleton.text.size())});
+  return read;
 }
 
 }  // namespace tvms::syntax

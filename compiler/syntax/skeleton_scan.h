@@ -29,6 +29,7 @@ struct ScannedFunction {
   ByteRange signature; // from its `def` to the `:` that ends the line (what the skeleton keeps but the parameters)
   uint32_t definitionBegin = 0;  // where its definition starts (its first decorator, or `def`)
   uint32_t definitionEnd = 0;    // where it ends: its last line's last character (a comment there included)
+  uint32_t lastLineBegin = 0;    // the start of its last body line (the one with the skeleton's `x`s)
 };
 
 struct Skeleton {
@@ -42,5 +43,10 @@ struct Skeleton {
 // where it does in the text; its parameters and return annotation are spaces too (`def f(   ):`):
 // they are most of a module's header bytes, and only the function's own tree is read for them.
 std::optional<Skeleton> scanSkeleton(std::string_view text);
+
+// What of the skeleton a parser reads: all of it but each function's blank body lines before its
+// last (from bodyBegin to lastLineBegin). They hold only spaces and line breaks, which Python's
+// grammar skips, but tree-sitter still lexes them byte by byte: most of the skeleton's parse.
+std::vector<ByteRange> skeletonReadRanges(const Skeleton& skeleton);
 
 }  // namespace tvms::syntax

@@ -10,6 +10,8 @@
 #include "compiler/analysis/lint.h"
 #include "compiler/syntax/document.h"
 #include "compiler/syntax/function_trees.h"
+#include "compiler/syntax/line_index.h"
+#include "compiler/syntax/parse_text.h"
 #include "compiler/syntax/skeleton_scan.h"
 #include "tests/support/corpus.h"
 
@@ -213,4 +215,48 @@ TEST_CASE("read by function: visitTreesIn walks each function's own tree once pe
     }
     CHECK_FALSE(doc.byFunctionFailed());
   }
+}
+
+// The skeleton is parsed without its functions' blank body lines (skeletonReadRanges): the tree must be
+// the one a parse of the whole skeleton gives, node for node and byte for byte.
+TEST_CASE("read by function: the skeleton parsed without its blank body lines is the whole skeleton's tree") {
+  std::vector<std::string> texts{kModule};
+  for (auto& path : test::corpusFiles()) texts.push_back(test::readFile(path));
+  size_t compared = 0, skipping = 0;
+  TSParser* parser = syntax::newPythonParser();
+  for (auto& text : texts) {
+    auto skeleton = syntax::scanSkeleton(text);
+    if (!skeleton) continue;
+    syntax::LineIndex lines(skeleton->text);
+    auto ranges = syntax::skeletonReadRanges(*skeleton);
+    REQUIRE_FALSE(ranges.empty());
+    CHECK(ranges.front().begin == 0);
+    CHECK(ranges.back().end == skeleton->text.size());
+    skipping += ranges.size() > 1;
+    // Nothing skipped but spaces and line breaks.
+    for (size_t i = 0; i + 1 < ranges.size(); ++i)
+      for (uint32_t b = ranges[i].end; b < ranges[i + 1].begin; ++b) REQUIRE((skeleton->text[b] == ' ' || skeleton->text[b] == '\n'));
+    TSTree* whole = syntax::parseText(parser, nullptr, skeleton->text);
+    TSTree* read = syntax::parseRangesWith(parser, skeleton->text, lines, ranges);
+    // Every node of both trees, in order: type, bytes, and whether it is an error.
+    auto nodes = [](TSTree* tree) {
+      std::string out;
+      std::vector<TSNode> stack{ts_tree_root_node(tree)};
+      while (!stack.empty()) {
+        TSNode n = stack.back();
+        stack.pop_back();
+        out += std::string(ts_node_type(n)) + "@" + std::to_string(ts_node_start_byte(n)) + "-" + std::to_string(ts_node_end_byte(n)) +
+               (ts_node_has_error(n) || ts_node_is_missing(n) ? "!" : "") + "\n";
+        for (uint32_t i = ts_node_child_count(n); i > 0; --i) stack.push_back(ts_node_child(n, i - 1));
+      }
+      return out;
+    };
+    CHECK(nodes(read) == nodes(whole));
+    ts_tree_delete(whole);
+    ts_tree_delete(read);
+    ++compared;
+  }
+  ts_parser_delete(parser);
+  CHECK(compared > 50);
+  CHECK(skipping > 50);  // most of them have bodies of several lines to skip
 }
