@@ -3,8 +3,13 @@
 #include "compiler/analysis/analysis.h"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 
 #include "compiler/analysis/checks.h"
@@ -44,6 +49,35 @@ Signature signatureOf(const ir::ModuleFunction& f) {
   }
   return sig;
 }
+
+// Calls work(k) for k in [0, n), on this thread and `helpers` more; each k once. An exception thrown
+// by any call is rethrown here, after all threads are done.
+void forEachOnThreads(size_t n, unsigned helpers, const std::function<void(size_t)>& work) {
+  // A few functions are not worth a thread's start (~50 us).
+  constexpr size_t kPerThread = 32;
+  helpers = static_cast<unsigned>(std::min<size_t>(helpers, n / kPerThread));
+  if (helpers == 0) {
+    for (size_t k = 0; k < n; ++k) work(k);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failureMutex;
+  auto run = [&] {
+    try {
+      for (size_t k; (k = next.fetch_add(1)) < n;) work(k);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(failureMutex);
+      if (!failure) failure = std::current_exception();
+      next = n;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned h = 0; h < helpers; ++h) threads.emplace_back(run);
+  run();
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
 }  // namespace
 
 bool Signature::operator==(const Signature& other) const {
@@ -54,7 +88,7 @@ bool Signature::operator==(const Signature& other) const {
 }
 
 ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view text, const ModuleAnalysis* previous,
-                             bool keepFacts) {
+                             bool keepFacts, unsigned helpers) {
   ModuleAnalysis out;
   if (!region.module) return out;
   const ir::IRModule& m = *region.module;
@@ -107,27 +141,39 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
       signatureFor.push_back(&made.back());
     }
   }
-  // Looked up only for functions that call others (`cls.f`): made at the first lookup.
+  // Looked up only for functions that call others (`cls.f`): made at the first lookup, before any
+  // deduction runs on another thread.
   std::optional<std::unordered_map<std::string_view, const Signature*>> signatures;
+  auto makeSignatures = [&] {
+    if (signatures) return;
+    signatures.emplace();
+    signatures->reserve(m.functions.size());
+    for (size_t i = 0; i < m.functions.size(); ++i) (*signatures)[m.functions[i].name] = signatureFor[i];
+  };
   static const Signature kUndefined;
   auto signatureNamed = [&](const std::string& name) -> const Signature& {
-    if (!signatures) {
-      signatures.emplace();
-      signatures->reserve(m.functions.size());
-      for (size_t i = 0; i < m.functions.size(); ++i) (*signatures)[m.functions[i].name] = signatureFor[i];
-    }
+    makeSignatures();
     auto it = signatures->find(name);
     return it == signatures->end() ? kUndefined : *it->second;
   };
+  out.functions.resize(m.functions.size());
+  std::vector<size_t> toDeduce;
   for (size_t i = 0; i < m.functions.size(); ++i) {
-    const auto& f = m.functions[i];
-    if (!f.relax) { out.functions.push_back(nullptr); continue; }
+    if (!m.functions[i].relax) continue;  // null: a prim_func
     if (auto* prev = candidates[i];
         prev && std::all_of((*prev)->signaturesUsed.begin(), (*prev)->signaturesUsed.end(),
                             [&](auto& used) { return signatureNamed(used.first) == used.second; })) {
-      out.functions.push_back(*prev);
+      out.functions[i] = *prev;
       continue;
     }
+    toDeduce.push_back(i);
+  }
+  if (helpers && toDeduce.size() > 1) makeSignatures();
+  // Each function's deduction reads only the module, the source map and the signatures: the
+  // functions of a large module are deduced on several threads, each result in its function's place.
+  forEachOnThreads(toDeduce.size(), helpers, [&](size_t k) {
+    const size_t i = toDeduce[k];
+    const auto& f = m.functions[i];
     auto fa = deduceFunction(ctx, *f.relax);
     fa->owner = f.relax;
     fa->signature = *signatureFor[i];
@@ -139,9 +185,9 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     checkPlacement(ctx, *f.relax, fa->diagnostics, fa->diagnostics);
     collectVDeviceUses(*f.relax, fa->vdeviceUses, fa->hints);
     if (!keepFacts) decltype(fa->vars)().swap(fa->vars);
-    out.functions.push_back(fa);
-    ++out.deduced;
-  }
+    out.functions[i] = fa;
+  });
+  out.deduced = toDeduce.size();
   checkVDevices(ctx, out.functions, out.diagnostics);
   return out;
 }

@@ -67,9 +67,10 @@ struct ModuleAnalysis {
 
 // `text` is the document text (fixes quote operands). For a one-shot lint, `keepFacts` false drops each
 // function's facts about its variables once its checks are done (nothing reads them after; hover and
-// the editor's features do, on the language server's analyses).
+// the editor's features do, on the language server's analyses). `helpers` threads beside the caller's
+// deduce functions too (a large module's; the result is the same, in the same order).
 ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view text,
-                             const ModuleAnalysis* previous = nullptr, bool keepFacts = true);
+                             const ModuleAnalysis* previous = nullptr, bool keepFacts = true, unsigned helpers = 0);
 
 // Deduction of a function built by a pass (no source text, no ranges): what Normalize annotates
 // every variable with.

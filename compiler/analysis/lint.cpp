@@ -236,12 +236,12 @@ LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules)
   return out;
 }
 
-LintResult lintDocumentOnce(syntax::Document& doc, const RuleSelection& rules) {
+LintResult lintDocumentOnce(syntax::Document& doc, const RuleSelection& rules, unsigned helpers) {
   LintResult out;
   out.file = frontend::lowerDocumentOnce(doc);
   std::vector<frontend::Comment> comments = directiveComments(doc);  // the last use of the trees
   doc.dropTrees();
-  for (auto& region : out.file.regions) out.analyses.push_back(analyzeModule(region, doc.text(), nullptr, false));
+  for (auto& region : out.file.regions) out.analyses.push_back(analyzeModule(region, doc.text(), nullptr, false, helpers));
   assemble(out, doc, rules, std::move(comments));
   return out;
 }

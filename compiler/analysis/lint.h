@@ -38,8 +38,10 @@ struct LintResult {
 
 LintResult lintDocument(const syntax::Document& doc, const RuleSelection& rules = {});
 // The same for a one-shot lint (tvms lint): the document's syntax trees are dropped once the file is
-// lowered, so the analysis reuses their memory; `doc` keeps only its text and lines after it.
-LintResult lintDocumentOnce(syntax::Document& doc, const RuleSelection& rules = {});
+// lowered, so the analysis reuses their memory; `doc` keeps only its text and lines after it. The
+// functions are deduced on `helpers` more threads (those that parsed them, for a document read by
+// function).
+LintResult lintDocumentOnce(syntax::Document& doc, const RuleSelection& rules = {}, unsigned helpers = 0);
 
 // Incremental lint, as the language server types: after each `doc.applyEdit` that replaced the old
 // bytes `edit` by `newLength` bytes, `followEdit` re-lowers the edited function and shifts the rest;

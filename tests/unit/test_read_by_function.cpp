@@ -3,6 +3,7 @@
 // lint of a document read by function says exactly what the lint of the whole-file tree says.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -259,4 +260,38 @@ TEST_CASE("read by function: the skeleton parsed without its blank body lines is
   ts_parser_delete(parser);
   CHECK(compared > 50);
   CHECK(skipping > 50);  // most of them have bodies of several lines to skip
+}
+
+// A one-shot lint deduces a large module's functions on helper threads too (analyzeModule's
+// `helpers`): the diagnostics, fixes included, are the same and in the same order as on one thread.
+TEST_CASE("read by function: a module's functions deduced on helper threads give the one-thread lint") {
+  // calls_between_functions.py's two functions, renamed 100 times over: calls between functions,
+  // vdevice and shape errors with their fixes in every copy.
+  std::string source = test::readFile(std::string(TVMS_CORPUS_DIR) + "/lint/calls_between_functions.py");
+  const size_t classAt = source.find("class Module:");
+  REQUIRE(classAt != std::string::npos);
+  const size_t bodyAt = source.find("    @R.function", classAt);
+  REQUIRE(bodyAt != std::string::npos);
+  std::string text = source.substr(0, bodyAt);
+  const std::string functions = source.substr(bodyAt);
+  for (int k = 0; k < 100; ++k) {
+    std::string copy = functions;
+    for (const std::string name : {"on_gpu", "main"})
+      for (size_t at = 0; (at = copy.find(name, at)) != std::string::npos; at += name.size() + 4)
+        copy.replace(at, name.size(), name + "_" + std::to_string(k % 10) + std::to_string(k / 10));
+    text += copy + "\n";
+  }
+  auto lintWith = [&](unsigned helpers) {
+    syntax::Document doc(text, syntax::Parsing::ByFunction, helpers);
+    CHECK(doc.readsByFunction());
+    return describe(analysis::lintDocumentOnce(doc, {}, helpers).diagnostics);
+  };
+  const std::string one = lintWith(0);
+  CHECK(one.find("TVS203") != std::string::npos);
+  CHECK(one.find("on_gpu_99") != std::string::npos);  // names in messages carry the copy's suffix
+  CHECK(std::count(one.begin(), one.end(), '\n') >= 300);
+  for (unsigned helpers : {1u, 3u}) {
+    CAPTURE(helpers);
+    CHECK(lintWith(helpers) == one);
+  }
 }

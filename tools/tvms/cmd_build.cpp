@@ -221,8 +221,9 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   auto src = readSource(b.file);
   if (!src) return std::nullopt;
   // Read by function, as a one-shot lint reads (the build needs the module, not the syntax trees).
-  auto doc = std::make_unique<syntax::Document>(std::move(src->text), syntax::Parsing::ByFunction, runtime::usableCores() - 1);
-  auto lint = analysis::lintDocumentOnce(*doc);
+  const unsigned helpers = runtime::usableCores() - 1;
+  auto doc = std::make_unique<syntax::Document>(std::move(src->text), syntax::Parsing::ByFunction, helpers);
+  auto lint = analysis::lintDocumentOnce(*doc, {}, helpers);
   if (int errors = printErrors(lint, b.file, *doc)) {
     std::cerr << "tvms: " << b.file << ": " << errors << " error(s); fix them before building\n";
     return std::nullopt;

@@ -57,7 +57,7 @@ LeftToExit& leftToExit() {
 // The findings (or, verifying, the unmet expectations) of one lint of `text` into `out`.
 void lintOnce(const std::string& text, const LintOptions& options, TextLint& out) {
   auto doc = std::make_shared<syntax::Document>(text, syntax::Parsing::ByFunction, options.parseHelpers);
-  auto r = std::make_shared<analysis::LintResult>(analysis::lintDocumentOnce(*doc, options.rules));
+  auto r = std::make_shared<analysis::LintResult>(analysis::lintDocumentOnce(*doc, options.rules, options.parseHelpers));
   if (options.verify) out.verifyProblems = analysis::verifyExpectations(*r, doc->lines());
   else out.diagnostics = std::move(r->diagnostics);
   if (options.leaveToExit) {
@@ -78,7 +78,7 @@ TextLint lintText(const std::string& text, const LintOptions& options) {
   out.text = text;
   for (int round = 0; round < 10; ++round) {
     syntax::Document doc(out.text, syntax::Parsing::ByFunction, options.parseHelpers);
-    auto r = analysis::lintDocumentOnce(doc, options.rules);
+    auto r = analysis::lintDocumentOnce(doc, options.rules, options.parseHelpers);
     int n = applyFixes(out.text, r.diagnostics, options.unsafe);
     if (!n) break;
     out.fixes += n;

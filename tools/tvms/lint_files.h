@@ -16,7 +16,7 @@ struct LintOptions {
   bool unsafe = false;   // with fix: behaviour-changing fixes too
   bool verify = false;   // check `# expect:` comments instead of reporting
   bool lintAfterFix = true;  // false for --diff: the fixed text is all that is wanted
-  unsigned parseHelpers = 0;  // threads that parse a file's functions ahead of its lowering (syntax::Parsing::ByFunction)
+  unsigned parseHelpers = 0;  // threads that parse a file's functions ahead of its lowering (syntax::Parsing::ByFunction) and deduce them after
   // Leave the file's document and IR for the process's exit to free (as clang's -disable-free): for a
   // command that lints one file and ends (freeing a large module object by object is ~5% of its lint).
   bool leaveToExit = false;
