@@ -1,5 +1,6 @@
 #pragma once
 // Helpers over tree-sitter-python nodes used by the frontend: node types, fields, text, literals.
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,7 +14,13 @@ namespace tvms::frontend {
 
 using syntax::ByteRange;
 
-inline bool isType(TSNode n, std::string_view t) { return !ts_node_is_null(n) && t == ts_node_type(n); }
+// Compared without measuring the node's type name first (a string_view of it would: strlen was 2% of a
+// lint's time).
+inline bool isType(TSNode n, std::string_view t) {
+  if (ts_node_is_null(n)) return false;
+  const char* type = ts_node_type(n);
+  return std::strncmp(type, t.data(), t.size()) == 0 && type[t.size()] == '\0';
+}
 inline std::string_view typeOf(TSNode n) { return ts_node_is_null(n) ? std::string_view() : ts_node_type(n); }
 // A clause that continues a compound statement: elif / else / except / finally / case.
 inline bool isClauseType(std::string_view t) {

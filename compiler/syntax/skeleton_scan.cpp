@@ -253,6 +253,7 @@ std::vector<ByteRange> skeletonReadRanges(const Skeleton& skeleton) {
     from = f.lastLineBegin;
   }
   read.push_back({from, static_cast<uint32_t>(skeleton.text.size())});
+  if (read.size() > kMostSkippedBodies + 1) return {{0, static_cast<uint32_t>(skeleton.text.size())}};
   return read;
 }
 

@@ -295,3 +295,22 @@ TEST_CASE("read by function: a module's functions deduced on helper threads give
     CHECK(lintWith(helpers) == one);
   }
 }
+
+// Past kMostSkippedBodies bodies the skeleton is read whole: tree-sitter's lexer scans the included
+// ranges from the first on every token, so their number must stay bounded.
+TEST_CASE("read by function: a skeleton with more bodies to skip than the bound is read whole") {
+  auto moduleOf = [](size_t functions) {
+    std::string text = "class Module:\n";
+    for (size_t k = 0; k < functions; ++k) text += "    def f" + std::to_string(k) + "(self):\n        x = 1\n        return x\n";
+    return text;
+  };
+  auto within = syntax::scanSkeleton(moduleOf(syntax::kMostSkippedBodies));
+  REQUIRE(within.has_value());
+  CHECK(syntax::skeletonReadRanges(*within).size() == syntax::kMostSkippedBodies + 1);
+  auto past = syntax::scanSkeleton(moduleOf(syntax::kMostSkippedBodies + 1));
+  REQUIRE(past.has_value());
+  auto ranges = syntax::skeletonReadRanges(*past);
+  REQUIRE(ranges.size() == 1);
+  CHECK(ranges[0].begin == 0);
+  CHECK(ranges[0].end == past->text.size());
+}
