@@ -93,7 +93,7 @@ void FunctionTrees::helper() {
   for (;;) {
     // Past the last function a helper waits rather than ends: a reader that starts over (rewind) has it
     // again.
-    changed_.wait(lock, [&] { return stopping_ || !toDelete_.empty() || canParse(); });
+    changed_.wait(lock, [&] { return stopping_ || (!held_ && (!toDelete_.empty() || canParse())); });
     if (stopping_) break;
     // The trees the reader is done with, when there is nothing to parse (the reader is the slower one)
     // or a few have piled up (each waiting tree is memory: 64 of them put a 4 MB lint 3 MiB higher).
@@ -154,8 +154,11 @@ void FunctionTrees::doneWith(size_t k) {
     slots_[k].tree = nullptr;
     slots_[k].state = State::Waiting;
     --alive_;
-    if (!helpers_.empty()) {
+    // A helper that gets no time (a busy machine) must not let them pile up: past a few batches the
+    // reader frees its own.
+    if (!helpers_.empty() && toDelete_.size() < kMostWaitingToBeFreed) {
       toDelete_.push_back(tree);
+      mostWaiting_ = std::max(mostWaiting_, toDelete_.size());
       tree = nullptr;
     }
   }
@@ -176,6 +179,19 @@ size_t FunctionTrees::parsed() const {
 size_t FunctionTrees::mostAlive() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return mostAlive_;
+}
+
+size_t FunctionTrees::mostWaitingToBeFreed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return mostWaiting_;
+}
+
+void FunctionTrees::holdHelpers(bool hold) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_ = hold;
+  }
+  changed_.notify_all();
 }
 
 }  // namespace tvms::syntax

@@ -34,6 +34,7 @@ class FunctionTrees {
   // Trees the reader is done with are freed by a helper, in batches of this many (or sooner when it has
   // nothing to parse): freeing was a tenth of the reader's work.
   static constexpr size_t kDeleteBatch = 8;
+  static constexpr size_t kMostWaitingToBeFreed = 4 * kDeleteBatch;
   struct Function {
     ByteRange header;       // its class's header lines
     ByteRange range;        // the definition, whole lines
@@ -60,9 +61,13 @@ class FunctionTrees {
   void rewind();
   // Whether a tree disagreed with the skeleton, or a function was never parsed (its text unchecked).
   bool failed() const;
-  // How many trees were parsed, and the most that existed at once (for tests).
+  // How many trees were parsed, the most that existed at once, and the most that waited at once for a
+  // helper to free them (for tests).
   size_t parsed() const;
   size_t mostAlive() const;
+  size_t mostWaitingToBeFreed() const;
+  // For tests: while held, helpers take no work, as on a machine that gives them no time.
+  void holdHelpers(bool hold);
 
  private:
   enum class State : uint8_t { Waiting, Parsing, Ready };
@@ -91,6 +96,8 @@ class FunctionTrees {
   bool failed_ = false;
   size_t parsed_ = 0, alive_ = 0, mostAlive_ = 0;
   std::vector<TSTree*> toDelete_;  // trees the reader is done with, for a helper to free
+  size_t mostWaiting_ = 0;
+  bool held_ = false;
   std::vector<std::thread> helpers_;
 };
 

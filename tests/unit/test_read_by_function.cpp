@@ -314,3 +314,26 @@ TEST_CASE("read by function: a skeleton with more bodies to skip than the bound 
   CHECK(ranges[0].begin == 0);
   CHECK(ranges[0].end == past->text.size());
 }
+
+// The reader hands the trees it is done with to a helper to free; a helper that gets no time must not
+// let them pile up (each is memory): past a bound the reader frees its own.
+TEST_CASE("read by function: trees waiting for a helper to free them stay bounded when the helper gets no time") {
+  std::string text = "class Module:\n";
+  for (int i = 0; i < 200; ++i) text += "    def f" + std::to_string(i) + "(self):\n        x = 1\n        return x\n";
+  auto skeleton = syntax::scanSkeleton(text);
+  REQUIRE(skeleton.has_value());
+  std::vector<syntax::FunctionTrees::Function> functions;
+  for (auto& f : skeleton->functions) functions.push_back({f.header, f.range, f.definitionBegin, f.definitionEnd});
+  REQUIRE(functions.size() == 200);
+  syntax::LineIndex lines(text);
+  syntax::FunctionTrees trees(text, lines, functions, 1);
+  trees.holdHelpers(true);
+  for (size_t k = 0; k < functions.size(); ++k) {
+    CHECK_FALSE(ts_node_is_null(trees.root(k)));
+    trees.doneWith(k);
+  }
+  CHECK(trees.mostWaitingToBeFreed() == syntax::FunctionTrees::kMostWaitingToBeFreed);
+  trees.holdHelpers(false);
+  CHECK(trees.parsed() == 200);
+  CHECK_FALSE(trees.failed());
+}
