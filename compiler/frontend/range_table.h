@@ -2,14 +2,18 @@
 // IR object -> byte range: the source map's tables (frontend.h). A lowering records an entry for
 // nearly every node it makes, so a large module's tables hold millions of entries; they are laid out
 // for that:
-// - the entries live in a deque (blocks of 512 bytes), walked in order: the language server shifts
-//   every range after each keystroke, and walking blocks is ~20x cheaper than walking a node-based
-//   hash map. A block never moves, so growing the table neither copies it nor leaves half of it
-//   unused (a vector doubling does both), and a small table takes one block;
+// - the entries live in chunks of 1,024, walked in order: the language server shifts every range after
+//   each keystroke, and walking arrays is ~20x cheaper than walking a node-based hash map. A chunk
+//   never moves, so growing the table neither copies it nor leaves half of it unused (a vector
+//   doubling does both); a power of two per chunk keeps finding an entry by number a shift and a mask
+//   (a std::deque's 21-entry blocks made find() 2.5x slower);
 // - the index is one flat open-addressed array of entry numbers (linear probing, at most half full),
 //   4 bytes a slot, where a node-based map took a ~40-byte allocation per entry.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <functional>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -20,22 +24,38 @@ namespace tvms::frontend {
 template <class Key, class Hash = std::hash<Key>>
 class RangeTableOf {
  public:
+  RangeTableOf() = default;
+  RangeTableOf(const RangeTableOf& other) { *this = other; }
+  RangeTableOf& operator=(const RangeTableOf& other) {
+    if (this == &other) return *this;
+    chunks_.clear();
+    count_ = 0;
+    for (size_t i = 0; i < other.count_; ++i) append(other.entry(i));
+    slots_ = other.slots_;
+    live_ = other.live_;
+    shift_ = other.shift_;
+    recording_ = other.recording_;
+    return *this;
+  }
+  RangeTableOf(RangeTableOf&&) noexcept = default;
+  RangeTableOf& operator=(RangeTableOf&&) noexcept = default;
+
   void set(const Key& key, syntax::ByteRange r) {
     if (!recording_) return;
     if (!slots_.empty())
       if (uint32_t slot = slots_[probe(key)]) {
-        entries_[slot - 1].range = r;
+        entry(slot - 1).range = r;
         return;
       }
     if ((live_ + 1) * 2 > slots_.size()) grow();
-    entries_.push_back({key, r, true});
+    append({key, r, true});
     ++live_;
-    slots_[probe(key)] = static_cast<uint32_t>(entries_.size());  // entry number + 1: 0 marks an empty slot
+    slots_[probe(key)] = static_cast<uint32_t>(count_);  // entry number + 1: 0 marks an empty slot
   }
   const syntax::ByteRange* find(const Key& key) const {
     if (slots_.empty()) return nullptr;
     uint32_t slot = slots_[probe(key)];
-    return slot ? &entries_[slot - 1].range : nullptr;
+    return slot ? &entry(slot - 1).range : nullptr;
   }
   size_t size() const { return live_; }
   // A table of a lowering whose positions nobody reads (fmt's search for its regions): set() keeps nothing.
@@ -52,16 +72,21 @@ class RangeTableOf {
   template <class F>
   void update(F&& f) {
     size_t dropped = 0;
-    for (Entry& e : entries_) {
-      if (!e.live) { ++dropped; continue; }
-      if (!f(e.range)) {
-        erase(e.key);
-        e.live = false;
-        --live_;
-        ++dropped;
+    for (size_t c = 0; c < chunks_.size(); ++c) {
+      Entry* chunk = chunks_[c].get();
+      const size_t n = std::min(kChunk, count_ - (c << kChunkBits));
+      for (size_t i = 0; i < n; ++i) {
+        Entry& e = chunk[i];
+        if (!e.live) { ++dropped; continue; }
+        if (!f(e.range)) {
+          erase(e.key);
+          e.live = false;
+          --live_;
+          ++dropped;
+        }
       }
     }
-    if (dropped * 2 > entries_.size()) compact();
+    if (dropped * 2 > count_) compact();
   }
 
  private:
@@ -70,10 +95,18 @@ class RangeTableOf {
     syntax::ByteRange range;
     bool live = true;
   };
+  static constexpr size_t kChunkBits = 10;
+  static constexpr size_t kChunk = size_t{1} << kChunkBits;
+  Entry& entry(size_t i) { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  const Entry& entry(size_t i) const { return chunks_[i >> kChunkBits][i & (kChunk - 1)]; }
+  void append(const Entry& e) {
+    if ((count_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Entry[]>(kChunk));
+    entry(count_++) = e;
+  }
   template <class F>
   void forEachLive(F&& f) const {
-    for (const Entry& e : entries_)
-      if (e.live) f(e.key, e.range);
+    for (size_t i = 0; i < count_; ++i)
+      if (const Entry& e = entry(i); e.live) f(e.key, e.range);
   }
 
   // Where a key's probe starts. Hash may be the identity (std::hash of a pointer), whose low bits are
@@ -84,7 +117,7 @@ class RangeTableOf {
   // of them full, so a probe always ends).
   size_t probe(const Key& key) const {
     for (size_t s = home(key);; s = (s + 1) & mask())
-      if (!slots_[s] || entries_[slots_[s] - 1].key == key) return s;
+      if (!slots_[s] || entry(slots_[s] - 1).key == key) return s;
   }
   // Backward-shift deletion: the entries probed past the freed slot move back, so no probe ever
   // needs a tombstone.
@@ -93,7 +126,7 @@ class RangeTableOf {
     size_t hole = probe(key);
     if (!slots_[hole]) return;
     for (size_t s = (hole + 1) & mask(); slots_[s]; s = (s + 1) & mask()) {
-      size_t want = home(entries_[slots_[s] - 1].key);
+      size_t want = home(entry(slots_[s] - 1).key);
       // The entry at s may fill the hole when its home is not in the cyclic range (hole, s].
       bool stays = hole < s ? (want > hole && want <= s) : (want > hole || want <= s);
       if (stays) continue;
@@ -106,20 +139,23 @@ class RangeTableOf {
     slots_.assign(slots, 0);
     shift_ = 64;
     for (size_t n = slots; n > 1; n >>= 1) --shift_;
-    for (size_t i = 0; i < entries_.size(); ++i)
-      if (const Entry& e = entries_[i]; e.live) slots_[probe(e.key)] = static_cast<uint32_t>(i + 1);
+    for (size_t i = 0; i < count_; ++i)
+      if (const Entry& e = entry(i); e.live) slots_[probe(e.key)] = static_cast<uint32_t>(i + 1);
   }
   void grow() { reindex(slots_.empty() ? 64 : slots_.size() * 2); }
   void compact() {
-    std::deque<Entry> kept;
-    for (Entry& e : entries_)
-      if (e.live) kept.push_back(std::move(e));
-    entries_ = std::move(kept);
+    std::vector<std::unique_ptr<Entry[]>> old = std::move(chunks_);
+    const size_t oldCount = count_;
+    chunks_.clear();
+    count_ = 0;
+    for (size_t i = 0; i < oldCount; ++i)
+      if (const Entry& e = old[i >> kChunkBits][i & (kChunk - 1)]; e.live) append(e);
     reindex(slots_.size());
   }
 
   bool recording_ = true;
-  std::deque<Entry> entries_;  // in the order set first, dropped ones included until compacted
+  std::vector<std::unique_ptr<Entry[]>> chunks_;  // entries in the order set first, dropped ones included until compacted
+  size_t count_ = 0;
   size_t live_ = 0;
   std::vector<uint32_t> slots_;
   unsigned shift_ = 64;
