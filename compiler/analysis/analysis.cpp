@@ -3,17 +3,13 @@
 #include "compiler/analysis/analysis.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <functional>
-#include <mutex>
 #include <optional>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 
 #include "compiler/analysis/checks.h"
 #include "compiler/ir/structural_equal.h"
+#include "runtime/for_each_in_parallel.h"
 
 namespace tvms::analysis {
 
@@ -50,34 +46,6 @@ Signature signatureOf(const ir::ModuleFunction& f) {
   return sig;
 }
 
-// Calls work(k) for k in [0, n), on this thread and `helpers` more; each k once. An exception thrown
-// by any call is rethrown here, after all threads are done.
-void forEachOnThreads(size_t n, unsigned helpers, const std::function<void(size_t)>& work) {
-  // A few functions are not worth a thread's start (~50 us).
-  constexpr size_t kPerThread = 32;
-  helpers = static_cast<unsigned>(std::min<size_t>(helpers, n / kPerThread));
-  if (helpers == 0) {
-    for (size_t k = 0; k < n; ++k) work(k);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failureMutex;
-  auto run = [&] {
-    try {
-      for (size_t k; (k = next.fetch_add(1)) < n;) work(k);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(failureMutex);
-      if (!failure) failure = std::current_exception();
-      next = n;
-    }
-  };
-  std::vector<std::thread> threads;
-  for (unsigned h = 0; h < helpers; ++h) threads.emplace_back(run);
-  run();
-  for (auto& t : threads) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
 }  // namespace
 
 bool Signature::operator==(const Signature& other) const {
@@ -168,10 +136,13 @@ ModuleAnalysis analyzeModule(const frontend::Region& region, std::string_view te
     }
     toDeduce.push_back(i);
   }
-  if (helpers && toDeduce.size() > 1) makeSignatures();
   // Each function's deduction reads only the module, the source map and the signatures: the
   // functions of a large module are deduced on several threads, each result in its function's place.
-  forEachOnThreads(toDeduce.size(), helpers, [&](size_t k) {
+  // A few functions are not worth a thread's start (~50 us): a helper for every 32.
+  constexpr size_t kPerThread = 32;
+  const unsigned threads = 1 + static_cast<unsigned>(std::min<size_t>(helpers, toDeduce.size() / kPerThread));
+  if (threads > 1) makeSignatures();
+  runtime::forEachInParallel(toDeduce.size(), threads, [&](size_t k) {
     const size_t i = toDeduce[k];
     const auto& f = m.functions[i];
     auto fa = deduceFunction(ctx, *f.relax);

@@ -1,16 +1,14 @@
 #include "tools/tvms/lint_files.h"
 
+#include "runtime/for_each_in_parallel.h"
 #include "runtime/usable_cores.h"
 
 #include <sched.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
-#include <exception>
 #include <memory>
 #include <mutex>
-#include <thread>
 
 namespace tvms::cli {
 
@@ -89,28 +87,6 @@ TextLint lintText(const std::string& text, const LintOptions& options) {
 
 unsigned workers() { return runtime::usableCores(); }
 
-void forEachInParallel(size_t n, const std::function<void(size_t)>& job) {
-  size_t threads = std::min<size_t>(workers(), n);
-  if (threads <= 1) {
-    for (size_t i = 0; i < n; ++i) job(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;  // the first job that threw, rethrown here once every thread is done
-  std::mutex failureMutex;
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < n;) try {
-        job(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(failureMutex);
-        if (!failure) failure = std::current_exception();
-      }
-  };
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
-}
+void forEachInParallel(size_t n, const std::function<void(size_t)>& job) { runtime::forEachInParallel(n, workers(), job); }
 
 }  // namespace tvms::cli
