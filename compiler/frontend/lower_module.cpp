@@ -70,11 +70,19 @@ void Lowerer::useName(NameRef::Kind k, TSNode n, const std::string& name, const 
 }
 
 std::string Lowerer::canonicalName(TSNode n) {
+  CanonicalAnswer& last = lastCanonical_;
+  if (!ts_node_is_null(n) && last.tree == n.tree && last.id == n.id && last.begin == ts_node_start_byte(n) &&
+      last.end == ts_node_end_byte(n))
+    return last.name;
   std::string dotted = dottedName(doc_, n);
-  if (dotted.empty()) return "";
-  std::string head = dotted.substr(0, dotted.find('.'));
-  if (!aliases_.binds(head) && (head == "R" || head == "I" || head == "T")) aliases_.noteUse(head, rangeOf(n));
-  return aliases_.canonical(dotted);
+  std::string name;
+  if (!dotted.empty()) {
+    std::string head = dotted.substr(0, dotted.find('.'));
+    if (!aliases_.binds(head) && (head == "R" || head == "I" || head == "T")) aliases_.noteUse(head, rangeOf(n));
+    name = aliases_.canonical(dotted);
+  }
+  if (!ts_node_is_null(n)) last = {n.tree, n.id, ts_node_start_byte(n), ts_node_end_byte(n), name};
+  return name;
 }
 
 // The name of a function from its text (`def NAME`), for a function whose tree is broken.

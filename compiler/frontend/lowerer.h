@@ -166,6 +166,16 @@ class Lowerer {
   ir::IRModule& mod_;
   std::set<std::string> globalNames_;
   const std::set<std::string>* externalGlobals_ = nullptr;
+  // The last node canonicalName answered, and its answer: a statement's callee is asked for by the
+  // statement's checks and again by the call's lowering (a third of a lowering's name work). Keyed by
+  // the node's tree, subtree and bytes, so a freed tree's node at a reused address never matches
+  // another function's; the aliases do not change while a class is lowered.
+  struct CanonicalAnswer {
+    const void* tree = nullptr;
+    const void* id = nullptr;
+    uint32_t begin = 0, end = 0;
+    std::string name;
+  } lastCanonical_;
   std::string className_;
   bool globalInfosSeen_ = false, attrsSeen_ = false;
   ByteRange globalInfosRange_, attrsRange_;

@@ -42,15 +42,23 @@ class RangeTableOf {
 
   void set(const Key& key, syntax::ByteRange r) {
     if (!recording_) return;
-    if (!slots_.empty())
-      if (uint32_t slot = slots_[probe(key)]) {
+    size_t s = 0;
+    if (!slots_.empty()) {
+      s = probe(key);
+      if (uint32_t slot = slots_[s]) {
         entry(slot - 1).range = r;
         return;
       }
-    if ((live_ + 1) * 2 > slots_.size()) grow();
+    }
+    // A new key: the probe's empty slot is its place, unless the index grows (a lowering's inserts
+    // probed twice before, each step a read of an entry that is rarely in cache).
+    if ((live_ + 1) * 2 > slots_.size()) {
+      grow();
+      s = probe(key);
+    }
     append({key, r, true});
     ++live_;
-    slots_[probe(key)] = static_cast<uint32_t>(count_);  // entry number + 1: 0 marks an empty slot
+    slots_[s] = static_cast<uint32_t>(count_);  // entry number + 1: 0 marks an empty slot
   }
   const syntax::ByteRange* find(const Key& key) const {
     if (slots_.empty()) return nullptr;

@@ -91,6 +91,16 @@ Utf8Step utf8Step(std::string_view s, uint32_t i) {
 
 uint32_t firstInvalidUtf8(std::string_view s) {
   for (uint32_t i = 0; i < s.size();) {
+    // Eight ASCII bytes at a time (no byte with its high bit set): every file tvms reads is checked
+    // before anything else runs, and most source is ASCII (a byte at a time was 1% of a lint).
+    uint64_t word;
+    if (i + sizeof word <= s.size()) {
+      std::memcpy(&word, s.data() + i, sizeof word);
+      if ((word & 0x8080808080808080ull) == 0) {
+        i += sizeof word;
+        continue;
+      }
+    }
     auto step = utf8Step(s, i);
     if (step.bytes == 1 && static_cast<unsigned char>(s[i]) >= 0x80) return i;
     i += step.bytes;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "compiler/frontend/cst.h"
 #include "compiler/ir/printer.h"
 #include "compiler/ir/structural_equal.h"
 #include "tests/support/corpus.h"
@@ -379,4 +380,34 @@ TEST_CASE("frontend: regions never overlap, on every corpus file and every fuzz 
         CHECK(l.file.regions[i - 1].range.end <= l.file.regions[i].range.begin);
     }
   CHECK(files > 40);
+}
+
+// namedChildren takes a node's few named children by number and walks many with a cursor: both must
+// list every named child but comments, in order, whether comments lie between them or not.
+TEST_CASE("frontend: namedChildren lists the named children but comments, in order, for few and for many") {
+  auto expected = [](TSNode n) {
+    std::vector<TSNode> out;
+    for (uint32_t i = 0; i < ts_node_child_count(n); ++i) {
+      TSNode c = ts_node_child(n, i);
+      if (ts_node_is_named(c) && std::strcmp(ts_node_type(c), "comment") != 0) out.push_back(c);
+    }
+    return out;
+  };
+  for (int count : {0, 1, 2, 3, 7, 8, 9, 16, 40}) {
+    for (bool comments : {false, true}) {
+      std::string args;
+      for (int i = 0; i < count; ++i) args += (comments ? "  # before\n  a" : "a") + std::to_string(i) + ",";
+      const std::string text = "f(" + args + (comments ? "  # last\n" : "") + ")\n";
+      syntax::Document doc(text);
+      TSNode call = ts_node_named_child(ts_node_named_child(doc.root(), 0), 0);
+      TSNode list = ts_node_child_by_field_name(call, "arguments", 9);
+      REQUIRE(std::strcmp(ts_node_type(list), "argument_list") == 0);
+      INFO(count, " arguments", comments ? ", comments between" : "");
+      auto got = frontend::namedChildren(list);
+      auto want = expected(list);
+      REQUIRE(got.size() == want.size());
+      CHECK(got.size() == static_cast<size_t>(count));
+      for (size_t i = 0; i < got.size(); ++i) CHECK(ts_node_eq(got[i], want[i]));
+    }
+  }
 }

@@ -88,3 +88,26 @@ TEST_CASE("line index: incremental updates equal a rebuild") {
     for (uint32_t l = 0; l < fresh.lineCount(); ++l) CHECK(li.lineStart(l) == fresh.lineStart(l));
   }
 }
+
+// firstInvalidUtf8 skips eight ASCII bytes at a time: a non-ASCII byte (valid or not) at any place
+// relative to those words, and near the end, must be found exactly as a byte-at-a-time scan finds it.
+TEST_CASE("line index: the first invalid UTF-8 byte is found wherever it falls among ASCII words") {
+  auto byByte = [](std::string_view s) {
+    for (uint32_t i = 0; i < s.size();) {
+      auto step = utf8Step(s, i);
+      if (step.bytes == 1 && static_cast<unsigned char>(s[i]) >= 0x80) return i;
+      i += step.bytes;
+    }
+    return static_cast<uint32_t>(-1);
+  };
+  const std::string pieces[] = {"\xff", "\xc3\xa9", "\xe4\xb8\xad", "\xf0\x9f\x98\x80", "\xc0\xaf", "\xe4\xb8"};
+  for (const std::string& piece : pieces)
+    for (uint32_t before = 0; before < 20; ++before)
+      for (uint32_t after = 0; after < 12; ++after) {
+        std::string text = std::string(before, 'a') + piece + std::string(after, 'b');
+        INFO("piece of ", piece.size(), " bytes after ", before, " ASCII bytes, before ", after);
+        CHECK(firstInvalidUtf8(text) == byByte(text));
+        std::string twice = text + piece + "\xff";  // a second piece and an invalid byte after the first
+        CHECK(firstInvalidUtf8(twice) == byByte(twice));
+      }
+}

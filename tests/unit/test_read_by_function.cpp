@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -336,4 +337,37 @@ TEST_CASE("read by function: trees waiting for a helper to free them stay bounde
   trees.holdHelpers(false);
   CHECK(trees.parsed() == 200);
   CHECK_FALSE(trees.failed());
+}
+
+// Each chunk handed to tree-sitter ends where its included range does (so a function's parse does not
+// search 64 KiB past it for "\r"). The ranges far apart, a lone "\r" read as a line end in the second,
+// and a second range that ends exactly where a third begins: the tree is the one of the same text
+// without the bytes between the ranges.
+TEST_CASE("read by function: ranges read chunk by chunk give the tree of their text alone") {
+  const std::string header = "class M:\n";
+  const std::string function = "    def f(x):\r        y = x\n";
+  const std::string rest = "        return y\n";
+  std::string filler;
+  while (filler.size() < 70000) filler += "# a line the ranges leave out\n";
+  const std::string text = header + filler + function + rest;
+  syntax::LineIndex lines(text);
+  const uint32_t at = static_cast<uint32_t>(header.size() + filler.size());
+  const uint32_t mid = at + static_cast<uint32_t>(function.size());
+  std::vector<syntax::ByteRange> ranges{{0, static_cast<uint32_t>(header.size())}, {at, mid}, {mid, static_cast<uint32_t>(text.size())}};
+  TSParser* parser = syntax::newPythonParser();
+  TSTree* apart = syntax::parseRangesWith(parser, text, lines, ranges);
+  const std::string alone = header + function + rest;
+  TSTree* together = syntax::parseText(parser, nullptr, alone);
+  REQUIRE(apart);
+  REQUIRE(together);
+  char* a = ts_node_string(ts_tree_root_node(apart));
+  char* b = ts_node_string(ts_tree_root_node(together));
+  CHECK(std::string(a) == std::string(b));
+  CHECK_FALSE(ts_node_has_error(ts_tree_root_node(apart)));
+  CHECK(std::string(a).find("return_statement") != std::string::npos);
+  std::free(a);
+  std::free(b);
+  ts_tree_delete(apart);
+  ts_tree_delete(together);
+  ts_parser_delete(parser);
 }

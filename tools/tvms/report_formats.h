@@ -12,7 +12,7 @@ namespace tvms::cli {
 struct LintedFile {
   std::string path;                 // as reported (relative to the working directory when below it)
   std::string text;
-  syntax::LineIndex lines;          // of `text` (this copy): reset once the vector of files is final
+  syntax::LineIndex lines;          // of `text` (this copy), when it has findings: reset once the vector of files is final
   std::vector<diag::Diagnostic> diagnostics;
 };
 

@@ -47,6 +47,7 @@ std::optional<Source> readSource(const std::string& path) {
     if (S_ISREG(st.st_mode))
       s.stamp = {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino), static_cast<long long>(st.st_size),
                  static_cast<long long>(st.st_mtim.tv_sec), static_cast<long long>(st.st_mtim.tv_nsec)};
+    if (S_ISREG(st.st_mode)) s.text.reserve(static_cast<size_t>(st.st_size));  // read into place, not regrown
     char buf[1 << 16];
     for (;;) {
       ssize_t n = ::read(fd, buf, sizeof buf);
