@@ -3,8 +3,11 @@
 
 usage: bench_lint.py TVMS_BINARY FILE... (bench/run_all.sh passes the generated 10k- and 100k-line modules)
 
-Both sides are whole processes (start-up, read, parse, exit); each is run 5 times and the best and the
-median are printed. The anchor runs the python3 on PATH and, when it differs, Debian's /usr/bin/python3.
+Both sides are whole processes (start-up, read, parse, exit); each is run 7 times and the best and the
+median are printed. The runs alternate (tvms, each anchor, tvms, ...) so that a busy spell of the
+machine falls on both sides alike; on a shared 2-core machine it lands harder on tvms's two threads
+than on CPython's one. The anchor runs the python3 on PATH and, when it differs, Debian's
+/usr/bin/python3.
 """
 import os
 import shutil
@@ -13,18 +16,20 @@ import subprocess
 import sys
 import time
 
-RUNS = 5
+RUNS = 7
 
 
-def wall(cmd):
-    times = []
+def walls(cmds):
+    """Best and median wall seconds of each command, its runs alternating with the others'."""
+    times = [[] for _ in cmds]
     for _ in range(RUNS):
-        start = time.perf_counter()
-        done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-        if done.returncode not in (0, 1):
-            sys.exit(f"{cmd[0]} failed with exit code {done.returncode}")
-    return min(times), statistics.median(times)
+        for i, cmd in enumerate(cmds):
+            start = time.perf_counter()
+            done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            times[i].append(time.perf_counter() - start)
+            if done.returncode not in (0, 1):
+                sys.exit(f"{cmd[0]} failed with exit code {done.returncode}")
+    return [(min(t), statistics.median(t)) for t in times]
 
 
 def main():
@@ -38,10 +43,10 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for f in files:
         lines = sum(1 for _ in open(f))
-        ours = wall([tvms, "lint", "--no-config", f])
-        for py in pythons:
+        anchors = [[py, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", f] for py in pythons]
+        ours, *all_theirs = walls([[tvms, "lint", "--no-config", f]] + anchors)
+        for py, theirs in zip(pythons, all_theirs):
             version = subprocess.run([py, "--version"], capture_output=True, text=True).stdout.strip()
-            theirs = wall([py, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", f])
             print(f"| {os.path.basename(f)} | {lines:,} | {ours[0]*1000:.0f} ms | {ours[1]*1000:.0f} ms | {version} ({py}) "
                   f"| {theirs[0]*1000:.0f} ms | {theirs[1]*1000:.0f} ms | **{ours[0]/theirs[0]:.2f}x** |")
 

@@ -358,7 +358,7 @@ ExprPtr Lowerer::lowerCall(TSNode n) {
     for (TSNode a : namedChildren(args)) if (!isType(a, "keyword_argument")) out.push_back(a);
     return out;
   };
-  std::string dotted = dottedName(doc_, fnNode);
+  std::string dotted = dottedNameOf(fnNode);
   std::string head = dotted.substr(0, dotted.find('.'));
   std::string member = dotted.find('.') == std::string::npos ? "" : dotted.substr(dotted.find('.') + 1);
 

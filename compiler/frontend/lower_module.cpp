@@ -69,20 +69,26 @@ void Lowerer::useName(NameRef::Kind k, TSNode n, const std::string& name, const 
   if (forEditors_) region_.map.names.push_back({k, rangeOf(n), name, false, target});
 }
 
-std::string Lowerer::canonicalName(TSNode n) {
-  CanonicalAnswer& last = lastCanonical_;
+const Lowerer::NamesOfNode& Lowerer::namesOf(TSNode n) {
+  NamesOfNode& last = lastNames_;
   if (!ts_node_is_null(n) && last.tree == n.tree && last.id == n.id && last.begin == ts_node_start_byte(n) &&
       last.end == ts_node_end_byte(n))
-    return last.name;
+    return last;
   std::string dotted = dottedName(doc_, n);
-  std::string name;
-  if (!dotted.empty()) {
-    std::string head = dotted.substr(0, dotted.find('.'));
-    if (!aliases_.binds(head) && (head == "R" || head == "I" || head == "T")) aliases_.noteUse(head, rangeOf(n));
-    name = aliases_.canonical(dotted);
-  }
-  if (!ts_node_is_null(n)) last = {n.tree, n.id, ts_node_start_byte(n), ts_node_end_byte(n), name};
-  return name;
+  std::string canonical = aliases_.canonical(dotted);
+  last = {n.tree, n.id, ts_node_start_byte(n), ts_node_end_byte(n), std::move(dotted), std::move(canonical)};
+  return last;
+}
+
+std::string Lowerer::dottedNameOf(TSNode n) { return namesOf(n).dotted; }
+
+std::string Lowerer::canonicalName(TSNode n) {
+  const NamesOfNode& names = namesOf(n);
+  if (names.dotted.empty()) return "";
+  std::string_view head = std::string_view(names.dotted).substr(0, names.dotted.find('.'));
+  if ((head == "R" || head == "I" || head == "T") && !aliases_.binds(std::string(head)))
+    aliases_.noteUse(std::string(head), rangeOf(n));
+  return names.canonical;
 }
 
 // The name of a function from its text (`def NAME`), for a function whose tree is broken.

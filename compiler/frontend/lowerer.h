@@ -120,6 +120,7 @@ class Lowerer {
 
   // ---- shared
   std::string canonicalName(TSNode n);  // canonical dotted name of an attribute chain / identifier
+  std::string dottedNameOf(TSNode n);   // dottedName(doc_, n), from the same one-node memo
   void report(diag::Code code, ByteRange range, std::string message);
   void reportUnsupported(TSNode n, const std::string& what);
   void notChecked(TSNode n, const std::string& what);  // TVS011, once per construct
@@ -166,16 +167,18 @@ class Lowerer {
   ir::IRModule& mod_;
   std::set<std::string> globalNames_;
   const std::set<std::string>* externalGlobals_ = nullptr;
-  // The last node canonicalName answered, and its answer: a statement's callee is asked for by the
-  // statement's checks and again by the call's lowering (a third of a lowering's name work). Keyed by
-  // the node's tree, subtree and bytes, so a freed tree's node at a reused address never matches
-  // another function's; the aliases do not change while a class is lowered.
-  struct CanonicalAnswer {
+  // The last node whose names were asked for, and its dotted and canonical names: a statement's
+  // callee is asked for by the statement's checks and again by the call's lowering (a third of a
+  // lowering's name work). Keyed by the node's tree, subtree and bytes, so a freed tree's node at a
+  // reused address never matches another function's; the aliases do not change while a class is
+  // lowered.
+  struct NamesOfNode {
     const void* tree = nullptr;
     const void* id = nullptr;
     uint32_t begin = 0, end = 0;
-    std::string name;
-  } lastCanonical_;
+    std::string dotted, canonical;
+  } lastNames_;
+  const NamesOfNode& namesOf(TSNode n);
   std::string className_;
   bool globalInfosSeen_ = false, attrsSeen_ = false;
   ByteRange globalInfosRange_, attrsRange_;

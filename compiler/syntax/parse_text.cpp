@@ -37,6 +37,10 @@ constexpr int kMaxBracketDepth = 4096;
 // scans the island, not the file (a whole-file scan was 7% of a keystroke in the server).
 std::vector<uint32_t> bracketsPastDepth(std::string_view text, const std::vector<ByteRange>& ranges) {
   std::vector<uint32_t> out;
+  // No deeper than there are bytes: a function's parse (a few KiB) needs no scan at all.
+  size_t bytes = ranges.empty() ? text.size() : 0;
+  for (auto& r : ranges) bytes += std::min<size_t>(r.end, text.size()) - std::min<size_t>(r.begin, text.size());
+  if (bytes <= kMaxBracketDepth) return out;
   int depth = 0;
   auto scan = [&](size_t from, size_t to) {
     for (size_t i = from; i < to; ++i) {

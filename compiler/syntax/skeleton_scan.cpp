@@ -1,6 +1,7 @@
 #include "compiler/syntax/skeleton_scan.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstring>
 
@@ -39,6 +40,15 @@ size_t stringEnd(std::string_view t, size_t q) {
   return std::string_view::npos;
 }
 
+// The bytes logicalLines treats as any other: all but line ends, comments, backslashes, quotes,
+// brackets and blanks.
+constexpr auto kOrdinary = [] {
+  std::array<bool, 256> ordinary{};
+  for (int c = 0; c < 256; ++c) ordinary[c] = true;
+  for (unsigned char c : std::string_view("\n#\\\"'()[]{} \t")) ordinary[c] = false;
+  return ordinary;
+}();
+
 std::optional<std::vector<LogicalLine>> logicalLines(std::string_view t) {
   std::vector<LogicalLine> out;
   size_t i = 0;
@@ -57,6 +67,15 @@ std::optional<std::vector<LogicalLine>> logicalLines(std::string_view t) {
     int depth = 0;
     size_t q = p;
     for (;;) {
+      // A run of characters with no meaning to the scan (names, digits, operators) at once: only its
+      // last one is remembered. The scan reads every byte of the file before any parse starts, on
+      // one core (10k lines: a fifth of its instructions went to testing each byte below).
+      size_t run = q;
+      while (q < n && kOrdinary[static_cast<unsigned char>(t[q])]) ++q;
+      if (q > run) {
+        line.last = t[q - 1];
+        line.lastAt = static_cast<uint32_t>(q - 1);
+      }
       if (q >= n) {
         if (depth) return std::nullopt;
         line.end = static_cast<uint32_t>(n);
