@@ -1,5 +1,6 @@
 #include "compiler/frontend/cst.h"
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -166,9 +167,32 @@ bool hasTrailingComma(TSNode list) {
   return false;
 }
 
+namespace {
+
+// Whether `t` is names joined by dots (`R.nn.relu`), none of them a literal: then an attribute node of
+// that text is a chain of identifiers written without blanks or comments, and its dotted name is its
+// text.
+bool plainDottedText(std::string_view t) {
+  size_t start = 0;
+  for (;;) {
+    size_t end = t.find('.', start);
+    std::string_view part = t.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    if (part.empty() || std::isdigit(static_cast<unsigned char>(part[0])) || part == "None" || part == "True" || part == "False")
+      return false;
+    for (char c : part)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+    if (end == std::string_view::npos) return true;
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 std::string dottedName(const syntax::Document& doc, TSNode n) {
   if (isType(n, "identifier")) return std::string(doc.nodeText(n));
   if (isType(n, "attribute")) {
+    // Most are: the text itself, without a walk down the chain (two field lookups a link).
+    if (std::string_view t = doc.nodeText(n); !ts_node_has_error(n) && plainDottedText(t)) return std::string(t);
     std::string head = dottedName(doc, field(n, "object"));
     if (head.empty()) return "";
     return head + "." + std::string(doc.nodeText(field(n, "attribute")));

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include "compiler/frontend/cst.h"
 #include "compiler/ir/printer.h"
@@ -409,5 +410,28 @@ TEST_CASE("frontend: namedChildren lists the named children but comments, in ord
       CHECK(got.size() == static_cast<size_t>(count));
       for (size_t i = 0; i < got.size(); ++i) CHECK(ts_node_eq(got[i], want[i]));
     }
+  }
+}
+
+// dottedName takes an attribute chain written without blanks or comments from its text: it must give
+// what walking the chain gives, and nothing for chains whose head is not a name.
+TEST_CASE("frontend: dottedName of attribute chains, from their text or by their parts") {
+  std::function<std::string(const syntax::Document&, TSNode)> byParts = [&](const syntax::Document& doc, TSNode n) -> std::string {
+    if (std::strcmp(ts_node_type(n), "identifier") == 0) return std::string(doc.nodeText(n));
+    if (std::strcmp(ts_node_type(n), "attribute") != 0) return "";
+    std::string head = byParts(doc, ts_node_child_by_field_name(n, "object", 6));
+    if (head.empty()) return "";
+    return head + "." + std::string(doc.nodeText(ts_node_child_by_field_name(n, "attribute", 9)));
+  };
+  const char* cases[] = {"R.add", "R.nn.relu", "x", "T.float32", "(R).add", "(R . add)", "(R.\n  add)", "(R  # c\n .add)",
+                         "None.x", "True.real", "f().x", "a[0].b", "_x1.y_2", "R.add.__name__"};
+  for (const char* expr : cases) {
+    std::string text = std::string("v = ") + expr + "\n";
+    syntax::Document doc(text);
+    TSNode assignment = ts_node_named_child(ts_node_named_child(doc.root(), 0), 0);
+    TSNode value = ts_node_child_by_field_name(assignment, "right", 5);
+    while (std::strcmp(ts_node_type(value), "parenthesized_expression") == 0) value = ts_node_named_child(value, 0);
+    INFO(expr);
+    CHECK(frontend::dottedName(doc, value) == byParts(doc, value));
   }
 }
