@@ -35,6 +35,7 @@ std::string normalizeTvmPath(std::string p) {
 }
 
 void Aliases::addImport(const syntax::Document& doc, TSNode stmt) {
+  ++version_;
   std::string_view type = typeOf(stmt);
   if (type == "future_import_statement") {
     for (TSNode c : namedChildren(stmt))

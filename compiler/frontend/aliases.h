@@ -2,6 +2,7 @@
 // What the names a file imports mean: `from tvm.script import relax as R` makes `R.add` the relax op
 // add; `import tvm` makes `tvm.script.ir_module` the module decorator. Names resolve to a canonical
 // spelling: "I.ir_module", "R.nn.conv2d", "T.prim_func", "tvm.cpu".
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -25,6 +26,8 @@ class Aliases {
     return false;
   }
   bool binds(const std::string& name) const { return map_.count(name) != 0; }
+  // Changes whenever an import changes what canonical() answers (for callers that keep its answers).
+  uint64_t version() const { return version_; }
   // Namespaces used without an import, with the first use's range (reported once, TVS010).
   const std::map<std::string, ByteRange>& implicitUses() const { return implicit_; }
   void noteUse(const std::string& head, ByteRange where) const;
@@ -37,6 +40,7 @@ class Aliases {
 
  private:
   std::map<std::string, std::string> map_;  // local name -> canonical prefix
+  uint64_t version_ = 0;
   bool futureAnnotations_ = false;
   ByteRange futureRange_;
   mutable std::map<std::string, ByteRange> implicit_;

@@ -126,9 +126,14 @@ std::optional<std::string> stringLiteral(const syntax::Document& doc, TSNode n) 
     return out;
   }
   if (!isType(n, "string")) return std::nullopt;
-  for (TSNode c : namedChildren(n))
-    if (isType(c, "interpolation")) return std::nullopt;
-  return decodeOne(doc.nodeText(n));
+  std::string_view text = doc.nodeText(n);
+  // Only an f-string holds interpolations: a string whose prefix is raw, bytes or unicode alone is
+  // not looked into (every dtype and device string of a module is read here).
+  std::string_view prefix = text.substr(0, text.find_first_of("'\""));
+  if (prefix.find_first_not_of("rRbBuU") != std::string_view::npos)
+    for (TSNode c : namedChildren(n))
+      if (isType(c, "interpolation")) return std::nullopt;
+  return decodeOne(text);
 }
 
 std::optional<int64_t> integerLiteral(const syntax::Document& doc, TSNode n) {
@@ -156,8 +161,22 @@ std::optional<double> floatLiteral(const syntax::Document& doc, TSNode n) {
   return v;
 }
 
-bool hasTrailingComma(TSNode list) {
+bool hasTrailingComma(const syntax::Document& doc, TSNode list) {
   if (ts_node_is_null(list)) return false;
+  // From the text first (asked of every call; each ts_node_child below scans from the first child):
+  // the last character before the closing bracket, blanks skipped. Unless its line has a '#' before
+  // it (it may be in a comment) or it is a backslash (a continued line), it is the trailing comma or
+  // there is none.
+  std::string_view t = doc.nodeText(list);
+  if (!t.empty() && (t.back() == ')' || t.back() == ']' || t.back() == '}')) {
+    size_t end = t.size() - 1;
+    while (end > 0 && std::isspace(static_cast<unsigned char>(t[end - 1]))) --end;
+    if (end > 0 && t[end - 1] != '\\') {
+      size_t lineStart = t.find_last_of("\r\n", end - 1);
+      lineStart = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+      if (t.substr(lineStart, end - lineStart).find('#') == std::string_view::npos) return t[end - 1] == ',';
+    }
+  }
   for (uint32_t i = ts_node_child_count(list); i-- > 0;) {
     TSNode c = ts_node_child(list, i);
     std::string_view t = typeOf(c);

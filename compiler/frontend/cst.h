@@ -50,7 +50,7 @@ std::optional<double> floatLiteral(const syntax::Document& doc, TSNode n);
 
 // True when a bracketed list (parameters, argument_list, tuple, list) ends with a comma before its
 // closing bracket: black's "magic trailing comma".
-bool hasTrailingComma(TSNode list);
+bool hasTrailingComma(const syntax::Document& doc, TSNode list);
 
 // The dotted name of an attribute chain (R.nn.conv2d -> "R.nn.conv2d"), or "" when not a plain chain.
 std::string dottedName(const syntax::Document& doc, TSNode n);

@@ -388,7 +388,7 @@ struct BodyBuilder {
 
 void Lowerer::lowerParameters(TSNode params, Function& fn) {
   inSignature_ = true;
-  if (hasTrailingComma(params)) region_.trivia.magicCommas.insert(&fn.params);
+  if (hasTrailingComma(doc_, params)) region_.trivia.magicCommas.insert(&fn.params);
   for (TSNode p : namedChildren(params)) {
     TSNode nameNode;
     StructInfoPtr ann;

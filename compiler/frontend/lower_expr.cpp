@@ -175,7 +175,7 @@ ExprPtr Lowerer::lowerExpr(TSNode n) {
     }
   } else if (t == "call") {
     out = lowerCall(n);
-    if (out && out->kind == Expr::Kind::Call && hasTrailingComma(field(n, "arguments")))
+    if (out && out->kind == Expr::Kind::Call && hasTrailingComma(doc_, field(n, "arguments")))
       region_.trivia.magicCommas.insert(out.get());
   } else if (t == "binary_operator" || t == "comparison_operator") {
     out = lowerOperator(n);

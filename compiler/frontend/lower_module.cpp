@@ -75,8 +75,13 @@ const Lowerer::NamesOfNode& Lowerer::namesOf(TSNode n) {
       last.end == ts_node_end_byte(n))
     return last;
   std::string dotted = dottedName(doc_, n);
-  std::string canonical = aliases_.canonical(dotted);
-  last = {n.tree, n.id, ts_node_start_byte(n), ts_node_end_byte(n), std::move(dotted), std::move(canonical)};
+  if (aliases_.version() != canonicalVersion_) {
+    canonicalOf_.clear();
+    canonicalVersion_ = aliases_.version();
+  }
+  auto [known, fresh] = canonicalOf_.try_emplace(dotted);
+  if (fresh) known->second = aliases_.canonical(dotted);
+  last = {n.tree, n.id, ts_node_start_byte(n), ts_node_end_byte(n), std::move(dotted), known->second};
   return last;
 }
 

@@ -179,6 +179,10 @@ class Lowerer {
     std::string dotted, canonical;
   } lastNames_;
   const NamesOfNode& namesOf(TSNode n);
+  // Aliases::canonical's answers by dotted name (each rewrites its prefix through ~30 long spellings),
+  // for the aliases' version they were given for.
+  std::unordered_map<std::string, std::string> canonicalOf_;
+  uint64_t canonicalVersion_ = 0;
   std::string className_;
   bool globalInfosSeen_ = false, attrsSeen_ = false;
   ByteRange globalInfosRange_, attrsRange_;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <optional>
 
 #include "compiler/frontend/cst.h"
 #include "compiler/ir/printer.h"
@@ -434,4 +435,53 @@ TEST_CASE("frontend: dottedName of attribute chains, from their text or by their
     INFO(expr);
     CHECK(frontend::dottedName(doc, value) == byParts(doc, value));
   }
+}
+
+// stringLiteral looks for interpolations only in strings whose prefix may make them f-strings; bytes
+// and f-strings are never a string's value.
+TEST_CASE("frontend: stringLiteral reads plain, raw and unicode strings, not bytes or f-strings") {
+  struct Case {
+    const char* expr;
+    std::optional<std::string> value;
+  };
+  const Case cases[] = {{"\"float32\"", "float32"}, {"'cuda'", "cuda"}, {"r'a\\\\b'", "a\\\\b"}, {"u\"x\"", "x"},
+                        {"f\"{n}\"", std::nullopt}, {"F'a{n}b'", std::nullopt}, {"rf'{n}'", std::nullopt},
+                        {"Rb'q'", std::nullopt}, {"f'plain'", std::nullopt}, {"'a' 'b'", "ab"}};
+  for (const Case& c : cases) {
+    std::string text = std::string("v = ") + c.expr + "\n";
+    syntax::Document doc(text);
+    TSNode assignment = ts_node_named_child(ts_node_named_child(doc.root(), 0), 0);
+    TSNode value = ts_node_child_by_field_name(assignment, "right", 5);
+    INFO(std::string(c.expr), " gives ", frontend::stringLiteral(doc, value).value_or("nothing"));
+    CHECK(frontend::stringLiteral(doc, value) == c.value);
+  }
+}
+
+// hasTrailingComma answers from the text unless a comment or a line continuation may stand in the way:
+// either way it must agree with the children of the list.
+TEST_CASE("frontend: hasTrailingComma agrees with the list's children, comments and continued lines included") {
+  auto byChildren = [](TSNode list) {
+    for (uint32_t i = ts_node_child_count(list); i-- > 0;) {
+      std::string_view t = ts_node_type(ts_node_child(list, i));
+      if (t == ")" || t == "]" || t == "}" || t == "comment") continue;
+      return t == ",";
+    }
+    return false;
+  };
+  const char* cases[] = {"f(a, b)", "f(a, b,)", "f(a,\n)", "f(a,  # c\n)", "f(a  # c,\n)", "f(\n  a,\n  # last\n)",
+                         "f('#', b,)", "f(a, \\\n)", "f()", "f(a,\n  b  # x\n)", "f(a, b , )", "f('x,')", "f(a,\t\n )",
+                         "f(\"\"\"a,\n#\"\"\",)", "f(x for x in y)"};
+  int lists = 0;
+  for (const char* expr : cases) {
+    std::string text = std::string("v = ") + expr + "\n";
+    syntax::Document doc(text);
+    TSNode assignment = ts_node_named_child(ts_node_named_child(doc.root(), 0), 0);
+    TSNode call = ts_node_child_by_field_name(assignment, "right", 5);
+    TSNode list = ts_node_child_by_field_name(call, "arguments", 9);
+    if (std::strcmp(ts_node_type(list), "argument_list") != 0) continue;
+    ++lists;
+    INFO(std::string(expr));
+    CHECK(frontend::hasTrailingComma(doc, list) == byChildren(list));
+  }
+  CHECK(lists >= 13);
 }
