@@ -71,11 +71,12 @@ void Lowerer::useName(NameRef::Kind k, TSNode n, const std::string& name, const 
 
 const Lowerer::NamesOfNode& Lowerer::namesOf(TSNode n) {
   NamesOfNode& last = lastNames_;
-  if (!ts_node_is_null(n) && last.tree == n.tree && last.id == n.id && last.begin == ts_node_start_byte(n) &&
-      last.end == ts_node_end_byte(n))
+  const bool sameAliases = aliases_.version() == canonicalVersion_;
+  if (sameAliases && !ts_node_is_null(n) && last.tree == n.tree && last.id == n.id &&
+      last.begin == ts_node_start_byte(n) && last.end == ts_node_end_byte(n))
     return last;
   std::string dotted = dottedName(doc_, n);
-  if (aliases_.version() != canonicalVersion_) {
+  if (!sameAliases) {
     canonicalOf_.clear();
     canonicalVersion_ = aliases_.version();
   }

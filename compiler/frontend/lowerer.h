@@ -170,8 +170,8 @@ class Lowerer {
   // The last node whose names were asked for, and its dotted and canonical names: a statement's
   // callee is asked for by the statement's checks and again by the call's lowering (a third of a
   // lowering's name work). Keyed by the node's tree, subtree and bytes, so a freed tree's node at a
-  // reused address never matches another function's; the aliases do not change while a class is
-  // lowered.
+  // reused address never matches another function's, and good for the aliases' version below (they
+  // do not change while a class is lowered; the version says so if they ever do).
   struct NamesOfNode {
     const void* tree = nullptr;
     const void* id = nullptr;
