@@ -71,7 +71,7 @@ namespace {
 // The first body line's start of a definition, or -1 when its body is on the def line itself
 // (`def f(): return x`): such an island is never used for edits.
 uint32_t firstBodyLine(const LineIndex& lines, TSNode definition) {
-  TSNode def = isType(definition, "decorated_definition") ? ts_node_child_by_field_name(definition, "definition", 10) : definition;
+  TSNode def = undecorated(definition);
   TSNode body = ts_node_child_by_field_name(def, "body", 4);
   uint32_t line = lines.lineOf(ts_node_start_byte(ts_node_is_null(body) ? def : body));
   if (!ts_node_is_null(body) && line == lines.lineOf(ts_node_start_byte(def))) return static_cast<uint32_t>(-1);
@@ -117,7 +117,7 @@ void Document::findIslands() {
     do {
       TSNode top = ts_tree_cursor_current_node(&cursor);
       if (ts_node_start_point(top).column != 0 || ts_node_has_error(top)) continue;
-      TSNode def = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
+      TSNode def = undecorated(top);
       if (isDefinition(top) && isType(def, "function_definition")) {
         islands_.push_back({{0, 0}, wholeLines(lines_, top), firstBodyLine(lines_, top), {}, false, std::nullopt});
       } else if (isType(def, "class_definition")) {
@@ -241,7 +241,7 @@ std::vector<TSNode> classBodyDefinitions(TSNode root) {
   std::vector<TSNode> bodies;
   eachChild(root, [&](TSNode top) {
     if (ts_node_start_point(top).column != 0) return;
-    TSNode cls = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
+    TSNode cls = undecorated(top);
     if (!isType(cls, "class_definition")) return;
     TSNode body = ts_node_child_by_field_name(cls, "body", 4);
     if (!ts_node_is_null(body)) bodies.push_back(body);

@@ -17,6 +17,10 @@ TSRange tsRange(const LineIndex& lines, ByteRange r) {
   return {pointAt(lines, r.begin), pointAt(lines, r.end), r.begin, r.end};
 }
 
+TSNode undecorated(TSNode n) {
+  return isType(n, "decorated_definition") ? ts_node_child_by_field_name(n, "definition", 10) : n;
+}
+
 bool isDefinition(TSNode n) {
   return isType(n, "decorated_definition") || isType(n, "function_definition");
 }
@@ -109,7 +113,7 @@ TSTree* parseText(TSParser* parser, const TSTree* old, std::string_view text, co
 // holds its class header first); a null node when that statement is not a class with a body.
 TSNode firstClassBody(TSNode root) {
   TSNode top = ts_node_named_child(root, 0);
-  TSNode cls = isType(top, "decorated_definition") ? ts_node_child_by_field_name(top, "definition", 10) : top;
+  TSNode cls = undecorated(top);
   return isType(cls, "class_definition") ? ts_node_child_by_field_name(cls, "body", 4) : TSNode{};
 }
 

@@ -15,6 +15,8 @@ namespace tvms::syntax {
 bool isType(TSNode n, const char* t);
 // A decorated_definition or a function_definition.
 bool isDefinition(TSNode n);
+// The definition a decorated_definition decorates (its `definition` field); any other node itself.
+TSNode undecorated(TSNode n);
 TSPoint pointAt(const LineIndex& lines, uint32_t offset);
 TSRange tsRange(const LineIndex& lines, ByteRange r);
 // The body of the class that is a header + lines tree's first statement (an island's or a span's tree
