@@ -8,6 +8,7 @@
 #include <set>
 
 #include "compiler/diagnostics/catalogue.h"
+#include "runtime/free_memory.h"
 
 namespace tvms::analysis {
 
@@ -241,6 +242,7 @@ LintResult lintDocumentOnce(syntax::Document& doc, const RuleSelection& rules, u
   out.file = frontend::lowerDocumentOnce(doc);
   std::vector<frontend::Comment> comments = directiveComments(doc);  // the last use of the trees
   doc.dropTrees();
+  runtime::returnFreeMemory();  // the trees' pages, most on the parse helpers' heaps, which the analysis does not use
   for (auto& region : out.file.regions) out.analyses.push_back(analyzeModule(region, doc.text(), nullptr, false, helpers));
   assemble(out, doc, rules, std::move(comments));
   return out;

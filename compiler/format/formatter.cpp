@@ -226,8 +226,8 @@ struct Lowered {
   std::unique_ptr<syntax::Document> doc;
   frontend::FileResult file;
 };
-Lowered lowerByFunction(const std::string& text, unsigned helpers, frontend::LowerOptions options = {}) {
-  Lowered out{std::make_unique<syntax::Document>(text, syntax::Parsing::ByFunction, helpers), {}};
+Lowered lowerByFunction(std::string text, unsigned helpers, frontend::LowerOptions options = {}) {
+  Lowered out{std::make_unique<syntax::Document>(std::move(text), syntax::Parsing::ByFunction, helpers), {}};
   out.file = frontend::lowerDocumentOnce(*out.doc, options);
   return out;
 }
@@ -279,19 +279,21 @@ std::map<size_t, std::string> checkCandidate(syntax::Document& doc, const std::v
 namespace {
 
 // formatSource, with the text left empty where it is the input's (a copy made only at the end, after
-// the lowering's peak).
-FormatResult reprintRegions(const std::string& text, const FormatOptions& opts) {
+// the lowering's peak). The document read holds the input while it works: the only copy.
+FormatResult reprintRegions(std::string text, const FormatOptions& opts) {
   FormatResult result;
   // Python source is UTF-8 (the CLI and the server's JSON refuse anything else before it gets here);
   // on other bytes tree-sitter's recovery can move a region's end between two runs, so such text is
   // never reprinted (fuzz_frontend found both cases below).
   if (uint32_t bad = syntax::firstInvalidUtf8(text); bad != uint32_t(-1)) {
     result.notes.push_back("left as written: not valid UTF-8 at byte " + std::to_string(bad + 1));
+    result.input = std::move(text);
     return result;
   }
   // CPython refuses source with NUL bytes, and tree-sitter's scanner reads one as the end of input.
   if (size_t nul = text.find('\0'); nul != std::string::npos) {
     result.notes.push_back("left as written: a NUL byte at byte " + std::to_string(nul + 1));
+    result.input = std::move(text);
     return result;
   }
   // The regions. The canonical printer reprints from the modules and their trivia: it lowers the
@@ -302,10 +304,10 @@ FormatResult reprintRegions(const std::string& text, const FormatOptions& opts) 
   std::unique_ptr<syntax::Document> whole;
   frontend::FileResult file;
   if (opts.canonical) {
-    whole = std::make_unique<syntax::Document>(text);
+    whole = std::make_unique<syntax::Document>(std::move(text));
     file = frontend::lowerDocument(*whole);
   } else {
-    Lowered read = lowerByFunction(text, opts.parseHelpers, frontend::LowerOptions{.positions = false});
+    Lowered read = lowerByFunction(std::move(text), opts.parseHelpers, frontend::LowerOptions{.positions = false});
     whole = std::move(read.doc);
     file = std::move(read.file);
     for (auto& r : file.regions) {
@@ -314,6 +316,10 @@ FormatResult reprintRegions(const std::string& text, const FormatOptions& opts) 
     }
   }
   syntax::Document& doc = *whole;
+  auto handBack = [&]() -> FormatResult {
+    result.input = doc.releaseText();
+    return std::move(result);
+  };
   std::set<size_t> skip;
   for (size_t i = 0; i < file.regions.size(); ++i) {
     auto& r = file.regions[i];
@@ -347,8 +353,8 @@ FormatResult reprintRegions(const std::string& text, const FormatOptions& opts) 
       if (doc.slice(lines) == replacement) continue;
       reps.push_back({lines, std::move(replacement), i});
     }
-    if (reps.empty()) return result;
-    std::string candidate = applyReplacements(text, reps);
+    if (reps.empty()) return handBack();
+    std::string candidate = applyReplacements(doc.text(), reps);
     bool ok = true;
     for (auto& [i, failure] : checkCandidate(doc, file.regions, skip, reps, candidate, opts)) {
       if (failure.empty()) continue;
@@ -358,18 +364,18 @@ FormatResult reprintRegions(const std::string& text, const FormatOptions& opts) 
     }
     if (ok) {
       result.text = std::move(candidate);
-      result.changed = result.text != text;
-      return result;
+      result.changed = result.text != doc.text();
+      return handBack();
     }
   }
-  return result;
+  return handBack();
 }
 
 }  // namespace
 
-FormatResult formatSource(const std::string& text, const FormatOptions& opts) {
-  FormatResult result = reprintRegions(text, opts);
-  if (!result.changed) result.text = text;
+FormatResult formatSource(std::string text, const FormatOptions& opts) {
+  FormatResult result = reprintRegions(std::move(text), opts);
+  if (!result.changed) result.text = result.input;
   return result;
 }
 

@@ -22,11 +22,12 @@ struct FormatOptions {
 
 struct FormatResult {
   std::string text;
+  std::string input;  // the text formatted, handed back: formatSource holds the only copy while it works
   bool changed = false;
   std::vector<std::string> notes;  // regions left as written, and why ("line 12: has a syntax error")
 };
 
-FormatResult formatSource(const std::string& text, const FormatOptions& opts = {});
+FormatResult formatSource(std::string text, const FormatOptions& opts = {});
 
 // A unified diff of two texts (3 lines of context), empty when they are equal.
 std::string unifiedDiff(const std::string& before, const std::string& after, const std::string& path);

@@ -530,7 +530,7 @@ ExprPtr Lowerer::lowerOpCall(const op::OpDef& def, TSNode callNode, TSNode args)
   for (auto& p : def.params) {
     if (p.kind == op::ParamKind::SInfo) afterSInfo = true;
     else if (afterSInfo && op::isExpressionKind(p.kind)) {
-      if (call->trailingArgNames.empty()) call->trailingArgsFrom = call->args.size();
+      if (call->trailingArgNames.empty()) call->trailingArgsFrom = static_cast<uint32_t>(call->args.size());
       call->trailingArgNames.push_back(p.name);
     }
     auto it = std::find_if(given.begin(), given.end(), [&](auto& g) { return g.first == &p; });

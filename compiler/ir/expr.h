@@ -1,6 +1,7 @@
 #pragma once
 // Relax expressions, bindings and functions. Nodes hold what the program says; deduced struct info
 // lives in analysis results, and source ranges in the frontend's side table: the IR knows no CST.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,7 +141,7 @@ struct CallAttr {
 struct Call : Expr {
   static constexpr Kind kKind = Kind::Call;
   Call() : Expr(kKind) {}
-  enum class SInfoArgsKey { None, OutSInfo, SInfoArgs };
+  enum class SInfoArgsKey : uint8_t { None, OutSInfo, SInfoArgs };
   std::string op;
   // The op's entry in the registry, the call's identity for every pass (set by whoever makes the
   // call: the frontend, a pass); null for calls of functions (callee) and of ops the registry lacks.
@@ -149,13 +150,15 @@ struct Call : Expr {
   std::vector<ExprPtr> args;
   std::vector<CallAttr> attrs;
   std::vector<StructInfoPtr> sinfoArgs;
+  // The small fields together: a call is the most common node, and these 8 bytes took its allocation
+  // (with shared_ptr's count) past mimalloc's 224-byte size class into the 256-byte one.
   SInfoArgsKey sinfoKey = SInfoArgsKey::None;
   bool sinfoArgsAsList = false;  // out_sinfo=[...] rather than a single struct info
-  std::string infix;             // the Python operator it was written with ("+", "<", unary "-"), if any
   // Names of the expression parameters declared after the struct-info parameter (call_tir's tir_vars):
-  // from this index on, args print as name=value after out_sinfo. Empty: all positional.
+  // from args[trailingArgsFrom] on, args print as name=value after out_sinfo. Empty: all positional.
+  uint32_t trailingArgsFrom = 0;
   std::vector<std::string> trailingArgNames;
-  size_t trailingArgsFrom = 0;
+  std::string infix;             // the Python operator it was written with ("+", "<", unary "-"), if any
   const CallAttr* attr(std::string_view name) const {
     for (auto& a : attrs) if (a.name == name) return &a;
     return nullptr;
@@ -166,6 +169,9 @@ struct Call : Expr {
     return a ? &a->value : nullptr;
   }
 };
+
+// With make_shared's 16-byte count block, a Call fits mimalloc's 224-byte size class (see above).
+static_assert(sizeof(Call) <= 208, "a Call grew past 208 bytes: its allocation moves to the 256-byte size class");
 
 struct Binding {
   enum class Kind { Var, MatchCast, Unpack };

@@ -217,7 +217,7 @@ class Printer {
     else if (auto* g = as<GlobalVar>(c.callee)) callee = m_.standalone ? g->name : "cls." + g->name;
     else callee = flatDoc(expr(c.callee));
     std::vector<Doc> args;
-    size_t positionalArgs = c.trailingArgNames.empty() ? c.args.size() : std::min(c.trailingArgsFrom, c.args.size());
+    size_t positionalArgs = c.trailingArgNames.empty() ? c.args.size() : std::min<size_t>(c.trailingArgsFrom, c.args.size());
     for (size_t i = 0; i < positionalArgs; ++i) args.push_back(c.args[i] ? expr(c.args[i]) : Doc::txt("None"));
     for (auto& a : c.attrs)
       if (a.positional && (o_.canonical || a.written)) args.push_back(value(a.value));

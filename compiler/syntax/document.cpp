@@ -43,6 +43,11 @@ void Document::dropTrees() {
   tree_ = nullptr;
 }
 
+std::string Document::releaseText() {
+  dropTrees();
+  return std::move(text_);
+}
+
 Document::~Document() {
   functionTrees_.reset();
   dropIslandTrees();

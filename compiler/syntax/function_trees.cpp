@@ -9,7 +9,10 @@ namespace tvms::syntax {
 FunctionTrees::FunctionTrees(const std::string& text, const LineIndex& lines, std::vector<Function> functions, unsigned helpers)
     : text_(text), lines_(lines), functions_(std::move(functions)), slots_(functions_.size()) {
   readerParser_ = newPythonParser();
-  window_ = kAheadPerHelper * static_cast<size_t>(helpers);
+  aheadBytes_ = kAheadBytesPerHelper * static_cast<size_t>(helpers);
+  bytesBefore_.reserve(functions_.size() + 1);
+  bytesBefore_.push_back(0);
+  for (const Function& f : functions_) bytesBefore_.push_back(bytesBefore_.back() + (f.range.end - f.range.begin));
   for (unsigned h = 0; h < helpers && h < functions_.size(); ++h) helpers_.emplace_back([this] { helper(); });
 }
 
@@ -38,6 +41,14 @@ size_t FunctionTrees::firstEndingAfter(uint32_t offset) const {
   auto it = std::upper_bound(functions_.begin(), functions_.end(), offset,
                              [](uint32_t at, const Function& f) { return at < f.range.end; });
   return static_cast<size_t>(it - functions_.begin());
+}
+
+size_t FunctionTrees::lastAhead(size_t k) const {
+  if (k + 1 >= functions_.size()) return k + 1;
+  // The last j whose functions k+1..j hold at most aheadBytes_ bytes: bytesBefore_[j + 1] within reach.
+  auto past = std::upper_bound(bytesBefore_.begin(), bytesBefore_.end(), bytesBefore_[k + 1] + aheadBytes_);
+  size_t j = static_cast<size_t>(past - bytesBefore_.begin()) - 2;
+  return std::max(j, k + 1);
 }
 
 TSTree* FunctionTrees::parse(TSParser* parser, size_t k) const {
@@ -89,7 +100,7 @@ void FunctionTrees::parseOutsideLock(std::unique_lock<std::mutex>& lock, TSParse
 void FunctionTrees::helper() {
   TSParser* parser = newPythonParser();
   std::unique_lock<std::mutex> lock(mutex_);
-  auto canParse = [&] { return nextForHelpers_ < slots_.size() && nextForHelpers_ <= readerAt_ + window_; };
+  auto canParse = [&] { return nextForHelpers_ < slots_.size() && nextForHelpers_ <= lastAhead(readerAt_); };
   for (;;) {
     // Past the last function a helper waits rather than ends: a reader that starts over (rewind) has it
     // again.
@@ -125,8 +136,9 @@ TSNode FunctionTrees::root(size_t k) {
     size_t next = k;
     if (slots_[k].state == State::Parsing) {
       next = std::max(nextForHelpers_, k + 1);
-      while (next < slots_.size() && next <= k + window_ && slots_[next].state != State::Waiting) ++next;
-      if (next >= slots_.size() || next > k + window_) {
+      const size_t last = lastAhead(k);
+      while (next < slots_.size() && next <= last && slots_[next].state != State::Waiting) ++next;
+      if (next >= slots_.size() || next > last) {
         changed_.wait(lock, [&] { return slots_[k].state == State::Ready; });
         break;
       }

@@ -26,11 +26,11 @@ namespace tvms::syntax {
 
 class FunctionTrees {
  public:
-  // How many functions past the reader each helper may parse: enough that a helper rarely waits while
-  // the reader parses the skeleton (32 left it idle for most of that: 10k lines 108 ms, 64: ~100 ms),
-  // few enough that their trees stay a small part of the memory (96 put 4 MB files at 30.1 bytes per
-  // byte of source, 64 at 29.1-29.7).
-  static constexpr size_t kAheadPerHelper = 64;
+  // How much source past the reader's function each helper may parse ahead (one function at least). A
+  // tree is ~20 bytes per byte of its text, so a window in bytes bounds the trees waiting for the reader
+  // whatever the functions' sizes. Trees made ahead are also what a helper's heap keeps afterwards: a
+  // window of 64 of bench/parse's ~1 KB functions put a 1 MB lint at 31.8 MiB, 16 KiB at 29.3.
+  static constexpr size_t kAheadBytesPerHelper = 16 * 1024;
   // Trees the reader is done with are freed by a helper, in batches of this many (or sooner when it has
   // nothing to parse): freeing was a tenth of the reader's work.
   static constexpr size_t kDeleteBatch = 8;
@@ -91,7 +91,10 @@ class FunctionTrees {
   std::condition_variable changed_;
   size_t nextForHelpers_ = 0;  // the next function a helper may take
   size_t readerAt_ = 0;        // the furthest function the reader asked for
-  size_t window_ = 0;          // how far past it helpers parse
+  size_t aheadBytes_ = 0;      // how much source past it helpers parse
+  std::vector<size_t> bytesBefore_;  // [k]: the source bytes of functions 0..k-1 (size() + 1 entries)
+  // The furthest function that may be parsed ahead of a reader at k.
+  size_t lastAhead(size_t k) const;
   bool stopping_ = false;
   bool failed_ = false;
   size_t parsed_ = 0, alive_ = 0, mostAlive_ = 0;

@@ -120,6 +120,9 @@ TEST_CASE("fmt: every corpus file is laid out idempotently, keeping every token,
     auto twice = format::formatSource(once.text);
     CHECK(twice.text == once.text);
     CHECK_FALSE(twice.changed);
+    // The text formatted comes back (the formatter held the only copy while it worked).
+    CHECK(once.input == src);
+    CHECK(twice.input == once.text);
     // Layout only: the token sequence is unchanged (the issue's test).
     CHECK(firstTokenDifference(pythonTokens(src), pythonTokens(once.text)) == "");
     auto before = test::lower(src), after = test::lower(once.text);
@@ -144,6 +147,7 @@ TEST_CASE("fmt: every corpus file is laid out idempotently, keeping every token,
     format::FormatOptions canonical;
     canonical.canonical = true;
     auto printed = format::formatSource(src, canonical);
+    CHECK(printed.input == src);
     CHECK(format::formatSource(printed.text, canonical).text == printed.text);
     auto reprinted = test::lower(printed.text);
     REQUIRE(reprinted.file.regions.size() == before.file.regions.size());
@@ -691,6 +695,7 @@ TEST_CASE("fmt: idempotent when an unterminated f-string with an invalid byte co
   INFO("twice: [" << twice.text << "]");
   CHECK(twice.text == once.text);
   CHECK(once.text == text);  // not UTF-8: left as written, and said
+  CHECK(once.input == text);
   REQUIRE(once.notes.size() == 1);
   CHECK(once.notes[0].find("not valid UTF-8") != std::string::npos);
 }
@@ -701,6 +706,7 @@ TEST_CASE("fmt: text with a NUL byte is left as written (fuzz_frontend: an f-str
   std::string text = std::string("f'") + '\0' + "\n    r\n@I.ir_module\nclass u:\n b";
   auto once = format::formatSource(text);
   CHECK(once.text == text);
+  CHECK(once.input == text);
   CHECK(format::formatSource(once.text).text == once.text);
   REQUIRE(once.notes.size() == 1);
   CHECK(once.notes[0].find("NUL") != std::string::npos);

@@ -73,3 +73,17 @@ TEST_CASE("lint files: the corpus linted on worker threads is what the main thre
   }
   CHECK(fixedSomewhere > 0);
 }
+
+TEST_CASE("lint files: the text linted comes back in TextLint::text, with fixes or without") {
+  const std::string text = test::readFile(test::corpusFiles("lint").front());
+  for (bool fix : {false, true}) {
+    CAPTURE(fix);
+    cli::LintOptions options;
+    options.fix = fix;
+    cli::TextLint moved = cli::lintText(std::string(text), options);
+    cli::TextLint copied = cli::lintText(text, options);
+    CHECK(moved.text == copied.text);
+    if (!fix || moved.fixes == 0) CHECK(moved.text == text);
+    CHECK(moved.diagnostics.size() == copied.diagnostics.size());
+  }
+}

@@ -75,7 +75,11 @@ void randomRun(uint32_t seed, KeyOf keyOf) {
     }
   }
   checkSame(table, model, keyOf, keys);
-  RangeTableOf<Key, Hash> copy = table;  // a copied table is its own
+  RangeTableOf<Key, Hash> copy = table;  // a copied table is its own, its dropped entries still dropped
+  checkSame(copy, model, keyOf, keys);
+  size_t visited = 0;
+  copy.update([&](ByteRange&) { return ++visited, true; });
+  CHECK(visited == model.size());
   copy.update([](ByteRange&) { return false; });
   CHECK(copy.size() == 0);
   checkSame(table, model, keyOf, keys);

@@ -150,7 +150,11 @@ TEST_CASE("read by function: a module's lint is the whole-file lint, each functi
   CHECK(both.byFunction == both.whole);
   CHECK(both.whole.find("undefined_name") != std::string::npos);
   CHECK(both.parsed == 201);
-  CHECK(both.mostAlive <= syntax::FunctionTrees::kAheadPerHelper + 2);
+  // The helper's window is in bytes of source: as many of these functions as it holds, the reader's
+  // own and the one a helper may always take.
+  const std::string one = "    @R.function\n    def f0(x: R.Tensor((2, 3), \"float32\")) -> R.Tensor((2, 3), \"float32\"):\n"
+                          "        y = R.add(x, x)\n        return y\n\n";
+  CHECK(both.mostAlive <= syntax::FunctionTrees::kAheadBytesPerHelper / (one.size() - 1) + 3);
   CHECK(both.mostAlive < 201);
 }
 
@@ -187,8 +191,10 @@ TEST_CASE("read by function: every corpus file lints the same read whole and rea
 
 TEST_CASE("read by function: visitTreesIn walks each function's own tree once per pass and frees it, pass after pass") {
   std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n";
-  for (int i = 0; i < 300; ++i)
+  const int count = 600;  // more source than two helpers' windows
+  for (int i = 0; i < count; ++i)
     text += "    @R.function\n    def f" + std::to_string(i) + "(x: R.Tensor((2,), \"float32\")):\n        return x\n\n";
+  const size_t shortest = std::string("    @R.function\n    def f0(x: R.Tensor((2,), \"float32\")):\n        return x\n\n").size();
   for (unsigned helpers : {0u, 1u, 2u}) {
     CAPTURE(helpers);
     syntax::Document doc(text, syntax::Parsing::ByFunction, helpers);
@@ -210,11 +216,36 @@ TEST_CASE("read by function: visitTreesIn walks each function's own tree once pe
         definitions += doc.nodeText(def).find("return x") != std::string_view::npos;
       });
       CHECK(lastEnd == text.size());
-      CHECK(functions == 300);
-      CHECK(definitions == 300);
-      CHECK(doc.functionTreesParsed() == 300u * pass);
-      CHECK(doc.mostFunctionTreesAlive() <= syntax::FunctionTrees::kAheadPerHelper * helpers + 2);
+      CHECK(functions == count);
+      CHECK(definitions == count);
+      CHECK(doc.functionTreesParsed() == size_t(count) * pass);
+      const size_t bound = syntax::FunctionTrees::kAheadBytesPerHelper * helpers / (shortest - 1) + 3;
+      CHECK(bound < size_t(count));
+      CHECK(doc.mostFunctionTreesAlive() <= bound);
     }
+    CHECK_FALSE(doc.byFunctionFailed());
+  }
+}
+
+TEST_CASE("read by function: functions larger than a helper's window are still parsed ahead, one at a time") {
+  // Each function holds more source than kAheadBytesPerHelper: a helper may take the next one only.
+  std::string body;
+  while (body.size() <= syntax::FunctionTrees::kAheadBytesPerHelper) body += "        y = R.add(x, x)\n";
+  std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n";
+  for (int i = 0; i < 12; ++i)
+    text += "    @R.function\n    def f" + std::to_string(i) + "(x: R.Tensor((2,), \"float32\")):\n" + body + "        return y\n\n";
+  for (unsigned helpers : {1u, 2u}) {
+    CAPTURE(helpers);
+    syntax::Document doc(text, syntax::Parsing::ByFunction, helpers);
+    REQUIRE(doc.readsByFunction());
+    size_t functions = 0;
+    doc.visitTreesIn({0, static_cast<uint32_t>(text.size())}, [&](const syntax::Document::TreePart& p) {
+      functions += !ts_node_eq(p.root, doc.root());
+    });
+    CHECK(functions == 12);
+    CHECK(doc.functionTreesParsed() == 12);
+    // The reader's own, the one ahead it may parse itself, and the helpers' one each.
+    CHECK(doc.mostFunctionTreesAlive() <= helpers + 2);
     CHECK_FALSE(doc.byFunctionFailed());
   }
 }

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "compiler/analysis/lint.h"
+#include "runtime/free_memory.h"
 #include "compiler/codegen/kernel_cache.h"
 #include "compiler/driver/pass_list.h"
 #include "compiler/driver/pipeline.h"
@@ -240,6 +241,7 @@ std::optional<driver::BuildResult> compileFile(const BuildArgs& b, bool buildMod
   // third of a large file's memory, freed before the passes make their copies.
   lint = analysis::LintResult{};
   doc.reset();
+  runtime::returnFreeMemory();
   driver::BuildOptions o;
   o.remap = b.remap;
   o.updateVDevice = b.updateVDevice;

@@ -70,8 +70,13 @@ int runFmt(const Args& args) {
     auto src = readSource(path);
     if (!src) { ok = false; continue; }
     format::FormatResult r;
-    if (mayHoldTvmScript(src->text)) r = format::formatSource(src->text, opts);
-    else r.text = src->text;
+    if (mayHoldTvmScript(src->text)) {
+      // The text moves through the formatter and back: one copy of a large file while it is read, not two.
+      r = format::formatSource(std::move(src->text), opts);
+      src->text = std::move(r.input);
+    } else {
+      r.text = src->text;
+    }
     for (auto& n : r.notes) std::cerr << "tvms fmt: " << path << ": " << n << "\n";
     if (diff) std::cout << format::unifiedDiff(src->text, r.text, path);
     if (path == "-") {

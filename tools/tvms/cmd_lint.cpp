@@ -219,7 +219,11 @@ int runLint(const Args& args) {
       // One file alone has the cores to itself: its functions are parsed on all of them.
       options.parseHelpers = read.size() == 1 && all.size() == 1 ? workers() - 1 : 0;
       options.leaveToExit = all.size() == 1 && !watch;
-      forEachInParallel(read.size(), [&](size_t i) { linted[i] = lintText(read[i].second.text, options); });
+      // Without fixes the text moves through the lint and back into linted[i].text: one copy of a large
+      // file, not two. Fixing keeps the original here, to write over only what was read.
+      forEachInParallel(read.size(), [&](size_t i) {
+        linted[i] = fix ? lintText(read[i].second.text, options) : lintText(std::move(read[i].second.text), options);
+      });
       for (size_t i = 0; i < read.size(); ++i) {
         const std::string& path = read[i].first;
         const Source& src = read[i].second;
@@ -243,8 +247,7 @@ int runLint(const Args& args) {
           if (!l.verifyProblems.empty()) ++verifyFailures;
           continue;
         }
-        LintedFile f{path == "-" && !stdinName.empty() ? stdinName : displayPath(path), fix ? std::move(l.text) : std::move(read[i].second.text),
-                     {}, std::move(l.diagnostics)};
+        LintedFile f{path == "-" && !stdinName.empty() ? stdinName : displayPath(path), std::move(l.text), {}, std::move(l.diagnostics)};
         for (auto& d : f.diagnostics)
           if (d.severity == diag::Severity::Error || (errorOnWarning && d.severity == diag::Severity::Warning)) ++findings;
         files.push_back(std::move(f));

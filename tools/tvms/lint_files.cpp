@@ -52,12 +52,15 @@ LeftToExit& leftToExit() {
   return *left;
 }
 
-// The findings (or, verifying, the unmet expectations) of one lint of `text` into `out`.
-void lintOnce(const std::string& text, const LintOptions& options, TextLint& out) {
-  auto doc = std::make_shared<syntax::Document>(text, syntax::Parsing::ByFunction, options.parseHelpers);
+// The findings (or, verifying, the unmet expectations) of one lint of `text` into `out`, and the text
+// back in out.text: the document holds the only copy while it lints (a large file's lint is bound by
+// its memory).
+void lintOnce(std::string text, const LintOptions& options, TextLint& out) {
+  auto doc = std::make_shared<syntax::Document>(std::move(text), syntax::Parsing::ByFunction, options.parseHelpers);
   auto r = std::make_shared<analysis::LintResult>(analysis::lintDocumentOnce(*doc, options.rules, options.parseHelpers));
   if (options.verify) out.verifyProblems = analysis::verifyExpectations(*r, doc->lines());
   else out.diagnostics = std::move(r->diagnostics);
+  out.text = doc->releaseText();
   if (options.leaveToExit) {
     std::lock_guard<std::mutex> lock(leftToExit().mutex);
     leftToExit().objects.push_back(std::move(r));
@@ -67,13 +70,13 @@ void lintOnce(const std::string& text, const LintOptions& options, TextLint& out
 
 }  // namespace
 
-TextLint lintText(const std::string& text, const LintOptions& options) {
+TextLint lintText(std::string text, const LintOptions& options) {
   TextLint out;
-  if (!options.fix) {  // no copy kept: the Document's is the only other one (a large file's lint is memory-bound)
-    lintOnce(text, options, out);
+  if (!options.fix) {
+    lintOnce(std::move(text), options, out);
     return out;
   }
-  out.text = text;
+  out.text = std::move(text);
   for (int round = 0; round < 10; ++round) {
     syntax::Document doc(out.text, syntax::Parsing::ByFunction, options.parseHelpers);
     auto r = analysis::lintDocumentOnce(doc, options.rules, options.parseHelpers);
@@ -81,7 +84,7 @@ TextLint lintText(const std::string& text, const LintOptions& options) {
     if (!n) break;
     out.fixes += n;
   }
-  if (options.lintAfterFix) lintOnce(out.text, options, out);
+  if (options.lintAfterFix) lintOnce(std::move(out.text), options, out);
   return out;
 }
 

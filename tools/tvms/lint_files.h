@@ -23,7 +23,7 @@ struct LintOptions {
 };
 
 struct TextLint {
-  std::string text;  // with LintOptions::fix, the text after the fixes (the input when none applied); else empty
+  std::string text;  // the text linted: with LintOptions::fix, after the fixes (the input when none applied)
   int fixes = 0;
   std::vector<diag::Diagnostic> diagnostics;  // of `text`
   std::vector<std::string> verifyProblems;    // with verify
@@ -33,8 +33,9 @@ struct TextLint {
 // already-chosen one wait for the next round.
 int applyFixes(std::string& text, const std::vector<diag::Diagnostic>& ds, bool unsafe);
 
-// Fixes (when asked) and lints `text`; pure: safe to run on several threads at once.
-TextLint lintText(const std::string& text, const LintOptions& options);
+// Fixes (when asked) and lints `text`; pure: safe to run on several threads at once. The text is taken
+// over and handed back in TextLint::text (a caller that keeps its own passes a copy).
+TextLint lintText(std::string text, const LintOptions& options);
 
 // Runs job(0) ... job(n - 1) on up to `workers()` threads; each index once.
 void forEachInParallel(size_t n, const std::function<void(size_t)>& job);
