@@ -1,34 +1,76 @@
 #include "compiler/tir/rewrite.h"
 
+#include <unordered_map>
+
 namespace tvms::tir {
 
-ExprP mapExpr(const ExprP& e, const std::function<ExprP(const ExprP&)>& f) {
-  if (!e) return e;
-  ExprP a = mapExpr(e->a, f), b = mapExpr(e->b, f), c = mapExpr(e->c, f);
-  if (a == e->a && b == e->b && c == e->c) return f(e);
-  auto copy = std::make_shared<Expr>(*e);
-  copy->a = a;
-  copy->b = b;
-  copy->c = c;
-  return f(copy);
-}
+namespace {
+
+// One rewrite of a tree of expressions that shares subexpressions (an op builder's GEMM reuses its
+// index expressions: 892 statements, 303,157 nodes walked, 6,850 distinct). Each distinct node is
+// rewritten once and its result shared wherever it was, so the rewrite has as many nodes as the
+// input. Rewriting by walk instead made a tree of every path: one fusion dry run of a GEMM with a
+// prologue grew the process by 14 MiB (a 1 MB module's `tvms build` 52 MiB, 1.3x the rest of it).
+// A node held once cannot be reached twice (its one holder is rewritten once), so only nodes held
+// more than once are remembered. `f` must depend on its node alone, as every caller's does.
+class SharingRewrite {
+ public:
+  explicit SharingRewrite(const std::function<ExprP(const ExprP&)>& f) : f_(f) {}
+
+  ExprP expr(const ExprP& e) {
+    if (!e) return e;
+    const bool shared = e.use_count() > 1;
+    if (shared)
+      if (auto it = done_.find(e.get()); it != done_.end()) return it->second;
+    ExprP a = expr(e->a), b = expr(e->b), c = expr(e->c);
+    ExprP out;
+    if (a == e->a && b == e->b && c == e->c) {
+      out = f_(e);
+    } else {
+      auto copy = std::make_shared<Expr>(*e);
+      copy->a = a;
+      copy->b = b;
+      copy->c = c;
+      out = f_(copy);
+    }
+    if (shared) done_.emplace(e.get(), out);
+    return out;
+  }
+
+  StmtP stmt(const StmtP& s, const std::function<void(Stmt&)>& fields) {
+    auto copy = std::make_shared<Stmt>(*s);
+    if (fields) fields(*copy);
+    copy->extent = expr(s->extent);
+    copy->index = expr(s->index);
+    copy->value = expr(s->value);
+    copy->cond = expr(s->cond);
+    copy->body = stmts(s->body, fields);
+    return copy;
+  }
+
+  std::vector<StmtP> stmts(const std::vector<StmtP>& body, const std::function<void(Stmt&)>& fields) {
+    std::vector<StmtP> out;
+    out.reserve(body.size());
+    for (auto& s : body) out.push_back(stmt(s, fields));
+    return out;
+  }
+
+ private:
+  const std::function<ExprP(const ExprP&)>& f_;
+  // Keyed by the input node, which the input tree keeps alive for the rewrite's length.
+  std::unordered_map<const Expr*, ExprP> done_;
+};
+
+}  // namespace
+
+ExprP mapExpr(const ExprP& e, const std::function<ExprP(const ExprP&)>& f) { return SharingRewrite(f).expr(e); }
 
 StmtP mapStmt(const StmtP& s, const std::function<ExprP(const ExprP&)>& f, const std::function<void(Stmt&)>& fields) {
-  auto copy = std::make_shared<Stmt>(*s);
-  if (fields) fields(*copy);
-  copy->extent = mapExpr(s->extent, f);
-  copy->index = mapExpr(s->index, f);
-  copy->value = mapExpr(s->value, f);
-  copy->cond = mapExpr(s->cond, f);
-  copy->body = mapStmts(s->body, f, fields);
-  return copy;
+  return SharingRewrite(f).stmt(s, fields);
 }
 
 std::vector<StmtP> mapStmts(const std::vector<StmtP>& body, const std::function<ExprP(const ExprP&)>& f, const std::function<void(Stmt&)>& fields) {
-  std::vector<StmtP> out;
-  out.reserve(body.size());
-  for (auto& s : body) out.push_back(mapStmt(s, f, fields));
-  return out;
+  return SharingRewrite(f).stmts(body, fields);
 }
 
 namespace {

@@ -12,7 +12,8 @@
 namespace tvms::tir {
 
 // `e` with every node rewritten by `f`, children first (a node whose children and f leave it alone
-// is shared, not copied).
+// is shared, not copied). A node the input shares (held in several places) is rewritten once and its
+// result shared the same way, so `f` must depend on the node alone.
 ExprP mapExpr(const ExprP& e, const std::function<ExprP(const ExprP&)>& f);
 // A copy of `s` and the statements in it, each expression of each rewritten by mapExpr(e, f); `fields`
 // (when given) adjusts each copied statement's own fields (a variable or buffer renumbered).
