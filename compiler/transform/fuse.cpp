@@ -322,7 +322,7 @@ class FuseTIRPass {
     params.push_back(f->relax->retAnnotation.get());
     std::string name = kernelFor(g->name, *fused, params, kernelOf(*members.back()));
     auto copy = std::make_shared<Binding>(*b);
-    copy->value = callTir(name, operands, f->relax->retAnnotation, freeDims_[name]);
+    copy->value = callTir(kernelRefs_, name, operands, f->relax->retAnnotation, freeDims_[name]);
     return copy;
   }
 
@@ -347,6 +347,7 @@ class FuseTIRPass {
   std::unordered_map<std::string, size_t> byName_;
   std::unordered_map<std::string, std::string> byKey_;
   std::unordered_map<std::string, std::vector<std::string>> freeDims_;
+  KernelRefs kernelRefs_;
 };
 
 }  // namespace

@@ -81,11 +81,30 @@ PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, std::vecto
   return prim;
 }
 
-std::shared_ptr<Call> callTir(const std::string& kernel, std::vector<ExprPtr> operands, const StructInfoPtr& result, const std::vector<std::string>& tirVars) {
+const ExprPtr& KernelRefs::globalVar(const std::string& kernel) {
+  Refs& r = byKernel_[kernel];
+  if (!r.globalVar) r.globalVar = std::make_shared<GlobalVar>(kernel);
+  return r.globalVar;
+}
+
+const ExprPtr& KernelRefs::tirVars(const std::string& kernel, const std::vector<std::string>& names) {
+  Refs& r = byKernel_[kernel];
+  if (!r.tirVars || r.tirVarNames != names) {  // a kernel's free dims are its own: the same at every call
+    std::vector<PrimExprPtr> values;
+    for (auto& d : names) values.push_back(primVar(d));
+    r.tirVars = names.empty() ? nullptr : std::make_shared<ShapeExpr>(values);
+    r.tirVarNames = names;
+  }
+  return r.tirVars;
+}
+
+namespace {
+
+std::shared_ptr<Call> callTirWith(ExprPtr kernel, ExprPtr tirVars, std::vector<ExprPtr> operands, const StructInfoPtr& result) {
   auto call = std::make_shared<Call>();
   call->def = &op::builtin::callTir();
   call->op = call->def->name;
-  call->args = {std::make_shared<GlobalVar>(kernel), std::make_shared<Tuple>(std::move(operands))};
+  call->args = {std::move(kernel), std::make_shared<Tuple>(std::move(operands))};
   if (result && result->kind == StructInfo::Kind::Tuple) {
     call->sinfoArgs = result->fields;
     call->sinfoArgsAsList = true;
@@ -93,14 +112,19 @@ std::shared_ptr<Call> callTir(const std::string& kernel, std::vector<ExprPtr> op
     call->sinfoArgs = {result};
   }
   call->sinfoKey = Call::SInfoArgsKey::OutSInfo;
-  if (!tirVars.empty()) {
-    std::vector<PrimExprPtr> values;
-    for (auto& d : tirVars) values.push_back(primVar(d));
-    call->args.push_back(std::make_shared<ShapeExpr>(values));
+  if (tirVars) {
+    call->args.push_back(std::move(tirVars));
     call->trailingArgNames = {"tir_vars"};  // printed after out_sinfo, by keyword
     call->trailingArgsFrom = 2;
   }
   return call;
+}
+
+}  // namespace
+
+std::shared_ptr<Call> callTir(KernelRefs& refs, const std::string& kernel, std::vector<ExprPtr> operands, const StructInfoPtr& result,
+                              const std::vector<std::string>& tirVars) {
+  return callTirWith(refs.globalVar(kernel), refs.tirVars(kernel, tirVars), std::move(operands), result);
 }
 
 namespace {

@@ -28,8 +28,26 @@ std::string kernelKey(const tir::Kernel& k, const std::vector<std::string>& body
 ir::PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, std::vector<std::string> body,
                            const std::vector<const ir::StructInfo*>& params, const std::vector<std::string>& freeDims);
 
-// R.call_tir(cls.kernel, (operands...), out_sinfo=result[, tir_vars=...]); a tuple result lists its fields.
-std::shared_ptr<ir::Call> callTir(const std::string& kernel, std::vector<ir::ExprPtr> operands, const ir::StructInfoPtr& result,
+// What every call of one kernel names alike: its GlobalVar and its tir_vars, made once per kernel and
+// shared by its calls (TVM's module has one GlobalVar per function too). A model's layers call a few
+// kernels thousands of times: per call they were a fifth of a 1 MB module's legalized calls.
+class KernelRefs {
+ public:
+  const ir::ExprPtr& globalVar(const std::string& kernel);
+  // The ShapeExpr of `tirVars` (null when there are none), the same for every call of `kernel`.
+  const ir::ExprPtr& tirVars(const std::string& kernel, const std::vector<std::string>& tirVars);
+
+ private:
+  struct Refs {
+    ir::ExprPtr globalVar, tirVars;
+    std::vector<std::string> tirVarNames;
+  };
+  std::unordered_map<std::string, Refs> byKernel_;
+};
+
+// R.call_tir(cls.kernel, (operands...), out_sinfo=result[, tir_vars=...]); a tuple result lists its
+// fields. The kernel and its tir_vars are named through `refs`.
+std::shared_ptr<ir::Call> callTir(KernelRefs& refs, const std::string& kernel, std::vector<ir::ExprPtr> operands, const ir::StructInfoPtr& result,
                                   const std::vector<std::string>& tirVars);
 
 // The op builders' kernels no R.call_tir of the module names any more (fused, or made views) go,

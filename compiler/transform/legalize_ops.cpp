@@ -535,7 +535,7 @@ class Legalize : public Rewriter {
     std::vector<ExprPtr> operands;
     for (size_t i : bufferArgs) operands.push_back(expr(c.args[i]));
     StructInfoPtr sinfo = result.kind == StructInfo::Kind::Tuple ? std::make_shared<StructInfo>(result) : shapedResult_ ? shapedResult_ : var.annotation;
-    return callTir(kernel, std::move(operands), sinfo, tirVars);
+    return callTir(kernelRefs_, kernel, std::move(operands), sinfo, tirVars);
   }
 
   // Everything of a call its kernel builder can read (op::LegalizeInput), as text: operands that are
@@ -570,6 +570,7 @@ class Legalize : public Rewriter {
   std::map<std::string, int> counts_;
   std::unordered_map<std::string, std::string> kernelByKey_;
   std::unordered_map<std::string, KernelForCall> kernelByCall_;
+  KernelRefs kernelRefs_;  // one GlobalVar (and tir_vars) per kernel for all its calls
   std::unordered_map<std::string, std::vector<std::string>> freeDims_;  // per kernel: its dims passed as tir_vars
   std::unordered_map<std::string, std::string> userKernels_;  // prim_func|target -> kernel name
   std::map<std::string, int> userKernelCount_;

@@ -11,6 +11,8 @@
 #include "compiler/driver/pipeline.h"
 #include "compiler/transform/legalize_ops.h"
 #include "compiler/transform/passes.h"
+#include "compiler/transform/kernel_prims.h"
+#include "compiler/transform/rewriter.h"
 #include "runtime/vm.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_helpers.h"
@@ -261,4 +263,30 @@ TEST_CASE("codegen: the inner loops of elementwise and matmul kernels vectorize 
     INFO(k.name);
     CHECK(ir.find(" x float>") != std::string::npos);
   }
+}
+
+TEST_CASE("legalize: every call of one kernel names the same GlobalVar and tir_vars, as TVM's one GlobalVar per function") {
+  auto lowered = test::lower(module("a: R.Tensor((\"n\", 8), \"float32\")", "R.Tensor((\"n\", 8), \"float32\")",
+                                    "        b = R.exp(a)\n        c = R.exp(b)\n        d = R.exp(c)\n        return d\n"));
+  transform::LegalizedModule legal = transform::legalizeOps(transform::realizeVDevice(transform::normalize(lowered.module())));
+  std::vector<const ir::Call*> calls;
+  for (auto& f : legal.module.functions)
+    if (f.relax)
+      transform::forEachBinding(*f.relax, [&](const ir::Binding& b) {
+        if (auto* c = ir::as<ir::Call>(b.value); c && c->def == &op::builtin::callTir()) calls.push_back(c);
+      });
+  REQUIRE(calls.size() == 3);
+  for (auto* c : calls) {
+    CHECK(c->args[0] == calls[0]->args[0]);  // one kernel (the same shapes), one GlobalVar
+    CHECK(ir::as<ir::GlobalVar>(c->args[0])->name == ir::as<ir::GlobalVar>(calls[0]->args[0])->name);
+  }
+  // tir_vars: one ShapeExpr per kernel, none for a kernel without free dims.
+  transform::KernelRefs refs;
+  const ir::ExprPtr& first = refs.tirVars("k", {"n", "m"});
+  REQUIRE(first);
+  CHECK(refs.tirVars("k", {"n", "m"}) == first);
+  CHECK(refs.tirVars("other", {"n", "m"}) != first);
+  CHECK_FALSE(refs.tirVars("none", {}));
+  CHECK(refs.globalVar("k") == refs.globalVar("k"));
+  CHECK(refs.globalVar("k") != refs.globalVar("other"));
 }
