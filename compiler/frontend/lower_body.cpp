@@ -129,7 +129,7 @@ struct BodyBuilder {
     b->vars.push_back(bindName(nameNode, sig, block.dataflow && !(outputs && outputs->count(name))));
     b->value = l.opaque(stmt);
     uint32_t begin = l.doc_.lines().lineStart(l.doc_.lines().lineOf(ts_node_start_byte(stmt)));
-    b->verbatim = dedentedLines(l.doc_.slice({begin, ts_node_end_byte(stmt)}), ts_node_start_point(stmt).column);
+    b->verbatim = std::make_shared<const std::vector<std::string>>(dedentedLines(l.doc_.slice({begin, ts_node_end_byte(stmt)}), ts_node_start_point(stmt).column));
     l.verbatim_.push_back({begin, ts_node_end_byte(stmt)});
     l.region_.map.ranges.set(b.get(), rangeOf(stmt));
     l.anchor(b.get(), stmt);

@@ -352,9 +352,9 @@ class Printer {
       branch(*iff->elseBranch, b, level + 1);
       return;
     }
-    if (!b.verbatim.empty()) {
+    if (b.verbatim) {
       leading(&b, level);
-      for (auto& line : b.verbatim) out_ += line.empty() ? "\n" : pad(level) + line + "\n";
+      for (auto& line : *b.verbatim) out_ += line.empty() ? "\n" : pad(level) + line + "\n";
       return;
     }
     Doc lhs;

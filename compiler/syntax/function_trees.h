@@ -95,6 +95,13 @@ class FunctionTrees {
   std::vector<size_t> bytesBefore_;  // [k]: the source bytes of functions 0..k-1 (size() + 1 entries)
   // The furthest function that may be parsed ahead of a reader at k.
   size_t lastAhead(size_t k) const;
+  // The source bytes of the functions past the reader's that helpers have taken (under the lock).
+  size_t bytesTakenAhead() const;
+  // Whether a helper may take the next function: within the window, and either filling it already or
+  // with at most half of it taken (under the lock). helpersMayParse also records which.
+  bool helpersWouldParse() const;
+  bool helpersMayParse();
+  bool refilling_ = false;     // the helpers are filling the window (until it is full)
   bool stopping_ = false;
   bool failed_ = false;
   size_t parsed_ = 0, alive_ = 0, mostAlive_ = 0;
