@@ -12,7 +12,6 @@
 // - an entry is its key and range alone: whether it was dropped is a bit of its chunk. A flag in the
 //   entry padded a pointer's 16 bytes to 24 (an operand's 24 to 32): 0.8 MB of a 1 MB file's lint.
 #include <algorithm>
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -91,10 +90,10 @@ class RangeTableOf {
       const size_t n = std::min(kChunk, count_ - (c << kChunkBits));
       for (size_t i = 0; i < n; ++i) {
         Entry& e = chunk.entries[i];
-        if (chunk.dead[i]) { ++dropped; continue; }
+        if (chunk.isDead(i)) { ++dropped; continue; }
         if (!f(e.range)) {
           erase(e.key);
-          chunk.dead[i] = true;
+          chunk.kill(i);
           --live_;
           ++dropped;
         }
@@ -112,12 +111,14 @@ class RangeTableOf {
   static constexpr size_t kChunk = size_t{1} << kChunkBits;
   struct Chunk {
     Entry entries[kChunk];
-    std::bitset<kChunk> dead;  // dropped by update(), still in order until compacted
+    uint64_t dead[kChunk / 64] = {};  // a bit per entry dropped by update(), still in order until compacted
+    bool isDead(size_t i) const { return (dead[i >> 6] >> (i & 63)) & 1; }
+    void kill(size_t i) { dead[i >> 6] |= uint64_t{1} << (i & 63); }
   };
   Entry& entry(size_t i) { return chunks_[i >> kChunkBits]->entries[i & (kChunk - 1)]; }
   const Entry& entry(size_t i) const { return chunks_[i >> kChunkBits]->entries[i & (kChunk - 1)]; }
-  bool live(size_t i) const { return !chunks_[i >> kChunkBits]->dead[i & (kChunk - 1)]; }
-  void kill(size_t i) { chunks_[i >> kChunkBits]->dead[i & (kChunk - 1)] = true; }
+  bool live(size_t i) const { return !chunks_[i >> kChunkBits]->isDead(i & (kChunk - 1)); }
+  void kill(size_t i) { chunks_[i >> kChunkBits]->kill(i & (kChunk - 1)); }
   void append(const Entry& e) {
     if ((count_ & (kChunk - 1)) == 0) chunks_.push_back(std::make_unique<Chunk>());
     entry(count_++) = e;
@@ -169,7 +170,7 @@ class RangeTableOf {
     count_ = 0;
     for (size_t i = 0; i < oldCount; ++i) {
       const Chunk& chunk = *old[i >> kChunkBits];
-      if (!chunk.dead[i & (kChunk - 1)]) append(chunk.entries[i & (kChunk - 1)]);
+      if (!chunk.isDead(i & (kChunk - 1))) append(chunk.entries[i & (kChunk - 1)]);
     }
     reindex(slots_.size());
   }
