@@ -55,8 +55,9 @@ class Document {
   // Frees every syntax tree (the whole file's and the islands'): afterwards only the text and the
   // line index may be read. A one-shot lint drops them once lowering is done (half its memory).
   void dropTrees();
-  // After dropTrees, hands the text to the caller (a one-shot lint gives it back to be reported from,
-  // rather than keep a second copy of a large file); the document may then only be destroyed.
+  // Drops the trees (as dropTrees) and hands the text to the caller (a one-shot lint gives it back to be
+  // reported from, rather than keep a second copy of a large file); the document may then only be
+  // destroyed.
   std::string releaseText();
   Document(const Document&) = delete;
   Document& operator=(const Document&) = delete;

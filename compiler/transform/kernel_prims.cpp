@@ -88,11 +88,13 @@ const ExprPtr& KernelRefs::globalVar(const std::string& kernel) {
 }
 
 const ExprPtr& KernelRefs::tirVars(const std::string& kernel, const std::vector<std::string>& names) {
+  static const ExprPtr none;
+  if (names.empty()) return none;
   Refs& r = byKernel_[kernel];
   if (!r.tirVars || r.tirVarNames != names) {  // a kernel's free dims are its own: the same at every call
     std::vector<PrimExprPtr> values;
     for (auto& d : names) values.push_back(primVar(d));
-    r.tirVars = names.empty() ? nullptr : std::make_shared<ShapeExpr>(values);
+    r.tirVars = std::make_shared<ShapeExpr>(values);
     r.tirVarNames = names;
   }
   return r.tirVars;

@@ -265,7 +265,7 @@ TEST_CASE("codegen: the inner loops of elementwise and matmul kernels vectorize 
   }
 }
 
-TEST_CASE("legalize: every call of one kernel names the same GlobalVar and tir_vars, as TVM's one GlobalVar per function") {
+TEST_CASE("legalize: every call of one kernel names the same GlobalVar (as TVM's one per function), and KernelRefs one tir_vars per kernel") {
   auto lowered = test::lower(module("a: R.Tensor((\"n\", 8), \"float32\")", "R.Tensor((\"n\", 8), \"float32\")",
                                     "        b = R.exp(a)\n        c = R.exp(b)\n        d = R.exp(c)\n        return d\n"));
   transform::LegalizedModule legal = transform::legalizeOps(transform::realizeVDevice(transform::normalize(lowered.module())));
