@@ -41,7 +41,16 @@ void runFoldVDeviceScopeChange(PipelineState& s, const BuildOptions&) {
   s.legal.module = transform::foldVDeviceScopeChange(s.legal.module);
 }
 
-void runFuseOps(PipelineState& s, const BuildOptions&) { s.legal = transform::fuseOps(std::move(s.legal)); }
+// Followed by FuseTIR with nothing printed between, both run function by function: the groups'
+// Primitive functions never all exist at once (the same module after FuseTIR, less memory).
+void runFuseOps(PipelineState& s, const BuildOptions&) {
+  if (s.nextPass == "FuseTIR" && !s.printedAfter) {
+    s.legal = transform::fuseOpsAndTIR(std::move(s.legal));
+    s.ranNext = true;
+  } else {
+    s.legal = transform::fuseOps(std::move(s.legal));
+  }
+}
 void runFuseTIR(PipelineState& s, const BuildOptions&) { s.legal = transform::fuseTIR(std::move(s.legal)); }
 
 void runRewriteDataflowReshape(PipelineState& s, const BuildOptions&) { s.legal = transform::rewriteDataflowReshape(std::move(s.legal)); }

@@ -21,6 +21,12 @@ struct PipelineState {
   transform::LegalizedModule legal;       // legal.module: what every pass up to LowerToVM rewrites
   std::optional<transform::LoweredVM> vm;  // set by LowerToVM
   std::vector<std::string> errors;        // a pass that cannot go on says why here; the pipeline stops
+  // Set by the driver before each pass: the pass after it in the plan ("" for the last), and whether
+  // the module is printed after it. A pass may do the next one's work with its own when nothing looks
+  // at the module between them (FuseOps with FuseTIR, function by function) and say so in `ranNext`.
+  std::string_view nextPass;
+  bool printedAfter = false;
+  bool ranNext = false;
 };
 
 struct Pass {

@@ -101,14 +101,23 @@ BuildResult build(ir::IRModule&& input, const BuildOptions& options) {
   }
   PipelineState s;
   s.legal.module = std::move(input);
-  for (const Pass* p : plan) {
-    p->run(s, options);
+  auto printsAfter = [&](const Pass* p) {
+    return options.afterPass && (!options.wantsAfterPass || options.wantsAfterPass(std::string(p->name)));
+  };
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const Pass* p = plan[i];
+    if (s.ranNext) {  // the pass before did this one's work (PipelineState::ranNext)
+      s.ranNext = false;
+    } else {
+      s.nextPass = i + 1 < plan.size() ? plan[i + 1]->name : std::string_view();
+      s.printedAfter = printsAfter(p);
+      p->run(s, options);
+    }
     if (!s.errors.empty()) {
       r.errors = std::move(s.errors);
       return r;
     }
-    if (options.afterPass && (!options.wantsAfterPass || options.wantsAfterPass(std::string(p->name))))
-      options.afterPass(std::string(p->name), printed(s));
+    if (printsAfter(p)) options.afterPass(std::string(p->name), printed(s));
   }
   if (s.vm) {
     r.storageAllocations = s.vm->storageAllocations;

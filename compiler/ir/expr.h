@@ -262,6 +262,15 @@ struct PrimFunc {
   std::vector<TirBuffer> matchedBuffers;  // X = T.match_buffer(param, shape, dtype) in the body
   AttrList attrs;                         // T.func_attr({...})
   std::vector<std::string> bodyLines;     // the body, dedented to column 0, verbatim
+  // A kernel tvms built (LegalizeOps, FuseTIR) prints its body from its loop IR when the module is
+  // printed, not when it is built: a scheduled CPU GEMM of symbolic size prints to 1.5 MB, and printing
+  // it made a 1 MB module's build 7 MiB larger though the build prints nothing.
+  struct LazyBody {
+    virtual ~LazyBody() = default;
+    virtual std::vector<std::string> lines() const = 0;
+  };
+  std::shared_ptr<const LazyBody> lazyBody;  // null: bodyLines is the body
+  std::vector<std::string> body() const { return lazyBody ? lazyBody->lines() : bodyLines; }
   std::shared_ptr<const tir::Kernel> kernel;  // the body as a kernel (no target yet), or null:
   std::string kernelError;                    // why it was not read
   std::vector<std::shared_ptr<const TirSymbol>> symbols;  // the names the reader resolved (the source map points at them)

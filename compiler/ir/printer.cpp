@@ -481,8 +481,9 @@ class Printer {
     // A comment on a def line follows its `:`, which ends the (possibly wrapped) header.
     if (const Trivia::Item* t = trivia(&f); t && !t->trailing.empty()) text += "  " + t->trailing;
     out_ += pad(level) + text + "\n";
-    if (f.bodyLines.empty()) out_ += pad(level + 1) + "pass\n";
-    for (auto& line : f.bodyLines) out_ += line.empty() ? "\n" : pad(level + 1) + line + "\n";
+    std::vector<std::string> body = f.body();
+    if (body.empty()) out_ += pad(level + 1) + "pass\n";
+    for (auto& line : body) out_ += line.empty() ? "\n" : pad(level + 1) + line + "\n";
   }
 
   Doc globalInfos() {

@@ -270,7 +270,8 @@ class Comparer {
     }
     if (!sameSource(a.retAnnotation, b.retAnnotation)) return fail("return annotation differs");
     if (!attrList(a.attrs, b.attrs)) return fail("T.func_attr differs");
-    if (a.bodyLines != b.bodyLines && !sameSource(joined(a.bodyLines), joined(b.bodyLines))) return fail("body differs");
+    std::vector<std::string> x = a.body(), y = b.body();
+    if (x != y && !sameSource(joined(x), joined(y))) return fail("body differs");
     return true;
   }
 

@@ -1,6 +1,8 @@
 // tir::fingerprint: a kernel serialised field by field (ids, not names, for variables and buffers,
-// so two variables that print alike stay apart), for content-keyed caches of compiled code.
+// so two variables that print alike stay apart), for content-keyed caches of compiled code and for
+// LegalizeOps's one kernel per distinct loop nest.
 #include <cstring>
+#include <unordered_map>
 
 #include "compiler/tir/loop_ir.h"
 
@@ -10,6 +12,10 @@ namespace {
 
 struct Writer {
   std::string out;
+  // A scheduled kernel's expressions are a DAG (a CPU GEMM's 6,850 distinct nodes are 303,157 as a
+  // tree): each node is written once, and again as `#id` where it recurs, so the text stays the size
+  // of the DAG. Equal texts still mean equal trees.
+  std::unordered_map<const Expr*, int64_t> written;
   void num(int64_t v) {
     out += std::to_string(v);
     out += ',';
@@ -21,6 +27,12 @@ struct Writer {
   void expr(const ExprP& e) {
     if (!e) {
       out += '_';
+      return;
+    }
+    auto [at, first] = written.try_emplace(e.get(), static_cast<int64_t>(written.size()));
+    if (!first) {
+      out += '#';
+      num(at->second);
       return;
     }
     out += '(';
@@ -67,9 +79,9 @@ struct Writer {
 
 }  // namespace
 
-std::string fingerprint(const Kernel& k) {
+std::string fingerprint(const Kernel& k, bool withName) {
   Writer w;
-  w.text(k.name);
+  w.text(withName ? k.name : std::string());
   w.text(k.target.key());
   for (auto& b : k.buffers) {
     w.out += 'B';

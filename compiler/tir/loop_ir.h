@@ -209,6 +209,8 @@ std::vector<std::string> printKernelBody(const Kernel& k);
 
 namespace tvms::tir {
 // Every field of the kernel that the generated code depends on, as text: two kernels with the same
-// fingerprint compile to the same code for the same target (kernel caches key on it).
-std::string fingerprint(const Kernel& k);
+// fingerprint compile to the same code for the same target (kernel caches key on it). Without the
+// name: two kernels that differ only in their names (add, add1) share it. Shared subexpressions are
+// written once, so its length is the kernel's distinct nodes, not its expanded tree.
+std::string fingerprint(const Kernel& k, bool withName = true);
 }  // namespace tvms::tir

@@ -290,12 +290,22 @@ class FuseTIRPass {
 
   std::vector<ModuleFunction> prims;
   std::set<std::string> stillCalled;  // Primitive functions left as calls (not fused): they stay in the module
+  // The groups FuseOps made for the function being fused, when they are not in the module
+  // (fuseOpsAndTIR): looked up before the module's functions.
+  const std::vector<ModuleFunction>* pendingGroups = nullptr;
 
  private:
+  const ModuleFunction* functionNamed(const std::string& name) const {
+    if (pendingGroups)
+      for (auto& g : *pendingGroups)
+        if (g.name == name) return &g;
+    return m_.module.function(name);
+  }
+
   BindingPtr binding(const BindingPtr& b) {
     auto* c = as<Call>(b->value);
     auto* g = c ? as<GlobalVar>(c->callee) : nullptr;
-    const ModuleFunction* f = g ? m_.module.function(g->name) : nullptr;
+    const ModuleFunction* f = g ? functionNamed(g->name) : nullptr;
     if (!f || !f->relax || !isPrimitive(*f->relax)) return b;
     std::vector<const Binding*> members;
     for (auto& blk : f->relax->body->blocks)
@@ -331,12 +341,11 @@ class FuseTIRPass {
   std::string kernelFor(const std::string& name, tir::Kernel compute, const std::vector<const StructInfo*>& params, const std::string& rootKernel) {
     tir::Kernel k = compute;
     schedule::apply(k);
-    std::vector<std::string> body = tir::printKernelBody(k);
-    std::string key = kernelKey(k, body);
+    std::string key = kernelKey(k);
     if (auto same = byKey_.find(key); same != byKey_.end()) return same->second;
     byKey_[key] = name;
     freeDims_[name] = freeDimsOf(k);
-    prims.push_back({name, nullptr, primFuncOf(name, k, std::move(body), params, freeDims_[name])});
+    prims.push_back({name, nullptr, primFuncOf(name, k, params, freeDims_[name])});
     m_.kernelVDevices.push_back(m_.kernelVDevices.at(byName_.at(rootKernel)));
     m_.kernels.push_back(std::move(k));
     m_.computes.push_back(std::move(compute));
@@ -360,15 +369,43 @@ LegalizedModule fuseOps(LegalizedModule m) {
   return m;
 }
 
-LegalizedModule fuseTIR(LegalizedModule m) {
-  FuseTIRPass pass(m);
-  for (auto& f : m.module.functions)
-    if (f.relax && f.relax->body && !isPrimitive(*f.relax)) f.relax = pass.function(*f.relax);
+namespace {
+
+// FuseTIR's end: the Primitive functions no call uses any more go (the groups fused, and a user's
+// uncalled ones, as TVM's FuseTIR drops them), the fused kernels come in, the members' kernels go
+// unless an unfused call still uses them.
+void finishFuseTIR(LegalizedModule& m, FuseTIRPass& pass) {
   m.module.functions.erase(std::remove_if(m.module.functions.begin(), m.module.functions.end(),
                                           [&](const ModuleFunction& f) { return f.relax && isPrimitive(*f.relax) && !pass.stillCalled.count(f.name); }),
                            m.module.functions.end());
   m.module.functions.insert(m.module.functions.end(), pass.prims.begin(), pass.prims.end());
-  dropUncalledKernels(m);  // the members' kernels, unless an unfused call still uses them
+  dropUncalledKernels(m);
+}
+
+}  // namespace
+
+LegalizedModule fuseTIR(LegalizedModule m) {
+  FuseTIRPass pass(m);
+  for (auto& f : m.module.functions)
+    if (f.relax && f.relax->body && !isPrimitive(*f.relax)) f.relax = pass.function(*f.relax);
+  finishFuseTIR(m, pass);
+  return m;
+}
+
+LegalizedModule fuseOpsAndTIR(LegalizedModule m) {
+  FuseOpsPass ops(m);
+  FuseTIRPass tir(m);
+  tir.pendingGroups = &ops.groups;
+  std::vector<ModuleFunction> unfused;  // groups left as calls: after the module's functions, as fuseOps puts them
+  for (auto& f : m.module.functions) {
+    if (!f.relax || !f.relax->body || isPrimitive(*f.relax)) continue;
+    f.relax = tir.function(*ops.function(*f.relax));
+    for (auto& g : ops.groups)
+      if (tir.stillCalled.count(g.name)) unfused.push_back(std::move(g));
+    ops.groups.clear();
+  }
+  m.module.functions.insert(m.module.functions.end(), unfused.begin(), unfused.end());
+  finishFuseTIR(m, tir);
   return m;
 }
 

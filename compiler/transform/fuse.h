@@ -17,6 +17,11 @@ namespace tvms::transform {
 
 LegalizedModule fuseOps(LegalizedModule m);
 LegalizedModule fuseTIR(LegalizedModule m);
+// fuseTIR(fuseOps(m)), one function at a time: a function's groups become kernels before the next
+// function is grouped, so the groups' Primitive functions never all exist at once (a module of 1,020
+// layers' groups were 9 MB, the peak of its build). The pipeline runs this when nothing prints the
+// module between the two passes.
+LegalizedModule fuseOpsAndTIR(LegalizedModule m);
 
 // The attribute FuseOps marks a group's function with (TVM's).
 constexpr const char* kPrimitiveAttr = "Primitive";

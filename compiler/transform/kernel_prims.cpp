@@ -33,16 +33,7 @@ std::vector<std::string> freeDimsOf(const tir::Kernel& k) {
   return free;
 }
 
-std::string kernelKey(const tir::Kernel& k, const std::vector<std::string>& body) {
-  std::string key = k.target.key() + "\n";
-  for (size_t i = 1; i < body.size(); ++i) key += body[i] + "\n";
-  for (auto& buf : k.buffers) {
-    key += std::string(tir::dtypeName(buf.type)) + "(";
-    for (auto& d : buf.shape) key += d + ",";
-    key += ")";
-  }
-  return key;
-}
+std::string kernelKey(const tir::Kernel& k) { return tir::fingerprint(k, /*withName=*/false); }
 
 namespace {
 
@@ -62,22 +53,40 @@ TirParam bufferParam(const std::string& name, const StructInfo* s) {
 
 }  // namespace
 
-PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, std::vector<std::string> body, const std::vector<const StructInfo*>& params,
+namespace {
+
+// The kernel's T.prim_func body, printed when asked for; the free dims' `a = T.int64()` lines go (they
+// are scalar parameters).
+struct KernelBody : PrimFunc::LazyBody {
+  tir::Kernel kernel;  // shares its statements and expressions with the module's kernel
+  std::vector<std::string> freeDims;
+  std::vector<std::string> lines() const override {
+    std::vector<std::string> body = tir::printKernelBody(kernel);
+    for (const std::string& d : freeDims) body.erase(std::remove(body.begin(), body.end(), d + " = T.int64()"), body.end());
+    return body;
+  }
+};
+
+}  // namespace
+
+PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, const std::vector<const StructInfo*>& params,
                        const std::vector<std::string>& freeDims) {
   auto prim = std::make_shared<PrimFunc>();
   prim->name = name;
   for (const StructInfo* s : params) prim->params.push_back(bufferParam(k.buffers[prim->params.size()].name, s));
   // Dims no buffer's shape binds by name (a in T.max(a, c)) are scalar parameters, as TVM passes
-  // them (tir_vars), so the printed prim_func reads back; their `a = T.int64()` lines go.
+  // them (tir_vars), so the printed prim_func reads back.
   for (const std::string& d : freeDims) {
     TirParam scalar;
     scalar.name = d;
     scalar.kind = TirParam::Kind::Scalar;
     scalar.annotation = "T.int64";
     prim->params.push_back(scalar);
-    body.erase(std::remove(body.begin(), body.end(), d + " = T.int64()"), body.end());
   }
-  prim->bodyLines = std::move(body);
+  auto body = std::make_shared<KernelBody>();
+  body->kernel = k;
+  body->freeDims = freeDims;
+  prim->lazyBody = std::move(body);
   return prim;
 }
 

@@ -20,13 +20,15 @@ std::unordered_map<std::string, size_t> computesByName(const LegalizedModule& m)
 // The symbolic dims the kernel reads that no buffer parameter's shape names: passed as tir_vars.
 std::vector<std::string> freeDimsOf(const tir::Kernel& k);
 
-// Two kernels with the same key are the same code for the same target (`body`: printKernelBody).
-std::string kernelKey(const tir::Kernel& k, const std::vector<std::string>& body);
+// Two kernels with the same key are the same code for the same target, whatever their names (its
+// fingerprint without the name: the size of the kernel's distinct nodes, not of its printed text).
+std::string kernelKey(const tir::Kernel& k);
 
-// The T.prim_func `name` printing the kernel's `body`: a buffer parameter per struct info of
-// `params` (inputs, then outputs, named as the kernel's buffers), then the free dims as scalars.
-ir::PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, std::vector<std::string> body,
-                           const std::vector<const ir::StructInfo*>& params, const std::vector<std::string>& freeDims);
+// The T.prim_func `name` of the kernel: a buffer parameter per struct info of `params` (inputs, then
+// outputs, named as the kernel's buffers), then the free dims as scalars; its body printed from the
+// kernel when the module is printed (PrimFunc::lazyBody).
+ir::PrimFuncPtr primFuncOf(const std::string& name, const tir::Kernel& k, const std::vector<const ir::StructInfo*>& params,
+                           const std::vector<std::string>& freeDims);
 
 // What every call of one kernel names alike: its GlobalVar and its tir_vars, made once per kernel and
 // shared by its calls (TVM's module has one GlobalVar per function too). A model's layers call a few

@@ -194,8 +194,7 @@ class Legalize : public Rewriter {
     schedule::apply(*r.kernel);
     // The same kernel (same loop nest, buffer types and shapes, same target) is built and compiled
     // once; each call site binds it to its own device slot (LowerToVM).
-    std::vector<std::string> body = tir::printKernelBody(*r.kernel);
-    std::string key = kernelKey(*r.kernel, body);
+    std::string key = kernelKey(*r.kernel);
     if (auto same = kernelByKey_.find(key); same != kernelByKey_.end()) {
       --counts_[base];
       return same->second;
@@ -205,7 +204,7 @@ class Legalize : public Rewriter {
     std::vector<const StructInfo*> params;
     for (size_t i : r.bufferArgs) params.push_back(in.args[i]);
     params.insert(params.end(), outputs.begin(), outputs.end());
-    prims.push_back({name, nullptr, primFuncOf(name, *r.kernel, std::move(body), params, freeDims_[name])});
+    prims.push_back({name, nullptr, primFuncOf(name, *r.kernel, params, freeDims_[name])});
     out_.kernels.push_back(std::move(*r.kernel));
     out_.computes.push_back(std::move(compute));
     out_.kernelVDevices.push_back(placed ? analysis::spellingOf(m_, placed) : "llvm:0");

@@ -10,7 +10,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "compiler/driver/pass_list.h"
+#include "compiler/ir/printer.h"
 #include "compiler/tir/rewrite.h"
+#include "compiler/transform/fuse.h"
+#include "compiler/transform/passes.h"
 #include "tests/support/corpus.h"
 #include "tests/support/run_helpers.h"
 
@@ -557,6 +561,58 @@ TEST_CASE("build: the module is printed only after the passes wantsAfterPass ask
   o.wantsAfterPass = nullptr;
   driver::build(lowered.module(), o);
   CHECK(printed.size() > 2);
+}
+
+// FuseOps then FuseTIR one function at a time (fuseOpsAndTIR) is the two passes over the whole
+// module, without the whole module's groups at once: the same module after them. The pipeline takes
+// it when nothing prints between the two passes.
+TEST_CASE("fusion: FuseOps and FuseTIR function by function give the module the two passes give, and the pipeline runs them so") {
+  std::string layers;
+  for (int i = 0; i < 3; ++i)
+    layers += "    @R.function\n    def layer" + std::to_string(i) +
+              "(x: R.Tensor((4, 8), \"float32\"), w: R.Tensor((8, 8), \"float32\")) -> R.Tensor((4, 8), \"float32\"):\n"
+              "        a = R.add(x, x)\n        b = R.nn.relu(a)\n        c = R.matmul(b, w)\n        d = R.exp(c)\n"
+              "        e = R.multiply(d, " + (i == 1 ? std::string("d") : std::string("c")) + ")\n        return e\n\n";
+  std::string text = "from tvm.script import ir as I\nfrom tvm.script import relax as R\n\n\n@I.ir_module\nclass Module:\n" + layers;
+  auto lowered = test::lower(text);
+  REQUIRE(lowered.codes().empty());
+  auto legalized = [&] { return transform::legalizeOps(transform::realizeVDevice(transform::normalize(lowered.module()))); };
+  transform::LegalizedModule whole = transform::fuseTIR(transform::fuseOps(legalized()));
+  transform::LegalizedModule byFunction = transform::fuseOpsAndTIR(legalized());
+  REQUIRE(whole.errors.empty());
+  std::string expected = ir::printModule(whole.module, {.canonical = true});
+  CHECK(ir::printModule(byFunction.module, {.canonical = true}) == expected);
+  CHECK(expected.find("def fused_add_nn_relu(") != std::string::npos);
+  CHECK(byFunction.kernels.size() == whole.kernels.size());
+  for (size_t i = 0; i < whole.kernels.size(); ++i) CHECK(byFunction.kernels[i].name == whole.kernels[i].name);
+
+  // The pipeline's FuseOps does FuseTIR's work too when FuseTIR comes next and nothing prints between.
+  const driver::Pass* fuseOps = driver::findPass("FuseOps");
+  REQUIRE(fuseOps);
+  driver::PipelineState s;
+  s.legal = legalized();
+  s.nextPass = "FuseTIR";
+  fuseOps->run(s, test::testOptions());
+  CHECK(s.ranNext);
+  CHECK(ir::printModule(s.legal.module, {.canonical = true}) == expected);
+  // Printed after FuseOps: the groups, as the pass alone leaves them.
+  driver::PipelineState printed;
+  printed.legal = legalized();
+  printed.nextPass = "FuseTIR";
+  printed.printedAfter = true;
+  fuseOps->run(printed, test::testOptions());
+  CHECK_FALSE(printed.ranNext);
+  CHECK(ir::printModule(printed.legal.module, {.canonical = true}).find("R.func_attr({\"Primitive\": True})") != std::string::npos);
+  // And through the driver, printed after FuseTIR alone or after both: the same text.
+  CHECK(printedAfter(text, "FuseTIR").find("def fused_add_nn_relu(") != std::string::npos);
+  driver::BuildOptions both = test::testOptions();
+  both.compileKernels = false;
+  both.stopAfter = "FuseTIR";
+  std::string afterBoth;
+  both.afterPass = [&](const std::string& p, const std::string& t) { if (p == "FuseTIR") afterBoth = t; };
+  both.wantsAfterPass = [](const std::string& p) { return p == "FuseOps" || p == "FuseTIR"; };
+  driver::build(lowered.module(), both);
+  CHECK(afterBoth == printedAfter(text, "FuseTIR"));
 }
 
 // A GEMM's compute reuses its index expressions (303,157 nodes walked, 6,850 distinct in a 64x64 one):

@@ -16,6 +16,7 @@
 
 #include "compiler/codegen/backend.h"
 #include "compiler/driver/pipeline.h"
+#include "compiler/ir/printer.h"
 #include "compiler/schedule/gemm.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/transform/legalize_ops.h"
@@ -271,6 +272,48 @@ TEST_CASE("schedule: a long CPU reduction into one value runs in parts on the po
   // A row sum reads rows contiguously already: a loop per output, as before.
   auto rows = test::lower(test::module("x: R.Tensor((4096, 1000), \"float32\")", "R.Tensor((4096,), \"float32\")", "        y = R.sum(x, axis=[1])\n        return y\n"));
   CHECK(driver::printAfter(rows.module(), "LegalizeOps", &error).find("_cols") == std::string::npos);
+}
+
+// A scheduled kernel's index expressions share subexpressions (a CPU GEMM of symbolic size: 6,850
+// distinct nodes, 1.5 MB printed). The fingerprint writes each node once: 24 doublings below are 16
+// million nodes as a tree and a few hundred bytes as a DAG.
+TEST_CASE("loop IR: the fingerprint of a kernel is the size of its distinct nodes, and tells kernels apart") {
+  using namespace tir;
+  auto build = [](const char* name, int64_t last) {
+    KernelBuilder kb(name);
+    int a = kb.param("A", ScalarType::I64, {"1"});
+    ExprP e = intImm(1);
+    for (int i = 0; i < 24; ++i) e = binary(BinOp::Add, e, e);
+    kb.add(store(a, intImm(0), binary(BinOp::Add, e, intImm(last))));
+    return kb.take();
+  };
+  Kernel k = build("tvmsk_doubling", 0);
+  std::string key = fingerprint(k);
+  CHECK(key.size() < 2000);
+  CHECK(fingerprint(build("tvmsk_doubling", 0)) == key);
+  CHECK(fingerprint(build("tvmsk_doubling", 1)) != key);
+  CHECK(fingerprint(build("tvmsk_other_name", 0)) != key);
+  CHECK(fingerprint(build("tvmsk_other_name", 0), /*withName=*/false) == fingerprint(k, false));
+}
+
+// LegalizeOps's prim_funcs print their bodies from the kernel when the module is printed, not when built.
+TEST_CASE("legalize: a built kernel's prim_func prints its body from the kernel when asked, as printKernelBody does") {
+  auto lowered = test::lower(test::module("x: R.Tensor((\"n\", 8), \"float32\")", "R.Tensor((\"n\", 8), \"float32\")",
+                                          "        y = R.exp(x)\n        return y\n"));
+  REQUIRE(lowered.codes().empty());
+  transform::LegalizedModule m = transform::legalizeOps(transform::normalize(lowered.module()));
+  REQUIRE(m.errors.empty());
+  REQUIRE(m.kernels.size() == 1);
+  const ir::ModuleFunction* prim = nullptr;
+  for (auto& f : m.module.functions)
+    if (f.tir) prim = &f;
+  REQUIRE(prim);
+  CHECK(prim->tir->bodyLines.empty());  // nothing printed while building
+  REQUIRE(prim->tir->lazyBody);
+  CHECK(prim->tir->body() == tir::printKernelBody(m.kernels[0]));
+  std::string printed = ir::printModule(m.module, {.canonical = true});
+  CHECK(printed.find("for ") != std::string::npos);
+  CHECK(printed.find(tir::printKernelBody(m.kernels[0]).back()) != std::string::npos);
 }
 
 TEST_CASE("loop IR: thread-bound loops and shared buffers and barriers print as TVMScript and the CPU backend refuses thread-bound loops clearly") {
