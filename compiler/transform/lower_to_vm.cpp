@@ -194,7 +194,9 @@ class FunctionLowering {
     if (!s) return;
     for (auto& blk : s->blocks)
       for (auto& b : blk->bindings) {
-        forEachVarUse(b->value, [&](const Var* v) { lastUse_[v] = &b; });
+        forEachVarUse(b->value, [&](const Var* v) {
+          if (lastUse_.insert_or_assign(v, &b).second) usedInOrder_.push_back(v);
+        });
         if (auto* i = as<If>(b->value)) { countUses(i->thenBranch.get()); countUses(i->elseBranch.get()); }
         // A value stored elsewhere (tuples, aliases, branches, other functions) keeps its storage.
         if (!as<Call>(b->value) || as<Call>(b->value)->callee) forEachVarUse(b->value, [&](const Var* v) { escapes_.insert(v); });
@@ -366,7 +368,10 @@ class FunctionLowering {
   // quadratic in the function's length (a 20,000-binding function spent seconds here).
   void releaseDead(const BindingPtr* b) {
     if (!deadAfterBuilt_) {
-      for (auto& [v, last] : lastUse_) deadAfter_[last].push_back(v);
+      // In the order of first use, not of lastUse_'s hashing of addresses: the bytecode (which
+      // storage goes back to the pool first, and is taken next) must not depend on where the heap
+      // put the variables.
+      for (const Var* v : usedInOrder_) deadAfter_[lastUse_.at(v)].push_back(v);
       deadAfterBuilt_ = true;
     }
     auto dying = deadAfter_.find(b);
@@ -1014,6 +1019,7 @@ class FunctionLowering {
   std::unordered_map<std::string, int> dims_;
   std::unordered_map<std::string, PrimExprPtr> computedDims_;  // parameters' dims written as expressions, by their text
   std::unordered_map<const Var*, const BindingPtr*> lastUse_;
+  std::vector<const Var*> usedInOrder_;  // lastUse_'s keys, in the order of their first use
   std::unordered_map<const BindingPtr*, std::vector<const Var*>> deadAfter_;
   bool deadAfterBuilt_ = false;
   std::unordered_set<const Var*> escapes_;

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "compiler/analysis/analysis.h"
+#include "compiler/ir/struct_info_intern.h"
 #include "compiler/op/registry.h"
 #include "compiler/transform/passes.h"
 #include "compiler/transform/rewriter.h"
@@ -105,24 +106,26 @@ class Flatten : public Rewriter {
 
 // Step 2: every variable annotated with what deduction found (its written annotation where deduction
 // knows nothing more).
+// Equal struct infos become one object (`shared`, the module's): the passes after hold them all.
 class Annotate : public Rewriter {
  public:
-  explicit Annotate(const analysis::FunctionAnalysis& fa) : fa_(fa) {}
+  Annotate(const analysis::FunctionAnalysis& fa, StructInfoInterner& shared) : fa_(fa), shared_(shared) {}
 
  protected:
   StructInfoPtr known(const Var& v) {
     auto it = fa_.vars.find(&v);
-    if (it != fa_.vars.end() && it->second.sinfo) return it->second.sinfo;
-    return v.annotation ? v.annotation : objectSInfo();
+    if (it != fa_.vars.end() && it->second.sinfo) return shared_.intern(it->second.sinfo);
+    return v.annotation ? shared_.intern(v.annotation) : objectSInfo();
   }
-  StructInfoPtr paramAnnotation(const Var& p) override { return p.annotation ? p.annotation : objectSInfo(); }
+  StructInfoPtr paramAnnotation(const Var& p) override { return p.annotation ? shared_.intern(p.annotation) : objectSInfo(); }
   StructInfoPtr bindingAnnotation(const Var& v, const Binding&) override { return known(v); }
   StructInfoPtr returnAnnotation(const Function& fn, const SeqExpr&) override {
-    return fn.retAnnotation ? fn.retAnnotation : fa_.ret;
+    return shared_.intern(fn.retAnnotation ? fn.retAnnotation : fa_.ret);
   }
 
  private:
   const analysis::FunctionAnalysis& fa_;
+  StructInfoInterner& shared_;
 };
 
 }  // namespace
@@ -134,9 +137,10 @@ IRModule normalize(IRModule&& m) {
   // other functions' signatures (calls between functions) as flattening left them.
   IRModule flat = mapFunctions(std::move(m), [](const Function& fn) { return Flatten(fn).function(fn); });
   const IRModule before = signaturesOf(flat);
+  StructInfoInterner shared;
   return mapFunctions(std::move(flat), [&](const Function& fn) {
     auto fa = analysis::deduceWithoutSource(before, fn);
-    return Annotate(*fa).function(fn);
+    return Annotate(*fa, shared).function(fn);
   });
 }
 

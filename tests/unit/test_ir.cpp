@@ -1,7 +1,9 @@
 // IR: vdevice lookup by spelling, identity vs value, structural equality.
 #include <doctest/doctest.h>
 
+#include "compiler/ir/struct_info_intern.h"
 #include "compiler/ir/structural_equal.h"
+#include "compiler/ir/vdevice.h"
 #include "tests/support/corpus.h"
 
 using namespace tvms;
@@ -116,4 +118,50 @@ TEST_CASE("ir: a module finds its functions by name through a cache that follows
   CHECK(m.function("f9") == &m.functions[8]);
   CHECK(m.function("only_in_copy") == nullptr);
   CHECK(copy.function("only_in_copy") == &copy.functions[8]);
+}
+
+TEST_CASE("ir: the struct-info interner makes equal tensors and tuples one object and keeps the rest apart") {
+  using namespace tvms::ir;
+  StructInfoInterner interner;
+  auto device = std::make_shared<VDevice>();
+  auto cuda = [&] {
+    auto r = std::make_shared<VDeviceRef>();
+    r->device = device;
+    r->spelling = "cuda";
+    return std::shared_ptr<const VDeviceRef>(r);
+  };
+  auto tensor = [&](const char* dtype, std::shared_ptr<const VDeviceRef> v) {
+    return tensorSInfo(std::vector<PrimExprPtr>{primVar("n"), primInt(8)}, dtype, std::move(v));
+  };
+  StructInfoPtr a = interner.intern(tensor("float32", cuda()));
+  CHECK(interner.intern(tensor("float32", cuda())) == a);  // made apart, equal: one object
+  CHECK(interner.intern(a) == a);
+  CHECK(interner.intern(tensor("float16", cuda())) != a);
+  CHECK(interner.intern(tensor("float32", nullptr)) != a);
+  auto other = std::make_shared<VDeviceRef>(*cuda());
+  other->spelling = "cuda:0";  // the same entry spelled otherwise prints otherwise: kept apart
+  CHECK(interner.intern(tensor("float32", other)) != a);
+  auto inlineRef = std::make_shared<VDeviceRef>(*cuda());
+  inlineRef->isInline = true;  // an inline I.vdevice is looked up by identity
+  StructInfoPtr inl = interner.intern(tensor("float32", inlineRef));
+  CHECK(inl != a);
+  CHECK(inl->vdevice.get() == inlineRef.get());
+  // The dims themselves are shared: a tensor of other rank reuses n's and 8's objects.
+  StructInfoPtr b = interner.intern(tensorSInfo(std::vector<PrimExprPtr>{primInt(8), primVar("n"), primInt(2)}, "float32", nullptr));
+  CHECK((*b->shape)[0].get() == (*a->shape)[1].get());
+  CHECK((*b->shape)[1].get() == (*a->shape)[0].get());
+  // Unknown shape and rank 0 are different values.
+  CHECK(interner.intern(tensorSInfo(std::nullopt, "float32", nullptr, 0)) != interner.intern(tensorSInfo(std::vector<PrimExprPtr>{}, "float32", nullptr)));
+  // Tuples of equal fields are one object; other kinds come back as they are.
+  auto tuple = [&] {
+    auto t = std::make_shared<StructInfo>();
+    t->kind = StructInfo::Kind::Tuple;
+    t->fields = {tensor("float32", cuda()), tensor("float16", nullptr)};
+    return StructInfoPtr(t);
+  };
+  StructInfoPtr t = interner.intern(tuple());
+  CHECK(interner.intern(tuple()) == t);
+  CHECK(t->fields[0] == a);
+  StructInfoPtr prim = primSInfo(primInt(3));
+  CHECK(interner.intern(prim) == prim);
 }
