@@ -481,7 +481,8 @@ class Printer {
     // A comment on a def line follows its `:`, which ends the (possibly wrapped) header.
     if (const Trivia::Item* t = trivia(&f); t && !t->trailing.empty()) text += "  " + t->trailing;
     out_ += pad(level) + text + "\n";
-    std::vector<std::string> body = f.body();
+    std::vector<std::string> printed;  // a built kernel's body, printed now; a read one's lines as they are
+    const std::vector<std::string>& body = f.lazyBody ? (printed = f.body()) : f.bodyLines;
     if (body.empty()) out_ += pad(level + 1) + "pass\n";
     for (auto& line : body) out_ += line.empty() ? "\n" : pad(level + 1) + line + "\n";
   }

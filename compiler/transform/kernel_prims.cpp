@@ -51,10 +51,6 @@ TirParam bufferParam(const std::string& name, const StructInfo* s) {
   return p;
 }
 
-}  // namespace
-
-namespace {
-
 // The kernel's T.prim_func body, printed when asked for; the free dims' `a = T.int64()` lines go (they
 // are scalar parameters).
 struct KernelBody : PrimFunc::LazyBody {
